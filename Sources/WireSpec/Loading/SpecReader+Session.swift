@@ -1,0 +1,180 @@
+extension SpecReader {
+    /// Reads `session:`, the rules across the frames of one connection.
+    func session(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> SessionRules? {
+        let keys = ["flags", "phases", "transitions", "guards", "correlations", "uniqueness"]
+        guard let map = mapping(node, in: "'session'", allowedKeys: keys) else { return nil }
+        var rules = SessionRules()
+        if let node = map["flags"] {
+            rules.flags = (entries(node, in: "session 'flags'") ?? []).compactMap { entry in
+                string(entry.value, "the description of flag '\(entry.key)'").map {
+                    SessionRules.Flag(name: entry.key, description: $0, location: entry.keyLocation)
+                }
+            }
+        }
+        let flagNames = rules.flags.map(\.name)
+        if let node = map["phases"] {
+            rules.phases = phases(node, index: index, messages: messages)
+        }
+        let phaseNames = rules.phases.map(\.name)
+        if !rules.phases.isEmpty {
+            let initial = rules.phases.filter(\.initial)
+            if initial.isEmpty {
+                error("session 'phases' has no initial phase; mark the phase connections start in with 'initial: true'", at: map.keyLocation("phases") ?? node.location)
+            }
+            for extra in initial.dropFirst() {
+                error("phase '\(extra.name)' is initial, but phase '\(initial[0].name)' already is; exactly one phase starts a connection", at: extra.location)
+            }
+        }
+        if let node = map["transitions"] {
+            rules.transitions = transitions(node, index: index, messages: messages, phases: phaseNames, flags: flagNames)
+        }
+        if let node = map["guards"] {
+            rules.guards = (entries(node, in: "session 'guards'") ?? []).compactMap { entry in
+                let context = "guard '\(entry.key)'"
+                guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "requires", "otherwise"]),
+                      let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                      let requires = require("requires", in: map, context: context).flatMap({ reference($0, "'requires' in \(context)", kind: "flag", in: flagNames) })
+                else { return nil }
+                return SessionRules.Guard(
+                    name: entry.key, frame: frame, requires: requires,
+                    otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) },
+                    description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: entry.keyLocation
+                )
+            }
+        }
+        if let node = map["correlations"] {
+            rules.correlations = correlations(node, index: index, messages: messages)
+        }
+        if let node = map["uniqueness"] {
+            rules.uniqueness = uniqueness(node, index: index, messages: messages)
+        }
+        return rules
+    }
+
+    private func phases(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Phase] {
+        (entries(node, in: "session 'phases'") ?? []).compactMap { entry in
+            let context = "phase '\(entry.key)'"
+            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "initial", "client", "server", "otherwise"]) else { return nil }
+            func tags(_ direction: Direction) -> [String] {
+                guard let node = map[direction.rawValue] else { return [] }
+                let known = messages.filter { $0.direction == direction }.map(\.tag)
+                return (stringList(node, "'\(direction.rawValue)' in \(context)") ?? []).compactMap { tag, location in
+                    guard known.contains(tag) else {
+                        error("'\(direction.rawValue)' in \(context) lists '\(tag)', but there is no \(direction.rawValue) message '\(tag)'\(Suggestions.hint(for: tag, in: known))", at: location)
+                        return nil
+                    }
+                    return tag
+                }
+            }
+            return SessionRules.Phase(
+                name: entry.key, description: map["description"].flatMap { string($0, "'description' in \(context)") },
+                initial: map["initial"].flatMap { bool($0, "'initial' in \(context)") } ?? false,
+                allowedClient: tags(.client), allowedServer: tags(.server),
+                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) }, location: entry.keyLocation
+            )
+        }
+    }
+
+    private func transitions(_ node: YAMLNode, index: SpecIndex, messages: [Message], phases: [String], flags: [String]) -> [SessionRules.Transition] {
+        guard case .sequence(let items) = node.kind else {
+            error("expected a list of transitions for session 'transitions', found \(node.kindDescription)", at: node.location)
+            return []
+        }
+        return items.enumerated().compactMap { offset, item in
+            let context = "transition \(offset + 1)"
+            guard let map = mapping(item, in: context, allowedKeys: ["description", "on", "when", "to", "set", "closeCode"]),
+                  let on = require("on", in: map, context: context).flatMap({ messageRef($0, "'on' in \(context)", messages: messages) }),
+                  let message = messages.first(where: { $0.direction == on.direction && $0.tag == on.tag })
+            else { return nil }
+            let to = require("to", in: map, context: context).flatMap { reference($0, "'to' in \(context)", kind: "phase", in: phases) }
+            let check = fieldChecker(of: message, context: context)
+            let when = map["when"].map { conditions($0, in: context, check: check) } ?? []
+            var assignments: [SessionRules.FlagAssignment] = []
+            if let node = map["set"] {
+                for entry in entries(node, in: "'set' in \(context)") ?? [] {
+                    guard reference(YAMLNode(kind: .scalar(entry.key, plain: false), location: entry.keyLocation), "'set' in \(context)", kind: "flag", in: flags) != nil,
+                          let field = string(entry.value, "the field for flag '\(entry.key)' in \(context)"),
+                          check(field, entry.value.location) else { continue }
+                    assignments.append(SessionRules.FlagAssignment(flag: entry.key, field: field))
+                }
+            }
+            guard let to, let when else { return nil }
+            return SessionRules.Transition(
+                on: on, when: when, to: to, set: assignments,
+                closeCode: map["closeCode"].flatMap { closeCodeValue($0, "'closeCode' in \(context)") },
+                description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: map.node.location
+            )
+        }
+    }
+
+    private func correlations(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Correlation] {
+        (entries(node, in: "session 'correlations'") ?? []).compactMap { entry in
+            let context = "correlation '\(entry.key)'"
+            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "field", "answers", "answersField", "otherwise"]),
+                  let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                  let answers = require("answers", in: map, context: context).flatMap({ messageRef($0, "'answers' in \(context)", messages: messages) }),
+                  let fieldNode = require("field", in: map, context: context), let field = string(fieldNode, "'field' in \(context)")
+            else { return nil }
+            let answersFieldNode = map["answersField"] ?? fieldNode
+            guard let answersField = string(answersFieldNode, "'answersField' in \(context)"),
+                  let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                  let answersMessage = messages.first(where: { $0.direction == answers.direction && $0.tag == answers.tag }),
+                  fieldChecker(of: frameMessage, context: context)(field, fieldNode.location),
+                  fieldChecker(of: answersMessage, context: context)(answersField, answersFieldNode.location)
+            else { return nil }
+            return SessionRules.Correlation(
+                name: entry.key, frame: frame, field: field, answers: answers, answersField: answersField,
+                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) },
+                description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: entry.keyLocation
+            )
+        }
+    }
+
+    private func uniqueness(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Uniqueness] {
+        (entries(node, in: "session 'uniqueness'") ?? []).compactMap { entry in
+            let context = "uniqueness rule '\(entry.key)'"
+            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "key", "sameFields", "final", "otherwise"]),
+                  let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                  let message = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                  let keyNode = require("key", in: map, context: context), let key = string(keyNode, "'key' in \(context)")
+            else { return nil }
+            let check = fieldChecker(of: message, context: context)
+            let keyValid = check(key, keyNode.location)
+            let same = (map["sameFields"].flatMap { stringList($0, "'sameFields' in \(context)") } ?? []).filter { check($0.0, $0.1) }.map(\.0)
+            let final = map["final"].map { conditions($0, in: context, check: check) } ?? []
+            if map["sameFields"] == nil && map["final"] == nil {
+                error("\(context) needs 'sameFields' (a repeated key must repeat these fields) or 'final' (no frame may repeat the key after a final one)", at: entry.keyLocation)
+                return nil
+            }
+            guard keyValid, let final else { return nil }
+            return SessionRules.Uniqueness(
+                name: entry.key, frame: frame, key: key, sameFields: same, final: final,
+                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) },
+                description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: entry.keyLocation
+            )
+        }
+    }
+
+    /// A check that a field name belongs to a message, reporting it otherwise.
+    private func fieldChecker(of message: Message, context: String) -> (String, SourceLocation) -> Bool {
+        let names = message.shape.fields.map(\.name)
+        let label = "\(message.direction.rawValue) \(message.tag)"
+        return { [self] name, location in
+            guard names.contains(name) else {
+                error("\(context) names field '\(name)', which message '\(label)' does not declare\(Suggestions.hint(for: name, in: names))", at: location)
+                return false
+            }
+            return true
+        }
+    }
+
+    /// A reference to a name declared elsewhere in the spec (a phase or a flag).
+    private func reference(_ node: YAMLNode, _ what: String, kind: String, in names: [String]) -> String? {
+        guard let name = string(node, what) else { return nil }
+        guard names.contains(name) else {
+            error("\(what) names \(kind) '\(name)', which is not declared\(Suggestions.hint(for: name, in: names))", at: node.location)
+            return nil
+        }
+        return name
+    }
+}

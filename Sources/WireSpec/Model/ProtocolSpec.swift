@@ -1,0 +1,115 @@
+/// The JSON key convention of a protocol's wire format.
+public enum KeyStyle: String, Sendable, Hashable, Encodable {
+    /// `deviceId`, `lastMessageId`.
+    case camelCase
+    /// `device_id`, `last_seen_sequence`.
+    case snakeCase = "snake_case"
+}
+
+/// How frames travel.
+public struct Transport: Sendable, Hashable, Encodable {
+    /// The transport kinds.
+    public enum Kind: String, Sendable, Hashable, Encodable {
+        /// Frames are WebSocket text messages.
+        case websocket
+        /// Server frames are Server-Sent Events; client frames are HTTP request bodies.
+        case sse
+        /// Frames are HTTP request and response bodies.
+        case http
+    }
+
+    public var kind: Kind
+    /// The endpoint path, e.g. `/ws`.
+    public var path: String
+    /// The HTTP method that opens the stream (for `sse` and `http`).
+    public var method: String?
+    /// The default port, if the protocol has one.
+    public var defaultPort: Int?
+    public var description: String?
+
+    public init(kind: Kind, path: String, method: String? = nil, defaultPort: Int? = nil, description: String? = nil) {
+        self.kind = kind
+        self.path = path
+        self.method = method
+        self.defaultPort = defaultPort
+        self.description = description
+    }
+}
+
+/// The checked, immutable model of a protocol spec.
+public struct ProtocolSpec: Sendable, Hashable, Encodable {
+    /// A short machine name, e.g. `clawline`; generated module and type names derive from it.
+    public var name: String
+    /// A human title, e.g. `Clawline`.
+    public var title: String
+    /// The protocol version.
+    public var version: Int
+    public var description: String?
+    public var keyStyle: KeyStyle
+    /// The field every frame carries to say what message it is (default `type`).
+    public var tagField: String
+    public var transport: Transport
+    /// The error code for a broken rule when nothing more specific is said.
+    public var defaultErrorCode: String
+    /// The error code for a broken size limit (`maxBytes`, `maxDecodedBytes`, byte budgets).
+    public var sizeErrorCode: String
+    /// How the server answers a frame that is not JSON, not an object, or has no tag.
+    public var malformedFrame: Answer?
+    public var types: [NamedType]
+    /// Messages of both directions in declaration order (client block, server block, then `both`).
+    public var messages: [Message]
+    public var errorCodes: [ErrorCode]
+    public var rateLimits: [RateLimit]
+    public var endpoints: [Endpoint]
+    public var constants: [Constant]
+    public var session: SessionRules?
+    /// The file the spec was loaded from.
+    public var sourceFile: String
+
+    public init(
+        name: String, title: String, version: Int, description: String? = nil, keyStyle: KeyStyle = .camelCase,
+        tagField: String = "type", transport: Transport, defaultErrorCode: String, sizeErrorCode: String,
+        malformedFrame: Answer? = nil, types: [NamedType] = [], messages: [Message] = [], errorCodes: [ErrorCode] = [],
+        rateLimits: [RateLimit] = [], endpoints: [Endpoint] = [], constants: [Constant] = [], session: SessionRules? = nil,
+        sourceFile: String
+    ) {
+        self.name = name
+        self.title = title
+        self.version = version
+        self.description = description
+        self.keyStyle = keyStyle
+        self.tagField = tagField
+        self.transport = transport
+        self.defaultErrorCode = defaultErrorCode
+        self.sizeErrorCode = sizeErrorCode
+        self.malformedFrame = malformedFrame
+        self.types = types
+        self.messages = messages
+        self.errorCodes = errorCodes
+        self.rateLimits = rateLimits
+        self.endpoints = endpoints
+        self.constants = constants
+        self.session = session
+        self.sourceFile = sourceFile
+    }
+
+    /// The messages one direction sends, in declaration order.
+    public func messages(_ direction: Direction) -> [Message] { messages.filter { $0.direction == direction } }
+
+    /// The message with a tag in a direction.
+    public func message(_ ref: MessageRef) -> Message? {
+        messages.first { $0.direction == ref.direction && $0.tag == ref.tag }
+    }
+
+    /// The named type with a name.
+    public func type(named name: String) -> NamedType? { types.first { $0.name == name } }
+
+    /// The error code entry for a code.
+    public func errorCode(_ code: String) -> ErrorCode? { errorCodes.first { $0.code == code } }
+
+    /// Whether an answer closes the connection, resolving "as the error code says".
+    public func closes(_ answer: Answer) -> Bool {
+        if let close = answer.close { return close }
+        return errorCode(answer.errorCode)?.closes == .always
+    }
+}

@@ -1,0 +1,165 @@
+/// Rules across the frames of one connection, which tools can check on a captured session.
+public struct SessionRules: Sendable, Hashable, Encodable {
+    public var phases: [Phase]
+    public var transitions: [Transition]
+    public var flags: [Flag]
+    public var guards: [Guard]
+    public var correlations: [Correlation]
+    public var uniqueness: [Uniqueness]
+
+    public init(phases: [Phase] = [], transitions: [Transition] = [], flags: [Flag] = [], guards: [Guard] = [], correlations: [Correlation] = [], uniqueness: [Uniqueness] = []) {
+        self.phases = phases
+        self.transitions = transitions
+        self.flags = flags
+        self.guards = guards
+        self.correlations = correlations
+        self.uniqueness = uniqueness
+    }
+
+    /// The phase a connection starts in.
+    public var initialPhase: Phase? { phases.first { $0.initial } }
+
+    /// A connection phase and the frames each direction may send in it.
+    public struct Phase: Sendable, Hashable, Encodable {
+        public var name: String
+        public var description: String?
+        /// Whether connections start here (exactly one phase is initial).
+        public var initial: Bool
+        /// The tags each direction may send; a direction not listed may send nothing.
+        public var allowedClient: [String]
+        public var allowedServer: [String]
+        /// How the server answers a client frame that is not allowed in this phase.
+        public var otherwise: Answer?
+        public var location: SourceLocation
+
+        public init(name: String, description: String? = nil, initial: Bool = false, allowedClient: [String], allowedServer: [String], otherwise: Answer? = nil, location: SourceLocation) {
+            self.name = name
+            self.description = description
+            self.initial = initial
+            self.allowedClient = allowedClient
+            self.allowedServer = allowedServer
+            self.otherwise = otherwise
+            self.location = location
+        }
+
+        /// The tags `direction` may send in this phase.
+        public func allowed(_ direction: Direction) -> [String] {
+            direction == .client ? allowedClient : allowedServer
+        }
+    }
+
+    /// A move to another phase after a frame, optionally setting flags from its fields.
+    public struct Transition: Sendable, Hashable, Encodable {
+        public var on: MessageRef
+        public var when: [Condition]
+        /// The phase the connection moves to.
+        public var to: String
+        /// Flags set from the frame: flag name → the field whose boolean value it takes.
+        public var set: [FlagAssignment]
+        /// When the move ends the connection, the WebSocket close code the sender of the frame closes with.
+        public var closeCode: Int?
+        public var description: String?
+        public var location: SourceLocation
+
+        public init(on: MessageRef, when: [Condition] = [], to: String, set: [FlagAssignment] = [], closeCode: Int? = nil, description: String? = nil, location: SourceLocation) {
+            self.on = on
+            self.when = when
+            self.to = to
+            self.set = set
+            self.closeCode = closeCode
+            self.description = description
+            self.location = location
+        }
+    }
+
+    /// Sets a flag from a boolean field of the frame that causes a transition.
+    public struct FlagAssignment: Sendable, Hashable, Encodable {
+        public var flag: String
+        public var field: String
+        public init(flag: String, field: String) {
+            self.flag = flag
+            self.field = field
+        }
+    }
+
+    /// A boolean fact about a connection, false until a transition sets it.
+    public struct Flag: Sendable, Hashable, Encodable {
+        public var name: String
+        public var description: String?
+        public var location: SourceLocation
+        public init(name: String, description: String? = nil, location: SourceLocation) {
+            self.name = name
+            self.description = description
+            self.location = location
+        }
+    }
+
+    /// A frame that is only allowed while a flag is set (e.g. `pair_decision` only from an admin).
+    public struct Guard: Sendable, Hashable, Encodable {
+        public var name: String
+        public var frame: MessageRef
+        public var requires: String
+        public var otherwise: Answer?
+        public var description: String?
+        public var location: SourceLocation
+        public init(name: String, frame: MessageRef, requires: String, otherwise: Answer? = nil, description: String? = nil, location: SourceLocation) {
+            self.name = name
+            self.frame = frame
+            self.requires = requires
+            self.otherwise = otherwise
+            self.description = description
+            self.location = location
+        }
+    }
+
+    /// A field whose value must equal a field of an earlier frame from the other (or same) side,
+    /// e.g. `ack.id` answers an earlier client `message.id`.
+    public struct Correlation: Sendable, Hashable, Encodable {
+        public var name: String
+        public var frame: MessageRef
+        public var field: String
+        public var answers: MessageRef
+        public var answersField: String
+        public var otherwise: Answer?
+        public var description: String?
+        public var location: SourceLocation
+        public init(name: String, frame: MessageRef, field: String, answers: MessageRef, answersField: String, otherwise: Answer? = nil, description: String? = nil, location: SourceLocation) {
+            self.name = name
+            self.frame = frame
+            self.field = field
+            self.answers = answers
+            self.answersField = answersField
+            self.otherwise = otherwise
+            self.description = description
+            self.location = location
+        }
+    }
+
+    /// A key that identifies a frame across a session.
+    ///
+    /// With `sameFields`, a repeated key must carry the same values in those fields (an idempotent
+    /// retry). With `final` conditions, once a frame matching them carried the key, no later frame
+    /// may carry it again.
+    public struct Uniqueness: Sendable, Hashable, Encodable {
+        public var name: String
+        public var frame: MessageRef
+        public var key: String
+        /// Fields a repeated key must repeat unchanged.
+        public var sameFields: [String]
+        /// Conditions that mark a frame as final for its key.
+        public var final: [Condition]
+        public var otherwise: Answer?
+        public var description: String?
+        public var location: SourceLocation
+        public init(name: String, frame: MessageRef, key: String, sameFields: [String] = [], final: [Condition] = [], otherwise: Answer? = nil, description: String? = nil, location: SourceLocation) {
+            self.name = name
+            self.frame = frame
+            self.key = key
+            self.sameFields = sameFields
+            self.final = final
+            self.otherwise = otherwise
+            self.description = description
+            self.location = location
+        }
+    }
+}

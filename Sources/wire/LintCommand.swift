@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import WireSpec
+
+/// `wire lint SPEC`: prints every diagnostic of a spec.
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check a spec and print its diagnostics as file:line:col: severity: message.",
+        discussion: "Prints nothing and exits 0 when the spec is clean; exits 1 when it has errors and 2 when it cannot be read."
+    )
+
+    enum DumpFormat: String, ExpressibleByArgument {
+        case json
+    }
+
+    @Option(name: .long, help: "Also print the checked model in this format (json) on standard output.")
+    var dump: DumpFormat?
+
+    @Argument(help: "The spec file (YAML).")
+    var spec: String
+
+    func run() throws {
+        let result: SpecCheckResult
+        do {
+            result = try SpecLoader.check(contentsOf: spec)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.usage)
+        }
+        for diagnostic in result.diagnostics {
+            printError(diagnostic.description)
+        }
+        guard let model = result.spec else { throw ExitCode(ExitStatus.failure) }
+        if dump == .json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(model)
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        }
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

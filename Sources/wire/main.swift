@@ -1,0 +1,19 @@
+import ArgumentParser
+import Foundation
+
+// Parse by hand so usage errors exit with status 2 (ArgumentParser's default is 64).
+do {
+    var command = try WireCommand.parseAsRoot()
+    try command.run()
+    exit(ExitStatus.success)
+} catch let exit as ExitCode {
+    Foundation.exit(exit.rawValue)
+} catch {
+    let code = WireCommand.exitCode(for: error)
+    if code == .success {
+        print(WireCommand.fullMessage(for: error))
+        exit(ExitStatus.success)
+    }
+    FileHandle.standardError.write(Data((WireCommand.fullMessage(for: error) + "\n").utf8))
+    exit(ExitStatus.usage)
+}
