@@ -6,7 +6,11 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "WireSpec", targets: ["WireSpec"]),
+        .library(name: "WireCodegen", targets: ["WireCodegen"]),
+        .library(name: "WireRuntime", targets: ["WireRuntime"]),
+        .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .executable(name: "wire", targets: ["wire"]),
+        .plugin(name: "WireCodegenPlugin", targets: ["WireCodegenPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
@@ -14,13 +18,17 @@ let package = Package(
     ],
     targets: [
         .target(name: "WireSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "WireCodegen", dependencies: ["WireSpec"]),
+        .target(name: "WireRuntime"),
         .executableTarget(
             name: "wire",
             dependencies: [
-                "WireSpec",
+                "WireSpec", "WireCodegen", "WireRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .plugin(name: "WireCodegenPlugin", capability: .buildTool(), dependencies: ["wire"]),
+        .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "wire"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 /// What a type reference is once aliases are followed.
-enum ResolvedKind {
+public enum ResolvedType: Sendable, Hashable {
     case string
     case integer
     case number
@@ -14,7 +14,8 @@ enum ResolvedKind {
     /// An undefined name or an alias cycle (already reported).
     case unresolved
 
-    var description: String {
+    /// The spec spelling of the resolved type.
+    public var description: String {
         switch self {
         case .string: return "string"
         case .integer: return "integer"
@@ -30,7 +31,7 @@ enum ResolvedKind {
 }
 
 /// Follows aliases to what a type reference finally is.
-struct TypeResolver {
+struct TypeResolver: Sendable {
     let types: [String: NamedType]
 
     init(types: [NamedType]) {
@@ -39,26 +40,33 @@ struct TypeResolver {
         self.types = byName
     }
 
-    func resolve(_ type: TypeRef) -> ResolvedKind {
+    func resolve(_ type: TypeRef) -> ResolvedType { resolveWithConstraints(type).type }
+
+    /// The resolved type and the constraints the aliases on the way add (nearer aliases win).
+    func resolveWithConstraints(_ type: TypeRef) -> (type: ResolvedType, constraints: Constraints) {
         var seen = Set<String>()
         var current = type
+        var constraints = Constraints()
+        func done(_ resolved: ResolvedType) -> (type: ResolvedType, constraints: Constraints) { (resolved, constraints) }
         while true {
             switch current {
-            case .string: return .string
-            case .integer: return .integer
-            case .number: return .number
-            case .boolean: return .boolean
-            case .json: return .json
-            case .array(let element): return .array(element)
-            case .map(let value): return .map(value)
+            case .string: return done(.string)
+            case .integer: return done(.integer)
+            case .number: return done(.number)
+            case .boolean: return done(.boolean)
+            case .json: return done(.json)
+            case .array(let element): return done(.array(element))
+            case .map(let value): return done(.map(value))
             case .named(let name):
-                guard seen.insert(name).inserted, let named = types[name] else { return .unresolved }
+                guard seen.insert(name).inserted, let named = types[name] else { return done(.unresolved) }
                 switch named.kind {
-                case .object(let shape): return .object(name: name, shape: shape)
-                case .enumeration(let values): return .enumeration(name: name, values)
-                case .union(let union): return .union(name: name, union)
-                case .oneOf(let oneOf): return .oneOf(name: name, oneOf)
-                case .alias(let alias): current = alias.type
+                case .object(let shape): return done(.object(name: name, shape: shape))
+                case .enumeration(let values): return done(.enumeration(name: name, values))
+                case .union(let union): return done(.union(name: name, union))
+                case .oneOf(let oneOf): return done(.oneOf(name: name, oneOf))
+                case .alias(let alias):
+                    constraints = constraints.merged(over: alias.constraints)
+                    current = alias.type
                 }
             }
         }
@@ -74,5 +82,26 @@ struct TypeResolver {
             current = next
         }
         return false
+    }
+}
+
+extension ProtocolSpec {
+    /// Follows aliases: what a type reference finally is, and the constraints of the aliases on the way.
+    public func resolve(_ type: TypeRef) -> (type: ResolvedType, constraints: Constraints) {
+        TypeResolver(types: types).resolveWithConstraints(type)
+    }
+}
+
+extension Constraints {
+    /// These constraints, with `base`'s filling in every constraint these do not set.
+    public func merged(over base: Constraints) -> Constraints {
+        Constraints(
+            minLength: minLength ?? base.minLength, maxLength: maxLength ?? base.maxLength,
+            minBytes: minBytes ?? base.minBytes, maxBytes: maxBytes ?? base.maxBytes,
+            notBlank: notBlank || base.notBlank, prefix: prefix ?? base.prefix, pattern: pattern ?? base.pattern,
+            format: format ?? base.format, maxDecodedBytes: maxDecodedBytes ?? base.maxDecodedBytes,
+            const: const ?? base.const, minimum: minimum ?? base.minimum, maximum: maximum ?? base.maximum,
+            minItems: minItems ?? base.minItems, maxItems: maxItems ?? base.maxItems
+        )
     }
 }

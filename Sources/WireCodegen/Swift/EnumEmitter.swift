@@ -1,0 +1,171 @@
+import WireSpec
+
+/// Emits string enums (closed or open), discriminated unions and one-of types.
+struct EnumEmitter {
+    let mapper: SwiftTypeMapper
+    let access: AccessLevel
+    let objects: ObjectEmitter
+
+    private var naming: SwiftNaming { mapper.naming }
+    private var namespace: String { naming.namespace }
+
+    /// The case name of an enum value: `image/png` → `imagePng`, `awaiting_approval` → `awaitingApproval`.
+    static func caseName(_ value: String) -> String {
+        let name = SwiftNames.lowerCamel(value)
+        return name == "unknown" ? "unknownValue" : SwiftNames.escaped(name)
+    }
+
+    private func decodeSignature(_ name: String) -> String {
+        "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> \(name)?"
+    }
+
+    // MARK: Enums
+
+    func enumeration(_ type: NamedType, _ values: EnumType) -> [SwiftDeclaration] {
+        let name = naming.typeName(type.name)
+        let literals = values.values.map { SwiftNames.literal($0.value) }
+        var cases: [SwiftDeclaration] = values.values.map { value in
+            .enumCase(EnumCaseDeclaration(doc: value.description, name: Self.caseName(value.value), rawValue: values.open ? nil : SwiftNames.literal(value.value)))
+        }
+        var members: [SwiftDeclaration] = []
+        let decodeBody: [Statement]
+        if values.open {
+            cases.append(.enumCase(EnumCaseDeclaration(doc: "A value this version of the spec does not list, kept as received.", name: "unknown", associatedValues: "(String)")))
+            members.append(.function(FunctionDeclaration(
+                doc: "The case for a raw value; values the spec does not list become `.unknown`.", access: access,
+                signature: "init(rawValue: String)", isInitializer: true,
+                body: [.switchOn("rawValue", values.values.map { value in
+                    SwitchCase(pattern: "case \(SwiftNames.literal(value.value))", body: [.line("self = .\(Self.caseName(value.value))")])
+                } + [SwitchCase(pattern: "default", body: [.line("self = .unknown(rawValue)")])])]
+            )))
+            members.append(.variable(VariableDeclaration(
+                doc: "The value on the wire.", access: access, name: "rawValue", type: "String",
+                getter: [.switchOn("self", values.values.map { value in
+                    SwitchCase(pattern: "case .\(Self.caseName(value.value))", body: [.line("return \(SwiftNames.literal(value.value))")])
+                } + [SwitchCase(pattern: "case .unknown(let value)", body: [.line("return value")])])]
+            )))
+            members.append(.variable(VariableDeclaration(
+                doc: "The values the spec lists.", access: access, isStatic: true, name: "knownValues", type: "Set<String>",
+                initializer: "[" + literals.joined(separator: ", ") + "]"
+            )))
+            decodeBody = [.line("context.openEnum(json, at: path(), known: knownValues, typeName: \(SwiftNames.literal(type.name)), answer: answer).map(\(name).init(rawValue:))")]
+        } else {
+            decodeBody = [.line("context.closedEnum(json, \(name).self, at: path(), allowed: [\(literals.joined(separator: ", "))], answer: answer)")]
+        }
+        members.append(.function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [.line(".string(rawValue)")])))
+        if values.open {
+            members.append(.function(FunctionDeclaration(
+                access: access, signature: "init(from decoder: any Decoder) throws", isInitializer: true,
+                body: [.line("self.init(rawValue: try decoder.singleValueContainer().decode(String.self))")]
+            )))
+            members.append(.function(FunctionDeclaration(
+                access: access, signature: "encode(to encoder: any Encoder) throws",
+                body: [.line("var container = encoder.singleValueContainer()"), .line("try container.encode(rawValue)")]
+            )))
+        }
+        let conformances = values.open ? ["Sendable", "Hashable", "RawRepresentable"] : ["String", "Sendable", "Hashable", "CaseIterable"]
+        return [
+            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: conformances, members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+        ]
+    }
+
+    // MARK: Unions
+
+    private func unionCaseName(_ unionCase: UnionType.Case, booleanTag: Bool) -> String {
+        booleanTag ? SwiftNames.escaped(SwiftNames.lowerCamel(unionCase.type)) : Self.caseName(unionCase.tagValue.plainText)
+    }
+
+    func union(_ type: NamedType, _ union: UnionType) -> [SwiftDeclaration] {
+        let name = naming.typeName(type.name)
+        let booleanTag = union.hasBooleanTag
+        let tag = SwiftNames.literal(union.tag)
+        var cases: [SwiftDeclaration] = union.cases.map { unionCase in
+            .enumCase(EnumCaseDeclaration(
+                doc: "`\(union.tag): \(unionCase.tagValue.plainText)`", name: unionCaseName(unionCase, booleanTag: booleanTag),
+                associatedValues: "(\(naming.typeName(unionCase.type)))"
+            ))
+        }
+        if union.open {
+            cases.append(.enumCase(EnumCaseDeclaration(doc: "A case this version of the spec does not know, kept as received.", name: "unknown", associatedValues: "(tag: JSONValue, json: JSONValue)")))
+        }
+        let allowed = union.cases.map { $0.tagValue.description }
+        var switchCases = union.cases.map { unionCase in
+            SwitchCase(pattern: "case \(SwiftNames.jsonLiteral(unionCase.tagValue))?", body: [
+                .line("return \(naming.typeName(unionCase.type)).decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(tag)).map(\(name).\(unionCaseName(unionCase, booleanTag: booleanTag)))"),
+            ])
+        }
+        switchCases.append(SwitchCase(pattern: "case nil", body: [
+            .line("context.fail(path().appending(\(tag)), \"required\", answer, \"missing required field '\(union.tag)'\")"),
+            .line("return nil"),
+        ]))
+        if union.open {
+            switchCases.append(SwitchCase(pattern: "case let other?", body: [
+                .line("context.report(ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", answer: answer, message: \"\\(other) is not a known \(type.name) case; it is kept as unknown\"))"),
+                .line("return .unknown(tag: other, json: json)"),
+            ]))
+        } else {
+            switchCases.append(SwitchCase(pattern: "case let other?", body: [
+                .line("context.unknownTag(other, tag: \(tag), at: path(), allowed: [\(allowed.map(SwiftNames.literal).joined(separator: ", "))], answer: answer)"),
+                .line("return nil"),
+            ]))
+        }
+        var encodeCases = union.cases.map { unionCase in
+            SwitchCase(pattern: "case .\(unionCaseName(unionCase, booleanTag: booleanTag))(let value)", body: [
+                .line("var object = value.jsonObject()"),
+                .line("object[\(tag)] = \(SwiftNames.jsonLiteral(unionCase.tagValue))"),
+                .line("return .object(object)"),
+            ])
+        }
+        if union.open {
+            encodeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")]))
+        }
+        let members: [SwiftDeclaration] = [
+            .function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: [
+                .line("guard let object = context.object(json, at: path(), answer: answer) else { return nil }"),
+                .switchOn("object[\(tag)]", switchCases),
+            ])),
+            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [.switchOn("self", encodeCases)])),
+        ] + objects.codableMembers(answer: "\(namespace).defaultAnswer")
+        return [
+            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+        ]
+    }
+
+    // MARK: One-of
+
+    func oneOf(_ type: NamedType, _ oneOf: OneOfType) -> [SwiftDeclaration] {
+        let name = naming.typeName(type.name)
+        var rules = RulesRegistry()
+        let cases: [SwiftDeclaration] = oneOf.variants.map { variant in
+            .enumCase(EnumCaseDeclaration(doc: variant.description, name: Self.caseName(variant.name), associatedValues: "(\(mapper.valueType(variant.type, variant.constraints)))"))
+        }
+        var decodeBody: [Statement] = []
+        for variant in oneOf.variants {
+            let site = SwiftTypeMapper.Site(value: "json", path: "path()", answer: "answer", sizeAnswer: nil, ruleName: SwiftNames.lowerCamel(variant.name) + "Rules")
+            let expression = mapper.decodeExpression(variant.type, variant.constraints, site, rules: &rules)
+            decodeBody.append(.line("if let value = context.attempt({ context in \(expression) }) { return .\(Self.caseName(variant.name))(value) }"))
+        }
+        let expected = oneOf.variants.map(\.name).joined(separator: ", ")
+        decodeBody.append(.line("context.noVariant(json, at: path(), expected: \(SwiftNames.literal(expected)), answer: answer)"))
+        decodeBody.append(.line("return nil"))
+        var members: [SwiftDeclaration] = rules.entries.map { entry in
+            .variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression))
+        }
+        members.append(.function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [
+            .switchOn("self", oneOf.variants.map { variant in
+                SwitchCase(pattern: "case .\(Self.caseName(variant.name))(let value)", body: [
+                    .line("return " + mapper.encodeExpression(variant.type, variant.constraints, value: "value")),
+                ])
+            }),
+        ])))
+        members += objects.codableMembers(answer: "\(namespace).defaultAnswer")
+        return [
+            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+        ]
+    }
+}

@@ -1,0 +1,95 @@
+import WireSpec
+
+/// Emits the frame enum of each direction, its codec conformance and the typed dispatcher.
+struct FrameEmitter {
+    let mapper: SwiftTypeMapper
+    let access: AccessLevel
+
+    private var naming: SwiftNaming { mapper.naming }
+    private var spec: ProtocolSpec { mapper.spec }
+
+    func frameEnum(_ direction: Direction) -> [SwiftDeclaration] {
+        let name = SwiftNaming.frameName(direction)
+        let messages = spec.messages(direction)
+        var cases: [SwiftDeclaration] = messages.map { message in
+            .enumCase(EnumCaseDeclaration(doc: "`\(message.tag)`", name: naming.frameCase(message), associatedValues: "(\(naming.messageName(message)))"))
+        }
+        cases.append(.enumCase(EnumCaseDeclaration(
+            doc: "A frame whose tag this version of the spec does not know, with its JSON as received.",
+            name: "unknown", associatedValues: "(tag: String, json: JSONValue)"
+        )))
+        let namespace = naming.namespace
+        var decodeCases = messages.map { message in
+            SwitchCase(pattern: "case \(SwiftNames.literal(message.tag))", body: [
+                .line("return \(naming.messageName(message)).decode(from: .object(object), at: .root, in: &context, answer: \(naming.messageName(message)).defaultAnswer, ignoring: tagField).map(\(name).\(naming.frameCase(message)))"),
+            ])
+        }
+        decodeCases.append(SwitchCase(pattern: "default", body: [.line("return .unknown(tag: tag, json: .object(object))")]))
+        let members: [SwiftDeclaration] = [
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(direction.rawValue)")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "tagField", type: "String", initializer: SwiftNames.literal(spec.tagField))),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "knownTags", type: "[String]", initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "malformedFrameAnswer", type: "ViolationAnswer", initializer: "\(namespace).malformedFrameAnswer")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer", initializer: "\(namespace).defaultAnswer")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "sizeAnswer", type: "ViolationAnswer", initializer: "\(namespace).sizeAnswer")),
+            .function(FunctionDeclaration(
+                access: access, isStatic: true,
+                signature: "decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> \(name)?",
+                body: [.switchOn("tag", decodeCases)]
+            )),
+            .function(FunctionDeclaration(
+                access: access, isStatic: true, signature: "makeUnknown(tag: String, json: JSONValue) -> \(name)",
+                body: [.line(".unknown(tag: tag, json: json)")]
+            )),
+            .variable(VariableDeclaration(access: access, name: "tag", type: "String", getter: [
+                .switchOn("self", messages.map { message in
+                    SwitchCase(pattern: "case .\(naming.frameCase(message))", body: [.line("return \(SwiftNames.literal(message.tag))")])
+                } + [SwitchCase(pattern: "case .unknown(let tag, _)", body: [.line("return tag")])]),
+            ])),
+            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [
+                .switchOn("self", messages.map { message in
+                    SwitchCase(pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("return message.jsonValue()")])
+                } + [SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")])]),
+            ])),
+        ]
+        let doc = "Every frame the \(direction.rawValue) sends, decoded in one pass by `\(name).decode(_:)`."
+        return [
+            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireFrame"], members: members)),
+        ]
+    }
+
+    func dispatcher(_ direction: Direction) -> [SwiftDeclaration] {
+        let frame = SwiftNaming.frameName(direction)
+        let handler = SwiftNaming.handlerName(direction)
+        let messages = spec.messages(direction)
+        var requirements: [SwiftDeclaration] = messages.map { message in
+            .function(FunctionDeclaration(
+                doc: "Handles a `\(message.tag)` frame.",
+                signature: "\(methodName(message))(_ message: \(naming.messageName(message))) async throws"
+            ))
+        }
+        requirements.append(.function(FunctionDeclaration(
+            doc: "Handles a frame whose tag this version of the spec does not know.",
+            signature: "handleUnknownFrame(tag: String, json: JSONValue) async throws"
+        )))
+        let dispatch = FunctionDeclaration(
+            doc: "Routes the frame to the handler method for its message.", access: access,
+            signature: "dispatch(to handler: some \(handler)) async throws",
+            body: [.switchOn("self", messages.map { message in
+                SwitchCase(pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("try await handler.\(methodName(message))(message)")])
+            } + [SwitchCase(pattern: "case .unknown(let tag, let json)", body: [.line("try await handler.handleUnknownFrame(tag: tag, json: json)")])])]
+        )
+        return [
+            .type(TypeDeclaration(
+                kind: .protocol, doc: "Receives \(direction.rawValue) frames, one method per message; see `\(frame).dispatch(to:)`.",
+                access: access, name: handler, members: requirements
+            )),
+            .type(TypeDeclaration(kind: .extension, name: frame, members: [.function(dispatch)])),
+        ]
+    }
+
+    private func methodName(_ message: Message) -> String {
+        "handle" + SwiftNames.upperCamel(message.tag)
+    }
+}

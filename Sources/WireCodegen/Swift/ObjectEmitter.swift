@@ -1,0 +1,277 @@
+import WireSpec
+
+/// Emits the struct and `WireValue` conformance of an object type or a message.
+struct ObjectEmitter {
+    let mapper: SwiftTypeMapper
+    let access: AccessLevel
+
+    private var naming: SwiftNaming { mapper.naming }
+    private var spec: ProtocolSpec { mapper.spec }
+    private var namespace: String { naming.namespace }
+
+    /// The declarations for one object: the struct, then an extension with its decoding and encoding.
+    func declarations(name: String, doc: String?, shape: ObjectShape, message: Message? = nil) -> [SwiftDeclaration] {
+        let keeps = shape.unknownFields == .keep
+        var members: [SwiftDeclaration] = shape.fields.map { field in
+            .variable(VariableDeclaration(doc: fieldDoc(field), access: access, isLet: false, name: naming.propertyName(field.name), type: mapper.propertyType(field)))
+        }
+        if keeps {
+            members.append(.variable(VariableDeclaration(
+                doc: "Keys the spec does not declare, kept as received so they survive re-encoding.",
+                access: access, isLet: false, name: "additionalFields", type: "[String: JSONValue]"
+            )))
+        }
+        members.append(.function(memberwiseInitializer(shape)))
+        let structure = TypeDeclaration(kind: .struct, doc: doc, access: access, name: name, conformances: ["Sendable", "Hashable"], members: members)
+        let conformance = TypeDeclaration(
+            kind: .extension, name: name, conformances: [message == nil ? "WireValue" : "WireMessage"],
+            members: conformanceMembers(name: name, shape: shape, message: message)
+        )
+        return [.type(structure), .type(conformance)]
+    }
+
+    private func fieldDoc(_ field: Field) -> String? {
+        var lines: [String] = []
+        if let description = field.description { lines.append(description) }
+        var notes: [String] = []
+        switch (field.required, field.nullable) {
+        case (true, true): notes.append("`nil` is sent as `null`.")
+        case (false, false): notes.append("`nil` leaves the key out.")
+        case (false, true): notes.append("Absent, `null` and a value are distinct.")
+        default: break
+        }
+        if let defaultValue = field.defaultValue { notes.append("A receiver assumes `\(defaultValue)` when it is absent.") }
+        if field.deprecated { notes.append("Deprecated.") }
+        if !notes.isEmpty { lines.append((lines.isEmpty ? "" : "\n") + notes.joined(separator: " ")) }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    private func defaultArgument(_ field: Field) -> String {
+        switch (field.required, field.nullable) {
+        case (false, true): return " = .absent"
+        case (false, false): return " = nil"
+        default: break
+        }
+        guard let constant = field.constraints.const, case let resolved = spec.resolve(field.type).type else { return "" }
+        switch (resolved, constant) {
+        case (.string, .string(let text)): return " = \(SwiftNames.literal(text))"
+        case (.integer, .integer(let number)): return " = \(number)"
+        case (.boolean, .bool(let flag)): return " = \(flag)"
+        case (.enumeration(_, let values), .string(let text)) where values.values.contains(where: { $0.value == text }):
+            return " = .\(EnumEmitter.caseName(text))"
+        default: return ""
+        }
+    }
+
+    private func memberwiseInitializer(_ shape: ObjectShape) -> FunctionDeclaration {
+        var parameters = shape.fields.map { field in
+            "\(naming.propertyName(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
+        }
+        var body = shape.fields.map { field -> Statement in
+            let property = naming.propertyName(field.name)
+            return .line("self.\(naming.bareName(field.name)) = \(property)")
+        }
+        if shape.unknownFields == .keep {
+            parameters.append("additionalFields: [String: JSONValue] = [:]")
+            body.append(.line("self.additionalFields = additionalFields"))
+        }
+        return FunctionDeclaration(
+            doc: "Creates a value from its fields.", access: access,
+            signature: "init(" + parameters.joined(separator: ", ") + ")", isInitializer: true, body: body
+        )
+    }
+
+    // MARK: Conformance
+
+    private func conformanceMembers(name: String, shape: ObjectShape, message: Message?) -> [SwiftDeclaration] {
+        var rules = RulesRegistry()
+        let decodeBody = decodeStatements(name: name, shape: shape, rules: &rules)
+        var members: [SwiftDeclaration] = []
+        if let message {
+            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "String", initializer: SwiftNames.literal(message.tag))))
+            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(message.direction.rawValue)")))
+            members.append(.variable(VariableDeclaration(
+                doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
+                access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
+                initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
+            )))
+        }
+        if shape.unknownFields != .ignore {
+            let keys = shape.fields.map { SwiftNames.literal($0.name) }.joined(separator: ", ")
+            members.append(.variable(VariableDeclaration(isStatic: true, name: "knownKeys", type: "Set<String>", initializer: "[\(keys)]")))
+        }
+        for entry in rules.entries {
+            members.append(.variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression)))
+        }
+        let ignored = message == nil ? "nil" : SwiftNames.literal(spec.tagField)
+        members.append(.function(FunctionDeclaration(
+            access: access, isStatic: true,
+            signature: "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> \(name)?",
+            body: [.line("decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(ignored))")]
+        )))
+        members.append(.function(FunctionDeclaration(
+            doc: "Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).",
+            isStatic: true,
+            signature: "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> \(name)?",
+            body: decodeBody
+        )))
+        members.append(.function(FunctionDeclaration(
+            doc: "The fields as JSON object members\(message == nil ? "" : ", without the tag").", access: access,
+            signature: "jsonObject() -> [String: JSONValue]", body: encodeStatements(shape)
+        )))
+        let valueBody: [Statement]
+        if message != nil {
+            valueBody = [.line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(spec.tagField))] = .string(Self.tag)"), .line("return .object(object)")]
+        } else {
+            valueBody = [.line(".object(jsonObject())")]
+        }
+        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: valueBody)))
+        members += codableMembers(answer: message == nil ? "\(namespace).defaultAnswer" : "Self.defaultAnswer")
+        return members
+    }
+
+    func codableMembers(answer: String) -> [SwiftDeclaration] {
+        [
+            .function(FunctionDeclaration(
+                doc: "Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.", access: access,
+                signature: "init(from decoder: any Decoder) throws", isInitializer: true,
+                body: [.line("self = try Self.decode(from: decoder, sizeAnswer: \(namespace).sizeAnswer, answer: \(answer))")]
+            )),
+            .function(FunctionDeclaration(
+                access: access, signature: "encode(to encoder: any Encoder) throws",
+                body: [.line("try jsonValue().encode(to: encoder)")]
+            )),
+        ]
+    }
+
+    private func decodeStatements(name: String, shape: ObjectShape, rules: inout RulesRegistry) -> [Statement] {
+        var body: [Statement] = [
+            .line("guard let object = context.object(json, at: path(), answer: answer) else { return nil }"),
+            .line("let errorsBefore = context.errorCount"),
+        ]
+        for field in shape.fields {
+            body += fieldStatements(field, rules: &rules)
+        }
+        for (index, rule) in shape.rules.enumerated() {
+            switch rule {
+            case .conditional(let conditional):
+                let conditions = conditional.when.map { condition in
+                    "(\(SwiftNames.literal(condition.field)), [" + condition.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
+                }.joined(separator: ", ")
+                let expression = "ConditionalRequirement(when: [\(conditions)], require: [\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: [\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))])"
+                let ruleName = rules.name(for: expression, type: "ConditionalRequirement", suggested: "rule\(index + 1)")
+                let answer = conditional.violation.map(mapper.answerLiteral) ?? "answer"
+                body.append(.line("context.check(Self.\(ruleName), in: object, at: path(), answer: \(answer))"))
+            case .byteBudget(let budget):
+                let terms = budget.paths.map { path in
+                    let keys = path.split(separator: ".").map { SwiftNames.literal(String($0)) }.joined(separator: ", ")
+                    return ".init(keys: [\(keys)], decoded: \(isBase64(path: path, in: shape)))"
+                }.joined(separator: ", ")
+                let expression = "ByteBudgetRule(name: \(SwiftNames.literal(budget.name)), terms: [\(terms)], max: \(budget.max))"
+                let ruleName = rules.name(for: expression, type: "ByteBudgetRule", suggested: SwiftNames.lowerCamel(budget.name) + "Budget")
+                let answer = budget.violation.map { ", answer: " + mapper.answerLiteral($0) } ?? ""
+                body.append(.line("context.check(Self.\(ruleName), in: object, at: path()\(answer))"))
+            }
+        }
+        if shape.unknownFields == .reject || !shape.rejectFields.isEmpty {
+            let rejected = shape.rejectFields.map(SwiftNames.literal).joined(separator: ", ")
+            let known = shape.unknownFields == .reject ? "Self.knownKeys" : "[]"
+            body.append(.line("context.checkKeys(object, known: \(known), rejectUnknown: \(shape.unknownFields == .reject), rejected: [\(rejected)], ignoring: ignoredKey, at: path(), answer: answer)"))
+        }
+        if shape.unknownFields == .keep {
+            body.append(.line("let additionalFields = context.unknownMembers(object, known: Self.knownKeys, ignoring: ignoredKey)"))
+        }
+        let unwraps = shape.fields.filter { $0.required && !$0.nullable }.map { "let " + naming.propertyName($0.name) }
+        body.append(.line("guard " + (["context.errorCount == errorsBefore"] + unwraps).joined(separator: ", ") + " else { return nil }"))
+        var arguments = shape.fields.map { "\(naming.propertyName($0.name)): \(naming.propertyName($0.name))" }
+        if shape.unknownFields == .keep { arguments.append("additionalFields: additionalFields") }
+        body.append(.line("return \(name)(" + arguments.joined(separator: ", ") + ")"))
+        return body
+    }
+
+    private func fieldStatements(_ field: Field, rules: inout RulesRegistry) -> [Statement] {
+        let property = naming.propertyName(field.name)
+        let key = SwiftNames.literal(field.name)
+        let fieldAnswer = field.violation.map(mapper.answerLiteral)
+        let site = SwiftTypeMapper.Site(
+            value: "value", path: "path().appending(\(key))", answer: fieldAnswer ?? "answer",
+            sizeAnswer: fieldAnswer, ruleName: naming.bareName(field.name) + "Rules"
+        )
+        let expression = mapper.decodeExpression(field.type, field.constraints, site, rules: &rules)
+        let valueType = mapper.valueType(field.type, field.constraints)
+        if !field.required && field.nullable {
+            return [
+                .line("var \(property): Nullable<\(valueType)> = .absent"),
+                .switchOn("object[\(key)]", [
+                    SwitchCase(pattern: "case nil", body: []),
+                    SwitchCase(pattern: "case .null?", body: [.line("\(property) = .null")]),
+                    SwitchCase(pattern: "case let value?", body: [
+                        .line("if let decoded = \(expression) { \(property) = .value(decoded) }"),
+                    ]),
+                ]),
+            ]
+        }
+        return [
+            .line("var \(property): \(valueType)?"),
+            .block("if let value = context.member(object, \(key), at: path(), required: \(field.required), nullable: \(field.nullable), answer: \(fieldAnswer ?? "answer"))", [
+                .line("\(property) = \(expression)"),
+            ]),
+        ]
+    }
+
+    /// Whether a byte-budget path ends at a base64 string (its decoded size counts).
+    private func isBase64(path: String, in shape: ObjectShape) -> Bool {
+        var shapes = [shape]
+        let segments = path.split(separator: ".").map(String.init)
+        for (offset, segment) in segments.enumerated() {
+            guard let field = shapes.lazy.compactMap({ $0.field(named: segment) }).first else { return false }
+            var type = field.type
+            var constraints = field.constraints
+            while true {
+                let resolved = spec.resolve(type)
+                constraints = constraints.merged(over: resolved.constraints)
+                guard case .array(let element) = resolved.type else { break }
+                type = element
+                constraints = Constraints()
+            }
+            if offset == segments.count - 1 { return constraints.format == .base64 }
+            switch spec.resolve(type).type {
+            case .object(_, let next): shapes = [next]
+            case .union(_, let union):
+                shapes = union.cases.compactMap { unionCase in
+                    if case .object(_, let next) = spec.resolve(.named(unionCase.type)).type { return next }
+                    return nil
+                }
+            default: return false
+            }
+        }
+        return false
+    }
+
+    private func encodeStatements(_ shape: ObjectShape) -> [Statement] {
+        var body: [Statement] = [
+            .line("var object: [String: JSONValue] = \(shape.unknownFields == .keep ? "additionalFields" : "[:]")"),
+        ]
+        if !shape.fields.isEmpty { body.append(.line("object.reserveCapacity(\(shape.fields.count + 1))")) }
+        for field in shape.fields {
+            let property = naming.propertyName(field.name)
+            let key = SwiftNames.literal(field.name)
+            switch (field.required, field.nullable) {
+            case (true, false):
+                body.append(.line("object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: property))"))
+            case (true, true):
+                body.append(.line("object[\(key)] = \(property).map { value in \(mapper.encodeExpression(field.type, field.constraints, value: "value")) } ?? .null"))
+            case (false, false):
+                body.append(.line("if let \(property) { object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: property)) }"))
+            case (false, true):
+                body.append(.switchOn(property, [
+                    SwitchCase(pattern: "case .absent", body: []),
+                    SwitchCase(pattern: "case .null", body: [.line("object[\(key)] = .null")]),
+                    SwitchCase(pattern: "case .value(let value)", body: [.line("object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value"))")]),
+                ]))
+            }
+        }
+        body.append(.line("return object"))
+        return body
+    }
+}

@@ -1,0 +1,181 @@
+import WireSpec
+
+/// Emits the protocol namespace: identity, default answers, error codes, constants, rate limits,
+/// HTTP endpoints and session rules, as code.
+struct TablesEmitter {
+    let mapper: SwiftTypeMapper
+    let access: AccessLevel
+
+    private var spec: ProtocolSpec { mapper.spec }
+    private var namespace: String { mapper.naming.namespace }
+
+    private func constant(_ doc: String?, _ name: String, _ type: String, _ value: String) -> SwiftDeclaration {
+        .variable(VariableDeclaration(doc: doc, access: access, isStatic: true, name: name, type: type, initializer: value))
+    }
+
+    func namespaceDeclarations() -> [SwiftDeclaration] {
+        let defaultAnswer = mapper.answerLiteral(Answer(errorCode: spec.defaultErrorCode))
+        var members: [SwiftDeclaration] = [
+            constant("The protocol's machine name.", "name", "String", SwiftNames.literal(spec.name)),
+            constant("The protocol's title.", "title", "String", SwiftNames.literal(spec.title)),
+            constant("The protocol version this code was generated for.", "version", "Int", String(spec.version)),
+            constant("How frames travel: `websocket`, `sse` or `http`.", "transportKind", "String", SwiftNames.literal(spec.transport.kind.rawValue)),
+            constant("Where the connection is opened.", "transportPath", "String", SwiftNames.literal(spec.transport.path)),
+        ]
+        if let port = spec.transport.defaultPort {
+            members.append(constant("The protocol's default port.", "defaultPort", "Int", String(port)))
+        }
+        members += [
+            constant("The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "ViolationAnswer", defaultAnswer),
+            constant("The answer to a broken size limit.", "sizeAnswer", "ViolationAnswer", mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode))),
+            constant("The answer to a frame that is not JSON, not an object or has no tag.", "malformedFrameAnswer", "ViolationAnswer", spec.malformedFrame.map(mapper.answerLiteral) ?? defaultAnswer),
+        ]
+        if !spec.errorCodes.isEmpty { members.append(.type(errorCodeEnum())) }
+        members.append(.type(constantsEnum()))
+        members.append(.type(rateLimitsEnum()))
+        members.append(.type(endpointsEnum()))
+        members.append(sessionRules())
+        let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description].compactMap { $0 }).joined(separator: "\n\n")
+        return [.type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: namespace, members: members))]
+    }
+
+    // MARK: Error codes
+
+    private func errorCodeEnum() -> TypeDeclaration {
+        let codes = spec.errorCodes
+        func property(_ doc: String, _ name: String, _ type: String, _ value: (ErrorCode) -> String) -> SwiftDeclaration {
+            .variable(VariableDeclaration(doc: doc, access: access, name: name, type: type, getter: [
+                .switchOn("self", codes.map { code in
+                    SwitchCase(pattern: "case .\(EnumEmitter.caseName(code.code))", body: [.line("return \(value(code))")])
+                }),
+            ]))
+        }
+        var members: [SwiftDeclaration] = codes.map { code in
+            .enumCase(EnumCaseDeclaration(doc: code.description, name: EnumEmitter.caseName(code.code), rawValue: SwiftNames.literal(code.code)))
+        }
+        members += [
+            property("The HTTP status that carries this code, if any.", "httpStatus", "Int?") { $0.httpStatus.map(String.init) ?? "nil" },
+            property("Whether the connection closes after this error.", "closeBehavior", "CloseBehavior") { ".\($0.closes.rawValue)" },
+            property("The WebSocket close code used when the connection closes for this error.", "closeCode", "Int?") { $0.closeCode.map(String.init) ?? "nil" },
+            property("What a client should do when it receives this code.", "clientAction", "String?") { $0.clientAction.map(SwiftNames.literal) ?? "nil" },
+        ]
+        return TypeDeclaration(kind: .enum, doc: "The protocol's error codes.", access: access, name: "ErrorCode", conformances: ["String", "Sendable", "Hashable", "CaseIterable"], members: members)
+    }
+
+    // MARK: Constants
+
+    private func constantsEnum() -> TypeDeclaration {
+        let members: [SwiftDeclaration] = spec.constants.map { constant in
+            let doc = [constant.description, "Written in the spec as `\(constant.written)`."].compactMap { $0 }.joined(separator: "\n\n")
+            let name = SwiftNames.escaped(SwiftNames.lowerCamel(constant.name))
+            switch (constant.kind, constant.value) {
+            case (.duration, .integer(let milliseconds)):
+                return self.constant(doc, name, "Duration", ".milliseconds(\(milliseconds))")
+            case (.bytes, .integer(let bytes)), (.count, .integer(let bytes)):
+                return self.constant(doc, name, "Int", String(bytes))
+            case (.number, .number(let number)):
+                return self.constant(doc, name, "Double", SwiftNames.doubleLiteral(number))
+            case (_, let value):
+                return self.constant(doc, name, "String", SwiftNames.literal(value.plainText))
+            }
+        }
+        return TypeDeclaration(kind: .enum, doc: "The protocol's constants: durations as `Duration`, sizes in bytes, counts.", access: access, name: "Constants", members: members)
+    }
+
+    // MARK: Rate limits
+
+    private func frameKey(_ ref: MessageRef) -> String {
+        "FrameKey(.\(ref.direction.rawValue), \(SwiftNames.literal(ref.tag)))"
+    }
+
+    private func rateLimitsEnum() -> TypeDeclaration {
+        var members: [SwiftDeclaration] = spec.rateLimits.map { limit in
+            let counts: String
+            switch limit.counts {
+            case .frames(let refs): counts = ".frames([" + refs.map(frameKey).joined(separator: ", ") + "])"
+            case .violations(let codes): counts = ".violations([" + codes.map(SwiftNames.literal).joined(separator: ", ") + "])"
+            }
+            var arguments = [
+                "name: \(SwiftNames.literal(limit.name))", "counts: \(counts)", "limit: \(limit.limit)",
+                "window: " + (limit.windowMilliseconds.map { ".milliseconds(\($0))" } ?? "nil"),
+                "scope: \(SwiftNames.literal(limit.scope))", "answer: \(mapper.answerLiteral(limit.answer))",
+            ]
+            if let action = limit.clientAction { arguments.append("clientAction: \(SwiftNames.literal(action))") }
+            return constant(limit.description, SwiftNames.escaped(SwiftNames.lowerCamel(limit.name)), "RateLimitRule", "RateLimitRule(" + arguments.joined(separator: ", ") + ")")
+        }
+        members.append(constant("Every rate limit, in spec order.", "all", "[RateLimitRule]", "[" + spec.rateLimits.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
+        return TypeDeclaration(kind: .enum, doc: "The protocol's rate limits.", access: access, name: "RateLimits", members: members)
+    }
+
+    // MARK: Endpoints
+
+    private func endpointsEnum() -> TypeDeclaration {
+        var members: [SwiftDeclaration] = []
+        for endpoint in spec.endpoints {
+            let name = SwiftNames.escaped(SwiftNames.lowerCamel(endpoint.name))
+            let errors = "[" + endpoint.errors.map(SwiftNames.literal).joined(separator: ", ") + "]"
+            let value = "HTTPEndpoint(name: \(SwiftNames.literal(endpoint.name)), method: \(SwiftNames.literal(endpoint.method)), path: \(SwiftNames.literal(endpoint.path)), requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"
+            let doc = [endpoint.description, "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(separator: "\n\n")
+            members.append(constant(doc, name, "HTTPEndpoint", value))
+            guard !endpoint.parameters.isEmpty else { continue }
+            let parameters = endpoint.parameters.map { "\(SwiftNames.escaped(SwiftNames.lowerCamel($0.name))): String" }.joined(separator: ", ")
+            let dictionary = endpoint.parameters.map { "\(SwiftNames.literal($0.name)): \(SwiftNames.escaped(SwiftNames.lowerCamel($0.name)))" }.joined(separator: ", ")
+            members.append(.function(FunctionDeclaration(
+                doc: "The path of `\(endpoint.method) \(endpoint.path)` with its parameters filled in and percent-encoded.",
+                access: access, isStatic: true, signature: "\(SwiftNames.lowerCamel(endpoint.name))Path(\(parameters)) -> String",
+                body: [.line("\(name).path([\(dictionary)])")]
+            )))
+        }
+        members.append(constant("Every endpoint, in spec order.", "all", "[HTTPEndpoint]", "[" + spec.endpoints.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
+        return TypeDeclaration(kind: .enum, doc: "The protocol's HTTP endpoints.", access: access, name: "Endpoints", members: members)
+    }
+
+    // MARK: Session rules
+
+    private func conditions(_ conditions: [Condition]) -> String {
+        "[" + conditions.map { "SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), [" + $0.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])" }.joined(separator: ", ") + "]"
+    }
+
+    private func optionalAnswer(_ answer: Answer?) -> String {
+        answer.map(mapper.answerLiteral) ?? "nil"
+    }
+
+    private func sessionRules() -> SwiftDeclaration {
+        let session = spec.session ?? SessionRules()
+        func set(_ tags: [String]) -> String { "[" + tags.map(SwiftNames.literal).joined(separator: ", ") + "]" }
+        var lines: [String] = ["SessionRuleSet("]
+        lines.append("    initialPhase: \(session.initialPhase.map { SwiftNames.literal($0.name) } ?? "nil"),")
+        lines.append("    phases: [")
+        for phase in session.phases {
+            lines.append("        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(set(phase.allowedClient)), allowedServer: \(set(phase.allowedServer)), otherwise: \(optionalAnswer(phase.otherwise))),")
+        }
+        lines.append("    ],")
+        lines.append("    transitions: [")
+        for transition in session.transitions {
+            let flags = transition.set.isEmpty ? "[:]" : "[" + transition.set.map { "\(SwiftNames.literal($0.flag)): \(SwiftNames.literal($0.field))" }.joined(separator: ", ") + "]"
+            lines.append("        .init(on: \(frameKey(transition.on)), when: \(conditions(transition.when)), to: \(SwiftNames.literal(transition.to)), setFlags: \(flags), closeCode: \(transition.closeCode.map(String.init) ?? "nil")),")
+        }
+        lines.append("    ],")
+        lines.append("    flags: \(set(session.flags.map(\.name))),")
+        lines.append("    guards: [")
+        for rule in session.guards {
+            lines.append("        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), requiredFlag: \(SwiftNames.literal(rule.requires)), otherwise: \(optionalAnswer(rule.otherwise))),")
+        }
+        lines.append("    ],")
+        lines.append("    correlations: [")
+        for rule in session.correlations {
+            lines.append("        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), field: \(SwiftNames.literal(rule.field)), answers: \(frameKey(rule.answers)), answersField: \(SwiftNames.literal(rule.answersField)), otherwise: \(optionalAnswer(rule.otherwise))),")
+        }
+        lines.append("    ],")
+        lines.append("    uniqueness: [")
+        for rule in session.uniqueness {
+            lines.append("        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), key: \(SwiftNames.literal(rule.key)), sameFields: \(set(rule.sameFields)), final: \(conditions(rule.final)), otherwise: \(optionalAnswer(rule.otherwise))),")
+        }
+        lines.append("    ]")
+        lines.append(")")
+        return .variable(VariableDeclaration(
+            doc: "The rules across the frames of one connection: phases, transitions, guards, correlations and uniqueness.",
+            access: access, isStatic: true, name: "sessionRules", type: "SessionRuleSet", initializer: lines.joined(separator: "\n")
+        ))
+    }
+}

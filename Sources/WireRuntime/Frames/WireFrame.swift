@@ -1,0 +1,140 @@
+import Foundation
+
+/// Which peer sends a frame.
+public enum FrameDirection: String, Sendable, Hashable, CaseIterable {
+    case client
+    case server
+}
+
+/// The frames one peer sends, as a generated enum with one case per message and an `unknown` case.
+public protocol WireFrame: Sendable, Hashable {
+    /// Who sends these frames.
+    static var direction: FrameDirection { get }
+    /// The key that names the message (`type`).
+    static var tagField: String { get }
+    /// Every tag of this direction.
+    static var knownTags: [String] { get }
+    /// The answer to a frame that is not JSON, not an object or has no tag.
+    static var malformedFrameAnswer: ViolationAnswer { get }
+    /// The answer to a frame whose tag is unknown, and the default answer to a broken rule.
+    static var defaultAnswer: ViolationAnswer { get }
+    /// The answer to a broken size limit.
+    static var sizeAnswer: ViolationAnswer { get }
+
+    /// Decodes a frame whose tag is known to be `tag`; issues go into `context`.
+    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> Self?
+
+    /// A frame for a tag this side does not know, keeping the raw JSON.
+    static func makeUnknown(tag: String, json: JSONValue) -> Self
+
+    /// The frame's tag.
+    var tag: String { get }
+    /// The frame as JSON, tag included.
+    func jsonValue() -> JSONValue
+}
+
+/// The outcome of decoding bytes into a frame.
+public enum FrameDecodeResult<Frame: WireFrame>: Sendable {
+    /// A valid frame, with any warnings (such as an unknown value of an open enum).
+    case decoded(Frame, warnings: [ValidationIssue])
+    /// The bytes are not JSON.
+    case notJSON(JSONSyntaxError)
+    /// The JSON is not an object, or has no string tag.
+    case notAFrame(reason: String)
+    /// The tag names no message of this direction; the frame keeps the raw JSON.
+    case unknownType(Frame)
+    /// The frame breaks the spec; every issue (errors and warnings) is listed.
+    case invalid(tag: String, issues: [ValidationIssue])
+
+    /// The frame when it decoded (valid or of an unknown type).
+    public var frame: Frame? {
+        switch self {
+        case .decoded(let frame, _), .unknownType(let frame): return frame
+        default: return nil
+        }
+    }
+
+    /// Every issue, errors and warnings.
+    public var issues: [ValidationIssue] {
+        switch self {
+        case .decoded(_, let warnings): return warnings
+        case .invalid(_, let issues): return issues
+        default: return []
+        }
+    }
+
+    /// What a receiver answers: the spec's error code and whether to close; `nil` for a valid frame.
+    public var answer: ViolationAnswer? {
+        switch self {
+        case .decoded: return nil
+        case .notJSON, .notAFrame: return Frame.malformedFrameAnswer
+        case .unknownType: return Frame.defaultAnswer
+        case .invalid(_, let issues): return issues.answer
+        }
+    }
+
+    /// One line describing why the frame was rejected; `nil` for a valid frame.
+    public var rejectionReason: String? {
+        switch self {
+        case .decoded: return nil
+        case .notJSON(let error): return "not JSON: \(error)"
+        case .notAFrame(let reason): return reason
+        case .unknownType(let frame): return "unknown \(Frame.direction.rawValue) message type '\(frame.tag)'"
+        case .invalid(let tag, let issues):
+            return "\(Frame.direction.rawValue) \(tag): " + issues.errors.map { "\($0.path): \($0.message)" }.joined(separator: "; ")
+        }
+    }
+}
+
+extension WireFrame {
+    /// Decodes a frame from UTF-8 JSON bytes in one pass: parse, validate, build.
+    public static func decode(_ bytes: some Collection<UInt8>) -> FrameDecodeResult<Self> {
+        do {
+            return decode(json: try JSONParser.parse(bytes))
+        } catch {
+            return .notJSON(error)
+        }
+    }
+
+    /// Decodes a frame from JSON text.
+    public static func decode(text: String) -> FrameDecodeResult<Self> {
+        do {
+            return decode(json: try JSONParser.parse(text))
+        } catch {
+            return .notJSON(error)
+        }
+    }
+
+    /// Decodes a frame from a parsed JSON value.
+    public static func decode(json: JSONValue) -> FrameDecodeResult<Self> {
+        guard case .object(let object) = json else {
+            return .notAFrame(reason: "a frame must be a JSON object, found \(json.kindDescription)")
+        }
+        guard let tagValue = object[tagField] else {
+            return .notAFrame(reason: "a frame must carry a '\(tagField)' field")
+        }
+        guard case .string(let tag) = tagValue else {
+            return .notAFrame(reason: "'\(tagField)' must be a string, found \(tagValue.kindDescription)")
+        }
+        guard knownTags.contains(tag) else { return .unknownType(makeUnknown(tag: tag, json: json)) }
+        var context = ValidationContext(sizeAnswer: sizeAnswer)
+        guard let frame = decode(tag: tag, object: object, in: &context), context.errorCount == 0 else {
+            return .invalid(tag: tag, issues: context.issues)
+        }
+        return .decoded(frame, warnings: context.issues)
+    }
+
+    /// The canonical JSON bytes of the frame (sorted keys, no white space).
+    public func encoded() -> [UInt8] { JSONWriter.bytes(jsonValue()) }
+
+    /// The canonical JSON bytes of the frame as `Data`.
+    public func encodedData() -> Data { Data(encoded()) }
+
+    /// The canonical JSON text of the frame, for WebSocket text messages.
+    public func encodedText() -> String { JSONWriter.string(jsonValue()) }
+
+    /// Checks a frame built in code against the spec before it is sent: every issue, errors and warnings.
+    public func validate() -> [ValidationIssue] {
+        Self.decode(json: jsonValue()).issues
+    }
+}

@@ -1,0 +1,126 @@
+/// The rules across the frames of one connection, as data, for validators and peers to enforce.
+public struct SessionRuleSet: Sendable, Hashable {
+    /// A condition on a frame's field: the field equals one of `values`.
+    public struct Condition: Sendable, Hashable {
+        public var field: String
+        public var values: [JSONValue]
+        public init(_ field: String, _ values: [JSONValue]) {
+            self.field = field
+            self.values = values
+        }
+
+        /// Whether the condition holds for a frame's JSON object.
+        public func holds(in object: [String: JSONValue]) -> Bool {
+            guard let value = object[field] else { return false }
+            return values.contains(value)
+        }
+    }
+
+    /// A phase and the tags each direction may send in it.
+    public struct Phase: Sendable, Hashable {
+        public var name: String
+        public var allowedClient: Set<String>
+        public var allowedServer: Set<String>
+        /// The answer to a client frame not allowed here.
+        public var otherwise: ViolationAnswer?
+        public init(name: String, allowedClient: Set<String>, allowedServer: Set<String>, otherwise: ViolationAnswer?) {
+            self.name = name
+            self.allowedClient = allowedClient
+            self.allowedServer = allowedServer
+            self.otherwise = otherwise
+        }
+
+        /// Whether a direction may send a tag in this phase.
+        public func allows(_ key: FrameKey) -> Bool {
+            (key.direction == .client ? allowedClient : allowedServer).contains(key.tag)
+        }
+    }
+
+    /// A move to another phase after a frame.
+    public struct Transition: Sendable, Hashable {
+        public var on: FrameKey
+        public var when: [Condition]
+        public var to: String
+        /// Flags set from boolean fields: flag → field.
+        public var setFlags: [String: String]
+        public var closeCode: Int?
+        public init(on: FrameKey, when: [Condition], to: String, setFlags: [String: String], closeCode: Int?) {
+            self.on = on
+            self.when = when
+            self.to = to
+            self.setFlags = setFlags
+            self.closeCode = closeCode
+        }
+    }
+
+    /// A frame only allowed while a flag is set.
+    public struct Guard: Sendable, Hashable {
+        public var name: String
+        public var frame: FrameKey
+        public var requiredFlag: String
+        public var otherwise: ViolationAnswer?
+        public init(name: String, frame: FrameKey, requiredFlag: String, otherwise: ViolationAnswer?) {
+            self.name = name
+            self.frame = frame
+            self.requiredFlag = requiredFlag
+            self.otherwise = otherwise
+        }
+    }
+
+    /// A field that must equal a field of an earlier frame.
+    public struct Correlation: Sendable, Hashable {
+        public var name: String
+        public var frame: FrameKey
+        public var field: String
+        public var answers: FrameKey
+        public var answersField: String
+        public var otherwise: ViolationAnswer?
+        public init(name: String, frame: FrameKey, field: String, answers: FrameKey, answersField: String, otherwise: ViolationAnswer?) {
+            self.name = name
+            self.frame = frame
+            self.field = field
+            self.answers = answers
+            self.answersField = answersField
+            self.otherwise = otherwise
+        }
+    }
+
+    /// A key identifying frames across a session (retries must repeat `sameFields`; nothing repeats a key after a `final` frame).
+    public struct Uniqueness: Sendable, Hashable {
+        public var name: String
+        public var frame: FrameKey
+        public var key: String
+        public var sameFields: [String]
+        public var final: [Condition]
+        public var otherwise: ViolationAnswer?
+        public init(name: String, frame: FrameKey, key: String, sameFields: [String], final: [Condition], otherwise: ViolationAnswer?) {
+            self.name = name
+            self.frame = frame
+            self.key = key
+            self.sameFields = sameFields
+            self.final = final
+            self.otherwise = otherwise
+        }
+    }
+
+    public var initialPhase: String?
+    public var phases: [Phase]
+    public var transitions: [Transition]
+    public var flags: [String]
+    public var guards: [Guard]
+    public var correlations: [Correlation]
+    public var uniqueness: [Uniqueness]
+
+    public init(initialPhase: String?, phases: [Phase], transitions: [Transition], flags: [String], guards: [Guard], correlations: [Correlation], uniqueness: [Uniqueness]) {
+        self.initialPhase = initialPhase
+        self.phases = phases
+        self.transitions = transitions
+        self.flags = flags
+        self.guards = guards
+        self.correlations = correlations
+        self.uniqueness = uniqueness
+    }
+
+    /// The phase with a name.
+    public func phase(named name: String) -> Phase? { phases.first { $0.name == name } }
+}

@@ -1,0 +1,324 @@
+/// Collects the issues found while decoding one frame.
+///
+/// Generated decoders and spec-driven validators call these checks, so the rules are written
+/// once here. Paths are passed as autoclosures and only built when an issue is reported.
+public struct ValidationContext: Sendable {
+    /// Every issue, in the order found.
+    public private(set) var issues: [ValidationIssue] = []
+    /// How many of them are errors.
+    public private(set) var errorCount = 0
+    /// The answer to size violations (`maxBytes`, `maxDecodedBytes`, byte budgets) when a field does not say otherwise.
+    public let sizeAnswer: ViolationAnswer
+
+    public init(sizeAnswer: ViolationAnswer) {
+        self.sizeAnswer = sizeAnswer
+    }
+
+    /// Records an issue.
+    public mutating func report(_ issue: ValidationIssue) {
+        if issue.severity == .error { errorCount += 1 }
+        issues.append(issue)
+    }
+
+    /// Records an error.
+    @inlinable public mutating func fail(_ path: JSONPath, _ rule: String, _ answer: ViolationAnswer, _ message: String) {
+        report(ValidationIssue(path: path, rule: rule, answer: answer, message: message))
+    }
+
+    // MARK: Presence
+
+    /// The value of a key: reports a missing required key and a `null` where `null` is not allowed.
+    /// Returns `nil` for absent and `null` (reported or allowed) keys.
+    @inlinable
+    public mutating func member(_ object: [String: JSONValue], _ key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer) -> JSONValue? {
+        switch object[key] {
+        case nil:
+            if required { fail(path().appending(key), "required", answer, "missing required field '\(key)'") }
+            return nil
+        case .null?:
+            if !nullable { fail(path().appending(key), "type", answer, "'\(key)' must not be null") }
+            return nil
+        case let value?:
+            return value
+        }
+    }
+
+    /// Reports keys an object must not carry: undeclared keys under a `reject` policy, and `rejected` keys always.
+    public mutating func checkKeys(_ object: [String: JSONValue], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
+        for key in rejected where object[key] != nil {
+            fail(path().appending(key), "rejectedField", answer, "'\(key)' is not allowed here")
+        }
+        guard rejectUnknown else { return }
+        for key in object.keys.sorted() where !known.contains(key) && key != ignoring && !rejected.contains(key) {
+            fail(path().appending(key), "unknownField", answer, "unknown field '\(key)'")
+        }
+    }
+
+    /// The object's keys that are not declared, for objects that keep them.
+    public func unknownMembers(_ object: [String: JSONValue], known: Set<String>, ignoring: String?) -> [String: JSONValue] {
+        object.filter { !known.contains($0.key) && $0.key != ignoring }
+    }
+
+    // MARK: Kinds
+
+    /// The members of an object value.
+    @inlinable
+    public mutating func object(_ value: JSONValue, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) -> [String: JSONValue]? {
+        if case .object(let members) = value { return members }
+        fail(path(), "type", answer, "expected an object, found \(value.kindDescription)")
+        return nil
+    }
+
+    /// A boolean value.
+    @inlinable
+    public mutating func bool(_ value: JSONValue, at path: @autoclosure () -> JSONPath, constant: Bool? = nil, answer: ViolationAnswer) -> Bool? {
+        guard case .bool(let flag) = value else {
+            fail(path(), "type", answer, "expected a boolean, found \(value.kindDescription)")
+            return nil
+        }
+        if let constant, flag != constant {
+            fail(path(), "const", answer, "must be \(constant), found \(flag)")
+            return nil
+        }
+        return flag
+    }
+
+    /// A string value and its constraints.
+    @inlinable
+    public mutating func string(_ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: StringRules?, answer: ViolationAnswer, sizeAnswer: ViolationAnswer? = nil) -> String? {
+        guard case .string(let text) = value else {
+            fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
+            return nil
+        }
+        guard let rules else { return text }
+        return check(text, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer ?? self.sizeAnswer) ? text : nil
+    }
+
+    /// Checks a string against its rules; returns whether it passed.
+    public mutating func check(_ text: String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer) -> Bool {
+        let before = errorCount
+        if let constant = rules.constant, text != constant {
+            fail(path(), "const", answer, "must be \(JSONWriter.string(.string(constant))), found \(JSONWriter.string(.string(text)))")
+        }
+        if let allowed = rules.allowedValues, !allowed.contains(text) {
+            let list = allowed.sorted().map { JSONWriter.string(.string($0)) }.joined(separator: ", ")
+            fail(path(), "enum", answer, "\(JSONWriter.string(.string(text))) is not one of \(list)")
+        }
+        if rules.minLength != nil || rules.maxLength != nil {
+            let length = text.unicodeScalars.count
+            if let minimum = rules.minLength, length < minimum {
+                fail(path(), "minLength", answer, minimum == 1 ? "must not be empty" : "is \(length) characters, fewer than the \(minimum) required")
+            }
+            if let maximum = rules.maxLength, length > maximum {
+                fail(path(), "maxLength", answer, "is \(length) characters, more than the \(maximum) allowed")
+            }
+        }
+        let bytes = text.utf8.count
+        if let minimum = rules.minBytes, bytes < minimum {
+            fail(path(), "minBytes", answer, "is \(bytes) UTF-8 bytes, fewer than the \(minimum) required")
+        }
+        if let maximum = rules.maxBytes, bytes > maximum {
+            fail(path(), "maxBytes", sizeAnswer, "is \(bytes) UTF-8 bytes, more than the \(maximum) allowed")
+        }
+        if rules.notBlank, text.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+            fail(path(), "notBlank", answer, text.isEmpty ? "must not be empty" : "must not be blank")
+        }
+        if let prefix = rules.prefix, !text.hasPrefix(prefix) {
+            fail(path(), "prefix", answer, "must start with '\(prefix)', found \(JSONWriter.string(.string(text)))")
+        }
+        if let pattern = rules.pattern, !pattern.matches(text) {
+            fail(path(), "pattern", answer, "\(JSONWriter.string(.string(text))) does not match the pattern \(pattern.source)")
+        }
+        if let format = rules.format {
+            checkFormat(text, format, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+        }
+        return errorCount == before
+    }
+
+    private mutating func checkFormat(_ text: String, _ format: ValueFormat, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer) {
+        let valid: Bool
+        switch format {
+        case .uuid: valid = WireFormats.isUUID(text)
+        case .uuidv4: valid = WireFormats.isUUIDv4(text)
+        case .iso8601: valid = WireFormats.isISO8601DateTime(text)
+        case .uri: valid = WireFormats.isAbsoluteURI(text)
+        case .epochMillis: valid = false
+        case .base64:
+            guard let length = WireFormats.decodedBase64Length(text) else {
+                valid = false
+                break
+            }
+            valid = true
+            if let maximum = rules.maxDecodedBytes, length > maximum {
+                fail(path(), "maxDecodedBytes", sizeAnswer, "decodes to \(length) bytes, more than the \(maximum) allowed")
+            }
+        }
+        if !valid {
+            let shown = text.count > 60 ? JSONWriter.string(.string(String(text.prefix(57)))) + "..." : JSONWriter.string(.string(text))
+            fail(path(), "format", answer, "\(shown) is not \(format.expectation)")
+        }
+    }
+
+    /// An integer value (a decimal such as `1.0` is not one) and its constraints.
+    @inlinable
+    public mutating func integer(_ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: NumberRules?, answer: ViolationAnswer) -> Int? {
+        guard case .integer(let number) = value else {
+            if case .number(let number) = value, let constant = rules?.constant {
+                fail(path(), "const", answer, "must be the integer \(constant), found \(number)")
+            } else {
+                fail(path(), "type", answer, "expected an integer, found \(value.kindDescription)\(value.doubleValue.map { " (\($0))" } ?? "")")
+            }
+            return nil
+        }
+        guard let rules else { return number }
+        return check(value, Double(number), at: path(), rules: rules, answer: answer) ? number : nil
+    }
+
+    /// A number value (integer or decimal) and its constraints.
+    @inlinable
+    public mutating func number(_ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: NumberRules?, answer: ViolationAnswer) -> Double? {
+        guard let number = value.doubleValue else {
+            fail(path(), "type", answer, "expected a number, found \(value.kindDescription)")
+            return nil
+        }
+        guard let rules else { return number }
+        return check(value, number, at: path(), rules: rules, answer: answer) ? number : nil
+    }
+
+    /// Checks a number against its rules; returns whether it passed.
+    public mutating func check(_ value: JSONValue, _ number: Double, at path: @autoclosure () -> JSONPath, rules: NumberRules, answer: ViolationAnswer) -> Bool {
+        let before = errorCount
+        if let constant = rules.constant, constant != value {
+            fail(path(), "const", answer, "must be \(constant), found \(value)")
+        }
+        if let minimum = rules.minimum, number < minimum {
+            fail(path(), "minimum", answer, "must be at least \(Self.format(minimum)), found \(value)")
+        }
+        if let maximum = rules.maximum, number > maximum {
+            fail(path(), "maximum", answer, "must be at most \(Self.format(maximum)), found \(value)")
+        }
+        if rules.format == .epochMillis, !(value.integerValue.map(WireFormats.isEpochMillis) ?? false) {
+            fail(path(), "format", answer, "\(value) is not \(ValueFormat.epochMillis.expectation)")
+        }
+        return errorCount == before
+    }
+
+    static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
+    /// An array value, its item-count constraints and each element.
+    @inlinable
+    public mutating func array<Element>(
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer,
+        element: (JSONValue, _ index: Int, inout ValidationContext) -> Element?
+    ) -> [Element]? {
+        guard case .array(let items) = value else {
+            fail(path(), "type", answer, "expected an array, found \(value.kindDescription)")
+            return nil
+        }
+        let before = errorCount
+        if let rules { checkCount(items.count, at: path(), rules: rules, answer: answer, noun: "items") }
+        var result: [Element] = []
+        result.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            if let decoded = element(item, index, &self) { result.append(decoded) }
+        }
+        return errorCount == before ? result : nil
+    }
+
+    /// A map value (an object with arbitrary keys), its entry-count constraints and each value.
+    @inlinable
+    public mutating func map<Value>(
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer,
+        value decodeValue: (JSONValue, _ key: String, inout ValidationContext) -> Value?
+    ) -> [String: Value]? {
+        guard case .object(let members) = value else {
+            fail(path(), "type", answer, "expected an object, found \(value.kindDescription)")
+            return nil
+        }
+        let before = errorCount
+        if let rules { checkCount(members.count, at: path(), rules: rules, answer: answer, noun: "entries") }
+        var result: [String: Value] = [:]
+        result.reserveCapacity(members.count)
+        for key in members.keys.sorted() {
+            if let decoded = decodeValue(members[key]!, key, &self) { result[key] = decoded }
+        }
+        return errorCount == before ? result : nil
+    }
+
+    public mutating func checkCount(_ count: Int, at path: @autoclosure () -> JSONPath, rules: CollectionRules, answer: ViolationAnswer, noun: String) {
+        if let minimum = rules.minItems, count < minimum {
+            fail(path(), "minItems", answer, "has \(count) \(noun), fewer than the \(minimum) required")
+        }
+        if let maximum = rules.maxItems, count > maximum {
+            fail(path(), "maxItems", answer, "has \(count) \(noun), more than the \(maximum) allowed")
+        }
+    }
+
+    /// A value of a closed enum.
+    @inlinable
+    public mutating func closedEnum<Value: RawRepresentable>(_ value: JSONValue, _ type: Value.Type, at path: @autoclosure () -> JSONPath, allowed: [String], answer: ViolationAnswer) -> Value? where Value.RawValue == String {
+        guard case .string(let text) = value else {
+            fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
+            return nil
+        }
+        guard let result = Value(rawValue: text) else {
+            fail(path(), "enum", answer, "\(JSONWriter.string(value)) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
+            return nil
+        }
+        return result
+    }
+
+    /// The text of an open enum; a value it does not list is a warning, not an error.
+    @inlinable
+    public mutating func openEnum(_ value: JSONValue, at path: @autoclosure () -> JSONPath, known: Set<String>, typeName: String, answer: ViolationAnswer) -> String? {
+        guard case .string(let text) = value else {
+            fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
+            return nil
+        }
+        if !known.contains(text) {
+            report(ValidationIssue(severity: .warning, path: path(), rule: "unknownEnumValue", answer: answer, message: "\(JSONWriter.string(value)) is not a known \(typeName) value; it is kept as unknown"))
+        }
+        return text
+    }
+
+    // MARK: Rules across fields
+
+    /// Checks a conditional requirement on an object.
+    public mutating func check(_ requirement: ConditionalRequirement, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
+        guard requirement.applies(to: object) else { return }
+        for key in requirement.required where object[key] == nil || object[key] == .null {
+            fail(path().appending(key), "conditional", answer, "missing '\(key)' (required when \(requirement.conditionText))")
+        }
+        for key in requirement.forbidden where object[key] != nil {
+            fail(path().appending(key), "conditional", answer, "'\(key)' is not allowed when \(requirement.conditionText)")
+        }
+    }
+
+    /// Checks a byte budget on an object.
+    public mutating func check(_ budget: ByteBudgetRule, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil) {
+        let total = budget.total(in: object)
+        if total > budget.max {
+            fail(path(), "budget", answer ?? sizeAnswer, "\(budget.name) totals \(total) bytes, more than the \(budget.max) allowed")
+        }
+    }
+
+    /// Reports a tag value that selects no case of a union.
+    public mutating func unknownTag(_ value: JSONValue, tag: String, at path: @autoclosure () -> JSONPath, allowed: [String], answer: ViolationAnswer) {
+        fail(path().appending(tag), "enum", answer, "\(JSONWriter.string(value)) is not one of \(allowed.joined(separator: ", "))")
+    }
+
+    /// Reports a value that matches no variant of a one-of.
+    public mutating func noVariant(_ value: JSONValue, at path: @autoclosure () -> JSONPath, expected: String, answer: ViolationAnswer) {
+        fail(path(), "oneOf", answer, "\(value.kindDescription) \(JSONWriter.string(value).prefix(60)) matches none of \(expected)")
+    }
+
+    /// Runs checks on a scratch context and returns their result and whether they passed, without
+    /// keeping their issues (one-of variants are tried this way).
+    public func attempt<T>(_ body: (inout ValidationContext) -> T?) -> T? {
+        var scratch = ValidationContext(sizeAnswer: sizeAnswer)
+        let result = body(&scratch)
+        return scratch.errorCount == 0 ? result : nil
+    }
+}

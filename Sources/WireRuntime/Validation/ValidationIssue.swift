@@ -1,0 +1,78 @@
+/// What a peer answers when a frame breaks a rule: the spec's error code and whether the
+/// connection closes.
+public struct ViolationAnswer: Sendable, Hashable, CustomStringConvertible {
+    /// The error code, e.g. `invalid_message`.
+    public var code: String
+    /// Whether the connection closes after the answer.
+    public var closesConnection: Bool
+    /// The WebSocket close code when it closes.
+    public var closeCode: Int?
+
+    public init(code: String, closesConnection: Bool = false, closeCode: Int? = nil) {
+        self.code = code
+        self.closesConnection = closesConnection
+        self.closeCode = closeCode
+    }
+
+    /// `invalid_message`, or `invalid_message, close 1008`.
+    public var description: String {
+        closesConnection ? "\(code), close \(closeCode.map(String.init) ?? "")" : code
+    }
+}
+
+/// One problem found in a frame.
+public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
+    /// How serious an issue is.
+    public enum Severity: String, Sendable, Hashable, Comparable {
+        /// The frame breaks the protocol; it must be rejected.
+        case error
+        /// The frame is accepted, but something is worth knowing (for example an unknown value of an open enum).
+        case warning
+
+        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .error && rhs == .warning }
+    }
+
+    public var severity: Severity
+    /// Where in the frame the problem is.
+    public var path: JSONPath
+    /// The rule that was broken: `required`, `type`, `const`, `maxBytes`, `format`, `enum`, `conditional`, ...
+    public var rule: String
+    /// What the receiver answers.
+    public var answer: ViolationAnswer
+    /// What is wrong, in words.
+    public var message: String
+
+    public init(severity: Severity = .error, path: JSONPath, rule: String, answer: ViolationAnswer, message: String) {
+        self.severity = severity
+        self.path = path
+        self.rule = rule
+        self.answer = answer
+        self.message = message
+    }
+
+    /// The spec's error code for this issue.
+    public var code: String { answer.code }
+
+    /// `error $.content: ... [payload_too_large]`.
+    public var description: String { "\(severity.rawValue) \(path): \(message) [\(answer.code)]" }
+}
+
+extension Array where Element == ValidationIssue {
+    /// The issues that make a frame invalid.
+    public var errors: [ValidationIssue] { filter { $0.severity == .error } }
+
+    /// The issues that do not.
+    public var warnings: [ValidationIssue] { filter { $0.severity == .warning } }
+
+    /// What to answer a frame with these issues: the first error's code, closing the connection when
+    /// any error's rule closes it (with that error's close code). `nil` when there is no error.
+    public var answer: ViolationAnswer? {
+        let errors = self.errors
+        guard var answer = errors.first?.answer else { return nil }
+        if !answer.closesConnection, let closing = errors.first(where: { $0.answer.closesConnection }) {
+            answer.closesConnection = true
+            answer.closeCode = closing.answer.closeCode
+        }
+        return answer
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// The value formats a spec can require, and their checks.
+public enum ValueFormat: String, Sendable, Hashable, CaseIterable {
+    case uuid
+    case uuidv4
+    case base64
+    case iso8601
+    case epochMillis
+    case uri
+
+    /// Human words for messages: "a UUID", "base64", ...
+    public var expectation: String {
+        switch self {
+        case .uuid: return "a UUID"
+        case .uuidv4: return "a version 4 UUID"
+        case .base64: return "standard base64 with padding"
+        case .iso8601: return "an ISO-8601 date-time such as 2024-01-08T10:00:00Z"
+        case .epochMillis: return "milliseconds since the Unix epoch"
+        case .uri: return "an absolute URI"
+        }
+    }
+}
+
+/// The checks behind the formats and byte-size rules, usable on their own.
+public enum WireFormats {
+    /// Whether text is a UUID in its 36-character form (any letter case).
+    public static func isUUID(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else if !isHexDigit(byte) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether text is a version 4, RFC 4122 variant UUID (any letter case).
+    public static func isUUIDv4(_ text: String) -> Bool {
+        guard isUUID(text) else { return false }
+        let bytes = Array(text.utf8)
+        let variant = bytes[19] | 0x20
+        return bytes[14] == UInt8(ascii: "4") && (variant == UInt8(ascii: "8") || variant == UInt8(ascii: "9") || variant == UInt8(ascii: "a") || variant == UInt8(ascii: "b"))
+    }
+
+    /// The number of bytes standard, padded base64 decodes to, or `nil` when it is not valid base64.
+    public static func decodedBase64Length(_ text: String) -> Int? {
+        let bytes = text.utf8
+        guard bytes.count % 4 == 0 else { return nil }
+        var padding = 0
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "=") {
+                guard index >= bytes.count - 2 else { return nil }
+                padding += 1
+                continue
+            }
+            guard padding == 0 else { return nil }
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+                continue
+            default:
+                return nil
+            }
+        }
+        return bytes.count / 4 * 3 - padding
+    }
+
+    /// Whether text is an ISO-8601 / RFC 3339 date-time: `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm)`.
+    public static func isISO8601DateTime(_ text: String) -> Bool {
+        parseISO8601(text) != nil
+    }
+
+    /// Parses an ISO-8601 / RFC 3339 date-time into a `Date`.
+    public static func parseISO8601(_ text: String) -> Date? {
+        let b = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= b.count else { return nil }
+            var value = 0
+            for index in range {
+                guard b[index] >= 0x30, b[index] <= 0x39 else { return nil }
+                value = value * 10 + Int(b[index] - 0x30)
+            }
+            return value
+        }
+        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if b[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < b.count, b[index] >= 0x30, b[index] <= 0x39 {
+                fraction += Double(b[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        guard index < b.count else { return nil }
+        var offsetSeconds = 0
+        if b[index] == UInt8(ascii: "Z") || b[index] == UInt8(ascii: "z") {
+            index += 1
+        } else if b[index] == UInt8(ascii: "+") || b[index] == UInt8(ascii: "-") {
+            guard index + 6 == b.count, b[index + 3] == UInt8(ascii: ":"),
+                  let hours = number(index + 1..<index + 3), let minutes = number(index + 4..<index + 6), hours < 24, minutes < 60 else { return nil }
+            offsetSeconds = (hours * 3600 + minutes * 60) * (b[index] == UInt8(ascii: "-") ? -1 : 1)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == b.count else { return nil }
+        var components = DateComponents()
+        components.calendar = Calendar(identifier: .gregorian)
+        components.timeZone = TimeZone(secondsFromGMT: 0)
+        (components.year, components.month, components.day) = (year, month, day)
+        (components.hour, components.minute, components.second) = (hour, minute, min(second, 59))
+        guard components.isValidDate, let date = components.date else { return nil }
+        return date.addingTimeInterval(fraction - Double(offsetSeconds))
+    }
+
+    /// The canonical ISO-8601 text of a date: UTC, `Z`, milliseconds only when not zero.
+    public static func formatISO8601(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        let seconds = date.timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        let millis = Int(((seconds - whole) * 1000).rounded())
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: whole))
+        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        if millis > 0 { text += String(format: ".%03d", min(millis, 999)) }
+        return text + "Z"
+    }
+
+    /// Whether text is an absolute URI: a scheme, a colon, and no white space or control characters.
+    public static func isAbsoluteURI(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
+        let scheme = text[..<colon].unicodeScalars
+        guard let first = scheme.first, first.isASCII, first.properties.isAlphabetic,
+              scheme.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "+-.".unicodeScalars.contains($0)) }) else { return false }
+        return !text.unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }
+    }
+
+    /// Whether an integer is a plausible epoch-milliseconds timestamp (years 1970 to 9999).
+    public static func isEpochMillis(_ value: Int) -> Bool {
+        (0...253_402_300_799_999).contains(value)
+    }
+
+    @inline(__always) static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): return true
+        default: return false
+        }
+    }
+}
+
+/// A compiled regular expression that must match a whole string.
+public final class WirePattern: Sendable {
+    /// The pattern as written in the spec.
+    public let source: String
+    private let expression: NSRegularExpression?
+
+    /// Compiles `^(?:source)$`. A pattern that does not compile matches nothing (specs are checked
+    /// before generation, so this only happens with hand-made rules).
+    public init(_ source: String) {
+        self.source = source
+        self.expression = try? NSRegularExpression(pattern: "^(?:\(source))$")
+    }
+
+    /// Whether the whole text matches.
+    public func matches(_ text: String) -> Bool {
+        guard let expression else { return false }
+        let range = NSRange(text.startIndex..<text.endIndex, in: text)
+        return expression.firstMatch(in: text, options: [], range: range) != nil
+    }
+}

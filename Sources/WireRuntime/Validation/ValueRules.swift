@@ -1,0 +1,132 @@
+/// The constraints on a string value.
+public struct StringRules: Sendable {
+    public var minLength: Int?
+    public var maxLength: Int?
+    public var minBytes: Int?
+    public var maxBytes: Int?
+    public var notBlank: Bool
+    public var prefix: String?
+    public var pattern: WirePattern?
+    public var format: ValueFormat?
+    public var maxDecodedBytes: Int?
+    /// The only value allowed.
+    public var constant: String?
+    /// Allowed values (for string enums checked as strings).
+    public var allowedValues: Set<String>?
+
+    public init(
+        minLength: Int? = nil, maxLength: Int? = nil, minBytes: Int? = nil, maxBytes: Int? = nil, notBlank: Bool = false,
+        prefix: String? = nil, pattern: WirePattern? = nil, format: ValueFormat? = nil, maxDecodedBytes: Int? = nil,
+        constant: String? = nil, allowedValues: Set<String>? = nil
+    ) {
+        self.minLength = minLength
+        self.maxLength = maxLength
+        self.minBytes = minBytes
+        self.maxBytes = maxBytes
+        self.notBlank = notBlank
+        self.prefix = prefix
+        self.pattern = pattern
+        self.format = format
+        self.maxDecodedBytes = maxDecodedBytes
+        self.constant = constant
+        self.allowedValues = allowedValues
+    }
+}
+
+/// The constraints on a number (integer or decimal) value.
+public struct NumberRules: Sendable {
+    public var minimum: Double?
+    public var maximum: Double?
+    public var format: ValueFormat?
+    /// The only value allowed (an integer constant also rejects `1.0`).
+    public var constant: JSONValue?
+
+    public init(minimum: Double? = nil, maximum: Double? = nil, format: ValueFormat? = nil, constant: JSONValue? = nil) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.format = format
+        self.constant = constant
+    }
+}
+
+/// The constraints on an array or a map.
+public struct CollectionRules: Sendable {
+    public var minItems: Int?
+    public var maxItems: Int?
+
+    public init(minItems: Int? = nil, maxItems: Int? = nil) {
+        self.minItems = minItems
+        self.maxItems = maxItems
+    }
+}
+
+/// A conditional requirement: when every condition holds, some keys are required and others forbidden.
+public struct ConditionalRequirement: Sendable {
+    /// A key and the values that satisfy it.
+    public var conditions: [(key: String, values: [JSONValue])]
+    public var required: [String]
+    public var forbidden: [String]
+
+    public init(when conditions: [(key: String, values: [JSONValue])], require required: [String] = [], forbid forbidden: [String] = []) {
+        self.conditions = conditions
+        self.required = required
+        self.forbidden = forbidden
+    }
+
+    /// Whether every condition holds for an object.
+    public func applies(to object: [String: JSONValue]) -> Bool {
+        conditions.allSatisfy { condition in
+            guard let value = object[condition.key] else { return false }
+            return condition.values.contains(value)
+        }
+    }
+
+    /// The condition as text: `success is true`, `role is user or assistant`.
+    public var conditionText: String {
+        conditions.map { condition in
+            "\(condition.key) is " + condition.values.map { $0.stringValue ?? $0.description }.joined(separator: " or ")
+        }.joined(separator: " and ")
+    }
+}
+
+/// A limit on the summed size of several values of one object.
+public struct ByteBudgetRule: Sendable {
+    /// One summed path: keys from the object, arrays traversed implicitly; `decoded` counts base64's decoded bytes.
+    public struct Term: Sendable {
+        public var keys: [String]
+        public var decoded: Bool
+        public init(keys: [String], decoded: Bool) {
+            self.keys = keys
+            self.decoded = decoded
+        }
+    }
+
+    public var name: String
+    public var terms: [Term]
+    public var max: Int
+
+    public init(name: String, terms: [Term], max: Int) {
+        self.name = name
+        self.terms = terms
+        self.max = max
+    }
+
+    /// The total size in bytes of the budget's values in an object.
+    public func total(in object: [String: JSONValue]) -> Int {
+        terms.reduce(0) { sum, term in sum + Self.size(of: .object(object), keys: term.keys[...], decoded: term.decoded) }
+    }
+
+    private static func size(of value: JSONValue, keys: ArraySlice<String>, decoded: Bool) -> Int {
+        switch value {
+        case .array(let items):
+            return items.reduce(0) { $0 + size(of: $1, keys: keys, decoded: decoded) }
+        case .object(let members):
+            guard let key = keys.first, let member = members[key] else { return 0 }
+            return size(of: member, keys: keys.dropFirst(), decoded: decoded)
+        case .string(let text) where keys.isEmpty:
+            return decoded ? (WireFormats.decodedBase64Length(text) ?? text.utf8.count) : text.utf8.count
+        default:
+            return 0
+        }
+    }
+}
