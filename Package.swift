@@ -30,6 +30,8 @@ let package = Package(
         .plugin(name: "WireCodegenPlugin", capability: .buildTool(), dependencies: ["wire"]),
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "wire"]),
+        .target(name: "WireTestSupport", path: "Tests/WireTestSupport"),
+        .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireTestSupport"], exclude: ["Frames"]),
     ],
     swiftLanguageModes: [.v6]
 )
