@@ -29,8 +29,10 @@ let package = Package(
         ),
         .plugin(name: "WireCodegenPlugin", capability: .buildTool(), dependencies: ["wire"]),
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
-        .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "wire"]),
+        .testTarget(name: "WireSpecTests", dependencies: ["WireSpec"]),
         .target(name: "WireTestSupport", path: "Tests/WireTestSupport"),
+        .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireTestSupport"], exclude: ["Frames"]),
     ],
     swiftLanguageModes: [.v6]

@@ -34,7 +34,7 @@ struct GenerateCommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         do {
-            try FileWriter.writeChanged(files, to: outputDirectory)
+            try GeneratedFileWriter.writeChanged(files, to: outputDirectory)
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.usage)
@@ -58,35 +58,3 @@ func loadCheckedSpec(_ path: String) throws -> ProtocolSpec {
     return spec
 }
 
-/// Writes generated files, touching only those whose bytes changed.
-enum FileWriter {
-    struct WriteError: Error, CustomStringConvertible {
-        var path: String
-        var reason: String
-        var description: String { "cannot write '\(path)': \(reason)" }
-    }
-
-    /// Writes each file into `directory` unless it already holds exactly these bytes. Returns the names written.
-    @discardableResult
-    static func writeChanged(_ files: [GeneratedFile], to directory: String) throws(WriteError) -> [String] {
-        let manager = FileManager.default
-        do {
-            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw WriteError(path: directory, reason: error.localizedDescription)
-        }
-        var written: [String] = []
-        for file in files {
-            let path = (directory as NSString).appendingPathComponent(file.name)
-            let data = Data(file.contents.utf8)
-            if manager.contents(atPath: path) == data { continue }
-            do {
-                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                throw WriteError(path: path, reason: error.localizedDescription)
-            }
-            written.append(file.name)
-        }
-        return written
-    }
-}

@@ -25,7 +25,10 @@ struct EnumEmitter {
         let name = naming.typeName(type.name)
         let literals = values.values.map { SwiftNames.literal($0.value) }
         var cases: [SwiftDeclaration] = values.values.map { value in
-            .enumCase(EnumCaseDeclaration(doc: value.description, name: Self.caseName(value.value), rawValue: values.open ? nil : SwiftNames.literal(value.value)))
+            .enumCase(EnumCaseDeclaration(
+                doc: value.description, name: Self.caseName(value.value),
+                rawValue: values.open || Self.caseName(value.value) == value.value ? nil : SwiftNames.literal(value.value)
+            ))
         }
         var members: [SwiftDeclaration] = []
         let decodeBody: [Statement]

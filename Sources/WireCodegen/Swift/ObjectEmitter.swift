@@ -65,7 +65,7 @@ struct ObjectEmitter {
 
     private func memberwiseInitializer(_ shape: ObjectShape) -> FunctionDeclaration {
         var parameters = shape.fields.map { field in
-            "\(naming.propertyName(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
+            "\(naming.bareName(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
         }
         var body = shape.fields.map { field -> Statement in
             let property = naming.propertyName(field.name)
@@ -183,7 +183,7 @@ struct ObjectEmitter {
         }
         let unwraps = shape.fields.filter { $0.required && !$0.nullable }.map { "let " + naming.propertyName($0.name) }
         body.append(.line("guard " + (["context.errorCount == errorsBefore"] + unwraps).joined(separator: ", ") + " else { return nil }"))
-        var arguments = shape.fields.map { "\(naming.propertyName($0.name)): \(naming.propertyName($0.name))" }
+        var arguments = shape.fields.map { "\(naming.bareName($0.name)): \(naming.propertyName($0.name))" }
         if shape.unknownFields == .keep { arguments.append("additionalFields: additionalFields") }
         body.append(.line("return \(name)(" + arguments.joined(separator: ", ") + ")"))
         return body

@@ -83,14 +83,14 @@ public enum SwiftGenerator {
     }
 
     private static func aliasDoc(_ type: NamedType, _ alias: AliasType) -> String {
-        var parts = [type.description].compactMap { $0 }
+        var parts = [type.description?.trimmingTrailingNewlines()].compactMap { $0 }
         let rules = describe(alias.constraints)
         if !rules.isEmpty { parts.append("Validated: " + rules + ".") }
         return parts.joined(separator: "\n\n")
     }
 
     private static func messageDoc(_ message: Message, tagField: String) -> String {
-        var parts = [message.description ?? "The `\(message.tag)` message."]
+        var parts = [(message.description ?? "The `\(message.tag)` message.").trimmingTrailingNewlines()]
         parts.append("Sent by the \(message.declaredForBoth ? "client and the server" : message.direction.rawValue) with `\"\(tagField)\": \"\(message.tag)\"`.")
         return parts.joined(separator: "\n\n")
     }

@@ -165,7 +165,7 @@ struct SwiftTypeMapper {
         case .string:
             return isDate(resolved, constraints) ? ".string(WireFormats.formatISO8601(\(value)))" : ".string(\(value))"
         case .integer: return ".integer(\(value))"
-        case .number: return ".number(\(value))"
+        case .number: return "JSONValue(\(value))"
         case .boolean: return ".bool(\(value))"
         case .json, .unresolved: return value
         case .array(let element):

@@ -35,7 +35,7 @@ struct TablesEmitter {
         members.append(.type(rateLimitsEnum()))
         members.append(.type(endpointsEnum()))
         members.append(sessionRules())
-        let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description].compactMap { $0 }).joined(separator: "\n\n")
+        let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description?.trimmingTrailingNewlines()].compactMap { $0 }).joined(separator: "\n\n")
         return [.type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: namespace, members: members))]
     }
 
@@ -66,7 +66,7 @@ struct TablesEmitter {
 
     private func constantsEnum() -> TypeDeclaration {
         let members: [SwiftDeclaration] = spec.constants.map { constant in
-            let doc = [constant.description, "Written in the spec as `\(constant.written)`."].compactMap { $0 }.joined(separator: "\n\n")
+            let doc = [constant.description?.trimmingTrailingNewlines(), "Written in the spec as `\(constant.written)`."].compactMap { $0 }.joined(separator: "\n\n")
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(constant.name))
             switch (constant.kind, constant.value) {
             case (.duration, .integer(let milliseconds)):
@@ -115,7 +115,7 @@ struct TablesEmitter {
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(endpoint.name))
             let errors = "[" + endpoint.errors.map(SwiftNames.literal).joined(separator: ", ") + "]"
             let value = "HTTPEndpoint(name: \(SwiftNames.literal(endpoint.name)), method: \(SwiftNames.literal(endpoint.method)), path: \(SwiftNames.literal(endpoint.path)), requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"
-            let doc = [endpoint.description, "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(separator: "\n\n")
+            let doc = [endpoint.description?.trimmingTrailingNewlines(), "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(separator: "\n\n")
             members.append(constant(doc, name, "HTTPEndpoint", value))
             guard !endpoint.parameters.isEmpty else { continue }
             let parameters = endpoint.parameters.map { "\(SwiftNames.escaped(SwiftNames.lowerCamel($0.name))): String" }.joined(separator: ", ")

@@ -13,6 +13,16 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// A number in its canonical form: an integral value that fits in `Int` (and is exact in a
+    /// `Double`) is an integer, so `2.0` encodes as `2`, as in RFC 8785.
+    public init(_ number: Double) {
+        if number == number.rounded(), abs(number) <= 9_007_199_254_740_992, let integer = Int(exactly: number) {
+            self = .integer(integer)
+        } else {
+            self = .number(number)
+        }
+    }
+
     /// The JSON kind, as used in validation messages ("a string", "an integer", ...).
     public var kindDescription: String {
         switch self {

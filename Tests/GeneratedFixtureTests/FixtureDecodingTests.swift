@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import WireRuntime
+
+/// Runs the code generated from Tests/Fixtures/everything.yaml, one construct of the language at a time.
+@Suite struct FixtureDecodingTests {
+    static let item = "123e4567-e89b-12d3-a456-426614174000"
+
+    func client(_ text: String) -> FrameDecodeResult<ClientFrame> { ClientFrame.decode(text: text) }
+    func server(_ text: String) -> FrameDecodeResult<ServerFrame> { ServerFrame.decode(text: text) }
+    func errors<F>(_ result: FrameDecodeResult<F>) -> [String] { result.issues.errors.map { "\($0.path) \($0.rule) \($0.code)" } }
+
+    static let update = #"{"kind":"update","when":"2024-01-08T10:00:00Z","color":"dark-blue","shape":{"shape":"circle","radius":2},"outcome":{"ok":true,"token":"t"},"selector":"*","at":null,"level":"info"}"#
+
+    @Test func typeNameConstDefaultsAndPresenceStates() throws {
+        let result = client(#"{"kind":"hello","client_version":3,"name":"ana","note":null,"wants_color":true,"cursor":null}"#)
+        guard case .decoded(.hello(let greeting), let warnings) = result else {
+            Issue.record("expected a greeting: \(result.rejectionReason ?? "")")
+            return
+        }
+        #expect(warnings.isEmpty)
+        #expect(greeting == Greeting(name: "ana", cursor: .null, note: nil))
+        #expect(greeting.clientVersion == 3 && greeting.wantsColor)
+        #expect(greeting.nick == nil && greeting.retries == nil)
+        #expect(ClientFrame.hello(greeting).encodedText() == #"{"client_version":3,"cursor":null,"kind":"hello","name":"ana","note":null,"wants_color":true}"#)
+        let absent = Greeting(name: "ana", cursor: .absent, note: "hi")
+        #expect(ClientFrame.hello(absent).encodedText() == #"{"client_version":3,"kind":"hello","name":"ana","note":"hi","wants_color":true}"#)
+        let withValue = client(#"{"kind":"hello","client_version":3,"name":"ana","note":"x","wants_color":true,"cursor":"c-1"}"#)
+        #expect(withValue.frame == .hello(Greeting(name: "ana", cursor: .value("c-1"), note: "x")))
+    }
+
+    @Test func fieldAndMessageAnswers() {
+        let result = client(#"{"kind":"hello","client_version":4,"name":"much too long","wants_color":false,"nick":" ","cursor":"x","since":-5}"#)
+        #expect(errors(result) == [
+            "$.client_version const bad_frame", "$.name maxBytes bad_frame", "$.nick notBlank bad_frame", "$.cursor prefix bad_frame",
+            "$.note required bad_frame", "$.since format bad_frame", "$.wants_color const bad_frame",
+        ])
+        let issues = result.issues.errors
+        #expect(issues.count == 7)
+        // The message says violations close the connection; the field `name` overrides that.
+        #expect(issues.first { $0.rule == "maxBytes" }?.answer == ViolationAnswer(code: "bad_frame"))
+        #expect(issues.first { $0.rule == "const" }?.answer == ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008))
+        #expect(result.answer == ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008))
+    }
+
+    @Test func keywordsMapsNestedArraysBase64URIAndFreeFormJSON() throws {
+        let text = #"{"kind":"post","id":"\#(Self.item)","default":"d","protocol":"p","tags":["a"],"scores":{"a":1,"b":2},"grid":[[1,2],[3]],"blobs":["AAEC"],"link":"https://example.com/x","extra":{"any":[1,"two",null]}}"#
+        let result = client(text)
+        guard case .decoded(.post(let post), _) = result else {
+            Issue.record("expected a post: \(result.rejectionReason ?? "")")
+            return
+        }
+        #expect(post.default == "d" && post.protocol == "p")
+        #expect(post.scores == ["a": 1, "b": 2])
+        #expect(post.grid == [[1, 2], [3]])
+        #expect(post.extra == ["any": [1, "two", nil]])
+        #expect(ClientFrame.post(post).encodedText() == #"{"blobs":["AAEC"],"default":"d","extra":{"any":[1,"two",null]},"grid":[[1,2],[3]],"id":"\#(Self.item)","kind":"post","link":"https://example.com/x","protocol":"p","scores":{"a":1,"b":2},"tags":["a"]}"#)
+
+        let bad = client(#"{"kind":"post","id":"nope","default":"0123456789012345678901234567890123456789","tags":["a","b","c","d"],"scores":{},"grid":[[1],[2],[3],[4]],"blobs":["AAAAAAAAAAAAAAAAAAAAAAAA","**"],"link":"not a uri"}"#)
+        #expect(errors(bad) == [
+            "$.id format bad_frame", "$.tags maxItems bad_frame", "$.scores minItems bad_frame", "$.grid maxItems bad_frame",
+            "$.blobs[0] maxDecodedBytes too_big", "$.blobs[1] format bad_frame", "$.link format bad_frame", "$ budget too_big",
+        ])
+    }
+
+    @Test func datesEnumsUnionsAndOneOf() throws {
+        let result = server(Self.update)
+        guard case .decoded(.update(let update), let warnings) = result else {
+            Issue.record("expected an update: \(result.rejectionReason ?? "")")
+            return
+        }
+        #expect(warnings.isEmpty)
+        #expect(update.when == Date(timeIntervalSince1970: 1_704_708_000))
+        #expect(update.color == .darkBlue)
+        #expect(update.shape == .circle(Circle(radius: 2)))
+        #expect(update.outcome == .granted(Granted(token: "t")))
+        #expect(update.selector == .all("*"))
+        #expect(update.at == nil)
+        #expect(ServerFrame.update(update).encodedText() == Self.update.replacingOccurrences(of: "\"", with: "\"").sortedJSON())
+
+        let names = server(Self.update.replacingOccurrences(of: #""selector":"*""#, with: #""selector":["ab","cd"]"#))
+        guard case .decoded(.update(let withNames), _) = names else {
+            Issue.record("expected an update: \(names.rejectionReason ?? "")")
+            return
+        }
+        #expect(withNames.selector == .names(["ab", "cd"]))
+        let refused = server(Self.update.replacingOccurrences(of: #""outcome":{"ok":true,"token":"t"}"#, with: #""outcome":{"ok":false}"#))
+        #expect(refused.frame.flatMap { if case .update(let u) = $0 { return u.outcome } else { return nil } } == .refused(Refused()))
+    }
+
+    @Test func openEnumsAndOpenUnionsKeepUnknownValues() throws {
+        let text = Self.update
+            .replacingOccurrences(of: #""shape":{"shape":"circle","radius":2}"#, with: #""shape":{"shape":"hexagon","side":1}"#)
+            .replacingOccurrences(of: #""level":"info""#, with: #""level":"info","mood":"bored""#)
+        let result = server(text)
+        guard case .decoded(.update(let update), let warnings) = result else {
+            Issue.record("expected an update: \(result.rejectionReason ?? "")")
+            return
+        }
+        #expect(warnings.map { "\($0.path) \($0.rule)" } == ["$.mood unknownEnumValue", "$.shape.shape unknownCase"])
+        #expect(update.mood == .unknown("bored"))
+        #expect(update.shape == .unknown(tag: "hexagon", json: ["shape": "hexagon", "side": 1]))
+        #expect(ServerFrame.update(update).encodedText() == text.sortedJSON())
+    }
+
+    @Test func closedEnumsUnionsAndOneOfsReject() {
+        let text = Self.update
+            .replacingOccurrences(of: #""color":"dark-blue""#, with: #""color":"purple""#)
+            .replacingOccurrences(of: #""outcome":{"ok":true,"token":"t"}"#, with: #""outcome":{"ok":"yes"}"#)
+            .replacingOccurrences(of: #""selector":"*""#, with: #""selector":"all""#)
+        #expect(errors(server(text)) == ["$.color enum bad_frame", "$.outcome.ok enum bad_frame", "$.selector oneOf bad_frame"])
+    }
+
+    @Test func keptRejectedAndForbiddenFieldsAndConditionalRules() throws {
+        let text = Self.update.replacingOccurrences(of: #""level":"info""#, with: #""level":"info","bag":{"label":"l","colour":"red","n":[1]}"#)
+        let result = server(text)
+        guard case .decoded(.update(let update), _) = result else {
+            Issue.record("expected an update: \(result.rejectionReason ?? "")")
+            return
+        }
+        #expect(update.bag == Bag(label: "l", additionalFields: ["colour": "red", "n": [1]]))
+        #expect(ServerFrame.update(update).encodedText() == text.sortedJSON())
+
+        let strict = Self.update.replacingOccurrences(of: #""level":"info""#, with: #""level":"warn","strict":{"a":1,"b":2},"secret":"s","at":{"x":1,"y":2}"#)
+            .replacingOccurrences(of: #""at":null,"#, with: "")
+        let issues = server(strict).issues.errors
+        #expect(issues.map { "\($0.path) \($0.rule)" } == ["$.strict.b unknownField", "$.at.y maximum", "$.detail conditional", "$.secret rejectedField"])
+        #expect(issues.first { $0.rule == "conditional" }?.answer == ViolationAnswer(code: "bad_frame"))
+
+        let redInfo = Self.update.replacingOccurrences(of: #""color":"dark-blue""#, with: #""color":"red""#)
+            .replacingOccurrences(of: #""level":"info""#, with: #""level":"info","detail":"d""#)
+        #expect(errors(server(redInfo)) == ["$.detail conditional bad_frame"])
+    }
+
+    @Test func sameTagPerDirectionAndSharedMessages() {
+        #expect(client(#"{"kind":"same","from_client":true}"#).frame == .same(ClientSame(fromClient: true)))
+        #expect(server(#"{"kind":"same","from_server":false}"#).frame == .same(ServerSame(fromServer: false)))
+        #expect(client(#"{"kind":"ping","seq":1}"#).frame == .ping(Ping(seq: 1)))
+        #expect(server(#"{"kind":"ping","seq":2}"#).frame == .ping(Ping(seq: 2)))
+        #expect(ClientFrame.knownTags == ["hello", "post", "same", "ping"])
+        #expect(ServerFrame.knownTags == ["same", "update", "ping"])
+        #expect(Ping.direction == .client, "a shared message type is declared once")
+    }
+
+    @Test func codableAppliesTheSameValidation() throws {
+        let decoder = JSONDecoder()
+        let ping = try decoder.decode(Ping.self, from: Data(#"{"kind":"ping","seq":4}"#.utf8))
+        #expect(ping == Ping(seq: 4))
+        #expect(throws: DecodingError.self) { try decoder.decode(Ping.self, from: Data(#"{"kind":"ping","seq":-1}"#.utf8)) }
+        let encoded = try JSONEncoder().encode(Point(x: 1, y: 0.5))
+        #expect(try JSONDecoder().decode(Point.self, from: encoded) == Point(x: 1, y: 0.5))
+        #expect(try decoder.decode(Mood.self, from: Data(#""whatever""#.utf8)) == .unknown("whatever"))
+        #expect(try decoder.decode(Color.self, from: Data(#""dark-blue""#.utf8)) == .darkBlue)
+    }
+}
+
+extension String {
+    /// The JSON text re-encoded canonically (sorted keys), for comparing with generated encodings.
+    func sortedJSON() -> String {
+        (try? JSONParser.parse(self)).map(JSONWriter.string) ?? self
+    }
+}

@@ -1,0 +1,62 @@
+import Testing
+import WireRuntime
+
+/// The tables generated from Tests/Fixtures/everything.yaml.
+@Suite struct FixtureTablesTests {
+    @Test func identityAndAnswers() {
+        #expect(Everything.name == "everything" && Everything.title == "Everything" && Everything.version == 3)
+        #expect(Everything.transportKind == "sse" && Everything.transportPath == "/events" && Everything.defaultPort == 7117)
+        #expect(Everything.defaultAnswer == ViolationAnswer(code: "bad_frame"))
+        #expect(Everything.sizeAnswer == ViolationAnswer(code: "too_big"))
+        #expect(Everything.malformedFrameAnswer == ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1002))
+    }
+
+    @Test func errorCodes() {
+        #expect(Everything.ErrorCode.allCases.map(\.rawValue) == ["bad_frame", "too_big", "slow_down", "gone"])
+        #expect(Everything.ErrorCode.badFrame.httpStatus == 400)
+        #expect(Everything.ErrorCode.badFrame.closeBehavior == .sometimes && Everything.ErrorCode.badFrame.closeCode == 1008)
+        #expect(Everything.ErrorCode.gone.closeBehavior == .always && Everything.ErrorCode.gone.httpStatus == nil)
+        #expect(Everything.ErrorCode.slowDown.closeBehavior == .never)
+        #expect(Everything.ErrorCode.badFrame.clientAction == "Fix the frame.")
+    }
+
+    @Test func constants() {
+        #expect(Everything.Constants.heartbeat == .seconds(15))
+        #expect(Everything.Constants.maxBlob == 16_384)
+        #expect(Everything.Constants.maxItems == 100)
+        #expect(Everything.Constants.ratio == 0.75)
+        #expect(Everything.Constants.product == "Everything")
+    }
+
+    @Test func rateLimits() {
+        #expect(Everything.RateLimits.posts == RateLimitRule(
+            name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .seconds(1), scope: "device",
+            answer: ViolationAnswer(code: "slow_down"), clientAction: "Wait."
+        ))
+        #expect(Everything.RateLimits.oversize.counts == .violations(["too_big"]))
+        #expect(Everything.RateLimits.oversize.answer == ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
+        #expect(Everything.RateLimits.sessions.window == nil)
+        #expect(Everything.RateLimits.sessions.answer == ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
+        #expect(Everything.RateLimits.all.map(\.name) == ["posts", "oversize", "sessions"])
+    }
+
+    @Test func endpoints() {
+        #expect(Everything.Endpoints.status == HTTPEndpoint(name: "status", method: "GET", path: "/status", requiresBearerToken: false, errorCodes: []))
+        #expect(Everything.Endpoints.upload.requiresBearerToken && Everything.Endpoints.upload.errorCodes == ["too_big", "slow_down"])
+        #expect(Everything.Endpoints.uploadPath(itemId: "a b/c", slot: "ü~") == "/items/a%20b%2Fc/blob/%C3%BC~")
+    }
+
+    @Test func sessionRules() {
+        let rules = Everything.sessionRules
+        #expect(rules.initialPhase == "start")
+        #expect(rules.phase(named: "start")?.allows(FrameKey(.client, "hello")) == true)
+        #expect(rules.phase(named: "start")?.allows(FrameKey(.client, "post")) == false)
+        #expect(rules.phase(named: "start")?.otherwise == ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
+        #expect(rules.transitions.map(\.to) == ["open", "start"])
+        #expect(rules.transitions[0].setFlags == ["greeted": "wants_color"])
+        #expect(rules.transitions[1].when == [SessionRuleSet.Condition("level", ["error"])] && rules.transitions[1].closeCode == 1000)
+        #expect(rules.guards.map(\.requiredFlag) == ["greeted"])
+        #expect(rules.correlations.first?.answers == FrameKey(.client, "ping"))
+        #expect(rules.uniqueness.map(\.name) == ["post_ids", "final_updates"])
+    }
+}

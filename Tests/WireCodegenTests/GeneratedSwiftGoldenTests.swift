@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import WireCodegen
+import WireSpec
+import WireTestSupport
+
+/// The generated Swift for Spec/clawline.yaml and for the fixture that uses every construct,
+/// byte-compared with the files under Golden/. Refresh with `UPDATE_GOLDEN=1 swift test`.
+@Suite struct GeneratedSwiftGoldenTests {
+    static let root = Golden.repositoryRoot()
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var spec: String
+        var options: SwiftGeneratorOptions
+        var testDescription: String { spec }
+    }
+
+    static let cases = [
+        Case(spec: "Spec/clawline.yaml", options: SwiftGeneratorOptions(namespace: "Clawline")),
+        Case(spec: "Tests/Fixtures/everything.yaml", options: SwiftGeneratorOptions(accessLevel: .internal, namespace: "Everything")),
+    ]
+
+    static func generate(_ testCase: Case) throws -> [GeneratedFile] {
+        let path = root.appendingPathComponent(testCase.spec).path
+        var spec = try SpecLoader.check(contentsOf: path).get()
+        spec.sourceFile = testCase.spec
+        return try SwiftGenerator.generate(spec, options: testCase.options)
+    }
+
+    @Test(arguments: cases)
+    func generatedSwiftMatchesGoldenFiles(_ testCase: Case) throws {
+        let files = try Self.generate(testCase)
+        let namespace = try #require(testCase.options.namespace)
+        #expect(files.map(\.name) == SwiftGenerator.fileNames(namespace: namespace))
+        let directory = Self.golden.appendingPathComponent(namespace)
+        for file in files {
+            Golden.check(file.contents, against: directory.appendingPathComponent(file.name).path)
+        }
+    }
+
+    @Test(arguments: cases)
+    func generationIsDeterministic(_ testCase: Case) throws {
+        #expect(try Self.generate(testCase) == Self.generate(testCase))
+    }
+
+    @Test func writerOnlyRewritesChangedFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-writer-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = [GeneratedFile(name: "A.swift", contents: "let a = 1\n"), GeneratedFile(name: "B.swift", contents: "let b = 2\n")]
+        #expect(try GeneratedFileWriter.writeChanged(files, to: directory) == ["A.swift", "B.swift"])
+        let before = try FileManager.default.attributesOfItem(atPath: directory + "/A.swift")[.modificationDate] as? Date
+        #expect(try GeneratedFileWriter.writeChanged(files, to: directory) == [])
+        var changed = files
+        changed[1].contents = "let b = 3\n"
+        #expect(try GeneratedFileWriter.writeChanged(changed, to: directory) == ["B.swift"])
+        let after = try FileManager.default.attributesOfItem(atPath: directory + "/A.swift")[.modificationDate] as? Date
+        #expect(before == after)
+        #expect(FileManager.default.contents(atPath: directory + "/B.swift") == Data("let b = 3\n".utf8))
+    }
+}
