@@ -30,6 +30,7 @@ let package = Package(
         .plugin(name: "WireCodegenPlugin", capability: .buildTool(), dependencies: ["wire"]),
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec"]),
+        .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
         .target(name: "WireTestSupport", path: "Tests/WireTestSupport"),
         .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),

@@ -137,9 +137,17 @@ import WireRuntime
         #expect(server(#"{"kind":"same","from_server":false}"#).frame == .same(ServerSame(fromServer: false)))
         #expect(client(#"{"kind":"ping","seq":1}"#).frame == .ping(Ping(seq: 1)))
         #expect(server(#"{"kind":"ping","seq":2}"#).frame == .ping(Ping(seq: 2)))
-        #expect(ClientFrame.knownTags == ["hello", "post", "same", "ping"])
+        #expect(ClientFrame.knownTags == ["hello", "post", "same", "names", "ping"])
         #expect(ServerFrame.knownTags == ["same", "update", "ping"])
         #expect(Ping.direction == .client, "a shared message type is declared once")
+    }
+
+    @Test func fieldsNamedLikeTheDecodersLocals() {
+        let text = #"{"answer":null,"context":null,"errors_before":1,"json":[1],"kind":"names","object":"o","path":"p","value":1.5}"#
+        let expected = Names(value: 1.5, path: "p", json: [1], object: "o", context: .null, answer: nil, errorsBefore: 1)
+        #expect(client(text).frame == .names(expected))
+        #expect(ClientFrame.names(expected).encodedText() == text)
+        #expect(errors(client(#"{"kind":"names","value":"x","path":2}"#)) == ["$.value type bad_frame", "$.path type bad_frame", "$.answer required bad_frame"])
     }
 
     @Test func codableAppliesTheSameValidation() throws {

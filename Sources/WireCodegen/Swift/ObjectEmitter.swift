@@ -181,16 +181,20 @@ struct ObjectEmitter {
         if shape.unknownFields == .keep {
             body.append(.line("let additionalFields = context.unknownMembers(object, known: Self.knownKeys, ignoring: ignoredKey)"))
         }
-        let unwraps = shape.fields.filter { $0.required && !$0.nullable }.map { "let " + naming.propertyName($0.name) }
+        let unwraps = shape.fields.filter { $0.required && !$0.nullable }.map { "let " + local($0) }
         body.append(.line("guard " + (["context.errorCount == errorsBefore"] + unwraps).joined(separator: ", ") + " else { return nil }"))
-        var arguments = shape.fields.map { "\(naming.bareName($0.name)): \(naming.propertyName($0.name))" }
+        var arguments = shape.fields.map { "\(naming.bareName($0.name)): \(local($0))" }
         if shape.unknownFields == .keep { arguments.append("additionalFields: additionalFields") }
         body.append(.line("return \(name)(" + arguments.joined(separator: ", ") + ")"))
         return body
     }
 
+    /// The decoder's local for a field: `_` and the property name, so no field can shadow the
+    /// decoder's own names (`json`, `path`, `context`, `answer`, `object`, `value`).
+    private func local(_ field: Field) -> String { "_" + naming.bareName(field.name) }
+
     private func fieldStatements(_ field: Field, rules: inout RulesRegistry) -> [Statement] {
-        let property = naming.propertyName(field.name)
+        let property = local(field)
         let key = SwiftNames.literal(field.name)
         let fieldAnswer = field.violation.map(mapper.answerLiteral)
         let site = SwiftTypeMapper.Site(
@@ -250,11 +254,11 @@ struct ObjectEmitter {
 
     private func encodeStatements(_ shape: ObjectShape) -> [Statement] {
         var body: [Statement] = [
-            .line("var object: [String: JSONValue] = \(shape.unknownFields == .keep ? "additionalFields" : "[:]")"),
+            .line("var object: [String: JSONValue] = \(shape.unknownFields == .keep ? "self.additionalFields" : "[:]")"),
         ]
         if !shape.fields.isEmpty { body.append(.line("object.reserveCapacity(\(shape.fields.count + 1))")) }
         for field in shape.fields {
-            let property = naming.propertyName(field.name)
+            let property = "self." + naming.bareName(field.name)
             let key = SwiftNames.literal(field.name)
             switch (field.required, field.nullable) {
             case (true, false):
@@ -262,7 +266,7 @@ struct ObjectEmitter {
             case (true, true):
                 body.append(.line("object[\(key)] = \(property).map { value in \(mapper.encodeExpression(field.type, field.constraints, value: "value")) } ?? .null"))
             case (false, false):
-                body.append(.line("if let \(property) { object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: property)) }"))
+                body.append(.line("if let value = \(property) { object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value")) }"))
             case (false, true):
                 body.append(.switchOn(property, [
                     SwitchCase(pattern: "case .absent", body: []),

@@ -53,34 +53,34 @@ extension PairRequest: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var protocolVersion: Int?
+        var _protocolVersion: Int?
         if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
-            protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
         }
-        var deviceId: DeviceId?
+        var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
+            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
-        var claimedName: ClaimedName?
+        var _claimedName: ClaimedName?
         if let value = context.member(object, "claimedName", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008), sizeAnswer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008), sizeAnswer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
         }
-        var deviceInfo: DeviceInfo?
+        var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
-            deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
+            _deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let protocolVersion, let deviceId, let claimedName, let deviceInfo else { return nil }
-        return PairRequest(protocolVersion: protocolVersion, deviceId: deviceId, claimedName: claimedName, deviceInfo: deviceInfo)
+        guard context.errorCount == errorsBefore, let _protocolVersion, let _deviceId, let _claimedName, let _deviceInfo else { return nil }
+        return PairRequest(protocolVersion: _protocolVersion, deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(5)
-        object["protocolVersion"] = .integer(protocolVersion)
-        object["deviceId"] = .string(deviceId)
-        object["claimedName"] = .string(claimedName)
-        object["deviceInfo"] = deviceInfo.jsonValue()
+        object["protocolVersion"] = .integer(self.protocolVersion)
+        object["deviceId"] = .string(self.deviceId)
+        object["claimedName"] = .string(self.claimedName)
+        object["deviceInfo"] = self.deviceInfo.jsonValue()
         return object
     }
 
@@ -153,39 +153,39 @@ extension Auth: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Auth? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var protocolVersion: Int?
+        var _protocolVersion: Int?
         if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
-            protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
         }
-        var token: String?
+        var _token: String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
-            token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
+            _token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
         }
-        var deviceId: DeviceId?
+        var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
+            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
-        var lastMessageId: Nullable<String> = .absent
+        var _lastMessageId: Nullable<String> = .absent
         switch object["lastMessageId"] {
         case nil:
             break
         case .null?:
-            lastMessageId = .null
+            _lastMessageId = .null
         case let value?:
-            if let decoded = context.string(value, at: path().appending("lastMessageId"), rules: lastMessageIdRules, answer: answer) { lastMessageId = .value(decoded) }
+            if let decoded = context.string(value, at: path().appending("lastMessageId"), rules: lastMessageIdRules, answer: answer) { _lastMessageId = .value(decoded) }
         }
-        guard context.errorCount == errorsBefore, let protocolVersion, let token, let deviceId else { return nil }
-        return Auth(protocolVersion: protocolVersion, token: token, deviceId: deviceId, lastMessageId: lastMessageId)
+        guard context.errorCount == errorsBefore, let _protocolVersion, let _token, let _deviceId else { return nil }
+        return Auth(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(5)
-        object["protocolVersion"] = .integer(protocolVersion)
-        object["token"] = .string(token)
-        object["deviceId"] = .string(deviceId)
-        switch lastMessageId {
+        object["protocolVersion"] = .integer(self.protocolVersion)
+        object["token"] = .string(self.token)
+        object["deviceId"] = .string(self.deviceId)
+        switch self.lastMessageId {
         case .absent:
             break
         case .null:
@@ -257,30 +257,30 @@ extension PairDecision: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairDecision? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var deviceId: DeviceId?
+        var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
+            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
-        var approve: Bool?
+        var _approve: Bool?
         if let value = context.member(object, "approve", at: path(), required: true, nullable: false, answer: answer) {
-            approve = context.bool(value, at: path().appending("approve"), answer: answer)
+            _approve = context.bool(value, at: path().appending("approve"), answer: answer)
         }
-        var userId: UserId?
+        var _userId: UserId?
         if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            userId = context.string(value, at: path().appending("userId"), rules: deviceIdRules, answer: answer)
+            _userId = context.string(value, at: path().appending("userId"), rules: deviceIdRules, answer: answer)
         }
         context.check(Self.rule1, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let deviceId, let approve else { return nil }
-        return PairDecision(deviceId: deviceId, approve: approve, userId: userId)
+        guard context.errorCount == errorsBefore, let _deviceId, let _approve else { return nil }
+        return PairDecision(deviceId: _deviceId, approve: _approve, userId: _userId)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(4)
-        object["deviceId"] = .string(deviceId)
-        object["approve"] = .bool(approve)
-        if let userId { object["userId"] = .string(userId) }
+        object["deviceId"] = .string(self.deviceId)
+        object["approve"] = .bool(self.approve)
+        if let value = self.userId { object["userId"] = .string(value) }
         return object
     }
 
@@ -351,31 +351,31 @@ extension ClientMessage: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ClientMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var id: ClientMessageId?
+        var _id: ClientMessageId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
         }
-        var content: String?
+        var _content: String?
         if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
-            content = context.string(value, at: path().appending("content"), rules: contentRules, answer: answer)
+            _content = context.string(value, at: path().appending("content"), rules: contentRules, answer: answer)
         }
-        var attachments: [Attachment]?
+        var _attachments: [Attachment]?
         if let value = context.member(object, "attachments", at: path(), required: false, nullable: false, answer: answer) {
-            attachments = context.array(value, at: path().appending("attachments"), rules: attachmentsRules, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }
+            _attachments = context.array(value, at: path().appending("attachments"), rules: attachmentsRules, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }
         }
         context.check(Self.inlineBytesBudget, in: object, at: path())
         context.check(Self.messageBytesBudget, in: object, at: path())
-        guard context.errorCount == errorsBefore, let id, let content else { return nil }
-        return ClientMessage(id: id, content: content, attachments: attachments)
+        guard context.errorCount == errorsBefore, let _id, let _content else { return nil }
+        return ClientMessage(id: _id, content: _content, attachments: _attachments)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(4)
-        object["id"] = .string(id)
-        object["content"] = .string(content)
-        if let attachments { object["attachments"] = .array(attachments.map { item0 in item0.jsonValue() }) }
+        object["id"] = .string(self.id)
+        object["content"] = .string(self.content)
+        if let value = self.attachments { object["attachments"] = .array(value.map { item0 in item0.jsonValue() }) }
         return object
     }
 
@@ -424,20 +424,20 @@ extension ClientTyping: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ClientTyping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var active: Bool?
+        var _active: Bool?
         if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
-            active = context.bool(value, at: path().appending("active"), answer: answer)
+            _active = context.bool(value, at: path().appending("active"), answer: answer)
         }
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["role"], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let active else { return nil }
-        return ClientTyping(active: active)
+        guard context.errorCount == errorsBefore, let _active else { return nil }
+        return ClientTyping(active: _active)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["active"] = .bool(active)
+        object["active"] = .bool(self.active)
         return object
     }
 

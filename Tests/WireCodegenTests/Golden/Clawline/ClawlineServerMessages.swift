@@ -58,36 +58,36 @@ extension PairResult: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairResult? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var success: Bool?
+        var _success: Bool?
         if let value = context.member(object, "success", at: path(), required: true, nullable: false, answer: answer) {
-            success = context.bool(value, at: path().appending("success"), answer: answer)
+            _success = context.bool(value, at: path().appending("success"), answer: answer)
         }
-        var token: String?
+        var _token: String?
         if let value = context.member(object, "token", at: path(), required: false, nullable: false, answer: answer) {
-            token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
+            _token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
         }
-        var userId: UserId?
+        var _userId: UserId?
         if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
+            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
         }
-        var reason: PairFailureReason?
+        var _reason: PairFailureReason?
         if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
-            reason = PairFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
+            _reason = PairFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
         }
         context.check(Self.rule1, in: object, at: path(), answer: answer)
         context.check(Self.rule2, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let success else { return nil }
-        return PairResult(success: success, token: token, userId: userId, reason: reason)
+        guard context.errorCount == errorsBefore, let _success else { return nil }
+        return PairResult(success: _success, token: _token, userId: _userId, reason: _reason)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(5)
-        object["success"] = .bool(success)
-        if let token { object["token"] = .string(token) }
-        if let userId { object["userId"] = .string(userId) }
-        if let reason { object["reason"] = reason.jsonValue() }
+        object["success"] = .bool(self.success)
+        if let value = self.token { object["token"] = .string(value) }
+        if let value = self.userId { object["userId"] = .string(value) }
+        if let value = self.reason { object["reason"] = value.jsonValue() }
         return object
     }
 
@@ -150,29 +150,29 @@ extension PairApprovalRequest: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairApprovalRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var deviceId: DeviceId?
+        var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
+            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
-        var claimedName: ClaimedName?
+        var _claimedName: ClaimedName?
         if let value = context.member(object, "claimedName", at: path(), required: true, nullable: false, answer: answer) {
-            claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: answer)
+            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: answer)
         }
-        var deviceInfo: DeviceInfo?
+        var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
-            deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
+            _deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let deviceId, let claimedName, let deviceInfo else { return nil }
-        return PairApprovalRequest(deviceId: deviceId, claimedName: claimedName, deviceInfo: deviceInfo)
+        guard context.errorCount == errorsBefore, let _deviceId, let _claimedName, let _deviceInfo else { return nil }
+        return PairApprovalRequest(deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(4)
-        object["deviceId"] = .string(deviceId)
-        object["claimedName"] = .string(claimedName)
-        object["deviceInfo"] = deviceInfo.jsonValue()
+        object["deviceId"] = .string(self.deviceId)
+        object["claimedName"] = .string(self.claimedName)
+        object["deviceInfo"] = self.deviceInfo.jsonValue()
         return object
     }
 
@@ -273,56 +273,56 @@ extension AuthResult: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AuthResult? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var success: Bool?
+        var _success: Bool?
         if let value = context.member(object, "success", at: path(), required: true, nullable: false, answer: answer) {
-            success = context.bool(value, at: path().appending("success"), answer: answer)
+            _success = context.bool(value, at: path().appending("success"), answer: answer)
         }
-        var userId: UserId?
+        var _userId: UserId?
         if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
+            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
         }
-        var sessionId: String?
+        var _sessionId: String?
         if let value = context.member(object, "sessionId", at: path(), required: false, nullable: false, answer: answer) {
-            sessionId = context.string(value, at: path().appending("sessionId"), rules: sessionIdRules, answer: answer)
+            _sessionId = context.string(value, at: path().appending("sessionId"), rules: sessionIdRules, answer: answer)
         }
-        var replayCount: Int?
+        var _replayCount: Int?
         if let value = context.member(object, "replayCount", at: path(), required: false, nullable: false, answer: answer) {
-            replayCount = context.integer(value, at: path().appending("replayCount"), rules: replayCountRules, answer: answer)
+            _replayCount = context.integer(value, at: path().appending("replayCount"), rules: replayCountRules, answer: answer)
         }
-        var replayTruncated: Bool?
+        var _replayTruncated: Bool?
         if let value = context.member(object, "replayTruncated", at: path(), required: false, nullable: false, answer: answer) {
-            replayTruncated = context.bool(value, at: path().appending("replayTruncated"), answer: answer)
+            _replayTruncated = context.bool(value, at: path().appending("replayTruncated"), answer: answer)
         }
-        var historyReset: Bool?
+        var _historyReset: Bool?
         if let value = context.member(object, "historyReset", at: path(), required: false, nullable: false, answer: answer) {
-            historyReset = context.bool(value, at: path().appending("historyReset"), answer: answer)
+            _historyReset = context.bool(value, at: path().appending("historyReset"), answer: answer)
         }
-        var isAdmin: Bool?
+        var _isAdmin: Bool?
         if let value = context.member(object, "isAdmin", at: path(), required: false, nullable: false, answer: answer) {
-            isAdmin = context.bool(value, at: path().appending("isAdmin"), answer: answer)
+            _isAdmin = context.bool(value, at: path().appending("isAdmin"), answer: answer)
         }
-        var reason: AuthFailureReason?
+        var _reason: AuthFailureReason?
         if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
-            reason = AuthFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
+            _reason = AuthFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
         }
         context.check(Self.rule1, in: object, at: path(), answer: answer)
         context.check(Self.rule2, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let success else { return nil }
-        return AuthResult(success: success, userId: userId, sessionId: sessionId, replayCount: replayCount, replayTruncated: replayTruncated, historyReset: historyReset, isAdmin: isAdmin, reason: reason)
+        guard context.errorCount == errorsBefore, let _success else { return nil }
+        return AuthResult(success: _success, userId: _userId, sessionId: _sessionId, replayCount: _replayCount, replayTruncated: _replayTruncated, historyReset: _historyReset, isAdmin: _isAdmin, reason: _reason)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(9)
-        object["success"] = .bool(success)
-        if let userId { object["userId"] = .string(userId) }
-        if let sessionId { object["sessionId"] = .string(sessionId) }
-        if let replayCount { object["replayCount"] = .integer(replayCount) }
-        if let replayTruncated { object["replayTruncated"] = .bool(replayTruncated) }
-        if let historyReset { object["historyReset"] = .bool(historyReset) }
-        if let isAdmin { object["isAdmin"] = .bool(isAdmin) }
-        if let reason { object["reason"] = reason.jsonValue() }
+        object["success"] = .bool(self.success)
+        if let value = self.userId { object["userId"] = .string(value) }
+        if let value = self.sessionId { object["sessionId"] = .string(value) }
+        if let value = self.replayCount { object["replayCount"] = .integer(value) }
+        if let value = self.replayTruncated { object["replayTruncated"] = .bool(value) }
+        if let value = self.historyReset { object["historyReset"] = .bool(value) }
+        if let value = self.isAdmin { object["isAdmin"] = .bool(value) }
+        if let value = self.reason { object["reason"] = value.jsonValue() }
         return object
     }
 
@@ -412,51 +412,51 @@ extension ServerMessage: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ServerMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var id: ServerEventId?
+        var _id: ServerEventId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
         }
-        var role: Role?
+        var _role: Role?
         if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
-            role = Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer)
+            _role = Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer)
         }
-        var content: String?
+        var _content: String?
         if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
-            content = context.string(value, at: path().appending("content"), rules: nil, answer: answer)
+            _content = context.string(value, at: path().appending("content"), rules: nil, answer: answer)
         }
-        var timestamp: Int?
+        var _timestamp: Int?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            timestamp = context.integer(value, at: path().appending("timestamp"), rules: timestampRules, answer: answer)
+            _timestamp = context.integer(value, at: path().appending("timestamp"), rules: timestampRules, answer: answer)
         }
-        var streaming: Bool?
+        var _streaming: Bool?
         if let value = context.member(object, "streaming", at: path(), required: true, nullable: false, answer: answer) {
-            streaming = context.bool(value, at: path().appending("streaming"), answer: answer)
+            _streaming = context.bool(value, at: path().appending("streaming"), answer: answer)
         }
-        var deviceId: DeviceId?
+        var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: false, nullable: false, answer: answer) {
-            deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
+            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
-        var attachments: [Attachment]?
+        var _attachments: [Attachment]?
         if let value = context.member(object, "attachments", at: path(), required: false, nullable: false, answer: answer) {
-            attachments = context.array(value, at: path().appending("attachments"), rules: nil, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }
+            _attachments = context.array(value, at: path().appending("attachments"), rules: nil, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }
         }
         context.check(Self.rule1, in: object, at: path(), answer: answer)
         context.check(Self.rule2, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let id, let role, let content, let timestamp, let streaming else { return nil }
-        return ServerMessage(id: id, role: role, content: content, timestamp: timestamp, streaming: streaming, deviceId: deviceId, attachments: attachments)
+        guard context.errorCount == errorsBefore, let _id, let _role, let _content, let _timestamp, let _streaming else { return nil }
+        return ServerMessage(id: _id, role: _role, content: _content, timestamp: _timestamp, streaming: _streaming, deviceId: _deviceId, attachments: _attachments)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(8)
-        object["id"] = .string(id)
-        object["role"] = role.jsonValue()
-        object["content"] = .string(content)
-        object["timestamp"] = .integer(timestamp)
-        object["streaming"] = .bool(streaming)
-        if let deviceId { object["deviceId"] = .string(deviceId) }
-        if let attachments { object["attachments"] = .array(attachments.map { item0 in item0.jsonValue() }) }
+        object["id"] = .string(self.id)
+        object["role"] = self.role.jsonValue()
+        object["content"] = .string(self.content)
+        object["timestamp"] = .integer(self.timestamp)
+        object["streaming"] = .bool(self.streaming)
+        if let value = self.deviceId { object["deviceId"] = .string(value) }
+        if let value = self.attachments { object["attachments"] = .array(value.map { item0 in item0.jsonValue() }) }
         return object
     }
 
@@ -507,19 +507,19 @@ extension Ack: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Ack? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var id: ClientMessageId?
+        var _id: ClientMessageId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let id else { return nil }
-        return Ack(id: id)
+        guard context.errorCount == errorsBefore, let _id else { return nil }
+        return Ack(id: _id)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["id"] = .string(id)
+        object["id"] = .string(self.id)
         return object
     }
 
@@ -574,24 +574,24 @@ extension ServerTyping: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ServerTyping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var role: Role?
+        var _role: Role?
         if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
-            role = context.string(value, at: path().appending("role"), rules: roleRules, answer: answer).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
+            _role = context.string(value, at: path().appending("role"), rules: roleRules, answer: answer).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
         }
-        var active: Bool?
+        var _active: Bool?
         if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
-            active = context.bool(value, at: path().appending("active"), answer: answer)
+            _active = context.bool(value, at: path().appending("active"), answer: answer)
         }
-        guard context.errorCount == errorsBefore, let role, let active else { return nil }
-        return ServerTyping(role: role, active: active)
+        guard context.errorCount == errorsBefore, let _role, let _active else { return nil }
+        return ServerTyping(role: _role, active: _active)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(3)
-        object["role"] = role.jsonValue()
-        object["active"] = .bool(active)
+        object["role"] = self.role.jsonValue()
+        object["active"] = .bool(self.active)
         return object
     }
 
@@ -650,29 +650,29 @@ extension ErrorMessage: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ErrorMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var code: ErrorCodeName?
+        var _code: ErrorCodeName?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
-            code = ErrorCodeName.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
+            _code = ErrorCodeName.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
         }
-        var message: String?
+        var _message: String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
+            _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
         }
-        var messageId: String?
+        var _messageId: String?
         if let value = context.member(object, "messageId", at: path(), required: false, nullable: false, answer: answer) {
-            messageId = context.string(value, at: path().appending("messageId"), rules: nil, answer: answer)
+            _messageId = context.string(value, at: path().appending("messageId"), rules: nil, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let code, let message else { return nil }
-        return ErrorMessage(code: code, message: message, messageId: messageId)
+        guard context.errorCount == errorsBefore, let _code, let _message else { return nil }
+        return ErrorMessage(code: _code, message: _message, messageId: _messageId)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(4)
-        object["code"] = code.jsonValue()
-        object["message"] = .string(message)
-        if let messageId { object["messageId"] = .string(messageId) }
+        object["code"] = self.code.jsonValue()
+        object["message"] = .string(self.message)
+        if let value = self.messageId { object["messageId"] = .string(value) }
         return object
     }
 

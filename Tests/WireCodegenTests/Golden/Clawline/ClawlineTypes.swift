@@ -71,34 +71,34 @@ extension DeviceInfo: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> DeviceInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var platform: String?
+        var _platform: String?
         if let value = context.member(object, "platform", at: path(), required: true, nullable: false, answer: answer) {
-            platform = context.string(value, at: path().appending("platform"), rules: platformRules, answer: answer)
+            _platform = context.string(value, at: path().appending("platform"), rules: platformRules, answer: answer)
         }
-        var model: String?
+        var _model: String?
         if let value = context.member(object, "model", at: path(), required: true, nullable: false, answer: answer) {
-            model = context.string(value, at: path().appending("model"), rules: platformRules, answer: answer)
+            _model = context.string(value, at: path().appending("model"), rules: platformRules, answer: answer)
         }
-        var osVersion: String?
+        var _osVersion: String?
         if let value = context.member(object, "osVersion", at: path(), required: false, nullable: false, answer: answer) {
-            osVersion = context.string(value, at: path().appending("osVersion"), rules: nil, answer: answer)
+            _osVersion = context.string(value, at: path().appending("osVersion"), rules: nil, answer: answer)
         }
-        var appVersion: String?
+        var _appVersion: String?
         if let value = context.member(object, "appVersion", at: path(), required: false, nullable: false, answer: answer) {
-            appVersion = context.string(value, at: path().appending("appVersion"), rules: nil, answer: answer)
+            _appVersion = context.string(value, at: path().appending("appVersion"), rules: nil, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let platform, let model else { return nil }
-        return DeviceInfo(platform: platform, model: model, osVersion: osVersion, appVersion: appVersion)
+        guard context.errorCount == errorsBefore, let _platform, let _model else { return nil }
+        return DeviceInfo(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
     }
 
     /// The fields as JSON object members.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(5)
-        object["platform"] = .string(platform)
-        object["model"] = .string(model)
-        if let osVersion { object["osVersion"] = .string(osVersion) }
-        if let appVersion { object["appVersion"] = .string(appVersion) }
+        object["platform"] = .string(self.platform)
+        object["model"] = .string(self.model)
+        if let value = self.osVersion { object["osVersion"] = .string(value) }
+        if let value = self.appVersion { object["appVersion"] = .string(value) }
         return object
     }
 
@@ -463,24 +463,24 @@ extension ImageAttachment: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ImageAttachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var mimeType: ImageMimeType?
+        var _mimeType: ImageMimeType?
         if let value = context.member(object, "mimeType", at: path(), required: true, nullable: false, answer: answer) {
-            mimeType = ImageMimeType.decode(from: value, at: path().appending("mimeType"), in: &context, answer: answer)
+            _mimeType = ImageMimeType.decode(from: value, at: path().appending("mimeType"), in: &context, answer: answer)
         }
-        var data: String?
+        var _data: String?
         if let value = context.member(object, "data", at: path(), required: true, nullable: false, answer: answer) {
-            data = context.string(value, at: path().appending("data"), rules: dataRules, answer: answer)
+            _data = context.string(value, at: path().appending("data"), rules: dataRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let mimeType, let data else { return nil }
-        return ImageAttachment(mimeType: mimeType, data: data)
+        guard context.errorCount == errorsBefore, let _mimeType, let _data else { return nil }
+        return ImageAttachment(mimeType: _mimeType, data: _data)
     }
 
     /// The fields as JSON object members.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(3)
-        object["mimeType"] = mimeType.jsonValue()
-        object["data"] = .string(data)
+        object["mimeType"] = self.mimeType.jsonValue()
+        object["data"] = .string(self.data)
         return object
     }
 
@@ -520,19 +520,19 @@ extension AssetAttachment: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AssetAttachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var assetId: AssetId?
+        var _assetId: AssetId?
         if let value = context.member(object, "assetId", at: path(), required: true, nullable: false, answer: answer) {
-            assetId = context.string(value, at: path().appending("assetId"), rules: assetIdRules, answer: answer)
+            _assetId = context.string(value, at: path().appending("assetId"), rules: assetIdRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let assetId else { return nil }
-        return AssetAttachment(assetId: assetId)
+        guard context.errorCount == errorsBefore, let _assetId else { return nil }
+        return AssetAttachment(assetId: _assetId)
     }
 
     /// The fields as JSON object members.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["assetId"] = .string(assetId)
+        object["assetId"] = .string(self.assetId)
         return object
     }
 
@@ -621,19 +621,19 @@ extension VersionInfo: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> VersionInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var protocolVersion: Int?
+        var _protocolVersion: Int?
         if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
-            protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let protocolVersion else { return nil }
-        return VersionInfo(protocolVersion: protocolVersion)
+        guard context.errorCount == errorsBefore, let _protocolVersion else { return nil }
+        return VersionInfo(protocolVersion: _protocolVersion)
     }
 
     /// The fields as JSON object members.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["protocolVersion"] = .integer(protocolVersion)
+        object["protocolVersion"] = .integer(self.protocolVersion)
         return object
     }
 
@@ -685,29 +685,29 @@ extension UploadedAsset: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> UploadedAsset? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var assetId: AssetId?
+        var _assetId: AssetId?
         if let value = context.member(object, "assetId", at: path(), required: true, nullable: false, answer: answer) {
-            assetId = context.string(value, at: path().appending("assetId"), rules: assetIdRules, answer: answer)
+            _assetId = context.string(value, at: path().appending("assetId"), rules: assetIdRules, answer: answer)
         }
-        var mimeType: String?
+        var _mimeType: String?
         if let value = context.member(object, "mimeType", at: path(), required: true, nullable: false, answer: answer) {
-            mimeType = context.string(value, at: path().appending("mimeType"), rules: mimeTypeRules, answer: answer)
+            _mimeType = context.string(value, at: path().appending("mimeType"), rules: mimeTypeRules, answer: answer)
         }
-        var size: Int?
+        var _size: Int?
         if let value = context.member(object, "size", at: path(), required: true, nullable: false, answer: answer) {
-            size = context.integer(value, at: path().appending("size"), rules: sizeRules, answer: answer)
+            _size = context.integer(value, at: path().appending("size"), rules: sizeRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let assetId, let mimeType, let size else { return nil }
-        return UploadedAsset(assetId: assetId, mimeType: mimeType, size: size)
+        guard context.errorCount == errorsBefore, let _assetId, let _mimeType, let _size else { return nil }
+        return UploadedAsset(assetId: _assetId, mimeType: _mimeType, size: _size)
     }
 
     /// The fields as JSON object members.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(4)
-        object["assetId"] = .string(assetId)
-        object["mimeType"] = .string(mimeType)
-        object["size"] = .integer(size)
+        object["assetId"] = .string(self.assetId)
+        object["mimeType"] = .string(self.mimeType)
+        object["size"] = .integer(self.size)
         return object
     }
 
@@ -749,24 +749,24 @@ extension HttpError: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> HttpError? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var code: ErrorCodeName?
+        var _code: ErrorCodeName?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
-            code = ErrorCodeName.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
+            _code = ErrorCodeName.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
         }
-        var message: String?
+        var _message: String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
+            _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let code, let message else { return nil }
-        return HttpError(code: code, message: message)
+        guard context.errorCount == errorsBefore, let _code, let _message else { return nil }
+        return HttpError(code: _code, message: _message)
     }
 
     /// The fields as JSON object members.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(3)
-        object["code"] = code.jsonValue()
-        object["message"] = .string(message)
+        object["code"] = self.code.jsonValue()
+        object["message"] = .string(self.message)
         return object
     }
 

@@ -68,55 +68,55 @@ extension Greeting: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Greeting? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var clientVersion: Int?
+        var _clientVersion: Int?
         if let value = context.member(object, "client_version", at: path(), required: true, nullable: false, answer: answer) {
-            clientVersion = context.integer(value, at: path().appending("client_version"), rules: clientVersionRules, answer: answer)
+            _clientVersion = context.integer(value, at: path().appending("client_version"), rules: clientVersionRules, answer: answer)
         }
-        var name: String?
+        var _name: String?
         if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "bad_frame")) {
-            name = context.string(value, at: path().appending("name"), rules: nameRules, answer: ViolationAnswer(code: "bad_frame"), sizeAnswer: ViolationAnswer(code: "bad_frame"))
+            _name = context.string(value, at: path().appending("name"), rules: nameRules, answer: ViolationAnswer(code: "bad_frame"), sizeAnswer: ViolationAnswer(code: "bad_frame"))
         }
-        var nick: String?
+        var _nick: String?
         if let value = context.member(object, "nick", at: path(), required: false, nullable: false, answer: answer) {
-            nick = context.string(value, at: path().appending("nick"), rules: nickRules, answer: answer)
+            _nick = context.string(value, at: path().appending("nick"), rules: nickRules, answer: answer)
         }
-        var cursor: Nullable<String> = .absent
+        var _cursor: Nullable<String> = .absent
         switch object["cursor"] {
         case nil:
             break
         case .null?:
-            cursor = .null
+            _cursor = .null
         case let value?:
-            if let decoded = context.string(value, at: path().appending("cursor"), rules: cursorRules, answer: answer) { cursor = .value(decoded) }
+            if let decoded = context.string(value, at: path().appending("cursor"), rules: cursorRules, answer: answer) { _cursor = .value(decoded) }
         }
-        var note: String?
+        var _note: String?
         if let value = context.member(object, "note", at: path(), required: true, nullable: true, answer: answer) {
-            note = context.string(value, at: path().appending("note"), rules: nil, answer: answer)
+            _note = context.string(value, at: path().appending("note"), rules: nil, answer: answer)
         }
-        var retries: Int?
+        var _retries: Int?
         if let value = context.member(object, "retries", at: path(), required: false, nullable: false, answer: answer) {
-            retries = context.integer(value, at: path().appending("retries"), rules: nil, answer: answer)
+            _retries = context.integer(value, at: path().appending("retries"), rules: nil, answer: answer)
         }
-        var since: Int?
+        var _since: Int?
         if let value = context.member(object, "since", at: path(), required: false, nullable: false, answer: answer) {
-            since = context.integer(value, at: path().appending("since"), rules: sinceRules, answer: answer)
+            _since = context.integer(value, at: path().appending("since"), rules: sinceRules, answer: answer)
         }
-        var wantsColor: Bool?
+        var _wantsColor: Bool?
         if let value = context.member(object, "wants_color", at: path(), required: true, nullable: false, answer: answer) {
-            wantsColor = context.bool(value, at: path().appending("wants_color"), constant: true, answer: answer)
+            _wantsColor = context.bool(value, at: path().appending("wants_color"), constant: true, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let clientVersion, let name, let wantsColor else { return nil }
-        return Greeting(clientVersion: clientVersion, name: name, nick: nick, cursor: cursor, note: note, retries: retries, since: since, wantsColor: wantsColor)
+        guard context.errorCount == errorsBefore, let _clientVersion, let _name, let _wantsColor else { return nil }
+        return Greeting(clientVersion: _clientVersion, name: _name, nick: _nick, cursor: _cursor, note: _note, retries: _retries, since: _since, wantsColor: _wantsColor)
     }
 
     /// The fields as JSON object members, without the tag.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(9)
-        object["client_version"] = .integer(clientVersion)
-        object["name"] = .string(name)
-        if let nick { object["nick"] = .string(nick) }
-        switch cursor {
+        object["client_version"] = .integer(self.clientVersion)
+        object["name"] = .string(self.name)
+        if let value = self.nick { object["nick"] = .string(value) }
+        switch self.cursor {
         case .absent:
             break
         case .null:
@@ -124,10 +124,10 @@ extension Greeting: WireMessage {
         case .value(let value):
             object["cursor"] = .string(value)
         }
-        object["note"] = note.map { value in .string(value) } ?? .null
-        if let retries { object["retries"] = .integer(retries) }
-        if let since { object["since"] = .integer(since) }
-        object["wants_color"] = .bool(wantsColor)
+        object["note"] = self.note.map { value in .string(value) } ?? .null
+        if let value = self.retries { object["retries"] = .integer(value) }
+        if let value = self.since { object["since"] = .integer(value) }
+        object["wants_color"] = .bool(self.wantsColor)
         return object
     }
 
@@ -219,60 +219,60 @@ extension Post: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Post? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var id: ItemId?
+        var _id: ItemId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
         }
-        var `default`: String?
+        var _default: String?
         if let value = context.member(object, "default", at: path(), required: true, nullable: false, answer: answer) {
-            `default` = context.string(value, at: path().appending("default"), rules: nil, answer: answer)
+            _default = context.string(value, at: path().appending("default"), rules: nil, answer: answer)
         }
-        var `protocol`: String?
+        var _protocol: String?
         if let value = context.member(object, "protocol", at: path(), required: false, nullable: false, answer: answer) {
-            `protocol` = context.string(value, at: path().appending("protocol"), rules: nil, answer: answer)
+            _protocol = context.string(value, at: path().appending("protocol"), rules: nil, answer: answer)
         }
-        var tags: [String]?
+        var _tags: [String]?
         if let value = context.member(object, "tags", at: path(), required: false, nullable: false, answer: answer) {
-            tags = context.array(value, at: path().appending("tags"), rules: tagsRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
+            _tags = context.array(value, at: path().appending("tags"), rules: tagsRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
         }
-        var scores: [String: Int]?
+        var _scores: [String: Int]?
         if let value = context.member(object, "scores", at: path(), required: false, nullable: false, answer: answer) {
-            scores = context.map(value, at: path().appending("scores"), rules: scoresRules, answer: answer) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
+            _scores = context.map(value, at: path().appending("scores"), rules: scoresRules, answer: answer) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
         }
-        var grid: Grid?
+        var _grid: Grid?
         if let value = context.member(object, "grid", at: path(), required: false, nullable: false, answer: answer) {
-            grid = context.array(value, at: path().appending("grid"), rules: tagsRules, answer: answer) { item0, index0, context in context.array(item0, at: path().appending("grid").appending(index0), rules: nil, answer: answer) { item1, index1, context in context.integer(item1, at: path().appending("grid").appending(index0).appending(index1), rules: nil, answer: answer) } }
+            _grid = context.array(value, at: path().appending("grid"), rules: tagsRules, answer: answer) { item0, index0, context in context.array(item0, at: path().appending("grid").appending(index0), rules: nil, answer: answer) { item1, index1, context in context.integer(item1, at: path().appending("grid").appending(index0).appending(index1), rules: nil, answer: answer) } }
         }
-        var blobs: [Blob]?
+        var _blobs: [Blob]?
         if let value = context.member(object, "blobs", at: path(), required: false, nullable: false, answer: answer) {
-            blobs = context.array(value, at: path().appending("blobs"), rules: nil, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("blobs").appending(index0), rules: blobsRulesElement, answer: answer) }
+            _blobs = context.array(value, at: path().appending("blobs"), rules: nil, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("blobs").appending(index0), rules: blobsRulesElement, answer: answer) }
         }
-        var link: Link?
+        var _link: Link?
         if let value = context.member(object, "link", at: path(), required: false, nullable: false, answer: answer) {
-            link = context.string(value, at: path().appending("link"), rules: linkRules, answer: answer)
+            _link = context.string(value, at: path().appending("link"), rules: linkRules, answer: answer)
         }
-        var extra: JSONValue?
+        var _extra: JSONValue?
         if let value = context.member(object, "extra", at: path(), required: false, nullable: false, answer: answer) {
-            extra = Optional(value)
+            _extra = Optional(value)
         }
         context.check(Self.blobBytesBudget, in: object, at: path())
-        guard context.errorCount == errorsBefore, let id, let `default` else { return nil }
-        return Post(id: id, default: `default`, protocol: `protocol`, tags: tags, scores: scores, grid: grid, blobs: blobs, link: link, extra: extra)
+        guard context.errorCount == errorsBefore, let _id, let _default else { return nil }
+        return Post(id: _id, default: _default, protocol: _protocol, tags: _tags, scores: _scores, grid: _grid, blobs: _blobs, link: _link, extra: _extra)
     }
 
     /// The fields as JSON object members, without the tag.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(10)
-        object["id"] = .string(id)
-        object["default"] = .string(`default`)
-        if let `protocol` { object["protocol"] = .string(`protocol`) }
-        if let tags { object["tags"] = .array(tags.map { item0 in .string(item0) }) }
-        if let scores { object["scores"] = .object(scores.mapValues { item0 in .integer(item0) }) }
-        if let grid { object["grid"] = .array(grid.map { item0 in .array(item0.map { item1 in .integer(item1) }) }) }
-        if let blobs { object["blobs"] = .array(blobs.map { item0 in .string(item0) }) }
-        if let link { object["link"] = .string(link) }
-        if let extra { object["extra"] = extra }
+        object["id"] = .string(self.id)
+        object["default"] = .string(self.default)
+        if let value = self.protocol { object["protocol"] = .string(value) }
+        if let value = self.tags { object["tags"] = .array(value.map { item0 in .string(item0) }) }
+        if let value = self.scores { object["scores"] = .object(value.mapValues { item0 in .integer(item0) }) }
+        if let value = self.grid { object["grid"] = .array(value.map { item0 in .array(item0.map { item1 in .integer(item1) }) }) }
+        if let value = self.blobs { object["blobs"] = .array(value.map { item0 in .string(item0) }) }
+        if let value = self.link { object["link"] = .string(value) }
+        if let value = self.extra { object["extra"] = value }
         return object
     }
 
@@ -320,19 +320,144 @@ extension ClientSame: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ClientSame? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var fromClient: Bool?
+        var _fromClient: Bool?
         if let value = context.member(object, "from_client", at: path(), required: true, nullable: false, answer: answer) {
-            fromClient = context.bool(value, at: path().appending("from_client"), answer: answer)
+            _fromClient = context.bool(value, at: path().appending("from_client"), answer: answer)
         }
-        guard context.errorCount == errorsBefore, let fromClient else { return nil }
-        return ClientSame(fromClient: fromClient)
+        guard context.errorCount == errorsBefore, let _fromClient else { return nil }
+        return ClientSame(fromClient: _fromClient)
     }
 
     /// The fields as JSON object members, without the tag.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["from_client"] = .bool(fromClient)
+        object["from_client"] = .bool(self.fromClient)
+        return object
+    }
+
+    func jsonValue() -> JSONValue {
+        var object = jsonObject()
+        object["kind"] = .string(Self.tag)
+        return .object(object)
+    }
+
+    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    init(from decoder: any Decoder) throws {
+        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try jsonValue().encode(to: encoder)
+    }
+}
+
+/// Fields named like the generated decoder's own locals and parameters.
+///
+/// Sent by the client with `"kind": "names"`.
+struct Names: Sendable, Hashable {
+    var value: Double
+
+    var path: String
+
+    /// `nil` leaves the key out.
+    var json: JSONValue?
+
+    /// `nil` leaves the key out.
+    var object: String?
+
+    /// Absent, `null` and a value are distinct.
+    var context: Nullable<Int>
+
+    /// `nil` is sent as `null`.
+    var answer: Bool?
+
+    /// `nil` leaves the key out.
+    var errorsBefore: Int?
+
+    /// Creates a value from its fields.
+    init(value: Double, path: String, json: JSONValue? = nil, object: String? = nil, context: Nullable<Int> = .absent, answer: Bool?, errorsBefore: Int? = nil) {
+        self.value = value
+        self.path = path
+        self.json = json
+        self.object = object
+        self.context = context
+        self.answer = answer
+        self.errorsBefore = errorsBefore
+    }
+}
+
+extension Names: WireMessage {
+    static let tag: String = "names"
+
+    static let direction: FrameDirection = .client
+
+    /// What a receiver answers when this message breaks a rule that says nothing more specific.
+    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Names? {
+        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    }
+
+    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Names? {
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        let errorsBefore = context.errorCount
+        var _value: Double?
+        if let value = context.member(object, "value", at: path(), required: true, nullable: false, answer: answer) {
+            _value = context.number(value, at: path().appending("value"), rules: nil, answer: answer)
+        }
+        var _path: String?
+        if let value = context.member(object, "path", at: path(), required: true, nullable: false, answer: answer) {
+            _path = context.string(value, at: path().appending("path"), rules: nil, answer: answer)
+        }
+        var _json: JSONValue?
+        if let value = context.member(object, "json", at: path(), required: false, nullable: false, answer: answer) {
+            _json = Optional(value)
+        }
+        var _object: String?
+        if let value = context.member(object, "object", at: path(), required: false, nullable: false, answer: answer) {
+            _object = context.string(value, at: path().appending("object"), rules: nil, answer: answer)
+        }
+        var _context: Nullable<Int> = .absent
+        switch object["context"] {
+        case nil:
+            break
+        case .null?:
+            _context = .null
+        case let value?:
+            if let decoded = context.integer(value, at: path().appending("context"), rules: nil, answer: answer) { _context = .value(decoded) }
+        }
+        var _answer: Bool?
+        if let value = context.member(object, "answer", at: path(), required: true, nullable: true, answer: answer) {
+            _answer = context.bool(value, at: path().appending("answer"), answer: answer)
+        }
+        var _errorsBefore: Int?
+        if let value = context.member(object, "errors_before", at: path(), required: false, nullable: false, answer: answer) {
+            _errorsBefore = context.integer(value, at: path().appending("errors_before"), rules: nil, answer: answer)
+        }
+        guard context.errorCount == errorsBefore, let _value, let _path else { return nil }
+        return Names(value: _value, path: _path, json: _json, object: _object, context: _context, answer: _answer, errorsBefore: _errorsBefore)
+    }
+
+    /// The fields as JSON object members, without the tag.
+    func jsonObject() -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(8)
+        object["value"] = JSONValue(self.value)
+        object["path"] = .string(self.path)
+        if let value = self.json { object["json"] = value }
+        if let value = self.object { object["object"] = .string(value) }
+        switch self.context {
+        case .absent:
+            break
+        case .null:
+            object["context"] = .null
+        case .value(let value):
+            object["context"] = .integer(value)
+        }
+        object["answer"] = self.answer.map { value in .bool(value) } ?? .null
+        if let value = self.errorsBefore { object["errors_before"] = .integer(value) }
         return object
     }
 
@@ -382,19 +507,19 @@ extension Ping: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Ping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var seq: Int?
+        var _seq: Int?
         if let value = context.member(object, "seq", at: path(), required: true, nullable: false, answer: answer) {
-            seq = context.integer(value, at: path().appending("seq"), rules: seqRules, answer: answer)
+            _seq = context.integer(value, at: path().appending("seq"), rules: seqRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let seq else { return nil }
-        return Ping(seq: seq)
+        guard context.errorCount == errorsBefore, let _seq else { return nil }
+        return Ping(seq: _seq)
     }
 
     /// The fields as JSON object members, without the tag.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["seq"] = .integer(seq)
+        object["seq"] = .integer(self.seq)
         return object
     }
 

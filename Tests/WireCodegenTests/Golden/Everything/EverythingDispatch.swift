@@ -14,6 +14,9 @@ protocol ClientFrameHandler {
     /// Handles a `same` frame.
     func handleSame(_ message: ClientSame) async throws
 
+    /// Handles a `names` frame.
+    func handleNames(_ message: Names) async throws
+
     /// Handles a `ping` frame.
     func handlePing(_ message: Ping) async throws
 
@@ -31,6 +34,8 @@ extension ClientFrame {
             try await handler.handlePost(message)
         case .same(let message):
             try await handler.handleSame(message)
+        case .names(let message):
+            try await handler.handleNames(message)
         case .ping(let message):
             try await handler.handlePing(message)
         case .unknown(let tag, let json):

@@ -14,6 +14,9 @@ enum ClientFrame: Sendable, Hashable {
     /// `same`
     case same(ClientSame)
 
+    /// `names`
+    case names(Names)
+
     /// `ping`
     case ping(Ping)
 
@@ -26,7 +29,7 @@ extension ClientFrame: WireFrame {
 
     static let tagField: String = "kind"
 
-    static let knownTags: [String] = ["hello", "post", "same", "ping"]
+    static let knownTags: [String] = ["hello", "post", "same", "names", "ping"]
 
     static let malformedFrameAnswer: ViolationAnswer = Everything.malformedFrameAnswer
 
@@ -42,6 +45,8 @@ extension ClientFrame: WireFrame {
             return Post.decode(from: .object(object), at: .root, in: &context, answer: Post.defaultAnswer, ignoring: tagField).map(ClientFrame.post)
         case "same":
             return ClientSame.decode(from: .object(object), at: .root, in: &context, answer: ClientSame.defaultAnswer, ignoring: tagField).map(ClientFrame.same)
+        case "names":
+            return Names.decode(from: .object(object), at: .root, in: &context, answer: Names.defaultAnswer, ignoring: tagField).map(ClientFrame.names)
         case "ping":
             return Ping.decode(from: .object(object), at: .root, in: &context, answer: Ping.defaultAnswer, ignoring: tagField).map(ClientFrame.ping)
         default:
@@ -61,6 +66,8 @@ extension ClientFrame: WireFrame {
             return "post"
         case .same:
             return "same"
+        case .names:
+            return "names"
         case .ping:
             return "ping"
         case .unknown(let tag, _):
@@ -75,6 +82,8 @@ extension ClientFrame: WireFrame {
         case .post(let message):
             return message.jsonValue()
         case .same(let message):
+            return message.jsonValue()
+        case .names(let message):
             return message.jsonValue()
         case .ping(let message):
             return message.jsonValue()

@@ -31,19 +31,19 @@ extension ServerSame: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ServerSame? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var fromServer: Bool?
+        var _fromServer: Bool?
         if let value = context.member(object, "from_server", at: path(), required: true, nullable: false, answer: answer) {
-            fromServer = context.bool(value, at: path().appending("from_server"), answer: answer)
+            _fromServer = context.bool(value, at: path().appending("from_server"), answer: answer)
         }
-        guard context.errorCount == errorsBefore, let fromServer else { return nil }
-        return ServerSame(fromServer: fromServer)
+        guard context.errorCount == errorsBefore, let _fromServer else { return nil }
+        return ServerSame(fromServer: _fromServer)
     }
 
     /// The fields as JSON object members, without the tag.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["from_server"] = .bool(fromServer)
+        object["from_server"] = .bool(self.fromServer)
         return object
     }
 
@@ -132,72 +132,72 @@ extension Update: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Update? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var when: Stamp?
+        var _when: Stamp?
         if let value = context.member(object, "when", at: path(), required: true, nullable: false, answer: answer) {
-            when = context.string(value, at: path().appending("when"), rules: whenRules, answer: answer).flatMap(WireFormats.parseISO8601)
+            _when = context.string(value, at: path().appending("when"), rules: whenRules, answer: answer).flatMap(WireFormats.parseISO8601)
         }
-        var color: Color?
+        var _color: Color?
         if let value = context.member(object, "color", at: path(), required: true, nullable: false, answer: answer) {
-            color = Color.decode(from: value, at: path().appending("color"), in: &context, answer: answer)
+            _color = Color.decode(from: value, at: path().appending("color"), in: &context, answer: answer)
         }
-        var mood: Mood?
+        var _mood: Mood?
         if let value = context.member(object, "mood", at: path(), required: false, nullable: false, answer: answer) {
-            mood = Mood.decode(from: value, at: path().appending("mood"), in: &context, answer: answer)
+            _mood = Mood.decode(from: value, at: path().appending("mood"), in: &context, answer: answer)
         }
-        var shape: Shape?
+        var _shape: Shape?
         if let value = context.member(object, "shape", at: path(), required: true, nullable: false, answer: answer) {
-            shape = Shape.decode(from: value, at: path().appending("shape"), in: &context, answer: answer)
+            _shape = Shape.decode(from: value, at: path().appending("shape"), in: &context, answer: answer)
         }
-        var outcome: Outcome?
+        var _outcome: Outcome?
         if let value = context.member(object, "outcome", at: path(), required: true, nullable: false, answer: answer) {
-            outcome = Outcome.decode(from: value, at: path().appending("outcome"), in: &context, answer: answer)
+            _outcome = Outcome.decode(from: value, at: path().appending("outcome"), in: &context, answer: answer)
         }
-        var selector: Selector?
+        var _selector: Selector?
         if let value = context.member(object, "selector", at: path(), required: true, nullable: false, answer: answer) {
-            selector = Selector.decode(from: value, at: path().appending("selector"), in: &context, answer: answer)
+            _selector = Selector.decode(from: value, at: path().appending("selector"), in: &context, answer: answer)
         }
-        var bag: Bag?
+        var _bag: Bag?
         if let value = context.member(object, "bag", at: path(), required: false, nullable: false, answer: answer) {
-            bag = Bag.decode(from: value, at: path().appending("bag"), in: &context, answer: answer)
+            _bag = Bag.decode(from: value, at: path().appending("bag"), in: &context, answer: answer)
         }
-        var strict: Strict?
+        var _strict: Strict?
         if let value = context.member(object, "strict", at: path(), required: false, nullable: false, answer: answer) {
-            strict = Strict.decode(from: value, at: path().appending("strict"), in: &context, answer: answer)
+            _strict = Strict.decode(from: value, at: path().appending("strict"), in: &context, answer: answer)
         }
-        var at: Point?
+        var _at: Point?
         if let value = context.member(object, "at", at: path(), required: true, nullable: true, answer: answer) {
-            at = Point.decode(from: value, at: path().appending("at"), in: &context, answer: answer)
+            _at = Point.decode(from: value, at: path().appending("at"), in: &context, answer: answer)
         }
-        var level: String?
+        var _level: String?
         if let value = context.member(object, "level", at: path(), required: true, nullable: false, answer: answer) {
-            level = context.string(value, at: path().appending("level"), rules: nil, answer: answer)
+            _level = context.string(value, at: path().appending("level"), rules: nil, answer: answer)
         }
-        var detail: String?
+        var _detail: String?
         if let value = context.member(object, "detail", at: path(), required: false, nullable: false, answer: answer) {
-            detail = context.string(value, at: path().appending("detail"), rules: nil, answer: answer)
+            _detail = context.string(value, at: path().appending("detail"), rules: nil, answer: answer)
         }
         context.check(Self.rule1, in: object, at: path(), answer: ViolationAnswer(code: "bad_frame"))
         context.check(Self.rule2, in: object, at: path(), answer: answer)
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["secret"], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let when, let color, let shape, let outcome, let selector, let level else { return nil }
-        return Update(when: when, color: color, mood: mood, shape: shape, outcome: outcome, selector: selector, bag: bag, strict: strict, at: at, level: level, detail: detail)
+        guard context.errorCount == errorsBefore, let _when, let _color, let _shape, let _outcome, let _selector, let _level else { return nil }
+        return Update(when: _when, color: _color, mood: _mood, shape: _shape, outcome: _outcome, selector: _selector, bag: _bag, strict: _strict, at: _at, level: _level, detail: _detail)
     }
 
     /// The fields as JSON object members, without the tag.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(12)
-        object["when"] = .string(WireFormats.formatISO8601(when))
-        object["color"] = color.jsonValue()
-        if let mood { object["mood"] = mood.jsonValue() }
-        object["shape"] = shape.jsonValue()
-        object["outcome"] = outcome.jsonValue()
-        object["selector"] = selector.jsonValue()
-        if let bag { object["bag"] = bag.jsonValue() }
-        if let strict { object["strict"] = strict.jsonValue() }
-        object["at"] = at.map { value in value.jsonValue() } ?? .null
-        object["level"] = .string(level)
-        if let detail { object["detail"] = .string(detail) }
+        object["when"] = .string(WireFormats.formatISO8601(self.when))
+        object["color"] = self.color.jsonValue()
+        if let value = self.mood { object["mood"] = value.jsonValue() }
+        object["shape"] = self.shape.jsonValue()
+        object["outcome"] = self.outcome.jsonValue()
+        object["selector"] = self.selector.jsonValue()
+        if let value = self.bag { object["bag"] = value.jsonValue() }
+        if let value = self.strict { object["strict"] = value.jsonValue() }
+        object["at"] = self.at.map { value in value.jsonValue() } ?? .null
+        object["level"] = .string(self.level)
+        if let value = self.detail { object["detail"] = .string(value) }
         return object
     }
 

@@ -123,24 +123,24 @@ extension Point: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Point? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var x: Double?
+        var _x: Double?
         if let value = context.member(object, "x", at: path(), required: true, nullable: false, answer: answer) {
-            x = context.number(value, at: path().appending("x"), rules: nil, answer: answer)
+            _x = context.number(value, at: path().appending("x"), rules: nil, answer: answer)
         }
-        var y: Double?
+        var _y: Double?
         if let value = context.member(object, "y", at: path(), required: true, nullable: false, answer: answer) {
-            y = context.number(value, at: path().appending("y"), rules: yRules, answer: answer)
+            _y = context.number(value, at: path().appending("y"), rules: yRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let x, let y else { return nil }
-        return Point(x: x, y: y)
+        guard context.errorCount == errorsBefore, let _x, let _y else { return nil }
+        return Point(x: _x, y: _y)
     }
 
     /// The fields as JSON object members.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(3)
-        object["x"] = JSONValue(x)
-        object["y"] = JSONValue(y)
+        object["x"] = JSONValue(self.x)
+        object["y"] = JSONValue(self.y)
         return object
     }
 
@@ -178,19 +178,19 @@ extension Circle: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Circle? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var radius: Double?
+        var _radius: Double?
         if let value = context.member(object, "radius", at: path(), required: true, nullable: false, answer: answer) {
-            radius = context.number(value, at: path().appending("radius"), rules: radiusRules, answer: answer)
+            _radius = context.number(value, at: path().appending("radius"), rules: radiusRules, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let radius else { return nil }
-        return Circle(radius: radius)
+        guard context.errorCount == errorsBefore, let _radius else { return nil }
+        return Circle(radius: _radius)
     }
 
     /// The fields as JSON object members.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["radius"] = JSONValue(radius)
+        object["radius"] = JSONValue(self.radius)
         return object
     }
 
@@ -226,19 +226,19 @@ extension Square: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Square? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var side: Int?
+        var _side: Int?
         if let value = context.member(object, "side", at: path(), required: true, nullable: false, answer: answer) {
-            side = context.integer(value, at: path().appending("side"), rules: nil, answer: answer)
+            _side = context.integer(value, at: path().appending("side"), rules: nil, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let side else { return nil }
-        return Square(side: side)
+        guard context.errorCount == errorsBefore, let _side else { return nil }
+        return Square(side: _side)
     }
 
     /// The fields as JSON object members.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["side"] = .integer(side)
+        object["side"] = .integer(self.side)
         return object
     }
 
@@ -328,19 +328,19 @@ extension Granted: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Granted? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var token: String?
+        var _token: String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
-            token = context.string(value, at: path().appending("token"), rules: nil, answer: answer)
+            _token = context.string(value, at: path().appending("token"), rules: nil, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let token else { return nil }
-        return Granted(token: token)
+        guard context.errorCount == errorsBefore, let _token else { return nil }
+        return Granted(token: _token)
     }
 
     /// The fields as JSON object members.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["token"] = .string(token)
+        object["token"] = .string(self.token)
         return object
     }
 
@@ -377,19 +377,19 @@ extension Refused: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Refused? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var reason: String?
+        var _reason: String?
         if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
-            reason = context.string(value, at: path().appending("reason"), rules: nil, answer: answer)
+            _reason = context.string(value, at: path().appending("reason"), rules: nil, answer: answer)
         }
         guard context.errorCount == errorsBefore else { return nil }
-        return Refused(reason: reason)
+        return Refused(reason: _reason)
     }
 
     /// The fields as JSON object members.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        if let reason { object["reason"] = .string(reason) }
+        if let value = self.reason { object["reason"] = .string(value) }
         return object
     }
 
@@ -522,20 +522,20 @@ extension Bag: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Bag? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var label: String?
+        var _label: String?
         if let value = context.member(object, "label", at: path(), required: true, nullable: false, answer: answer) {
-            label = context.string(value, at: path().appending("label"), rules: nil, answer: answer)
+            _label = context.string(value, at: path().appending("label"), rules: nil, answer: answer)
         }
         let additionalFields = context.unknownMembers(object, known: Self.knownKeys, ignoring: ignoredKey)
-        guard context.errorCount == errorsBefore, let label else { return nil }
-        return Bag(label: label, additionalFields: additionalFields)
+        guard context.errorCount == errorsBefore, let _label else { return nil }
+        return Bag(label: _label, additionalFields: additionalFields)
     }
 
     /// The fields as JSON object members.
     func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = additionalFields
+        var object: [String: JSONValue] = self.additionalFields
         object.reserveCapacity(2)
-        object["label"] = .string(label)
+        object["label"] = .string(self.label)
         return object
     }
 
@@ -573,20 +573,20 @@ extension Strict: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Strict? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var a: Int?
+        var _a: Int?
         if let value = context.member(object, "a", at: path(), required: true, nullable: false, answer: answer) {
-            a = context.integer(value, at: path().appending("a"), rules: nil, answer: answer)
+            _a = context.integer(value, at: path().appending("a"), rules: nil, answer: answer)
         }
         context.checkKeys(object, known: Self.knownKeys, rejectUnknown: true, rejected: [], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let a else { return nil }
-        return Strict(a: a)
+        guard context.errorCount == errorsBefore, let _a else { return nil }
+        return Strict(a: _a)
     }
 
     /// The fields as JSON object members.
     func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(2)
-        object["a"] = .integer(a)
+        object["a"] = .integer(self.a)
         return object
     }
 

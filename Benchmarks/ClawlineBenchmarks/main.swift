@@ -1,0 +1,117 @@
+import ClawlineProtocol
+import Foundation
+
+// Decode + validate throughput of a realistic mix of Clawline frames: the generated
+// ClawlineProtocol codec against a hand-written Codable equivalent, side by side in one run.
+// Run with: swift run -c release ClawlineBenchmarks [frames] [rounds]
+
+let frameCount = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 20_000 : 20_000
+let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5
+
+let device = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+let user = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
+let words = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "and", "then", "naps", "😀", "café"]
+
+/// A realistic session mix: mostly streamed assistant partials, chat messages, acks and typing.
+func makeFrames(count: Int) -> [(client: Bool, bytes: [UInt8])] {
+    var generator = SystemRandomNumberGenerator()
+    var frames: [(Bool, [UInt8])] = []
+    var answer = ""
+    for index in 0..<count {
+        let text = (0..<Int.random(in: 3...40, using: &generator)).map { _ in words.randomElement(using: &generator)! }.joined(separator: " ")
+        let client: ClientFrame?, server: ServerFrame?
+        switch index % 20 {
+        case 0: (client, server) = (.message(ClientMessage(id: "c_\(index)", content: text)), nil)
+        case 1: (client, server) = (nil, .ack(Ack(id: "c_\(index - 1)")))
+        case 2: (client, server) = (nil, .message(ServerMessage(id: "s_u\(index)", role: .user, content: text, timestamp: 1_704_672_000_000 + index, streaming: false, deviceId: device)))
+        case 3, 4: (client, server) = (.typing(ClientTyping(active: index % 2 == 0)), nil)
+        case 5: (client, server) = (nil, .typing(ServerTyping(active: true)))
+        case 6: (client, server) = (.auth(Auth(token: "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl", deviceId: device, lastMessageId: .value("s_\(index)"))), nil)
+        case 7: (client, server) = (nil, .authResult(AuthResult(success: true, userId: user, sessionId: "sess_\(index)", replayCount: 3, replayTruncated: false, historyReset: false, isAdmin: false)))
+        case 8: (client, server) = (.message(ClientMessage(id: "c_\(index)", content: text, attachments: [.asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7"))])), nil)
+        default:
+            // A streamed assistant answer: each partial carries the whole text so far.
+            answer += " " + text
+            (client, server) = (nil, .message(ServerMessage(id: "s_a\(index / 20)", role: .assistant, content: answer, timestamp: 1_704_672_000_000 + index, streaming: index % 20 != 19)))
+            if index % 20 == 19 { answer = "" }
+        }
+        frames.append(client.map { (true, $0.encoded()) } ?? (false, server!.encoded()))
+    }
+    return frames
+}
+
+let frames = makeFrames(count: frameCount)
+let totalBytes = frames.reduce(0) { $0 + $1.bytes.count }
+let datas = frames.map { (client: $0.client, data: Data($0.bytes)) }
+print("frames: \(frames.count) (\(frames.filter(\.client).count) client, \(frames.filter { !$0.client }.count) server), \(totalBytes) bytes, mean \(totalBytes / frames.count) bytes/frame, \(rounds) rounds")
+
+func measure(_ name: String, _ body: () -> Int) {
+    var best = Double.infinity
+    var valid = 0
+    for _ in 0..<rounds {
+        let clock = ContinuousClock()
+        let start = clock.now
+        valid = body()
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        best = min(best, seconds)
+    }
+    let framesPerSecond = Double(frames.count) / best
+    let megabytesPerSecond = Double(totalBytes) / best / 1_000_000
+    print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", framesPerSecond)) frames/s  \(String(format: "%7.1f", megabytesPerSecond)) MB/s  (\(valid) valid)")
+}
+
+measure("generated: decode + validate (bytes)") {
+    var valid = 0
+    for frame in frames {
+        if frame.client {
+            if case .decoded = ClientFrame.decode(frame.bytes) { valid += 1 }
+        } else {
+            if case .decoded = ServerFrame.decode(frame.bytes) { valid += 1 }
+        }
+    }
+    return valid
+}
+
+let decoder = JSONDecoder()
+measure("hand-written Codable: decode + validate") {
+    var valid = 0
+    for frame in datas {
+        do {
+            if frame.client {
+                try decoder.decode(HWClientMessage.self, from: frame.data).validate()
+            } else {
+                try decoder.decode(HWServerMessage.self, from: frame.data).validate()
+            }
+            valid += 1
+        } catch {}
+    }
+    return valid
+}
+
+measure("hand-written Codable: decode only") {
+    var valid = 0
+    for frame in datas {
+        if frame.client {
+            if (try? decoder.decode(HWClientMessage.self, from: frame.data)) != nil { valid += 1 }
+        } else {
+            if (try? decoder.decode(HWServerMessage.self, from: frame.data)) != nil { valid += 1 }
+        }
+    }
+    return valid
+}
+
+measure("generated: JSON parse only (JSONParser)") {
+    var valid = 0
+    for frame in frames where (try? JSONParser.parse(frame.bytes)) != nil { valid += 1 }
+    return valid
+}
+
+let decodedClient = frames.compactMap { $0.client ? ClientFrame.decode($0.bytes).frame : nil }
+let decodedServer = frames.compactMap { $0.client ? nil : ServerFrame.decode($0.bytes).frame }
+measure("generated: canonical encode") {
+    var bytes = 0
+    for frame in decodedClient { bytes += frame.encoded().count }
+    for frame in decodedServer { bytes += frame.encoded().count }
+    return decodedClient.count + decodedServer.count
+}

@@ -1,0 +1,136 @@
+import ClawlineProtocol
+import Foundation
+import Testing
+
+/// Uses ClawlineProtocol the way an app or a server does: build frames, encode, decode,
+/// validate, answer rejected frames, and dispatch to handlers.
+@Suite struct ConsumerTests {
+    static let device = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+    static let user = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
+
+    // MARK: A client
+
+    @Test func clientBuildsAndSendsFrames() throws {
+        let pairing = ClientFrame.pairRequest(PairRequest(deviceId: Self.device, claimedName: "Kaywood", deviceInfo: DeviceInfo(platform: "iOS", model: "iPhone 15")))
+        #expect(pairing.validate().isEmpty)
+        #expect(pairing.encodedText() == #"{"claimedName":"Kaywood","deviceId":"\#(Self.device)","deviceInfo":{"model":"iPhone 15","platform":"iOS"},"protocolVersion":1,"type":"pair_request"}"#)
+
+        let firstAuth = ClientFrame.auth(Auth(token: "jwt", deviceId: Self.device))
+        #expect(!firstAuth.encodedText().contains("lastMessageId"), "an absent cursor is left out")
+        let nullAuth = ClientFrame.auth(Auth(token: "jwt", deviceId: Self.device, lastMessageId: nil))
+        #expect(nullAuth.encodedText().contains(#""lastMessageId":null"#), "nil is null, not absent")
+        let resumed = ClientFrame.auth(Auth(token: "jwt", deviceId: Self.device, lastMessageId: .value("s_789")))
+        #expect(resumed.encodedText().contains(#""lastMessageId":"s_789""#))
+
+        let chat = ClientFrame.message(ClientMessage(id: "c_1", content: "Check this", attachments: [
+            .image(ImageAttachment(mimeType: .imagePng, data: "iVBORw0KGgo=")),
+            .asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7")),
+        ]))
+        #expect(chat.validate().isEmpty)
+        #expect(ClientFrame.decode(chat.encoded()).frame == chat)
+    }
+
+    @Test func clientCatchesItsOwnMistakesBeforeSending() {
+        let bad = ClientFrame.message(ClientMessage(id: "s_1", content: String(repeating: "x", count: 70_000)))
+        #expect(bad.validate().map { "\($0.path) \($0.rule) \($0.code)" } == ["$.id prefix invalid_message", "$.content maxBytes payload_too_large"])
+        let approve = ClientFrame.pairDecision(PairDecision(deviceId: Self.device, approve: true))
+        #expect(approve.validate().map(\.message) == ["missing 'userId' (required when approve is true)"])
+    }
+
+    /// Routes every server frame through the dispatcher, as `ChatServicing` does.
+    actor ChatModel: ServerFrameHandler {
+        var timeline: [String: String] = [:]
+        var streaming: Set<String> = []
+        var acknowledged: [String] = []
+        var events: [String] = []
+
+        func handlePairResult(_ message: PairResult) async throws { events.append("pair_result \(message.success)") }
+        func handlePairApprovalRequest(_ message: PairApprovalRequest) async throws { events.append("approve? \(message.claimedName)") }
+        func handleAuthResult(_ message: AuthResult) async throws { events.append("auth \(message.success) replay \(message.replayCount ?? 0)") }
+        func handleMessage(_ message: ServerMessage) async throws {
+            timeline[message.id] = message.content
+            if message.streaming { streaming.insert(message.id) } else { streaming.remove(message.id) }
+        }
+        func handleAck(_ message: Ack) async throws { acknowledged.append(message.id) }
+        func handleTyping(_ message: ServerTyping) async throws { events.append("typing \(message.active)") }
+        func handleError(_ message: ErrorMessage) async throws { events.append("error \(message.code.rawValue)") }
+        func handleUnknownFrame(tag: String, json: JSONValue) async throws { events.append("unknown \(tag)") }
+    }
+
+    @Test func clientRoutesServerFramesThroughTheDispatcher() async throws {
+        let model = ChatModel()
+        let incoming = [
+            #"{"type":"auth_result","success":true,"userId":"\#(Self.user)","sessionId":"sess_1","replayCount":1,"replayTruncated":false,"historyReset":false}"#,
+            #"{"type":"ack","id":"c_1"}"#,
+            #"{"type":"typing","role":"assistant","active":true}"#,
+            #"{"type":"message","id":"s_2","role":"assistant","content":"Hi","timestamp":1704672000000,"streaming":true}"#,
+            #"{"type":"message","id":"s_2","role":"assistant","content":"Hi there","timestamp":1704672000000,"streaming":false}"#,
+            #"{"type":"presence","online":true}"#,
+            #"{"type":"error","code":"rate_limited","message":"slow down"}"#,
+        ]
+        for text in incoming {
+            let result = ServerFrame.decode(text: text)
+            let frame = try #require(result.frame, "\(result.rejectionReason ?? "")")
+            try await frame.dispatch(to: model)
+        }
+        #expect(await model.timeline == ["s_2": "Hi there"])
+        #expect(await model.streaming.isEmpty)
+        #expect(await model.acknowledged == ["c_1"])
+        #expect(await model.events == ["auth true replay 1", "typing true", "unknown presence", "error rate_limited"])
+    }
+
+    // MARK: A server
+
+    /// What a server sends back for a rejected frame: an `error` frame built from the decode result.
+    func answer(_ text: String) -> (error: ServerFrame, close: Int?)? {
+        let result = ClientFrame.decode(text: text)
+        guard let answer = result.answer else { return nil }
+        let error = ErrorMessage(code: ErrorCodeName(rawValue: answer.code), message: result.rejectionReason ?? "")
+        return (.error(error), answer.closesConnection ? answer.closeCode : nil)
+    }
+
+    @Test func serverAnswersEveryRejectedFrameWithTheSpecsCode() throws {
+        #expect(answer(#"{"type":"typing","active":true}"#) == nil)
+
+        let badVersion = try #require(answer(#"{"type":"auth","protocolVersion":2,"token":"t","deviceId":"\#(Self.device)"}"#))
+        #expect(badVersion.close == 1008)
+        #expect(badVersion.error.encodedText() == #"{"code":"invalid_message","message":"client auth: $.protocolVersion: must be 1, found 2","type":"error"}"#)
+
+        let tooLarge = try #require(answer(#"{"type":"message","id":"c_1","content":"\#(String(repeating: "y", count: 65_537))"}"#))
+        #expect(tooLarge.close == nil)
+        guard case .error(let error) = tooLarge.error else { return }
+        #expect(error.code == .payloadTooLarge)
+
+        let garbage = try #require(answer("{not json"))
+        #expect(garbage.close == 1002)
+        let unknown = try #require(answer(#"{"type":"subscribe"}"#))
+        #expect(unknown.close == nil)
+        guard case .error(let unknownError) = unknown.error else { return }
+        #expect(unknownError.message == "unknown client message type 'subscribe'")
+    }
+
+    @Test func tablesAreCode() {
+        #expect(Clawline.ErrorCode.sessionReplaced.closeCode == 1000)
+        #expect(Clawline.ErrorCode.authFailed.httpStatus == 401)
+        #expect(Clawline.ErrorCode.allCases.count == 9)
+        #expect(Clawline.Constants.pingInterval == .seconds(30))
+        #expect(Clawline.Constants.ackTimeout == .seconds(5))
+        #expect(Clawline.Constants.maxUploadBytes == 100 * 1024 * 1024)
+        #expect(Clawline.RateLimits.message.limit == 5 && Clawline.RateLimits.message.window == .seconds(1))
+        #expect(Clawline.RateLimits.pairRequest.answer.closesConnection)
+        #expect(!Clawline.RateLimits.typing.answer.closesConnection)
+        #expect(Clawline.Endpoints.downloadPath(assetId: "a_1") == "/download/a_1")
+        #expect(Clawline.Endpoints.upload.requiresBearerToken && !Clawline.Endpoints.version.requiresBearerToken)
+        #expect(Clawline.sessionRules.phase(named: "unauthenticated")?.allows(FrameKey(.client, "message")) == false)
+        #expect(Clawline.sessionRules.phase(named: "unauthenticated")?.otherwise == ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008))
+    }
+
+    @Test func codableInteroperates() throws {
+        let message = ServerMessage(id: "s_1", role: .assistant, content: "Hi", timestamp: 1_704_672_000_000, streaming: false)
+        let data = try JSONEncoder().encode(message)
+        #expect(try JSONDecoder().decode(ServerMessage.self, from: data) == message)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(ServerMessage.self, from: Data(#"{"type":"message","id":"x","role":"user","content":"","timestamp":0,"streaming":false}"#.utf8))
+        }
+    }
+}
