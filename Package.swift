@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "WireSpec", targets: ["WireSpec"]),
         .library(name: "WireCodegen", targets: ["WireCodegen"]),
         .library(name: "WireRuntime", targets: ["WireRuntime"]),
+        .library(name: "WireValidator", targets: ["WireValidator"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .executable(name: "wire", targets: ["wire"]),
         .plugin(name: "WireCodegenPlugin", targets: ["WireCodegenPlugin"]),
@@ -20,10 +21,11 @@ let package = Package(
         .target(name: "WireSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
         .target(name: "WireCodegen", dependencies: ["WireSpec"]),
         .target(name: "WireRuntime"),
+        .target(name: "WireValidator", dependencies: ["WireSpec", "WireRuntime"]),
         .executableTarget(
             name: "wire",
             dependencies: [
-                "WireSpec", "WireCodegen", "WireRuntime",
+                "WireSpec", "WireCodegen", "WireRuntime", "WireValidator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -33,7 +35,8 @@ let package = Package(
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
         .target(name: "WireTestSupport", path: "Tests/WireTestSupport"),
         .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
+        .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime", "WireSpec", "WireValidator"], plugins: ["WireCodegenPlugin"]),
+        .testTarget(name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "ClawlineProtocol", "WireTestSupport"]),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireTestSupport"], exclude: ["Frames"]),
     ],
     swiftLanguageModes: [.v6]

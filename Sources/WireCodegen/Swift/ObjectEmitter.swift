@@ -165,7 +165,7 @@ struct ObjectEmitter {
             case .byteBudget(let budget):
                 let terms = budget.paths.map { path in
                     let keys = path.split(separator: ".").map { SwiftNames.literal(String($0)) }.joined(separator: ", ")
-                    return ".init(keys: [\(keys)], decoded: \(isBase64(path: path, in: shape)))"
+                    return ".init(keys: [\(keys)], decoded: \(spec.budgetPathIsBase64(path, in: shape)))"
                 }.joined(separator: ", ")
                 let expression = "ByteBudgetRule(name: \(SwiftNames.literal(budget.name)), terms: [\(terms)], max: \(budget.max))"
                 let ruleName = rules.name(for: expression, type: "ByteBudgetRule", suggested: SwiftNames.lowerCamel(budget.name) + "Budget")
@@ -221,35 +221,6 @@ struct ObjectEmitter {
                 .line("\(property) = \(expression)"),
             ]),
         ]
-    }
-
-    /// Whether a byte-budget path ends at a base64 string (its decoded size counts).
-    private func isBase64(path: String, in shape: ObjectShape) -> Bool {
-        var shapes = [shape]
-        let segments = path.split(separator: ".").map(String.init)
-        for (offset, segment) in segments.enumerated() {
-            guard let field = shapes.lazy.compactMap({ $0.field(named: segment) }).first else { return false }
-            var type = field.type
-            var constraints = field.constraints
-            while true {
-                let resolved = spec.resolve(type)
-                constraints = constraints.merged(over: resolved.constraints)
-                guard case .array(let element) = resolved.type else { break }
-                type = element
-                constraints = Constraints()
-            }
-            if offset == segments.count - 1 { return constraints.format == .base64 }
-            switch spec.resolve(type).type {
-            case .object(_, let next): shapes = [next]
-            case .union(_, let union):
-                shapes = union.cases.compactMap { unionCase in
-                    if case .object(_, let next) = spec.resolve(.named(unionCase.type)).type { return next }
-                    return nil
-                }
-            default: return false
-            }
-        }
-        return false
     }
 
     private func encodeStatements(_ shape: ObjectShape) -> [Statement] {

@@ -181,12 +181,10 @@ struct SwiftTypeMapper {
 
     /// A `ViolationAnswer` literal for a spec answer, resolving "as the error code says".
     func answerLiteral(_ answer: Answer) -> String {
-        let code = spec.errorCode(answer.errorCode)
-        let closes = spec.closes(answer)
-        let closeCode = answer.closeCode ?? code?.closeCode
-        var text = "ViolationAnswer(code: \(SwiftNames.literal(answer.errorCode))"
-        if closes { text += ", closesConnection: true" }
-        if closes, let closeCode { text += ", closeCode: \(closeCode)" }
+        let resolved = spec.resolved(answer)
+        var text = "ViolationAnswer(code: \(SwiftNames.literal(resolved.errorCode))"
+        if resolved.closesConnection { text += ", closesConnection: true" }
+        if let closeCode = resolved.closeCode { text += ", closeCode: \(closeCode)" }
         return text + ")"
     }
 }

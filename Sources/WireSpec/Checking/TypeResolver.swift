@@ -105,3 +105,34 @@ extension Constraints {
         )
     }
 }
+
+extension ProtocolSpec {
+    /// Whether a byte-budget path of `shape` ends at a `base64` string, whose decoded size counts.
+    public func budgetPathIsBase64(_ path: String, in shape: ObjectShape) -> Bool {
+        var shapes = [shape]
+        let segments = path.split(separator: ".").map(String.init)
+        for (offset, segment) in segments.enumerated() {
+            guard let field = shapes.lazy.compactMap({ $0.field(named: segment) }).first else { return false }
+            var type = field.type
+            var constraints = field.constraints
+            while true {
+                let resolved = resolve(type)
+                constraints = constraints.merged(over: resolved.constraints)
+                guard case .array(let element) = resolved.type else { break }
+                type = element
+                constraints = Constraints()
+            }
+            if offset == segments.count - 1 { return constraints.format == .base64 }
+            switch resolve(type).type {
+            case .object(_, let next): shapes = [next]
+            case .union(_, let union):
+                shapes = union.cases.compactMap { unionCase in
+                    if case .object(_, let next) = resolve(.named(unionCase.type)).type { return next }
+                    return nil
+                }
+            default: return false
+            }
+        }
+        return false
+    }
+}

@@ -13,3 +13,21 @@ public struct Answer: Sendable, Hashable, Encodable {
         self.closeCode = closeCode
     }
 }
+
+/// An answer with "as the error code says" worked out: whether the connection closes and with which code.
+public struct ResolvedAnswer: Sendable, Hashable {
+    public var errorCode: String
+    public var closesConnection: Bool
+    /// The WebSocket close code when the connection closes.
+    public var closeCode: Int?
+}
+
+extension ProtocolSpec {
+    /// Resolves an answer against the error table: `close` defaults to the code's `closes: always`,
+    /// and the close code to the code's `closeCode`.
+    public func resolved(_ answer: Answer) -> ResolvedAnswer {
+        let closes = self.closes(answer)
+        let closeCode = closes ? (answer.closeCode ?? errorCode(answer.errorCode)?.closeCode) : nil
+        return ResolvedAnswer(errorCode: answer.errorCode, closesConnection: closes, closeCode: closeCode)
+    }
+}
