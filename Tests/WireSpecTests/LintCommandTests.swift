@@ -1,34 +1,10 @@
 import Foundation
 import Testing
+import WireTestSupport
 
 /// Runs the built `wire` executable as a user would.
 @Suite struct LintCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func wire(_ arguments: [String]) throws -> Run {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var executable = products.appendingPathComponent("wire")
-        if !FileManager.default.fileExists(atPath: executable.path) {
-            // `swift test` on Linux runs the test bundle from `.build/<config>/`; under Xcode it sits one level deeper.
-            executable = products.deletingLastPathComponent().appendingPathComponent("wire")
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: ClawlineSpecTests.specPath).deletingLastPathComponent().deletingLastPathComponent()
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
+    static func wire(_ arguments: [String]) throws -> WireTool.Run { try WireTool.run(arguments) }
 
     static func temporaryFile(_ contents: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("wire-lint-\(UUID().uuidString).yaml")

@@ -1,0 +1,181 @@
+import WireRuntime
+import WireSpec
+
+/// Checks the rules across the frames of one session, driven only by the spec's session rules and
+/// rate limits: phases, transitions, guards, correlations, uniqueness and sliding-window limits.
+public struct SessionChecker: Sendable {
+    private let spec: ProtocolSpec
+    private let rules: SessionRules
+    private var phase: SessionRules.Phase?
+    private var flags: Set<String> = []
+    /// Per correlation, hashes of the values earlier frames carried.
+    private var seenValues: [String: Set<Int>] = [:]
+    /// Per uniqueness rule with `sameFields`, key hash → fingerprint of the fields.
+    private var fingerprints: [String: [Int: Int]] = [:]
+    /// Per uniqueness rule with `final`, hashes of keys that had their final frame.
+    private var finalized: [String: Set<Int>] = [:]
+    /// Per rate limit, the timestamps (ms) still inside its window.
+    private var windows: [String: SlidingWindow] = [:]
+    private var saidNoTimestamps = false
+
+    public init(spec: ProtocolSpec) {
+        self.spec = spec
+        self.rules = spec.session ?? SessionRules()
+        self.phase = rules.initialPhase
+    }
+
+    /// The current phase's name.
+    public var phaseName: String? { phase?.name }
+
+    /// Checks one frame of the session. `object` is the frame when it parsed as an object with a
+    /// known tag; `valid` says whether it passed its own checks; `answeredCodes` are the error codes
+    /// of its issues (counted by violation-based rate limits); `timestamp` is in milliseconds.
+    public mutating func observe(direction: Direction, tag: String, object: [String: JSONValue], valid: Bool, answeredCodes: [String], timestamp: Double?) -> [Finding] {
+        var findings: [Finding] = []
+        let ref = MessageRef(direction: direction, tag: tag)
+        checkPhase(ref, into: &findings)
+        checkGuards(ref, into: &findings)
+        if valid {
+            checkCorrelations(ref, object, into: &findings)
+            checkUniqueness(ref, object, into: &findings)
+        }
+        checkRateLimits(ref, answeredCodes: answeredCodes, timestamp: timestamp, into: &findings)
+        if valid { applyTransition(ref, object) }
+        return findings
+    }
+
+    // MARK: Phases and guards
+
+    private func checkPhase(_ ref: MessageRef, into findings: inout [Finding]) {
+        guard let phase, !phase.allowed(ref.direction).contains(ref.tag) else { return }
+        let allowed = phase.allowed(ref.direction)
+        let list = allowed.isEmpty ? "nothing" : allowed.joined(separator: ", ")
+        let code = ref.direction == .client ? phase.otherwise?.errorCode ?? "phase" : "phase"
+        findings.append(Finding(code: code, rule: "phase", message: "not allowed in phase '\(phase.name)', where the \(ref.direction.rawValue) may send \(list)"))
+    }
+
+    private func checkGuards(_ ref: MessageRef, into findings: inout [Finding]) {
+        for rule in rules.guards where rule.frame == ref && !flags.contains(rule.requires) {
+            findings.append(Finding(code: rule.otherwise?.errorCode ?? rule.name, rule: "guard", message: "only allowed while '\(rule.requires)' is set (\(rule.name))"))
+        }
+    }
+
+    private mutating func applyTransition(_ ref: MessageRef, _ object: [String: JSONValue]) {
+        guard let transition = rules.transitions.first(where: { $0.on == ref && Self.holds($0.when, in: object) }) else { return }
+        for assignment in transition.set {
+            if object[assignment.field] == .bool(true) { flags.insert(assignment.flag) } else { flags.remove(assignment.flag) }
+        }
+        phase = rules.phases.first { $0.name == transition.to }
+    }
+
+    static func holds(_ conditions: [Condition], in object: [String: JSONValue]) -> Bool {
+        conditions.allSatisfy { condition in
+            guard let value = object[condition.field] else { return false }
+            return condition.values.contains { JSONValue(spec: $0) == value }
+        }
+    }
+
+    // MARK: Correlations and uniqueness
+
+    private mutating func checkCorrelations(_ ref: MessageRef, _ object: [String: JSONValue], into findings: inout [Finding]) {
+        for rule in rules.correlations {
+            if rule.frame == ref, let value = object[rule.field], !(seenValues[rule.name]?.contains(value.hashValue) ?? false) {
+                findings.append(Finding(
+                    code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
+                    message: "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"
+                ))
+            }
+            if rule.answers == ref, let value = object[rule.answersField] {
+                seenValues[rule.name, default: []].insert(value.hashValue)
+            }
+        }
+    }
+
+    private mutating func checkUniqueness(_ ref: MessageRef, _ object: [String: JSONValue], into findings: inout [Finding]) {
+        for rule in rules.uniqueness where rule.frame == ref {
+            guard let key = object[rule.key] else { continue }
+            let keyHash = key.hashValue
+            if !rule.sameFields.isEmpty {
+                let fingerprint = JSONValue.object(object.filter { rule.sameFields.contains($0.key) }).hashValue
+                if let earlier = fingerprints[rule.name]?[keyHash], earlier != fingerprint {
+                    findings.append(Finding(
+                        code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
+                        message: "reuses '\(rule.key)' \(key) with a different \(rule.sameFields.joined(separator: " or ")) (\(rule.name))"
+                    ))
+                } else {
+                    fingerprints[rule.name, default: [:]][keyHash] = fingerprint
+                }
+            }
+            if !rule.final.isEmpty {
+                if finalized[rule.name]?.contains(keyHash) == true {
+                    findings.append(Finding(
+                        code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
+                        message: "repeats '\(rule.key)' \(key) after its final frame (\(rule.name))"
+                    ))
+                } else if Self.holds(rule.final, in: object) {
+                    finalized[rule.name, default: []].insert(keyHash)
+                }
+            }
+        }
+    }
+
+    // MARK: Rate limits
+
+    private mutating func checkRateLimits(_ ref: MessageRef, answeredCodes: [String], timestamp: Double?, into findings: inout [Finding]) {
+        let windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }
+        guard !windowed.isEmpty else { return }
+        guard let timestamp else {
+            if !saidNoTimestamps {
+                saidNoTimestamps = true
+                findings.append(Finding(severity: .warning, code: "no_timestamps", rule: "rateLimit", message: "this session's frames carry no timestamps, so its rate limits are not checked"))
+            }
+            return
+        }
+        for limit in windowed {
+            let events: Int
+            switch limit.counts {
+            case .frames(let refs): events = refs.contains(ref) ? 1 : 0
+            case .violations(let codes): events = answeredCodes.filter(codes.contains).count
+            }
+            guard events > 0, let window = limit.windowMilliseconds else { continue }
+            for _ in 0..<events {
+                if windows[limit.name, default: SlidingWindow()].add(timestamp, window: Double(window)) > limit.limit {
+                    findings.append(Finding(
+                        code: limit.answer.errorCode, rule: "rateLimit",
+                        message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(Self.duration(window))"
+                    ))
+                }
+            }
+        }
+    }
+
+    private static func counted(_ limit: RateLimit) -> String {
+        switch limit.counts {
+        case .frames(let refs): return refs.map(\.description).joined(separator: " or ") + " frames"
+        case .violations(let codes): return codes.joined(separator: " or ") + " answers"
+        }
+    }
+
+    private static func duration(_ milliseconds: Int) -> String {
+        if milliseconds % 60_000 == 0 { return "\(milliseconds / 60_000) min" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        return "\(milliseconds) ms"
+    }
+}
+
+/// Timestamps inside a sliding window.
+struct SlidingWindow: Sendable {
+    private var times: [Double] = []
+    private var start = 0
+
+    /// Adds an event at `time` and returns how many events fall in the window ending at it.
+    mutating func add(_ time: Double, window: Double) -> Int {
+        while start < times.count, times[start] <= time - window { start += 1 }
+        if start > 64, start * 2 > times.count {
+            times.removeFirst(start)
+            start = 0
+        }
+        times.append(time)
+        return times.count - start
+    }
+}

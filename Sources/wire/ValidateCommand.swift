@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import WireRuntime
+import WireSpec
+import WireValidator
+
+/// `wire validate FILE...`: checks captured sessions of JSON frames against a spec.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check captured JSON frames (JSONL or HAR) frame by frame and across each session.",
+        discussion: """
+            JSONL lines are envelopes {"dir": "client"|"server", "ts": <epoch ms or ISO-8601>, "session": <id>, \
+            "frame": <object or JSON text>} or bare frames; HAR 1.2 entries with _webSocketMessages are sessions. \
+            '-' reads standard input. Exit status: 0 without errors, 1 with errors, 2 for usage or I/O errors.
+            """
+    )
+
+    enum OutputFormat: String, ExpressibleByArgument {
+        case text, json
+    }
+
+    @Option(name: .long, help: "The spec (default: Spec/clawline.yaml in the current directory).")
+    var spec: String?
+
+    @Option(name: .long, help: "Output: text (one finding per line, then a summary) or json (JSON Lines, then a summary object).")
+    var format: OutputFormat = .text
+
+    @Option(name: .long, help: "The direction of bare frames (client or server); by default it comes from the tag.")
+    var direction: Direction?
+
+    @Argument(help: "Capture files; '-' is standard input.")
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one capture file, or '-' for standard input") }
+    }
+
+    func run() throws {
+        let specPath = try resolvedSpecPath()
+        let model = try loadCheckedSpec(specPath)
+        var validation = CaptureValidation(spec: model)
+        let output = FindingPrinter(format: format, colors: format == .text && isatty(STDOUT_FILENO) == 1)
+        for file in files {
+            let handle: FileHandle
+            if file == "-" {
+                handle = FileHandle.standardInput
+            } else {
+                guard let opened = FileHandle(forReadingAtPath: file) else {
+                    printError("error: cannot read capture '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file")")
+                    throw ExitCode(ExitStatus.usage)
+                }
+                handle = opened
+            }
+            let name = file == "-" ? "<stdin>" : file
+            let reader = CaptureReader(file: name, tagField: model.tagField, direction: direction) { [validation] tag in validation.direction(ofTag: tag) }
+            do {
+                try reader.read(handle, frame: { frame in
+                    for finding in validation.process(frame) { output.print(finding) }
+                }, problem: { problem in
+                    output.print(validation.process(problem))
+                })
+            } catch {
+                printError("error: cannot read capture '\(name)': \(error.localizedDescription)")
+                throw ExitCode(ExitStatus.usage)
+            }
+        }
+        output.print(validation.summary)
+        if validation.summary.errorCount > 0 { throw ExitCode(ExitStatus.failure) }
+    }
+
+    private func resolvedSpecPath() throws -> String {
+        if let spec { return spec }
+        let fallback = "Spec/clawline.yaml"
+        guard FileManager.default.fileExists(atPath: fallback) else {
+            printError("error: no --spec given and there is no \(fallback) in the current directory")
+            throw ExitCode(ExitStatus.usage)
+        }
+        return fallback
+    }
+}
+
+extension Direction: ExpressibleByArgument {}
+
+/// Prints findings and the summary as text or JSON Lines on standard output.
+struct FindingPrinter {
+    let format: ValidateCommand.OutputFormat
+    let colors: Bool
+
+    func print(_ located: LocatedFinding) {
+        let finding = located.finding
+        switch format {
+        case .json:
+            var object: [String: JSONValue] = [
+                "file": .string(located.file), "session": .string(located.session), "severity": .string(finding.severity.rawValue),
+                "code": .string(finding.code), "rule": .string(finding.rule), "message": .string(finding.message),
+            ]
+            object["line"] = located.line.map { .integer($0) } ?? .null
+            object["frame"] = located.frame.map { .integer($0) } ?? .null
+            object["direction"] = located.direction.map { .string($0.rawValue) } ?? .null
+            object["type"] = located.type.map { .string($0) } ?? .null
+            object["path"] = finding.path.map { .string($0.description) } ?? .null
+            write(JSONWriter.string(.object(object)))
+        case .text:
+            var place = located.file
+            if let line = located.line {
+                place += ":\(line)"
+            } else {
+                place += ":" + [located.session.isEmpty ? nil : located.session, located.frame.map { "frame \($0)" }].compactMap { $0 }.joined(separator: " ")
+            }
+            let severity = finding.severity.rawValue
+            let label = colors ? (finding.severity == .error ? "\u{1B}[1;31m\(severity)\u{1B}[0m" : "\u{1B}[1;33m\(severity)\u{1B}[0m") : severity
+            let frame = [located.direction?.rawValue, located.type].compactMap { $0 }.joined(separator: " ")
+            write("\(place): \(label): \(frame.isEmpty ? "" : frame + ": ")\(finding.message) [\(finding.code)]")
+        }
+    }
+
+    func print(_ summary: ValidationSummary) {
+        switch format {
+        case .json:
+            let counts = { (table: [String: Int]) in JSONValue.object(table.mapValues { .integer($0) }) }
+            write(JSONWriter.string(.object(["summary": .object([
+                "sessions": .integer(summary.sessions), "frames": .integer(summary.frames), "framesByType": counts(summary.framesByType),
+                "errors": .integer(summary.errorCount), "warnings": .integer(summary.warningCount),
+                "errorsByCode": counts(summary.errorsByCode), "warningsByCode": counts(summary.warningsByCode),
+            ])])))
+        case .text:
+            let list = { (table: [String: Int]) in table.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
+            write("\(summary.sessions) session\(summary.sessions == 1 ? "" : "s"), \(summary.frames) frame\(summary.frames == 1 ? "" : "s")\(summary.framesByType.isEmpty ? "" : ": " + list(summary.framesByType))")
+            var line = "\(summary.errorCount) error\(summary.errorCount == 1 ? "" : "s")"
+            if summary.errorCount > 0 { line += " (\(list(summary.errorsByCode)))" }
+            line += ", \(summary.warningCount) warning\(summary.warningCount == 1 ? "" : "s")"
+            if summary.warningCount > 0 { line += " (\(list(summary.warningsByCode)))" }
+            write(line)
+        }
+    }
+
+    private func write(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

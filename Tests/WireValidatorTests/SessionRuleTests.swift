@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import WireSpec
+import WireTestSupport
+import WireValidator
+
+/// Session rules and capture reading on small inline captures.
+@Suite struct SessionRuleTests {
+    static let spec = try! SpecLoader.check(contentsOf: Golden.repositoryRoot().appendingPathComponent("Spec/clawline.yaml").path).get()
+    static let device = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+    static let user = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
+
+    /// Validates JSONL text and returns `line: code message` for every finding.
+    static func validate(_ text: String) throws -> [String] {
+        var validation = CaptureValidation(spec: spec)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID().uuidString).jsonl")
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let handle = try FileHandle(forReadingFrom: url)
+        var found: [String] = []
+        let reader = CaptureReader(file: "t", tagField: "type", direction: nil) { [validation] in validation.direction(ofTag: $0) }
+        try reader.read(handle, frame: { frame in
+            found += validation.process(frame).map { "\($0.line ?? 0): \($0.finding.code) \($0.finding.message)" }
+        }, problem: { problem in
+            let finding = validation.process(problem)
+            found.append("\(finding.line ?? 0): \(finding.finding.code) \(finding.finding.message)")
+        })
+        return found
+    }
+
+    static func line(_ dir: String, _ ts: String, _ frame: String) -> String {
+        #"{"session":"s","dir":"\#(dir)","ts":\#(ts),"frame":\#(frame)}"#
+    }
+
+    static var authenticated: [String] {
+        [
+            line("client", "1000", #"{"type":"auth","protocolVersion":1,"token":"t","deviceId":"\#(device)"}"#),
+            line("server", "1010", #"{"type":"auth_result","success":true,"userId":"\#(user)","sessionId":"s1","replayCount":0,"replayTruncated":false,"historyReset":false}"#),
+        ]
+    }
+
+    @Test func oversizeViolationsCloseAfterTheLimit() throws {
+        let big = String(repeating: "x", count: 65_537)
+        let lines = Self.authenticated + (0..<3).map { index in
+            Self.line("client", "\(2000 + index * 10_000)", #"{"type":"message","id":"c_\#(index)","content":"\#(big)"}"#)
+        }
+        #expect(try Self.validate(lines.joined(separator: "\n")) == [
+            "3: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
+            "4: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
+            "5: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
+            "5: payload_too_large breaks the rate limit 'oversize': more than 2 payload_too_large answers within 1 min",
+        ])
+    }
+
+    @Test func slidingWindowsForgetOldFrames() throws {
+        let typing = #"{"type":"typing","active":true}"#
+        let times = ["\"2024-01-08T00:00:01.000Z\"", "\"2024-01-08T00:00:01.400Z\"", "\"2024-01-08T00:00:01.900Z\"", "\"2024-01-08T00:00:02.450Z\"", "\"2024-01-08T00:00:02.500Z\""]
+        let authenticated = Self.authenticated.map { $0.replacingOccurrences(of: #""ts":1000"#, with: #""ts":"2024-01-08T00:00:00Z""#).replacingOccurrences(of: #""ts":1010"#, with: #""ts":"2024-01-08T00:00:00.010Z""#) }
+        let lines = authenticated + times.map { Self.line("client", $0, typing) }
+        #expect(try Self.validate(lines.joined(separator: "\n")) == [
+            "5: rate_limited breaks the rate limit 'typing': more than 2 client typing frames within 1 s",
+            "7: rate_limited breaks the rate limit 'typing': more than 2 client typing frames within 1 s",
+        ])
+    }
+
+    @Test func retriesWithTheSameContentAreFine() throws {
+        let message = #"{"type":"message","id":"c_1","content":"hi"}"#
+        let lines = Self.authenticated + [
+            Self.line("client", "2000", message), Self.line("client", "7000", message),
+            Self.line("server", "7010", #"{"type":"ack","id":"c_1"}"#), Self.line("server", "7020", #"{"type":"ack","id":"c_1"}"#),
+        ]
+        #expect(try Self.validate(lines.joined(separator: "\n")) == [])
+    }
+
+    @Test func badEnvelopesAreReportedAndTheRunGoesOn() throws {
+        let lines = [
+            #"{"session":"s","dir":"sideways","frame":{"type":"typing","active":true}}"#,
+            #"{"session":"s","dir":"client","ts":"yesterday","frame":{"type":"typing","active":true}}"#,
+            #"{"session":["s"],"dir":"client","frame":{"type":"typing","active":true}}"#,
+            #"[1,2]"#,
+            "",
+            Self.line("client", "1000", #""{\"type\":\"auth\"}""#),
+        ]
+        #expect(try Self.validate(lines.joined(separator: "\r\n")) == [
+            #"1: capture envelope 'dir' must be "client" or "server", found "sideways""#,
+            #"2: capture envelope 'ts' "yesterday" is neither epoch milliseconds nor an ISO-8601 date-time"#,
+            "3: capture envelope 'session' must be a string, found an array",
+            #"4: capture a line must be a frame object or an envelope {"dir", "ts", "session", "frame"}, found an array"#,
+            "6: invalid_message missing required field 'protocolVersion'",
+            "6: invalid_message missing required field 'token'",
+            "6: invalid_message missing required field 'deviceId'",
+        ])
+    }
+}
