@@ -1,0 +1,272 @@
+import WireSpec
+
+/// Exports a spec as JSON Schema 2020-12: one schema per direction, a `oneOf` over its frames,
+/// every message and named type under `$defs`.
+///
+/// It is as faithful to WireRuntime's validation as JSON Schema allows; what it cannot express is
+/// listed in `JSONSchemaGenerator.knownExceptions`.
+public enum JSONSchemaGenerator {
+    /// Rules JSON Schema cannot express exactly, each with the reason.
+    public static let knownExceptions: [(rule: String, reason: String)] = [
+        ("minBytes, maxBytes", "JSON Schema counts characters, not UTF-8 bytes; the exported schema leaves byte limits out"),
+        ("maxDecodedBytes", "approximated by the longest base64 text that can decode to that many bytes (up to 2 bytes more)"),
+        ("byte budgets", "a sum of sizes across fields cannot be expressed"),
+        ("integer", "JSON Schema treats 1.0 as an integer; the spec does not"),
+        ("notBlank", "expressed as a pattern requiring a non-space character, with JSON Schema's (ECMA-262) idea of white space"),
+        ("formats", "uuid, uuidv4, base64 and uri are exact patterns; iso8601 is a pattern that does not check calendar dates (February 30)"),
+        ("open enums and unions", "unknown values are accepted, as by the spec, without the warning the spec's validators give"),
+        ("session rules and rate limits", "they span several frames; `wire validate` checks them"),
+    ]
+
+    /// The schema of the frames one direction sends.
+    public static func schema(for spec: ProtocolSpec, direction: Direction, id: String? = nil) -> String {
+        PrettyJSON.render(document(for: spec, direction: direction, id: id, refPrefix: "#/$defs/"))
+    }
+
+    static func document(for spec: ProtocolSpec, direction: Direction, id: String?, refPrefix: String) -> SpecValue {
+        var builder = SchemaBuilder(spec: spec, refPrefix: refPrefix)
+        let messages = spec.messages(direction)
+        var root = JSONObject()
+        root["$schema"] = .string("https://json-schema.org/draft/2020-12/schema")
+        if let id { root["$id"] = .string(id) }
+        root["title"] = .string("\(spec.title) \(direction.rawValue) frames")
+        root["description"] = .string("Every frame the \(direction.rawValue) sends in \(spec.title) v\(spec.version), told apart by '\(spec.tagField)'.")
+        root["oneOf"] = .array(messages.map { .object([.init(key: "$ref", value: .string(refPrefix + builder.messageKey($0)))]) })
+        var defs = JSONObject()
+        for message in messages {
+            defs[builder.messageKey(message)] = builder.messageSchema(message)
+        }
+        for (name, schema) in builder.definitions() {
+            defs[name] = schema
+        }
+        root["$defs"] = defs.value
+        return root.value
+    }
+}
+
+/// Builds schemas for messages and the named types they use.
+struct SchemaBuilder {
+    let spec: ProtocolSpec
+    let refPrefix: String
+    private var used: [String] = []
+
+    init(spec: ProtocolSpec, refPrefix: String) {
+        self.spec = spec
+        self.refPrefix = refPrefix
+    }
+
+    func messageKey(_ message: Message) -> String { "\(message.direction.rawValue)-\(message.tag)" }
+
+    /// The schemas of every named type used so far (and the types those use), in spec order.
+    mutating func definitions() -> [(String, SpecValue)] {
+        var done = Set<String>()
+        var result: [String: SpecValue] = [:]
+        while let name = used.first(where: { !done.contains($0) }) {
+            done.insert(name)
+            guard let type = spec.type(named: name) else { continue }
+            result[name] = namedSchema(type)
+            for (key, value) in unionCaseSchemas(type) { result[key] = value }
+        }
+        return spec.types.flatMap { type -> [(String, SpecValue)] in
+            guard let schema = result[type.name] else { return [] }
+            let cases = result.keys.filter { $0.hasPrefix(type.name + "-") }.sorted().map { ($0, result[$0]!) }
+            return [(type.name, schema)] + cases
+        }
+    }
+
+    private mutating func ref(_ name: String) -> SpecValue {
+        if !used.contains(name) { used.append(name) }
+        return .object([.init(key: "$ref", value: .string(refPrefix + name))])
+    }
+
+    mutating func messageSchema(_ message: Message) -> SpecValue {
+        var schema = objectSchema(message.shape, tag: (spec.tagField, .string(message.tag)))
+        var object = JSONObject()
+        object["title"] = .string("\(message.direction.rawValue) \(message.tag)")
+        if let description = message.description { object["description"] = .string(description.trimmingTrailingNewlines()) }
+        if case .object(let members) = schema { for member in members { object[member.key] = member.value } }
+        schema = object.value
+        return schema
+    }
+
+    // MARK: Objects
+
+    mutating func objectSchema(_ shape: ObjectShape, tag: (String, SpecValue)?) -> SpecValue {
+        var object = JSONObject()
+        object["type"] = .string("object")
+        var properties = JSONObject()
+        var required: [String] = []
+        if let (key, value) = tag {
+            properties[key] = .object([.init(key: "const", value: value)])
+            required.append(key)
+        }
+        for field in shape.fields {
+            properties[field.name] = fieldSchema(field)
+            if field.required { required.append(field.name) }
+        }
+        for key in shape.rejectFields { properties[key] = .bool(false) }
+        object["properties"] = properties.value
+        if !required.isEmpty { object["required"] = .strings(required) }
+        if shape.unknownFields == .reject { object["additionalProperties"] = .bool(false) }
+        let conditionals: [SpecValue] = shape.rules.compactMap { rule in
+            guard case .conditional(let rule) = rule else { return nil }
+            var condition = JSONObject()
+            var conditionProperties = JSONObject()
+            for item in rule.when {
+                conditionProperties[item.field] = item.values.count == 1 ? .object([.init(key: "const", value: item.values[0])]) : .object([.init(key: "enum", value: .array(item.values))])
+            }
+            condition["properties"] = conditionProperties.value
+            condition["required"] = .strings(rule.when.map(\.field))
+            var then = JSONObject()
+            var thenProperties = JSONObject()
+            for key in rule.require { thenProperties[key] = .object([.init(key: "not", value: .object([.init(key: "type", value: .string("null"))]))]) }
+            for key in rule.forbid { thenProperties[key] = .bool(false) }
+            then["properties"] = thenProperties.value
+            if !rule.require.isEmpty { then["required"] = .strings(rule.require) }
+            return .object([.init(key: "if", value: condition.value), .init(key: "then", value: then.value)])
+        }
+        if !conditionals.isEmpty { object["allOf"] = .array(conditionals) }
+        return object.value
+    }
+
+    mutating func fieldSchema(_ field: Field) -> SpecValue {
+        var schema = valueSchema(field.type, field.constraints)
+        if let description = field.description, case .object(var members) = schema {
+            members.insert(.init(key: "description", value: .string(description.trimmingTrailingNewlines())), at: 0)
+            schema = .object(members)
+        }
+        if let value = field.defaultValue, case .object(var members) = schema {
+            members.append(.init(key: "default", value: value))
+            schema = .object(members)
+        }
+        if field.nullable {
+            return .object([.init(key: "anyOf", value: .array([schema, .object([.init(key: "type", value: .string("null"))])]))])
+        }
+        return schema
+    }
+
+    // MARK: Values
+
+    /// The schema of a type with its constraints; aliases are inlined so their constraints merge with the field's.
+    mutating func valueSchema(_ type: TypeRef, _ own: Constraints) -> SpecValue {
+        let (resolved, aliasConstraints) = spec.resolve(type)
+        let c = own.merged(over: aliasConstraints)
+        var object = JSONObject()
+        switch resolved {
+        case .string:
+            object["type"] = .string("string")
+            stringConstraints(c, into: &object)
+        case .integer, .number:
+            object["type"] = .string(resolved == .integer ? "integer" : "number")
+            if let value = c.minimum { object["minimum"] = Self.number(value) }
+            if let value = c.maximum { object["maximum"] = Self.number(value) }
+            if c.format == .epochMillis {
+                object["minimum"] = Self.number(max(c.minimum ?? 0, 0))
+                object["maximum"] = Self.number(min(c.maximum ?? 253_402_300_799_999, 253_402_300_799_999))
+            }
+            if let value = c.const { object["const"] = value }
+        case .boolean:
+            object["type"] = .string("boolean")
+            if let value = c.const { object["const"] = value }
+        case .json, .unresolved:
+            return .object([])
+        case .array(let element):
+            object["type"] = .string("array")
+            object["items"] = valueSchema(element, Constraints())
+            if let value = c.minItems { object["minItems"] = .integer(value) }
+            if let value = c.maxItems { object["maxItems"] = .integer(value) }
+        case .map(let element):
+            object["type"] = .string("object")
+            object["additionalProperties"] = valueSchema(element, Constraints())
+            if let value = c.minItems { object["minProperties"] = .integer(value) }
+            if let value = c.maxItems { object["maxProperties"] = .integer(value) }
+        case .enumeration(let name, _), .object(let name, _), .union(let name, _), .oneOf(let name, _):
+            let reference = ref(name)
+            guard let constant = c.const else { return reference }
+            return .object([.init(key: "allOf", value: .array([reference])), .init(key: "const", value: constant)])
+        }
+        return object.value
+    }
+
+    private func stringConstraints(_ c: Constraints, into object: inout JSONObject) {
+        if let value = c.minLength { object["minLength"] = .integer(value) }
+        if let value = c.maxLength { object["maxLength"] = .integer(value) }
+        var patterns: [String] = []
+        if let prefix = c.prefix { patterns.append("^" + Self.escapeRegex(prefix)) }
+        if let pattern = c.pattern { patterns.append("^(?:\(pattern))$") }
+        if c.notBlank { patterns.append("\\S") }
+        if let format = c.format, let pattern = Self.formatPatterns[format] { patterns.append(pattern) }
+        if let first = patterns.first { object["pattern"] = .string(first) }
+        if patterns.count > 1 {
+            object["allOf"] = .array(patterns.dropFirst().map { .object([.init(key: "pattern", value: .string($0))]) })
+        }
+        if let format = c.format, format == .uuid || format == .uuidv4 || format == .uri { object["format"] = .string(format == .uri ? "uri" : "uuid") }
+        if c.format == .iso8601 { object["format"] = .string("date-time") }
+        if let bytes = c.maxDecodedBytes { object["maxLength"] = .integer((bytes + 2) / 3 * 4) }
+        if case .string(let value)? = c.const { object["const"] = .string(value) }
+    }
+
+    static let formatPatterns: [ValueFormat: String] = [
+        .uuid: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+        .uuidv4: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
+        .base64: "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+        .iso8601: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$",
+        .uri: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$",
+    ]
+
+    static func escapeRegex(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if "\\^$.|?*+()[]{}/".contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
+    static func number(_ value: Double) -> SpecValue {
+        value == value.rounded() && abs(value) < 1e15 ? .integer(Int(value)) : .number(value)
+    }
+
+    // MARK: Named types
+
+    private mutating func namedSchema(_ type: NamedType) -> SpecValue {
+        var schema: SpecValue
+        switch type.kind {
+        case .object(let shape):
+            schema = objectSchema(shape, tag: nil)
+        case .enumeration(let values):
+            let list = SpecValue.strings(values.values.map(\.value))
+            schema = values.open
+                ? .object([.init(key: "type", value: .string("string")), .init(key: "examples", value: list)])
+                : .object([.init(key: "type", value: .string("string")), .init(key: "enum", value: list)])
+        case .union(let union):
+            var cases: [SpecValue] = union.cases.map { ref(type.name + "-" + $0.tagValue.plainText) }
+            if union.open {
+                let known = SpecValue.array(union.cases.map(\.tagValue))
+                cases.append(.object([
+                    .init(key: "type", value: .string("object")), .init(key: "required", value: .strings([union.tag])),
+                    .init(key: "not", value: .object([.init(key: "properties", value: .object([.init(key: union.tag, value: .object([.init(key: "enum", value: known)]))]))])),
+                ]))
+            }
+            schema = .object([.init(key: "oneOf", value: .array(cases))])
+        case .oneOf(let oneOf):
+            schema = .object([.init(key: "anyOf", value: .array(oneOf.variants.map { valueSchema($0.type, $0.constraints) }))])
+        case .alias(let alias):
+            schema = valueSchema(alias.type, alias.constraints)
+        }
+        if let description = type.description, case .object(var members) = schema {
+            members.insert(.init(key: "description", value: .string(description.trimmingTrailingNewlines())), at: 0)
+            schema = .object(members)
+        }
+        return schema
+    }
+
+    private mutating func unionCaseSchemas(_ type: NamedType) -> [(String, SpecValue)] {
+        guard case .union(let union) = type.kind else { return [] }
+        return union.cases.compactMap { unionCase in
+            guard case .object(_, let shape) = spec.resolve(.named(unionCase.type)).type else { return nil }
+            return (type.name + "-" + unionCase.tagValue.plainText, objectSchema(shape, tag: (union.tag, unionCase.tagValue)))
+        }
+    }
+}
+
