@@ -76,6 +76,8 @@ public struct CaptureReader {
         return .jsonl
     }
 
+    static let envelopeKeys: Set<String> = ["dir", "ts", "session", "frame"]
+
     static func looksLikeHAR(firstLine: [UInt8]) -> Bool {
         guard let start = firstLine.firstIndex(where: { !$0.isJSONWhitespace }), firstLine[start] == UInt8(ascii: "{") else { return false }
         guard let value = try? JSONParser.parse(firstLine) else { return true }  // a pretty-printed document
@@ -111,8 +113,9 @@ public struct CaptureReader {
             frame(CapturedFrame(file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .json(value)))
             return
         }
-        for key in object.keys.sorted() where !["dir", "ts", "session", "frame"].contains(key) {
-            fail("unknown envelope key '\(key)'; an envelope has dir, ts, session and frame")
+        if object.count > 4 || object.keys.contains(where: { !Self.envelopeKeys.contains($0) }) {
+            let unknown = object.keys.filter { !Self.envelopeKeys.contains($0) }.sorted()
+            fail("unknown envelope key '\(unknown[0])'; an envelope has dir, ts, session and frame")
             return
         }
         var session = ""

@@ -18,7 +18,10 @@ public struct ValidationSummary: Sendable {
     public var sessions = 0
     public var frames = 0
     /// `client message` → count.
-    public var framesByType: [String: Int] = [:]
+    public var framesByType: [String: Int] {
+        Dictionary(counts.map { ("\($0.key.direction.rawValue) \($0.key.tag)", $0.value) }, uniquingKeysWith: +)
+    }
+    var counts: [MessageRef: Int] = [:]
     public var errorsByCode: [String: Int] = [:]
     public var warningsByCode: [String: Int] = [:]
 
@@ -27,31 +30,46 @@ public struct ValidationSummary: Sendable {
 }
 
 /// Checks captured frames frame by frame and across each session, and keeps the summary.
-public struct CaptureValidation: Sendable {
+public struct CaptureValidation {
     public let validator: FrameValidator
     public private(set) var summary = ValidationSummary()
-    private var sessions: [String: (frames: Int, checker: SessionChecker)] = [:]
+    private let rules: SessionChecker.Rules
+    private var sessions: [SessionKey: SessionState] = [:]
+
+    private struct SessionKey: Hashable {
+        var file: String
+        var session: String
+    }
+
+    /// One session's frame count and rule state; a class so it is updated in place.
+    private final class SessionState {
+        var frames = 0
+        var checker: SessionChecker
+        init(checker: SessionChecker) { self.checker = checker }
+    }
 
     public init(spec: ProtocolSpec) {
         validator = FrameValidator(spec: spec)
+        rules = SessionChecker.Rules(spec: spec)
     }
 
     /// The direction of a bare frame from its tag, when exactly one direction has the tag.
-    public func direction(ofTag tag: String) -> Direction? {
-        let directions = Direction.allCases.filter { validator.knows(tag, $0) }
-        return directions.count == 1 ? directions[0] : nil
-    }
+    public func direction(ofTag tag: String) -> Direction? { validator.direction(ofTag: tag) }
 
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
     public mutating func process(_ frame: CapturedFrame) -> [LocatedFinding] {
-        let key = frame.file + "\u{0}" + frame.session
-        if sessions[key] == nil {
-            sessions[key] = (0, SessionChecker(spec: validator.spec))
+        let key = SessionKey(file: frame.file, session: frame.session)
+        let state: SessionState
+        if let existing = sessions[key] {
+            state = existing
+        } else {
+            state = SessionState(checker: SessionChecker(rules: rules))
+            sessions[key] = state
             summary.sessions += 1
         }
-        sessions[key]!.frames += 1
+        state.frames += 1
         summary.frames += 1
-        let index = sessions[key]!.frames
+        let index = state.frames
         var located: [LocatedFinding] = []
         func add(_ finding: Finding, type: String?) {
             located.append(LocatedFinding(file: frame.file, line: frame.line, session: frame.session, frame: index, direction: frame.direction, type: type, finding: finding))
@@ -76,13 +94,13 @@ public struct CaptureValidation: Sendable {
         case .notAFrame(let reason):
             add(Finding(code: validator.malformedFrameAnswer.code, rule: "frame", message: reason), type: nil)
         case .unknownType(let tag, _):
-            summary.framesByType["\(direction.rawValue) \(tag)", default: 0] += 1
+            summary.counts[MessageRef(direction: direction, tag: tag), default: 0] += 1
             add(Finding(code: validator.defaultAnswer.code, rule: "unknownType", message: "unknown \(direction.rawValue) message type '\(tag)'"), type: tag)
         case .checked(let tag, let object, let issues):
-            summary.framesByType["\(direction.rawValue) \(tag)", default: 0] += 1
+            summary.counts[MessageRef(direction: direction, tag: tag), default: 0] += 1
             for issue in issues { add(Finding(issue), type: tag) }
             let errors = issues.errors
-            let sessionFindings = sessions[key]!.checker.observe(
+            let sessionFindings = state.checker.observe(
                 direction: direction, tag: tag, object: object, valid: errors.isEmpty,
                 answeredCodes: errors.map(\.code), timestamp: frame.timestamp
             )

@@ -33,6 +33,12 @@ public struct FrameValidator: Sendable {
     /// Whether a direction has a message with this tag.
     public func knows(_ tag: String, _ direction: Direction) -> Bool { plan.messages[direction]?[tag] != nil }
 
+    /// The direction of a frame from its tag, when exactly one direction has the tag.
+    public func direction(ofTag tag: String) -> Direction? {
+        let directions = Direction.allCases.filter { knows(tag, $0) }
+        return directions.count == 1 ? directions[0] : nil
+    }
+
     /// Checks UTF-8 JSON bytes as a frame of `direction`.
     public func check(_ bytes: some Collection<UInt8>, direction: Direction) -> Outcome {
         do {
@@ -56,97 +62,97 @@ public struct FrameValidator: Sendable {
 
     // MARK: Interpreting a plan (the same order of checks as generated decoders)
 
-    private func check(object: [String: JSONValue], plan objectPlan: ValidationPlan.ObjectPlan, at path: JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+    private func check(object: [String: JSONValue], plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
         for field in objectPlan.fields {
             let fieldAnswer = field.answer ?? answer
             if !field.required && field.nullable {
                 guard let value = object[field.key], value != .null else { continue }
-                check(value, field.node, at: path.appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
+                check(value, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
                 continue
             }
-            if let value = context.member(object, field.key, at: path, required: field.required, nullable: field.nullable, answer: fieldAnswer) {
-                check(value, field.node, at: path.appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
+            if let value = context.member(object, field.key, at: path(), required: field.required, nullable: field.nullable, answer: fieldAnswer) {
+                check(value, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
             }
         }
         for (rule, ruleAnswer) in objectPlan.conditionals {
-            context.check(rule, in: object, at: path, answer: ruleAnswer ?? answer)
+            context.check(rule, in: object, at: path(), answer: ruleAnswer ?? answer)
         }
         for (rule, ruleAnswer) in objectPlan.budgets {
-            context.check(rule, in: object, at: path, answer: ruleAnswer)
+            context.check(rule, in: object, at: path(), answer: ruleAnswer)
         }
         if objectPlan.rejectUnknown || !objectPlan.rejected.isEmpty {
-            context.checkKeys(object, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown, rejected: objectPlan.rejected, ignoring: ignoring, at: path, answer: answer)
+            context.checkKeys(object, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown, rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
         }
     }
 
-    private func check(_ value: JSONValue, _ node: ValidationPlan.Node, at path: JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
+    private func check(_ value: JSONValue, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
         switch node {
         case .string(let rules):
-            _ = context.string(value, at: path, rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+            _ = context.string(value, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
         case .integer(let rules):
-            _ = context.integer(value, at: path, rules: rules, answer: answer)
+            _ = context.integer(value, at: path(), rules: rules, answer: answer)
         case .number(let rules):
-            _ = context.number(value, at: path, rules: rules, answer: answer)
+            _ = context.number(value, at: path(), rules: rules, answer: answer)
         case .boolean(let constant):
-            _ = context.bool(value, at: path, constant: constant, answer: answer)
+            _ = context.bool(value, at: path(), constant: constant, answer: answer)
         case .json, .unresolved:
             break
         case .array(let rules, let element):
-            _ = context.array(value, at: path, rules: rules, answer: answer) { item, index, context -> Bool? in
-                check(item, element, at: path.appending(index), in: &context, answer: answer, sizeAnswer: sizeAnswer)
+            _ = context.array(value, at: path(), rules: rules, answer: answer) { item, index, context -> Bool? in
+                check(item, element, at: path().appending(index), in: &context, answer: answer, sizeAnswer: sizeAnswer)
                 return true
             }
         case .map(let rules, let element):
-            _ = context.map(value, at: path, rules: rules, answer: answer) { item, key, context -> Bool? in
-                check(item, element, at: path.appending(key), in: &context, answer: answer, sizeAnswer: sizeAnswer)
+            _ = context.map(value, at: path(), rules: rules, answer: answer) { item, key, context -> Bool? in
+                check(item, element, at: path().appending(key), in: &context, answer: answer, sizeAnswer: sizeAnswer)
                 return true
             }
         case .constant(let rules, let inner):
-            if context.string(value, at: path, rules: rules, answer: answer) != nil {
-                check(value, inner, at: path, in: &context, answer: answer, sizeAnswer: sizeAnswer)
+            if context.string(value, at: path(), rules: rules, answer: answer) != nil {
+                check(value, inner, at: path(), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
         case .named(let index):
-            check(value, named: index, at: path, in: &context, answer: answer, ignoring: nil)
+            check(value, named: index, at: path(), in: &context, answer: answer, ignoring: nil)
         }
     }
 
-    private func check(_ value: JSONValue, named index: Int, at path: JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+    private func check(_ value: JSONValue, named index: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
         switch plan.named[index] {
         case .object(let objectPlan):
-            guard let object = context.object(value, at: path, answer: answer) else { return }
-            check(object: object, plan: objectPlan, at: path, in: &context, answer: answer, ignoring: ignoring)
+            guard let object = context.object(value, at: path(), answer: answer) else { return }
+            check(object: object, plan: objectPlan, at: path(), in: &context, answer: answer, ignoring: ignoring)
         case .closedEnum(let allowed, let set):
             guard case .string(let text) = value else {
-                context.fail(path, "type", answer, "expected a string, found \(value.kindDescription)")
+                context.fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
                 return
             }
             if !set.contains(text) {
-                context.fail(path, "enum", answer, "\(JSONWriter.string(value)) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
+                context.fail(path(), "enum", answer, "\(JSONWriter.string(value)) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
             }
         case .openEnum(let name, let known):
-            _ = context.openEnum(value, at: path, known: known, typeName: name, answer: answer)
+            _ = context.openEnum(value, at: path(), known: known, typeName: name, answer: answer)
         case .union(let tag, let cases, let open, let typeName):
-            guard let object = context.object(value, at: path, answer: answer) else { return }
+            guard let object = context.object(value, at: path(), answer: answer) else { return }
             guard let tagValue = object[tag] else {
-                context.fail(path.appending(tag), "required", answer, "missing required field '\(tag)'")
+                context.fail(path().appending(tag), "required", answer, "missing required field '\(tag)'")
                 return
             }
             if let match = cases.first(where: { $0.value == tagValue }) {
-                check(value, named: match.plan, at: path, in: &context, answer: answer, ignoring: tag)
+                check(value, named: match.plan, at: path(), in: &context, answer: answer, ignoring: tag)
             } else if open {
-                context.report(ValidationIssue(severity: .warning, path: path.appending(tag), rule: "unknownCase", answer: answer, message: "\(tagValue) is not a known \(typeName) case; it is kept as unknown"))
+                context.report(ValidationIssue(severity: .warning, path: path().appending(tag), rule: "unknownCase", answer: answer, message: "\(tagValue) is not a known \(typeName) case; it is kept as unknown"))
             } else {
-                context.unknownTag(tagValue, tag: tag, at: path, allowed: cases.map { JSONWriter.string($0.value) }, answer: answer)
+                context.unknownTag(tagValue, tag: tag, at: path(), allowed: cases.map { JSONWriter.string($0.value) }, answer: answer)
             }
         case .oneOf(let variants, let expected):
             for variant in variants {
                 let passed = context.attempt { scratch -> Bool? in
-                    check(value, variant, at: path, in: &scratch, answer: answer, sizeAnswer: nil)
+                    check(value, variant, at: path(), in: &scratch, answer: answer, sizeAnswer: nil)
                     return true
                 }
                 if passed != nil { return }
             }
-            context.noVariant(value, at: path, expected: expected, answer: answer)
+            context.noVariant(value, at: path(), expected: expected, answer: answer)
         }
     }
 }

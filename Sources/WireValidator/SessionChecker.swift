@@ -4,8 +4,41 @@ import WireSpec
 /// Checks the rules across the frames of one session, driven only by the spec's session rules and
 /// rate limits: phases, transitions, guards, correlations, uniqueness and sliding-window limits.
 public struct SessionChecker: Sendable {
-    private let spec: ProtocolSpec
-    private let rules: SessionRules
+    /// The spec's session rules and limits, indexed once and shared by every session.
+    final class Rules: Sendable {
+        let session: SessionRules
+        /// Rate limits with a window (capacity limits cannot be judged from one session), by the frames they count.
+        let windowedByFrame: [MessageRef: [RateLimit]]
+        /// Rate limits with a window that count answers with error codes.
+        let windowedByViolation: [RateLimit]
+        let hasWindowedLimits: Bool
+        let phases: [String: SessionRules.Phase]
+        let guards: [MessageRef: [SessionRules.Guard]]
+        let uniqueness: [MessageRef: [SessionRules.Uniqueness]]
+        let transitions: [MessageRef: [SessionRules.Transition]]
+
+        init(spec: ProtocolSpec) {
+            session = spec.session ?? SessionRules()
+            let windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }
+            hasWindowedLimits = !windowed.isEmpty
+            var byFrame: [MessageRef: [RateLimit]] = [:]
+            var byViolation: [RateLimit] = []
+            for limit in windowed {
+                switch limit.counts {
+                case .frames(let refs): for ref in Set(refs) { byFrame[ref, default: []].append(limit) }
+                case .violations: byViolation.append(limit)
+                }
+            }
+            windowedByFrame = byFrame
+            windowedByViolation = byViolation
+            phases = Dictionary(session.phases.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            guards = Dictionary(grouping: session.guards, by: \.frame)
+            uniqueness = Dictionary(grouping: session.uniqueness, by: \.frame)
+            transitions = Dictionary(grouping: session.transitions, by: \.on)
+        }
+    }
+
+    private let rules: Rules
     private var phase: SessionRules.Phase?
     private var flags: Set<String> = []
     /// Per correlation, hashes of the values earlier frames carried.
@@ -19,9 +52,12 @@ public struct SessionChecker: Sendable {
     private var saidNoTimestamps = false
 
     public init(spec: ProtocolSpec) {
-        self.spec = spec
-        self.rules = spec.session ?? SessionRules()
-        self.phase = rules.initialPhase
+        self.init(rules: Rules(spec: spec))
+    }
+
+    init(rules: Rules) {
+        self.rules = rules
+        self.phase = rules.session.initialPhase
     }
 
     /// The current phase's name.
@@ -55,17 +91,17 @@ public struct SessionChecker: Sendable {
     }
 
     private func checkGuards(_ ref: MessageRef, into findings: inout [Finding]) {
-        for rule in rules.guards where rule.frame == ref && !flags.contains(rule.requires) {
+        for rule in rules.guards[ref] ?? [] where !flags.contains(rule.requires) {
             findings.append(Finding(code: rule.otherwise?.errorCode ?? rule.name, rule: "guard", message: "only allowed while '\(rule.requires)' is set (\(rule.name))"))
         }
     }
 
     private mutating func applyTransition(_ ref: MessageRef, _ object: [String: JSONValue]) {
-        guard let transition = rules.transitions.first(where: { $0.on == ref && Self.holds($0.when, in: object) }) else { return }
+        guard let transition = rules.transitions[ref]?.first(where: { Self.holds($0.when, in: object) }) else { return }
         for assignment in transition.set {
             if object[assignment.field] == .bool(true) { flags.insert(assignment.flag) } else { flags.remove(assignment.flag) }
         }
-        phase = rules.phases.first { $0.name == transition.to }
+        phase = rules.phases[transition.to]
     }
 
     static func holds(_ conditions: [Condition], in object: [String: JSONValue]) -> Bool {
@@ -78,7 +114,7 @@ public struct SessionChecker: Sendable {
     // MARK: Correlations and uniqueness
 
     private mutating func checkCorrelations(_ ref: MessageRef, _ object: [String: JSONValue], into findings: inout [Finding]) {
-        for rule in rules.correlations {
+        for rule in rules.session.correlations {
             if rule.frame == ref, let value = object[rule.field], !(seenValues[rule.name]?.contains(value.hashValue) ?? false) {
                 findings.append(Finding(
                     code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
@@ -92,7 +128,7 @@ public struct SessionChecker: Sendable {
     }
 
     private mutating func checkUniqueness(_ ref: MessageRef, _ object: [String: JSONValue], into findings: inout [Finding]) {
-        for rule in rules.uniqueness where rule.frame == ref {
+        for rule in rules.uniqueness[ref] ?? [] {
             guard let key = object[rule.key] else { continue }
             let keyHash = key.hashValue
             if !rule.sameFields.isEmpty {
@@ -122,8 +158,7 @@ public struct SessionChecker: Sendable {
     // MARK: Rate limits
 
     private mutating func checkRateLimits(_ ref: MessageRef, answeredCodes: [String], timestamp: Double?, into findings: inout [Finding]) {
-        let windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }
-        guard !windowed.isEmpty else { return }
+        guard rules.hasWindowedLimits else { return }
         guard let timestamp else {
             if !saidNoTimestamps {
                 saidNoTimestamps = true
@@ -131,21 +166,26 @@ public struct SessionChecker: Sendable {
             }
             return
         }
-        for limit in windowed {
-            let events: Int
-            switch limit.counts {
-            case .frames(let refs): events = refs.contains(ref) ? 1 : 0
-            case .violations(let codes): events = answeredCodes.filter(codes.contains).count
+        for limit in rules.windowedByFrame[ref] ?? [] {
+            count(limit, at: timestamp, into: &findings)
+        }
+        guard !answeredCodes.isEmpty else { return }
+        for limit in rules.windowedByViolation {
+            guard case .violations(let codes) = limit.counts else { continue }
+            for _ in answeredCodes.filter(codes.contains) {
+                count(limit, at: timestamp, into: &findings)
             }
-            guard events > 0, let window = limit.windowMilliseconds else { continue }
-            for _ in 0..<events {
-                if windows[limit.name, default: SlidingWindow()].add(timestamp, window: Double(window)) > limit.limit {
-                    findings.append(Finding(
-                        code: limit.answer.errorCode, rule: "rateLimit",
-                        message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(Self.duration(window))"
-                    ))
-                }
-            }
+        }
+    }
+
+    /// Adds one event to a limit's window and reports the event that takes it over the limit.
+    private mutating func count(_ limit: RateLimit, at timestamp: Double, into findings: inout [Finding]) {
+        guard let window = limit.windowMilliseconds else { return }
+        if windows[limit.name, default: SlidingWindow()].add(timestamp, window: Double(window)) > limit.limit {
+            findings.append(Finding(
+                code: limit.answer.errorCode, rule: "rateLimit",
+                message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(Self.duration(window))"
+            ))
         }
     }
 

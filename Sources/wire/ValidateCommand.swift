@@ -53,7 +53,7 @@ struct ValidateCommand: ParsableCommand {
                 handle = opened
             }
             let name = file == "-" ? "<stdin>" : file
-            let reader = CaptureReader(file: name, tagField: model.tagField, direction: direction) { [validation] tag in validation.direction(ofTag: tag) }
+            let reader = CaptureReader(file: name, tagField: model.tagField, direction: direction) { [validator = validation.validator] tag in validator.direction(ofTag: tag) }
             do {
                 try reader.read(handle, frame: { frame in
                     for finding in validation.process(frame) { output.print(finding) }

@@ -18,7 +18,7 @@ import WireValidator
         defer { try? FileManager.default.removeItem(at: url) }
         let handle = try FileHandle(forReadingFrom: url)
         var found: [String] = []
-        let reader = CaptureReader(file: "t", tagField: "type", direction: nil) { [validation] in validation.direction(ofTag: $0) }
+        let reader = CaptureReader(file: "t", tagField: "type", direction: nil) { [validator = validation.validator] in validator.direction(ofTag: $0) }
         try reader.read(handle, frame: { frame in
             found += validation.process(frame).map { "\($0.line ?? 0): \($0.finding.code) \($0.finding.message)" }
         }, problem: { problem in

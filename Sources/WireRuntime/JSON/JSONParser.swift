@@ -106,31 +106,39 @@ public struct JSONParser {
         mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
             guard depth <= JSONParser.maxDepth else { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
             position += 1
-            var members: [String: JSONValue] = [:]
+            // Members are collected first and hashed once into a dictionary of the right size.
+            var members: [(String, JSONValue)] = []
+            var keyOffsets: [Int] = []
             skipWhitespace()
             if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
                 position += 1
-                return .object(members)
+                return .object([:])
             }
             while true {
                 skipWhitespace()
                 guard position < bytes.count else { throw error("unexpected end of input in an object") }
                 guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
-                let keyOffset = position
+                keyOffsets.append(position)
                 let key = try parseString()
                 skipWhitespace()
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
                 position += 1
                 skipWhitespace()
-                let value = try parseValue(depth: depth)
-                if members.updateValue(value, forKey: key) != nil {
-                    throw error("duplicate key '\(key)' in an object", at: keyOffset)
-                }
+                members.append((key, try parseValue(depth: depth)))
                 skipWhitespace()
                 guard position < bytes.count else { throw error("unexpected end of input in an object") }
                 switch bytes[position] {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return .object(members)
+                case UInt8(ascii: "}"):
+                    position += 1
+                    let object = Dictionary(members, uniquingKeysWith: { first, _ in first })
+                    if object.count != members.count {
+                        var seen = Set<String>()
+                        for (index, member) in members.enumerated() where !seen.insert(member.0).inserted {
+                            throw error("duplicate key '\(member.0)' in an object", at: keyOffsets[index])
+                        }
+                    }
+                    return .object(object)
                 default: throw error("expected ',' or '}' in an object")
                 }
             }
@@ -193,15 +201,18 @@ public struct JSONParser {
         mutating func parseString() throws(JSONSyntaxError) -> String {
             position += 1
             let start = position
-            // Fast path: no escapes.
+            // Fast path: no escapes. ASCII needs no UTF-8 validation.
+            var ascii = true
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
                     let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
                     position += 1
+                    if ascii { return String(decoding: slice, as: UTF8.self) }
                     guard let text = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in a string", at: start) }
                     return text
                 }
+                if byte >= 0x80 { ascii = false }
                 if byte == UInt8(ascii: "\\") { break }
                 if byte < 0x20 { throw error("unescaped control character in a string") }
                 position += 1

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Validates the same capture with `wire validate` and with Python JSON Schema validators.
+
+Each Python validator checks every frame of a JSONL capture of envelopes against the exported
+schema of its direction (schemas/clawline.<direction>.schema.json), parsing with `json` and with
+`orjson`. `wire validate` does more (session rules and rate limits too). Run it on one core:
+
+    python3 -m venv /tmp/bench && /tmp/bench/bin/pip install jsonschema fastjsonschema jsonschema-rs orjson
+    swift build -c release --product wire
+    taskset -c 0 /tmp/bench/bin/python Benchmarks/python/validate_bench.py capture.jsonl [--wire .build/release/wire]
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import time
+
+import fastjsonschema
+import jsonschema
+import jsonschema_rs
+import orjson
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def load_schema(direction):
+    return json.loads((ROOT / "schemas" / f"clawline.{direction}.schema.json").read_text())
+
+
+def run(name, lines, parse, validators):
+    start = time.perf_counter()
+    valid = 0
+    for line in lines:
+        envelope = parse(line)
+        frame = envelope["frame"]
+        if validators[envelope["dir"]](frame):
+            valid += 1
+    elapsed = time.perf_counter() - start
+    return name, len(lines) / elapsed, valid
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("capture")
+    parser.add_argument("--wire", default=str(ROOT / ".build/release/wire"))
+    args = parser.parse_args()
+    raw = pathlib.Path(args.capture).read_bytes().splitlines()
+    lines = [line for line in raw if line.strip()]
+    size = sum(len(line) + 1 for line in lines)
+    print(f"capture: {len(lines)} frames, {size / 1e6:.1f} MB")
+
+    start = time.perf_counter()
+    result = subprocess.run([args.wire, "validate", "--spec", str(ROOT / "Spec/clawline.yaml"), args.capture], capture_output=True, text=True)
+    wire_elapsed = time.perf_counter() - start
+    wire_rate = len(lines) / wire_elapsed
+    print(f"{'wire validate (frames + session rules)':48} {wire_rate:10.0f} frames/s  {size / wire_elapsed / 1e6:6.1f} MB/s   exit {result.returncode}: {result.stdout.strip().splitlines()[-1]}")
+
+    schemas = {direction: load_schema(direction) for direction in ("client", "server")}
+    draft7 = {d: {k: v for k, v in s.items() if k != "$schema"} for d, s in schemas.items()}
+    validators = {
+        "jsonschema": {d: jsonschema.Draft202012Validator(s).is_valid for d, s in schemas.items()},
+        "fastjsonschema": {},
+        "jsonschema-rs": {d: jsonschema_rs.validator_for(s).is_valid for d, s in schemas.items()},
+    }
+    for d, s in draft7.items():
+        compiled = fastjsonschema.compile(s)
+
+        def check(frame, compiled=compiled):
+            try:
+                compiled(frame)
+                return True
+            except fastjsonschema.JsonSchemaException:
+                return False
+        validators["fastjsonschema"][d] = check
+
+    rows = []
+    for name, table in validators.items():
+        for parser_name, parse in (("json", json.loads), ("orjson", orjson.loads)):
+            rows.append(run(f"{name} + {parser_name}", lines, parse, table))
+    for name, rate, valid in rows:
+        print(f"{name:48} {rate:10.0f} frames/s  {size / (len(lines) / rate) / 1e6:6.1f} MB/s   {valid} valid   wire is {wire_rate / rate:5.1f}x")
+
+
+if __name__ == "__main__":
+    main()
