@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .executable(name: "wire", targets: ["wire"]),
         .plugin(name: "WireCodegenPlugin", targets: ["WireCodegenPlugin"]),
+        .plugin(name: "GenerateProtocolDocs", targets: ["GenerateProtocolDocs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
@@ -30,6 +31,14 @@ let package = Package(
             ]
         ),
         .plugin(name: "WireCodegenPlugin", capability: .buildTool(), dependencies: ["wire"]),
+        .plugin(
+            name: "GenerateProtocolDocs",
+            capability: .command(
+                intent: .custom(verb: "generate-protocol-docs", description: "Write the protocol reference (Markdown and HTML) of a wire spec."),
+                permissions: [.writeToPackageDirectory(reason: "The protocol reference is written into the package (docs/ by default).")]
+            ),
+            dependencies: ["wire"]
+        ),
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),

@@ -244,4 +244,27 @@ import Testing
             "test.yaml:7:44: error: unknown key 'colour' in message 'client hello'",
         ])
     }
+
+    @Test func flowStepsNameParticipantsAndFrames() {
+        #expect(diagnostics(preamble + """
+
+            messages:
+              client:
+                hello: {fields: {}}
+            flows:
+              start:
+                participants: [app, provider]
+                steps:
+                  - {from: ap, to: provider, frame: client hello}
+                  - {from: app, to: provider, frame: server hello}
+                  - {from: app}
+                  - {label: nothing}
+            """) == [
+                "test.yaml:12:16: error: 'from' in step 1 of flow 'start' names 'ap', which is not a participant (app, provider) (did you mean 'app'?)",
+                "test.yaml:13:42: error: 'frame' in step 2 of flow 'start' names 'server hello', but there is no server message 'hello'",
+                "test.yaml:14:9: error: step 3 of flow 'start' needs both 'from' and 'to' for an arrow",
+                "test.yaml:15:9: error: step 4 of flow 'start' needs 'from' and 'to' (an arrow) or 'note'",
+            ])
+    }
 }
+

@@ -379,4 +379,33 @@ import Testing
         #expect(session.uniqueness[0].sameFields == ["content"])
         #expect(session.uniqueness[1].final == [Condition(field: "streaming", values: [.bool(false)])])
     }
+
+    @Test func flows() throws {
+        let spec = try loadValid(preamble + """
+
+            messages:
+              client:
+                hello: {fields: {}}
+              server:
+                welcome: {fields: {}}
+            flows:
+              start:
+                title: Starting
+                description: How a session starts.
+                participants: [app, provider]
+                steps:
+                  - {from: app, to: provider, frame: client hello}
+                  - {from: provider, to: app, frame: server welcome, label: welcome!}
+                  - {note: Done.}
+              plain:
+                steps:
+                  - {from: client, to: server, label: anything}
+            """)
+        #expect(spec.flows.map(\.name) == ["start", "plain"])
+        #expect(spec.flows[0].participants == ["app", "provider"] && spec.flows[0].title == "Starting")
+        #expect(spec.flows[0].steps[0].frame == MessageRef(direction: .client, tag: "hello"))
+        #expect(spec.flows[0].steps[1].label == "welcome!" && spec.flows[0].steps[2].note == "Done.")
+        #expect(spec.flows[1].participants == ["client", "server"] && spec.flows[1].title == "plain")
+    }
 }
+

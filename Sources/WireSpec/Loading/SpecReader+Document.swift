@@ -1,5 +1,5 @@
 extension SpecReader {
-    private static let documentKeys = ["wire", "protocol", "transport", "validation", "errors", "types", "messages", "session", "rateLimits", "endpoints", "constants"]
+    private static let documentKeys = ["wire", "protocol", "transport", "validation", "errors", "types", "messages", "session", "rateLimits", "endpoints", "constants", "flows"]
 
     /// Reads a whole spec document. Returns a model even when there are errors (as complete as the
     /// errors allow) so the checker can report further problems in the same run; `nil` only when
@@ -29,6 +29,7 @@ extension SpecReader {
         let rateLimits = map["rateLimits"].map { self.rateLimits($0, index: index, messages: messages) } ?? []
         let endpoints = map["endpoints"].map { self.endpoints($0, index: index) } ?? []
         let constants = map["constants"].map(constants) ?? []
+        let flows = map["flows"].map { self.flows($0, messages: messages) } ?? []
 
         // Missing parts were reported; stand-ins let the checker look at everything else in this run.
         return ProtocolSpec(
@@ -38,7 +39,7 @@ extension SpecReader {
             defaultErrorCode: validation?.errorCode ?? "", sizeErrorCode: validation?.sizeErrorCode ?? "",
             malformedFrame: validation?.malformedFrame, types: types,
             messages: messages, errorCodes: errorCodes, rateLimits: rateLimits, endpoints: endpoints,
-            constants: constants, session: session, sourceFile: file
+            constants: constants, session: session, flows: flows, sourceFile: file
         )
     }
 

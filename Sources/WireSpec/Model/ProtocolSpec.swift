@@ -63,6 +63,8 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     public var endpoints: [Endpoint]
     public var constants: [Constant]
     public var session: SessionRules?
+    /// Sequences of frames drawn as diagrams in the docs.
+    public var flows: [Flow]
     /// The file the spec was loaded from.
     public var sourceFile: String
 
@@ -71,7 +73,7 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
         tagField: String = "type", transport: Transport, defaultErrorCode: String, sizeErrorCode: String,
         malformedFrame: Answer? = nil, types: [NamedType] = [], messages: [Message] = [], errorCodes: [ErrorCode] = [],
         rateLimits: [RateLimit] = [], endpoints: [Endpoint] = [], constants: [Constant] = [], session: SessionRules? = nil,
-        sourceFile: String
+        flows: [Flow] = [], sourceFile: String
     ) {
         self.name = name
         self.title = title
@@ -90,6 +92,7 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
         self.endpoints = endpoints
         self.constants = constants
         self.session = session
+        self.flows = flows
         self.sourceFile = sourceFile
     }
 

@@ -1,0 +1,39 @@
+import WireSpec
+
+/// Publishes a spec as a protocol reference in Markdown or HTML.
+public enum DocsGenerator {
+    public enum Format: String, Sendable, CaseIterable {
+        case markdown
+        case html
+    }
+
+    /// The reference of `spec`. `examples` maps messages to example frames (JSON text, ideally
+    /// golden frames); messages without one fall back to the spec's first `examples` entry.
+    public static func document(for spec: ProtocolSpec, format: Format, examples: [MessageRef: String] = [:]) -> String {
+        var allExamples = examples
+        for message in spec.messages where allExamples[MessageRef(direction: message.direction, tag: message.tag)] == nil {
+            if let example = message.examples.first {
+                allExamples[MessageRef(direction: message.direction, tag: message.tag)] = PrettyJSON.render(example).trimmingTrailingNewlines()
+            }
+        }
+        let blocks = ProtocolDocument(spec: spec, examples: allExamples).blocks()
+        switch format {
+        case .markdown: return MarkdownRenderer.render(blocks)
+        case .html: return HTMLRenderer.render(blocks, title: "\(spec.title) protocol v\(spec.version)")
+        }
+    }
+
+    /// The file name of a format's output: `<name>.md` or `<name>.html`.
+    public static func fileName(for spec: ProtocolSpec, format: Format) -> String {
+        "\(spec.name).\(format == .markdown ? "md" : "html")"
+    }
+}
+
+extension DocsGenerator {
+    /// A frame as indented JSON for an example, with the tag field first and other keys sorted.
+    public static func exampleText(_ frame: SpecValue, tagField: String) -> String {
+        guard case .object(let members) = frame else { return PrettyJSON.render(frame).trimmingTrailingNewlines() }
+        let ordered = members.filter { $0.key == tagField } + members.filter { $0.key != tagField }.sorted { $0.key < $1.key }
+        return PrettyJSON.render(.object(ordered)).trimmingTrailingNewlines()
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import WireCodegen
+import WireRuntime
+import WireSpec
+
+/// `wire docs SPEC --format markdown|html --output DIR`: publishes the protocol reference.
+struct DocsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docs",
+        abstract: "Publish the protocol reference of a spec as Markdown or as one self-contained HTML page.",
+        discussion: """
+            With --examples DIR (a golden-frame folder with <direction>/valid/<tag>*.json files), every message's \
+            example is a golden frame; otherwise the spec's own examples are used. Writes <name>.md or <name>.html \
+            into --output, rewriting a file only when its bytes change.
+            """
+    )
+
+    @Argument(help: "The spec file (YAML).")
+    var spec: String
+
+    @Option(name: .long, help: "markdown or html.")
+    var format: DocsGenerator.Format
+
+    @Option(name: .long, help: "The directory to write into.")
+    var output: String
+
+    @Option(name: .long, help: "A folder of golden frames to take examples from.")
+    var examples: String?
+
+    func run() throws {
+        let model = try loadCheckedSpec(spec)
+        var frames: [MessageRef: String] = [:]
+        if let examples {
+            do {
+                frames = try Self.goldenExamples(in: examples, spec: model)
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(ExitStatus.usage)
+            }
+        }
+        let file = GeneratedFile(name: DocsGenerator.fileName(for: model, format: format), contents: DocsGenerator.document(for: model, format: format, examples: frames))
+        do {
+            try GeneratedFileWriter.writeChanged([file], to: output)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.usage)
+        }
+    }
+
+    struct ExampleError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The first valid golden frame of each message: `<tag>.json`, else the first `<tag>.<case>.json`.
+    static func goldenExamples(in directory: String, spec: ProtocolSpec) throws -> [MessageRef: String] {
+        var result: [MessageRef: String] = [:]
+        for message in spec.messages {
+            let folder = URL(fileURLWithPath: directory).appendingPathComponent(message.direction.rawValue).appendingPathComponent("valid")
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+                throw ExampleError(description: "no golden frames in \(folder.path)")
+            }
+            let candidates = names.filter { $0 == "\(message.tag).json" || ($0.hasPrefix("\(message.tag).") && $0.hasSuffix(".json")) }.sorted { lhs, rhs in
+                (lhs == "\(message.tag).json" ? "" : lhs) < (rhs == "\(message.tag).json" ? "" : rhs)
+            }
+            guard let name = candidates.first, let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else { continue }
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(data)
+            } catch {
+                throw ExampleError(description: "golden frame \(folder.appendingPathComponent(name).path) is not JSON: \(error)")
+            }
+            result[MessageRef(direction: message.direction, tag: message.tag)] = DocsGenerator.exampleText(SpecValue(value), tagField: spec.tagField)
+        }
+        return result
+    }
+}
+
+extension DocsGenerator.Format: ExpressibleByArgument {}
+
+extension SpecValue {
+    /// A parsed JSON value as a spec value, object keys sorted.
+    init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .integer(let number): self = .integer(number)
+        case .number(let number): self = .number(number)
+        case .string(let text): self = .string(text)
+        case .array(let items): self = .array(items.map(SpecValue.init))
+        case .object(let members): self = .object(members.keys.sorted().map { SpecValue.Member(key: $0, value: SpecValue(members[$0]!)) })
+        }
+    }
+}
