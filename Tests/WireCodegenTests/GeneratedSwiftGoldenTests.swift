@@ -19,6 +19,8 @@ import WireTestSupport
     static let cases = [
         Case(spec: "Spec/clawline.yaml", options: SwiftGeneratorOptions(namespace: "Clawline")),
         Case(spec: "Tests/Fixtures/everything.yaml", options: SwiftGeneratorOptions(accessLevel: .internal, namespace: "Everything")),
+        Case(spec: "Spec/examples/wormhole.yaml", options: SwiftGeneratorOptions(accessLevel: .internal, namespace: "Wormhole")),
+        Case(spec: "Spec/examples/coachme.yaml", options: SwiftGeneratorOptions(accessLevel: .internal, namespace: "CoachMe")),
     ]
 
     static func generate(_ testCase: Case) throws -> [GeneratedFile] {

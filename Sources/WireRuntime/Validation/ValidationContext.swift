@@ -311,7 +311,7 @@ public struct ValidationContext: Sendable {
 
     /// Reports a value that matches no variant of a one-of.
     public mutating func noVariant(_ value: JSONValue, at path: @autoclosure () -> JSONPath, expected: String, answer: ViolationAnswer) {
-        fail(path(), "oneOf", answer, "\(value.kindDescription) \(JSONWriter.string(value).prefix(60)) matches none of \(expected)")
+        fail(path(), "oneOf", answer, "\(value.kindDescription) \(JSONWriter.string(value).prefix(60)) matches none of the variants \(expected)")
     }
 
     /// Runs checks on a scratch context and returns their result and whether they passed, without

@@ -39,7 +39,11 @@ final class SpecReader {
         guard let entries = entries(node, in: context) else { return nil }
         let allowed = Set(allowedKeys)
         for entry in entries where !allowed.contains(entry.key) {
-            error("unknown key '\(entry.key)' in \(context)\(Suggestions.hint(for: entry.key, in: allowedKeys))", at: entry.keyLocation)
+            var hint = Suggestions.hint(for: entry.key, in: allowedKeys)
+            if hint.isEmpty, entry.key.contains(" ") {
+                hint = " (if this is the rest of a text, quote the text: inside {…} a comma ends a value)"
+            }
+            error("unknown key '\(entry.key)' in \(context)\(hint)", at: entry.keyLocation)
         }
         return Mapping(node: node, entries: entries)
     }
