@@ -192,18 +192,3 @@ enum RuleValues {
         return CollectionRules(minItems: c.minItems, maxItems: c.maxItems)
     }
 }
-
-extension JSONValue {
-    /// The JSON value of a spec literal.
-    init(spec value: SpecValue) {
-        switch value {
-        case .null: self = .null
-        case .bool(let flag): self = .bool(flag)
-        case .integer(let number): self = .integer(number)
-        case .number(let number): self = .number(number)
-        case .string(let text): self = .string(text)
-        case .array(let items): self = .array(items.map(JSONValue.init(spec:)))
-        case .object(let members): self = .object(Dictionary(members.map { ($0.key, JSONValue(spec: $0.value)) }, uniquingKeysWith: { $1 }))
-        }
-    }
-}

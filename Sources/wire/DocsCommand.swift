@@ -3,6 +3,7 @@ import Foundation
 import WireCodegen
 import WireRuntime
 import WireSpec
+import WireValidator
 
 /// `wire docs SPEC --format markdown|html --output DIR`: publishes the protocol reference.
 struct DocsCommand: ParsableCommand {
@@ -77,18 +78,3 @@ struct DocsCommand: ParsableCommand {
 }
 
 extension DocsGenerator.Format: ExpressibleByArgument {}
-
-extension SpecValue {
-    /// A parsed JSON value as a spec value, object keys sorted.
-    init(_ value: JSONValue) {
-        switch value {
-        case .null: self = .null
-        case .bool(let flag): self = .bool(flag)
-        case .integer(let number): self = .integer(number)
-        case .number(let number): self = .number(number)
-        case .string(let text): self = .string(text)
-        case .array(let items): self = .array(items.map(SpecValue.init))
-        case .object(let members): self = .object(members.keys.sorted().map { SpecValue.Member(key: $0, value: SpecValue(members[$0]!)) })
-        }
-    }
-}
