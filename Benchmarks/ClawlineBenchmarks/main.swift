@@ -35,7 +35,8 @@ func makeFrames(count: Int) -> [(client: Bool, bytes: [UInt8])] {
             (client, server) = (nil, .message(ServerMessage(id: "s_a\(index / 20)", role: .assistant, content: answer, timestamp: 1_704_672_000_000 + index, streaming: index % 20 != 19)))
             if index % 20 == 19 { answer = "" }
         }
-        frames.append(client.map { (true, $0.encoded()) } ?? (false, server!.encoded()))
+        if let client { frames.append((true, client.encoded())) }
+        if let server { frames.append((false, server.encoded())) }
     }
     return frames
 }

@@ -47,6 +47,7 @@ struct ValidateCommand: ParsableCommand {
                 handle = FileHandle.standardInput
             } else {
                 guard let opened = FileHandle(forReadingAtPath: file) else {
+                    output.flush()
                     printError("error: cannot read capture '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file")")
                     throw ExitCode(ExitStatus.usage)
                 }
@@ -61,11 +62,13 @@ struct ValidateCommand: ParsableCommand {
                     output.print(validation.process(problem))
                 })
             } catch {
+                output.flush()
                 printError("error: cannot read capture '\(name)': \(error.localizedDescription)")
                 throw ExitCode(ExitStatus.usage)
             }
         }
         output.print(validation.summary)
+        output.flush()
         if validation.summary.errorCount > 0 { throw ExitCode(ExitStatus.failure) }
     }
 
@@ -82,10 +85,26 @@ struct ValidateCommand: ParsableCommand {
 
 extension Direction: ExpressibleByArgument {}
 
-/// Prints findings and the summary as text or JSON Lines on standard output.
-struct FindingPrinter {
+/// Prints findings and the summary as text or JSON Lines on standard output, buffered so a
+/// capture with many findings does not cost a write per line.
+final class FindingPrinter {
     let format: ValidateCommand.OutputFormat
     let colors: Bool
+    private var buffer = Data()
+
+    init(format: ValidateCommand.OutputFormat, colors: Bool) {
+        self.format = format
+        self.colors = colors
+    }
+
+    deinit { flush() }
+
+    /// Writes what is buffered.
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        FileHandle.standardOutput.write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
 
     func print(_ located: LocatedFinding) {
         let finding = located.finding
@@ -136,6 +155,8 @@ struct FindingPrinter {
     }
 
     private func write(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
     }
 }
