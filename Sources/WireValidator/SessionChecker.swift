@@ -184,7 +184,7 @@ public struct SessionChecker: Sendable {
         if windows[limit.name, default: SlidingWindow()].add(timestamp, window: Double(window)) > limit.limit {
             findings.append(Finding(
                 code: limit.answer.errorCode, rule: "rateLimit",
-                message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(Self.duration(window))"
+                message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(DurationText.from(milliseconds: window))"
             ))
         }
     }
@@ -194,12 +194,6 @@ public struct SessionChecker: Sendable {
         case .frames(let refs): return refs.map(\.description).joined(separator: " or ") + " frames"
         case .violations(let codes): return codes.joined(separator: " or ") + " answers"
         }
-    }
-
-    private static func duration(_ milliseconds: Int) -> String {
-        if milliseconds % 60_000 == 0 { return "\(milliseconds / 60_000) min" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
-        return "\(milliseconds) ms"
     }
 }
 

@@ -21,17 +21,7 @@ struct LintCommand: ParsableCommand {
     var spec: String
 
     func run() throws {
-        let result: SpecCheckResult
-        do {
-            result = try SpecLoader.check(contentsOf: spec)
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(ExitStatus.usage)
-        }
-        for diagnostic in result.diagnostics {
-            printError(diagnostic.description)
-        }
-        guard let model = result.spec else { throw ExitCode(ExitStatus.failure) }
+        let model = try loadCheckedSpec(spec)
         if dump == .json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -325,20 +325,12 @@ struct ProtocolDocument {
                     case .frames(let refs): counts = refs.map(frameLink).joined(separator: ", ")
                     case .violations(let codes): counts = codes.map { "[`\($0)`](#\(DocAnchor.error($0))) answers" }.joined(separator: ", ")
                     }
-                    let window = limit.windowMilliseconds.map { "\(limit.limit) per \(durationText($0)) (sliding)" } ?? "\(limit.limit) at once"
+                    let window = limit.windowMilliseconds.map { "\(limit.limit) per \(DurationText.from(milliseconds: $0)) (sliding)" } ?? "\(limit.limit) at once"
                     return ["`\(limit.name)`" + (limit.description.map { ": " + inline($0) } ?? ""), counts, window, limit.scope, answerText(limit.answer), inline(limit.clientAction)]
                 },
                 anchors: spec.rateLimits.map { DocAnchor.rateLimit($0.name) }
             ),
         ]
-    }
-
-    private func durationText(_ milliseconds: Int) -> String {
-        if milliseconds % 86_400_000 == 0 { return "\(milliseconds / 86_400_000) d" }
-        if milliseconds % 3_600_000 == 0 { return "\(milliseconds / 3_600_000) h" }
-        if milliseconds % 60_000 == 0 { return "\(milliseconds / 60_000) min" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
-        return "\(milliseconds) ms"
     }
 
     private func endpoints() -> [DocBlock] {

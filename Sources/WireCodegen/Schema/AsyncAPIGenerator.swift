@@ -19,7 +19,7 @@ public enum AsyncAPIGenerator {
         var componentMessages = JSONObject()
         var schemas = JSONObject()
         for message in spec.messages {
-            let key = messageKey(message)
+            let key = SchemaBuilder.messageKey(message)
             channelMessages[key] = .object([.init(key: "$ref", value: .string("#/components/messages/\(key)"))])
             var entry = JSONObject()
             entry["name"] = .string(message.tag)
@@ -49,7 +49,7 @@ public enum AsyncAPIGenerator {
             operation["channel"] = .object([.init(key: "$ref", value: .string("#/channels/\(channelName)"))])
             operation["summary"] = .string(direction == .client ? "Frames clients send to the server." : "Frames the server sends to clients.")
             operation["messages"] = .array(spec.messages(direction).map {
-                .object([.init(key: "$ref", value: .string("#/channels/\(channelName)/messages/\(messageKey($0))"))])
+                .object([.init(key: "$ref", value: .string("#/channels/\(channelName)/messages/\(SchemaBuilder.messageKey($0))"))])
             })
             operations[direction == .client ? "receiveClientFrames" : "sendServerFrames"] = operation.value
         }
@@ -66,8 +66,6 @@ public enum AsyncAPIGenerator {
         if let session = spec.session { root["x-session-rules"] = sessionRules(session, spec: spec) }
         return PrettyJSON.render(root.value)
     }
-
-    static func messageKey(_ message: Message) -> String { "\(message.direction.rawValue)-\(message.tag)" }
 
     static func firstSentence(_ text: String) -> String {
         let flat = text.trimmingTrailingNewlines().split(separator: "\n").joined(separator: " ")

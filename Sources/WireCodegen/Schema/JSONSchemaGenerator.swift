@@ -31,10 +31,10 @@ public enum JSONSchemaGenerator {
         if let id { root["$id"] = .string(id) }
         root["title"] = .string("\(spec.title) \(direction.rawValue) frames")
         root["description"] = .string("Every frame the \(direction.rawValue) sends in \(spec.title) v\(spec.version), told apart by '\(spec.tagField)'.")
-        root["oneOf"] = .array(messages.map { .object([.init(key: "$ref", value: .string(refPrefix + builder.messageKey($0)))]) })
+        root["oneOf"] = .array(messages.map { .object([.init(key: "$ref", value: .string(refPrefix + SchemaBuilder.messageKey($0)))]) })
         var defs = JSONObject()
         for message in messages {
-            defs[builder.messageKey(message)] = builder.messageSchema(message)
+            defs[SchemaBuilder.messageKey(message)] = builder.messageSchema(message)
         }
         for (name, schema) in builder.definitions() {
             defs[name] = schema
@@ -55,7 +55,8 @@ struct SchemaBuilder {
         self.refPrefix = refPrefix
     }
 
-    func messageKey(_ message: Message) -> String { "\(message.direction.rawValue)-\(message.tag)" }
+    /// The key of a message's schema: `client-pair_request`.
+    static func messageKey(_ message: Message) -> String { "\(message.direction.rawValue)-\(message.tag)" }
 
     /// The schemas of every named type used so far (and the types those use), in spec order.
     mutating func definitions() -> [(String, SpecValue)] {
