@@ -1,0 +1,268 @@
+/// Reading a parsed tape: kinds, members, items and values, by token index.
+extension JSONTape {
+    /// The index of the root value.
+    public static let root = 0
+
+    /// The kind of the value at `index`.
+    @inlinable public func kind(_ index: Int) -> Kind { tokens[index].kind }
+
+    /// The index of the token after the value at `index` and everything inside it.
+    @inlinable public func next(_ index: Int) -> Int { tokens[index].next }
+
+    /// The member count of an object or the item count of an array.
+    @inlinable public func count(_ index: Int) -> Int { tokens[index].count }
+
+    /// The value's bytes in the document (a string's without quotes).
+    public func byteRange(_ index: Int) -> Range<Int> { tokens[index].start..<tokens[index].end }
+
+    /// The kind as used in validation messages ("a string", "an integer", ...).
+    public func kindDescription(_ index: Int) -> String {
+        switch kind(index) {
+        case .null: return "null"
+        case .false, .true: return "a boolean"
+        case .integer: return "an integer"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    // MARK: Containers
+
+    /// Calls `body` with the key token and value index of each member of the object at `index`, in
+    /// document order, until it returns `false`.
+    @inlinable
+    public func forEachMember(of index: Int, _ body: (_ key: Int, _ value: Int) throws -> Bool) rethrows {
+        var member = index + 1
+        for _ in 0..<tokens[index].count {
+            if try !body(member, member + 1) { return }
+            member = tokens[member + 1].next
+        }
+    }
+
+    /// Calls `body` with the index of each item of the array at `index`, in order.
+    @inlinable
+    public func forEachItem(of index: Int, _ body: (_ position: Int, _ item: Int) throws -> Void) rethrows {
+        var item = index + 1
+        for position in 0..<tokens[index].count {
+            try body(position, item)
+            item = tokens[item].next
+        }
+    }
+
+    /// The value of the member `key` of the object at `index`, given as UTF-8 bytes.
+    public func member(of index: Int, key: [UInt8]) -> Int? {
+        var member = index + 1
+        for _ in 0..<tokens[index].count {
+            if keyEquals(member, key) { return member + 1 }
+            member = tokens[member + 1].next
+        }
+        return nil
+    }
+
+    /// The value of the member `key` of the object at `index`.
+    public func member(of index: Int, key: String) -> Int? {
+        member(of: index, key: Array(key.utf8))
+    }
+
+    /// Whether the string token at `index` holds exactly these UTF-8 bytes (after unescaping).
+    public func keyEquals(_ index: Int, _ key: [UInt8]) -> Bool {
+        let token = tokens[index]
+        guard !token.hasEscapes else { return Array(string(index).utf8) == key }
+        guard token.end - token.start == key.count else { return false }
+        return bytes.withUnsafeBufferPointer { buffer in
+            key.withUnsafeBufferPointer { key in
+                key.isEmpty || Self.equalBytes(buffer.baseAddress! + token.start, key.baseAddress!, key.count)
+            }
+        }
+    }
+
+    // MARK: Values
+
+    /// The text of the string at `index`.
+    public func string(_ index: Int) -> String {
+        bytes.withUnsafeBufferPointer { Self.decodeString($0, tokens[index]) }
+    }
+
+    /// The string at `index` as UTF-8 bytes (unescaped) handed to `body` without copying when it has no escapes.
+    public func withStringBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let token = tokens[index]
+        if token.hasEscapes {
+            return try Array(string(index).utf8).withUnsafeBufferPointer(body)
+        }
+        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[token.start..<token.end])) }
+    }
+
+    /// The value of the integer at `index`.
+    public func integer(_ index: Int) -> Int {
+        bytes.withUnsafeBufferPointer { Self.integer(UnsafeBufferPointer(rebasing: $0[tokens[index].start..<tokens[index].end])) ?? 0 }
+    }
+
+    /// The value of the number (integer or decimal) at `index`.
+    public func double(_ index: Int) -> Double {
+        bytes.withUnsafeBufferPointer { Self.double(UnsafeBufferPointer(rebasing: $0[tokens[index].start..<tokens[index].end])) ?? 0 }
+    }
+
+    /// The value at `index` as a ``JSONValue`` (containers with everything inside them).
+    public func value(_ index: Int) -> JSONValue {
+        bytes.withUnsafeBufferPointer { buffer in value(index, in: buffer) }
+    }
+
+    private func value(_ index: Int, in buffer: UnsafeBufferPointer<UInt8>) -> JSONValue {
+        let token = tokens[index]
+        switch token.kind {
+        case .null: return .null
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .integer: return .integer(Self.integer(UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])) ?? 0)
+        case .number: return .number(Self.double(UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])) ?? 0)
+        case .string: return .string(Self.decodeString(buffer, token))
+        case .array:
+            var items: [JSONValue] = []
+            items.reserveCapacity(token.count)
+            var item = index + 1
+            for _ in 0..<token.count {
+                items.append(value(item, in: buffer))
+                item = tokens[item].next
+            }
+            return .array(items)
+        case .object:
+            var members: [String: JSONValue] = [:]
+            members.reserveCapacity(token.count)
+            var member = index + 1
+            for _ in 0..<token.count {
+                members[Self.decodeString(buffer, tokens[member])] = value(member + 1, in: buffer)
+                member = tokens[member + 1].next
+            }
+            return .object(members)
+        }
+    }
+
+    // MARK: Decoding bytes
+
+    static func decodeString(_ buffer: UnsafeBufferPointer<UInt8>, _ token: Token) -> String {
+        let raw = UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])
+        guard token.hasEscapes else { return String(decoding: raw, as: UTF8.self) }
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(raw.count)
+        var position = 0
+        while position < raw.count {
+            let byte = raw[position]
+            position += 1
+            guard byte == UInt8(ascii: "\\"), position < raw.count else {
+                utf8.append(byte)
+                continue
+            }
+            let escape = raw[position]
+            position += 1
+            switch escape {
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(raw, &position)
+                if (0xD800...0xDBFF).contains(scalar), position + 1 < raw.count, raw[position] == UInt8(ascii: "\\") {
+                    position += 2
+                    let low = hex4(raw, &position)
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)
+                }
+                utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+            default: utf8.append(escape)  // " \ /
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    private static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ position: inout Int) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 where position < raw.count {
+            value = value * 16 + (hexDigit(raw[position]) ?? 0)
+            position += 1
+        }
+        return value
+    }
+
+    @inline(__always)
+    static func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    /// The value of an integer's digits, or `nil` when it does not fit in `Int`.
+    static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !digits.isEmpty else { return nil }
+        let negative = digits[0] == UInt8(ascii: "-")
+        var position = negative ? 1 : 0
+        // Up to 18 digits cannot overflow; longer numbers take the checked path.
+        if digits.count - position <= 18 {
+            var value = 0
+            while position < digits.count {
+                value = value &* 10 &+ Int(digits[position] &- UInt8(ascii: "0"))
+                position += 1
+            }
+            return negative ? -value : value
+        }
+        return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    static func double(_ digits: UnsafeBufferPointer<UInt8>) -> Double? {
+        Double(String(decoding: digits, as: UTF8.self))
+    }
+
+    /// Whether `count` bytes at two addresses are equal.
+    @inline(__always)
+    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var offset = 0
+        while offset + 8 <= count {
+            let left = UnsafeRawPointer(a + offset).loadUnaligned(as: UInt64.self)
+            let right = UnsafeRawPointer(b + offset).loadUnaligned(as: UInt64.self)
+            if left != right { return false }
+            offset += 8
+        }
+        while offset < count {
+            if a[offset] != b[offset] { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether bytes are well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF).
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = 0
+        let count = bytes.count
+        while position < count {
+            let lead = bytes[position]
+            if lead < 0x80 {
+                position += 1
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80, high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default: return false
+            }
+            guard position + length <= count else { return false }
+            let second = bytes[position + 1]
+            guard second >= low, second <= high else { return false }
+            for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 {
+                return false
+            }
+            position += length
+        }
+        return true
+    }
+}
