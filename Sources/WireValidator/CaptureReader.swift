@@ -12,12 +12,14 @@ public struct CapturedFrame: Sendable {
     public var direction: Direction?
     /// Milliseconds since the epoch, when the capture has them.
     public var timestamp: Double?
-    /// The frame's bytes as captured (a frame given as a JSON string is its text).
+    /// The frame, parsed.
     public var payload: Payload
 
     public enum Payload: Sendable {
-        case json(JSONValue)
-        case text(String)
+        /// The frame is the value at `index` of a parsed document (the line, or the frame's own text).
+        case parsed(JSONTape, index: Int)
+        /// The frame was given as JSON text that does not parse.
+        case notJSON(JSONSyntaxError)
     }
 }
 
@@ -57,12 +59,14 @@ public struct CaptureReader {
     @discardableResult
     public func read(_ handle: FileHandle, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
         var lines = LineReader(handle: handle)
+        var tape = JSONTape()
+        var frameTape = JSONTape()
         guard let first = try lines.next() else { return .jsonl }
-        if Self.looksLikeHAR(firstLine: first.bytes) {
-            var document = first.bytes
+        if lines.withBytes(of: first, { Self.looksLikeHAR(firstLine: $0) }) {
+            var document = lines.withBytes(of: first) { Array($0) }
             document.append(0x0A)
             while let next = try lines.next() {
-                document += next.bytes
+                lines.withBytes(of: next) { document.append(contentsOf: $0) }
                 document.append(0x0A)
             }
             readHAR(document, frame: frame, problem: problem)
@@ -70,143 +74,179 @@ public struct CaptureReader {
         }
         var current: LineReader.Line? = first
         while let line = current {
-            readJSONLine(line, frame: frame, problem: problem)
+            lines.withBytes(of: line) { readJSONLine($0, line, &tape, &frameTape, frame: frame, problem: problem) }
             current = try lines.next()
         }
         return .jsonl
     }
 
-    static let envelopeKeys: Set<String> = ["dir", "ts", "session", "frame"]
+    static let envelopeKeys = ["dir", "ts", "session", "frame"].map { Array($0.utf8) }
 
-    static func looksLikeHAR(firstLine: [UInt8]) -> Bool {
+    static func looksLikeHAR(firstLine: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let start = firstLine.firstIndex(where: { !$0.isJSONWhitespace }), firstLine[start] == UInt8(ascii: "{") else { return false }
-        guard let value = try? JSONParser.parse(firstLine) else { return true }  // a pretty-printed document
-        return value["log"] != nil
+        var tape = JSONTape()
+        guard (try? tape.parse(firstLine)) != nil else { return true }  // a pretty-printed document
+        return tape.member(of: JSONTape.root, key: "log") != nil
     }
 
     // MARK: JSONL
 
-    private func readJSONLine(_ line: LineReader.Line, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) {
-        guard line.bytes.contains(where: { !$0.isJSONWhitespace }) else { return }
+    private func readJSONLine(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ line: LineReader.Line, _ tape: inout JSONTape, _ frameTape: inout JSONTape,
+        frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
+    ) {
+        guard bytes.contains(where: { !$0.isJSONWhitespace }) else { return }
         func fail(_ message: String, session: String? = nil) {
             problem(CaptureProblem(file: file, line: line.number, session: session, message: message))
         }
-        let value: JSONValue
         do {
-            value = try JSONParser.parse(line.bytes)
+            try tape.parse(bytes)
         } catch {
             fail(line.isLast && !line.endedWithNewline ? "truncated last line: \(error)" : "line is not JSON: \(error)")
             return
         }
-        guard case .object(let object) = value else {
-            fail("a line must be a frame object or an envelope {\"dir\", \"ts\", \"session\", \"frame\"}, found \(value.kindDescription)")
+        let root = JSONTape.root
+        guard tape.kind(root) == .object else {
+            fail("a line must be a frame object or an envelope {\"dir\", \"ts\", \"session\", \"frame\"}, found \(tape.kindDescription(root))")
             return
         }
-        let isEnvelope = object["frame"] != nil && (object["dir"] != nil || object[tagField] == nil)
-        guard isEnvelope else {
-            let tag = object[tagField]?.stringValue
+        let frameIndex = tape.member(of: root, key: Self.envelopeKeys[3])
+        let dirIndex = tape.member(of: root, key: Self.envelopeKeys[0])
+        let tagIndex = tape.member(of: root, key: tagField)
+        guard let frameIndex, dirIndex != nil || tagIndex == nil else {
+            let tag = tagIndex.flatMap { tape.kind($0) == .string ? tape.string($0) : nil }
             let direction = self.direction ?? tag.flatMap(directionOfTag)
             if direction == nil, let tag {
                 fail("cannot tell who sent '\(tag)': both directions have it, or neither; use an envelope with \"dir\" or --direction")
                 return
             }
-            frame(CapturedFrame(file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .json(value)))
+            frame(CapturedFrame(file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: root)))
             return
         }
-        if object.count > 4 || object.keys.contains(where: { !Self.envelopeKeys.contains($0) }) {
-            let unknown = object.keys.filter { !Self.envelopeKeys.contains($0) }.sorted()
-            fail("unknown envelope key '\(unknown[0])'; an envelope has dir, ts, session and frame")
+        var unknown: [String] = []
+        tape.forEachMember(of: root) { key, _ in
+            if !Self.envelopeKeys.contains(where: { tape.stringEquals(key, $0) }) { unknown.append(tape.string(key)) }
+            return true
+        }
+        if let first = unknown.sorted().first {
+            fail("unknown envelope key '\(first)'; an envelope has dir, ts, session and frame")
             return
         }
         var session = ""
-        switch object["session"] {
-        case nil, .null?: break
-        case .string(let text)?: session = text
-        case .integer(let number)?: session = String(number)
-        case let other?:
-            fail("envelope 'session' must be a string, found \(other.kindDescription)")
-            return
+        if let index = tape.member(of: root, key: Self.envelopeKeys[2]) {
+            switch tape.kind(index) {
+            case .null: break
+            case .string: session = tape.string(index)
+            case .integer: session = String(tape.integer(index))
+            default:
+                fail("envelope 'session' must be a string, found \(tape.kindDescription(index))")
+                return
+            }
         }
         var direction = self.direction
-        switch object["dir"] {
-        case .string("client")?: direction = .client
-        case .string("server")?: direction = .server
-        case nil where direction != nil: break
-        case let other:
-            fail("envelope 'dir' must be \"client\" or \"server\", found \(other.map { JSONWriter.string($0) } ?? "nothing")", session: session)
+        if let dirIndex {
+            switch tape.kind(dirIndex) == .string ? tape.string(dirIndex) : nil {
+            case "client": direction = .client
+            case "server": direction = .server
+            default:
+                fail("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)
+                return
+            }
+        } else if direction == nil {
+            fail("envelope 'dir' must be \"client\" or \"server\", found nothing", session: session)
             return
         }
         var timestamp: Double?
-        switch object["ts"] {
-        case nil, .null?: break
-        case .integer(let number)?: timestamp = Double(number)
-        case .number(let number)?: timestamp = number
-        case .string(let text)?:
-            guard let date = WireFormats.parseISO8601(text) else {
-                fail("envelope 'ts' \"\(text)\" is neither epoch milliseconds nor an ISO-8601 date-time", session: session)
+        if let index = tape.member(of: root, key: Self.envelopeKeys[1]) {
+            switch tape.kind(index) {
+            case .null: break
+            case .integer, .number: timestamp = tape.double(index)
+            case .string:
+                let text = tape.string(index)
+                guard let date = WireFormats.parseISO8601(text) else {
+                    fail("envelope 'ts' \"\(text)\" is neither epoch milliseconds nor an ISO-8601 date-time", session: session)
+                    return
+                }
+                timestamp = date.timeIntervalSince1970 * 1000
+            default:
+                fail("envelope 'ts' must be epoch milliseconds or an ISO-8601 string, found \(tape.kindDescription(index))", session: session)
                 return
             }
-            timestamp = date.timeIntervalSince1970 * 1000
-        case let other?:
-            fail("envelope 'ts' must be epoch milliseconds or an ISO-8601 string, found \(other.kindDescription)", session: session)
-            return
         }
         let payload: CapturedFrame.Payload
-        switch object["frame"]! {
-        case .string(let text): payload = .text(text)
-        case let other: payload = .json(other)
+        if tape.kind(frameIndex) == .string {
+            payload = Self.parse(string: frameIndex, of: tape, into: &frameTape)
+        } else {
+            payload = .parsed(tape, index: frameIndex)
         }
         frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))
+    }
+
+    /// Parses a frame given as a JSON string (its text) into `frameTape`.
+    static func parse(string index: Int, of tape: JSONTape, into frameTape: inout JSONTape) -> CapturedFrame.Payload {
+        do {
+            try tape.withStringBytes(index) { bytes throws(JSONSyntaxError) in try frameTape.parse(bytes) }
+            return .parsed(frameTape, index: JSONTape.root)
+        } catch {
+            return .notJSON(error)
+        }
     }
 
     // MARK: HAR
 
     private func readHAR(_ document: [UInt8], frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) {
-        let root: JSONValue
+        var tape = JSONTape()
         do {
-            root = try JSONParser.parse(document)
+            try tape.parse(document)
         } catch {
             problem(CaptureProblem(file: file, line: error.line, session: nil, message: "the HAR file is not JSON: \(error)"))
             return
         }
-        guard let entries = root["log"]?["entries"]?.arrayValue else {
+        func member(_ index: Int?, _ key: String, _ kind: JSONTape.Kind) -> Int? {
+            guard let index, tape.kind(index) == .object, let found = tape.member(of: index, key: key), tape.kind(found) == kind else { return nil }
+            return found
+        }
+        guard let entries = member(member(JSONTape.root, "log", .object), "entries", .array) else {
             problem(CaptureProblem(file: file, line: nil, session: nil, message: "a HAR file needs log.entries"))
             return
         }
-        for (entryIndex, entry) in entries.enumerated() {
-            guard let messages = entry["_webSocketMessages"]?.arrayValue else { continue }
-            let url = entry["request"]?["url"]?.stringValue.map { " \($0)" } ?? ""
+        var frameTape = JSONTape()
+        tape.forEachItem(of: entries) { entryIndex, entry in
+            guard let messages = member(entry, "_webSocketMessages", .array) else { return }
+            let url = member(member(entry, "request", .object), "url", .string).map { " \(tape.string($0))" } ?? ""
             let session = "entry \(entryIndex + 1)\(url)"
-            for (index, message) in messages.enumerated() {
+            tape.forEachItem(of: messages) { index, message in
                 let place = "message \(index + 1)"
                 let direction: Direction
-                switch message["type"]?.stringValue {
+                switch member(message, "type", .string).map({ tape.string($0) }) {
                 case "send": direction = .client
                 case "receive": direction = .server
                 default:
                     problem(CaptureProblem(file: file, line: nil, session: session, message: "\(place): 'type' must be send or receive"))
-                    continue
+                    return
                 }
-                if let opcode = message["opcode"]?.integerValue, opcode != 1 {
+                if let opcode = member(message, "opcode", .integer).map({ tape.integer($0) }), opcode != 1 {
                     problem(CaptureProblem(file: file, line: nil, session: session, message: "\(place): opcode \(opcode) is not a text frame; skipped"))
-                    continue
+                    return
                 }
-                guard let data = message["data"]?.stringValue else {
+                guard let data = member(message, "data", .string) else {
                     problem(CaptureProblem(file: file, line: nil, session: session, message: "\(place): no 'data'"))
-                    continue
+                    return
                 }
-                let timestamp = message["time"]?.doubleValue.map { $0 * 1000 }
-                frame(CapturedFrame(file: file, line: nil, session: session, direction: direction, timestamp: timestamp, payload: .text(data)))
+                let time = member(message, "time", .integer) ?? member(message, "time", .number)
+                let timestamp = time.map { tape.double($0) * 1000 }
+                frame(CapturedFrame(file: file, line: nil, session: session, direction: direction, timestamp: timestamp, payload: Self.parse(string: data, of: tape, into: &frameTape)))
             }
         }
     }
 }
 
-/// Splits a file handle's bytes into lines, a chunk at a time.
+/// Splits a file handle's bytes into lines, a chunk at a time, without copying each line.
 struct LineReader {
     struct Line {
         var number: Int
-        var bytes: [UInt8]
+        /// The line's bytes in the reader's buffer, valid until the next call to `next()`.
+        var range: Range<Int>
         var endedWithNewline: Bool
         var isLast: Bool
     }
@@ -221,22 +261,31 @@ struct LineReader {
         self.handle = handle
     }
 
+    /// Calls `body` with a line's bytes (without its line break).
+    func withBytes<R>(of line: Line, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[line.range])) }
+    }
+
     mutating func next() throws -> Line? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+            let newline: Int? = buffer.withUnsafeBufferPointer { bytes in
+                guard start < bytes.count, let found = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start) else { return nil }
+                return bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            if let newline {
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
-                let bytes = Array(buffer[start..<end])
+                let range = start..<end
                 start = newline + 1
                 number += 1
-                return Line(number: number, bytes: bytes, endedWithNewline: true, isLast: false)
+                return Line(number: number, range: range, endedWithNewline: true, isLast: false)
             }
             if atEnd {
                 guard start < buffer.count else { return nil }
-                let bytes = Array(buffer[start...])
+                let range = start..<buffer.count
                 start = buffer.count
                 number += 1
-                return Line(number: number, bytes: bytes, endedWithNewline: false, isLast: true)
+                return Line(number: number, range: range, endedWithNewline: false, isLast: true)
             }
             if start > 0 {
                 buffer.removeFirst(start)

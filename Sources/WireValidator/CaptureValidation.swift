@@ -19,27 +19,39 @@ public struct ValidationSummary: Sendable {
     public var frames = 0
     /// `client message` → count.
     public var framesByType: [String: Int] {
-        Dictionary(counts.map { ("\($0.key.direction.rawValue) \($0.key.tag)", $0.value) }, uniquingKeysWith: +)
+        var table = unknownTypes
+        for (id, count) in countsByMessage.enumerated() where count > 0 {
+            table[messageNames[id], default: 0] += count
+        }
+        return table
     }
-    var counts: [MessageRef: Int] = [:]
+    /// Frames per message id of the plan, and the names they print as.
+    var countsByMessage: [Int]
+    let messageNames: [String]
+    /// Frames with tags the spec does not have, by `direction tag`.
+    var unknownTypes: [String: Int] = [:]
     public var errorsByCode: [String: Int] = [:]
     public var warningsByCode: [String: Int] = [:]
 
     public var errorCount: Int { errorsByCode.values.reduce(0, +) }
     public var warningCount: Int { warningsByCode.values.reduce(0, +) }
+
+    init(plan: ValidationPlan) {
+        messageNames = plan.messages.map(\.ref.description)
+        countsByMessage = Array(repeating: 0, count: plan.messages.count)
+    }
 }
 
 /// Checks captured frames frame by frame and across each session, and keeps the summary.
 public struct CaptureValidation {
     public let validator: FrameValidator
-    public private(set) var summary = ValidationSummary()
+    public private(set) var summary: ValidationSummary
     private let rules: SessionChecker.Rules
-    private var sessions: [SessionKey: SessionState] = [:]
-
-    private struct SessionKey: Hashable {
-        var file: String
-        var session: String
-    }
+    /// Sessions by file, then by session id.
+    private var sessions: [String: [String: SessionState]] = [:]
+    /// The sessions of the file of the last frame, looked up once per file change.
+    private var lastFile: String?
+    private var lastFileSessions: [String: SessionState] = [:]
 
     /// One session's frame count and rule state; a class so it is updated in place.
     private final class SessionState {
@@ -50,23 +62,29 @@ public struct CaptureValidation {
 
     public init(spec: ProtocolSpec) {
         validator = FrameValidator(spec: spec)
-        rules = SessionChecker.Rules(spec: spec)
+        rules = SessionChecker.Rules(spec: spec, plan: validator.plan)
+        summary = ValidationSummary(plan: validator.plan)
     }
 
     /// The direction of a bare frame from its tag, when exactly one direction has the tag.
     public func direction(ofTag tag: String) -> Direction? { validator.direction(ofTag: tag) }
 
+    private mutating func state(file: String, session: String) -> SessionState {
+        if file != lastFile {
+            if let lastFile { sessions[lastFile] = lastFileSessions }
+            lastFileSessions = sessions.removeValue(forKey: file) ?? [:]
+            lastFile = file
+        }
+        if let existing = lastFileSessions[session] { return existing }
+        let created = SessionState(checker: SessionChecker(rules: rules))
+        lastFileSessions[session] = created
+        summary.sessions += 1
+        return created
+    }
+
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
     public mutating func process(_ frame: CapturedFrame) -> [LocatedFinding] {
-        let key = SessionKey(file: frame.file, session: frame.session)
-        let state: SessionState
-        if let existing = sessions[key] {
-            state = existing
-        } else {
-            state = SessionState(checker: SessionChecker(rules: rules))
-            sessions[key] = state
-            summary.sessions += 1
-        }
+        let state = state(file: frame.file, session: frame.session)
         state.frames += 1
         summary.frames += 1
         let index = state.frames
@@ -83,26 +101,35 @@ public struct CaptureValidation {
             add(Finding(code: validator.malformedFrameAnswer.code, rule: "direction", message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), type: nil)
             return located
         }
-        let outcome: FrameValidator.Outcome
+        let tape: JSONTape, root: Int
         switch frame.payload {
-        case .json(let json): outcome = validator.check(json: json, direction: direction)
-        case .text(let text): outcome = validator.check(Array(text.utf8), direction: direction)
+        case .notJSON(let error):
+            add(Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), type: nil)
+            return located
+        case .parsed(let document, let index):
+            tape = document
+            root = index
         }
+        let (outcome, message) = validator.check(tape, at: root, direction: direction)
         switch outcome {
         case .notJSON(let error):
             add(Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), type: nil)
         case .notAFrame(let reason):
             add(Finding(code: validator.malformedFrameAnswer.code, rule: "frame", message: reason), type: nil)
-        case .unknownType(let tag, _):
-            summary.counts[MessageRef(direction: direction, tag: tag), default: 0] += 1
+        case .unknownType(let tag):
+            summary.unknownTypes["\(direction.rawValue) \(tag)", default: 0] += 1
             add(Finding(code: validator.defaultAnswer.code, rule: "unknownType", message: "unknown \(direction.rawValue) message type '\(tag)'"), type: tag)
-        case .checked(let tag, let object, let issues):
-            summary.counts[MessageRef(direction: direction, tag: tag), default: 0] += 1
-            for issue in issues { add(Finding(issue), type: tag) }
-            let errors = issues.errors
+        case .checked(let tag, let issues):
+            guard let message else { break }
+            summary.countsByMessage[message] += 1
+            var errorCodes: [String] = []
+            for issue in issues {
+                add(Finding(issue), type: tag)
+                if issue.severity == .error { errorCodes.append(issue.code) }
+            }
             let sessionFindings = state.checker.observe(
-                direction: direction, tag: tag, object: object, valid: errors.isEmpty,
-                answeredCodes: errors.map(\.code), timestamp: frame.timestamp
+                SessionChecker.Frame(message: validator.plan.messages[message], tape: tape, index: root),
+                valid: errorCodes.isEmpty, answeredCodes: errorCodes, timestamp: frame.timestamp
             )
             for finding in sessionFindings { add(finding, type: tag) }
         }

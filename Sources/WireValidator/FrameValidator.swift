@@ -3,6 +3,9 @@ import WireSpec
 
 /// Checks frames against a spec with the WireRuntime rules generated code uses, for any spec and
 /// without generated code: the engine behind `wire validate`.
+///
+/// Frames are checked straight from a ``JSONTape``: values are only built where a rule needs one
+/// (a string with constraints, a number, a tag), so checking a frame allocates little.
 public struct FrameValidator: Sendable {
     /// The outcome of checking one frame.
     public enum Outcome: Sendable {
@@ -11,12 +14,12 @@ public struct FrameValidator: Sendable {
         /// JSON that is not an object or has no string tag.
         case notAFrame(String)
         /// A tag this direction does not have.
-        case unknownType(tag: String, object: [String: JSONValue])
+        case unknownType(tag: String)
         /// A frame of a known message: every issue, errors and warnings (none when it is valid).
-        case checked(tag: String, object: [String: JSONValue], issues: [ValidationIssue])
+        case checked(tag: String, issues: [ValidationIssue])
     }
 
-    private let plan: ValidationPlan
+    let plan: ValidationPlan
 
     /// Compiles the spec's checks once.
     public init(spec: ProtocolSpec) {
@@ -31,7 +34,7 @@ public struct FrameValidator: Sendable {
     public var defaultAnswer: ViolationAnswer { plan.defaultAnswer }
 
     /// Whether a direction has a message with this tag.
-    public func knows(_ tag: String, _ direction: Direction) -> Bool { plan.messages[direction]?[tag] != nil }
+    public func knows(_ tag: String, _ direction: Direction) -> Bool { plan.message(direction, tag: tag) != nil }
 
     /// The direction of a frame from its tag, when exactly one direction has the tag.
     public func direction(ofTag tag: String) -> Direction? {
@@ -41,104 +44,155 @@ public struct FrameValidator: Sendable {
 
     /// Checks UTF-8 JSON bytes as a frame of `direction`.
     public func check(_ bytes: some Collection<UInt8>, direction: Direction) -> Outcome {
+        var tape = JSONTape()
         do {
-            return check(json: try JSONParser.parse(bytes), direction: direction)
+            try tape.parse(bytes)
         } catch {
             return .notJSON(error)
         }
+        return check(tape, at: JSONTape.root, direction: direction).outcome
     }
 
-    /// Checks a parsed value as a frame of `direction`.
-    public func check(json: JSONValue, direction: Direction) -> Outcome {
-        guard case .object(let object) = json else { return .notAFrame("a frame must be a JSON object, found \(json.kindDescription)") }
+    /// Checks the value at `index` of a parsed document as a frame of `direction`; also returns
+    /// the id of its message in the plan when the tag is known.
+    func check(_ tape: JSONTape, at index: Int, direction: Direction) -> (outcome: Outcome, message: Int?) {
         let tagField = plan.spec.tagField
-        guard let tagValue = object[tagField] else { return .notAFrame("a frame must carry a '\(tagField)' field") }
-        guard case .string(let tag) = tagValue else { return .notAFrame("'\(tagField)' must be a string, found \(tagValue.kindDescription)") }
-        guard let message = plan.messages[direction]?[tag] else { return .unknownType(tag: tag, object: object) }
+        guard tape.kind(index) == .object else { return (.notAFrame("a frame must be a JSON object, found \(tape.kindDescription(index))"), nil) }
+        guard let tag = tape.member(of: index, key: plan.tagBytes) else { return (.notAFrame("a frame must carry a '\(tagField)' field"), nil) }
+        guard tape.kind(tag) == .string else { return (.notAFrame("'\(tagField)' must be a string, found \(tape.kindDescription(tag))"), nil) }
+        guard let id = plan.message(direction, tagAt: tag, in: tape) else { return (.unknownType(tag: tape.string(tag)), nil) }
+        let message = plan.messages[id]
         var context = ValidationContext(sizeAnswer: plan.sizeAnswer)
-        check(object: object, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
-        return .checked(tag: tag, object: object, issues: context.issues)
+        check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+        return (.checked(tag: message.tag, issues: context.issues), id)
     }
 
     // MARK: Interpreting a plan (the same order of checks as generated decoders)
 
-    private func check(object: [String: JSONValue], plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+    private func check(object index: Int, in tape: JSONTape, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
         for field in objectPlan.fields {
             let fieldAnswer = field.answer ?? answer
+            let member = tape.member(of: index, key: field.keyBytes)
+            let presence: MemberPresence = member.map { tape.kind($0) == .null ? .null : .present } ?? .absent
+            if let member, presence == .present, field.plainKinds & 1 << tape.kind(member).rawValue != 0 { continue }
             if !field.required && field.nullable {
-                guard let value = object[field.key], value != .null else { continue }
-                check(value, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
+                guard presence == .present, let member else { continue }
+                check(member, in: tape, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
                 continue
             }
-            if let value = context.member(object, field.key, at: path(), required: field.required, nullable: field.nullable, answer: fieldAnswer) {
-                check(value, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
+            if context.check(presence, of: field.key, at: path(), required: field.required, nullable: field.nullable, answer: fieldAnswer), let member {
+                check(member, in: tape, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
             }
         }
-        for (rule, ruleAnswer) in objectPlan.conditionals {
-            context.check(rule, in: object, at: path(), answer: ruleAnswer ?? answer)
-        }
-        for (rule, ruleAnswer) in objectPlan.budgets {
-            context.check(rule, in: object, at: path(), answer: ruleAnswer)
+        if !objectPlan.conditionals.isEmpty || !objectPlan.budgets.isEmpty {
+            let member = { (key: String) in tape.member(of: index, key: key).map { tape.value($0) } }
+            let presence = { (key: String) -> MemberPresence in
+                guard let found = tape.member(of: index, key: key) else { return .absent }
+                return tape.kind(found) == .null ? .null : .present
+            }
+            for (rule, ruleAnswer) in objectPlan.conditionals {
+                context.check(rule, at: path(), answer: ruleAnswer ?? answer, member: member, presence: presence)
+            }
+            for (rule, ruleAnswer) in objectPlan.budgets {
+                context.check(rule, at: path(), answer: ruleAnswer, member: member)
+            }
         }
         if objectPlan.rejectUnknown || !objectPlan.rejected.isEmpty {
-            context.checkKeys(object, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown, rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
+            var keys: [String] = []
+            if objectPlan.rejectUnknown {
+                tape.forEachMember(of: index) { key, _ in
+                    keys.append(tape.string(key))
+                    return true
+                }
+            } else {
+                keys = objectPlan.rejected.filter { tape.member(of: index, key: $0) != nil }
+            }
+            context.checkKeys(keys, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown, rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
         }
     }
 
-    private func check(_ value: JSONValue, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
+    /// Checks a value against a node. Values without constraints are judged by their kind alone; a
+    /// value is built only for the WireRuntime check that reports on it or needs its content.
+    private func check(_ index: Int, in tape: JSONTape, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
+        let kind = tape.kind(index)
         switch node {
         case .string(let rules):
-            _ = context.string(value, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+            if kind == .string && rules == nil { return }
+            _ = context.string(tape.value(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
         case .integer(let rules):
-            _ = context.integer(value, at: path(), rules: rules, answer: answer)
+            if kind == .integer && rules == nil { return }
+            _ = context.integer(tape.value(index), at: path(), rules: rules, answer: answer)
         case .number(let rules):
-            _ = context.number(value, at: path(), rules: rules, answer: answer)
+            if (kind == .integer || kind == .number) && rules == nil { return }
+            _ = context.number(tape.value(index), at: path(), rules: rules, answer: answer)
         case .boolean(let constant):
-            _ = context.bool(value, at: path(), constant: constant, answer: answer)
+            if (kind == .true || kind == .false) && constant == nil { return }
+            _ = context.bool(tape.value(index), at: path(), constant: constant, answer: answer)
         case .json, .unresolved:
             break
         case .array(let rules, let element):
-            _ = context.array(value, at: path(), rules: rules, answer: answer) { item, index, context -> Bool? in
-                check(item, element, at: path().appending(index), in: &context, answer: answer, sizeAnswer: sizeAnswer)
-                return true
+            guard kind == .array else {
+                _ = context.array(tape.value(index), at: path(), rules: rules, answer: answer) { _, _, _ -> Bool? in nil }
+                return
+            }
+            if let rules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "items") }
+            tape.forEachItem(of: index) { position, item in
+                check(item, in: tape, element, at: path().appending(position), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
         case .map(let rules, let element):
-            _ = context.map(value, at: path(), rules: rules, answer: answer) { item, key, context -> Bool? in
-                check(item, element, at: path().appending(key), in: &context, answer: answer, sizeAnswer: sizeAnswer)
+            guard kind == .object else {
+                _ = context.map(tape.value(index), at: path(), rules: rules, answer: answer) { _, _, _ -> Bool? in nil }
+                return
+            }
+            if let rules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "entries") }
+            var entries: [(key: String, value: Int)] = []
+            tape.forEachMember(of: index) { key, value in
+                entries.append((tape.string(key), value))
                 return true
             }
-        case .constant(let rules, let inner):
-            if context.string(value, at: path(), rules: rules, answer: answer) != nil {
-                check(value, inner, at: path(), in: &context, answer: answer, sizeAnswer: sizeAnswer)
+            for entry in entries.sorted(by: { $0.key < $1.key }) {
+                check(entry.value, in: tape, element, at: path().appending(entry.key), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
-        case .named(let index):
-            check(value, named: index, at: path(), in: &context, answer: answer, ignoring: nil)
+        case .constant(let rules, let inner):
+            if context.string(tape.value(index), at: path(), rules: rules, answer: answer) != nil {
+                check(index, in: tape, inner, at: path(), in: &context, answer: answer, sizeAnswer: sizeAnswer)
+            }
+        case .named(let named):
+            check(index, in: tape, named: named, at: path(), in: &context, answer: answer, ignoring: nil)
         }
     }
 
-    private func check(_ value: JSONValue, named index: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
-        switch plan.named[index] {
+    private func check(_ index: Int, in tape: JSONTape, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+        switch plan.named[named] {
         case .object(let objectPlan):
-            guard let object = context.object(value, at: path(), answer: answer) else { return }
-            check(object: object, plan: objectPlan, at: path(), in: &context, answer: answer, ignoring: ignoring)
-        case .closedEnum(let allowed, let set):
-            guard case .string(let text) = value else {
-                context.fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
+            guard tape.kind(index) == .object else {
+                _ = context.object(tape.value(index), at: path(), answer: answer)
                 return
             }
-            if !set.contains(text) {
-                context.fail(path(), "enum", answer, "\(JSONWriter.string(value)) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
+            check(object: index, in: tape, plan: objectPlan, at: path(), in: &context, answer: answer, ignoring: ignoring)
+        case .closedEnum(let allowed, let bytes):
+            guard tape.kind(index) == .string else {
+                context.fail(path(), "type", answer, "expected a string, found \(tape.kindDescription(index))")
+                return
             }
-        case .openEnum(let name, let known):
-            _ = context.openEnum(value, at: path(), known: known, typeName: name, answer: answer)
+            if !bytes.contains(where: { tape.stringEquals(index, $0) }) {
+                context.fail(path(), "enum", answer, "\(JSONWriter.string(tape.value(index))) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
+            }
+        case .openEnum(let name, let known, let bytes):
+            if tape.kind(index) == .string, bytes.contains(where: { tape.stringEquals(index, $0) }) { return }
+            _ = context.openEnum(tape.value(index), at: path(), known: known, typeName: name, answer: answer)
         case .union(let tag, let cases, let open, let typeName):
-            guard let object = context.object(value, at: path(), answer: answer) else { return }
-            guard let tagValue = object[tag] else {
+            guard tape.kind(index) == .object else {
+                _ = context.object(tape.value(index), at: path(), answer: answer)
+                return
+            }
+            guard let tagIndex = tape.member(of: index, key: tag) else {
                 context.fail(path().appending(tag), "required", answer, "missing required field '\(tag)'")
                 return
             }
+            let tagValue = tape.value(tagIndex)
             if let match = cases.first(where: { $0.value == tagValue }) {
-                check(value, named: match.plan, at: path(), in: &context, answer: answer, ignoring: tag)
+                check(index, in: tape, named: match.plan, at: path(), in: &context, answer: answer, ignoring: tag)
             } else if open {
                 context.report(ValidationIssue(severity: .warning, path: path().appending(tag), rule: "unknownCase", answer: answer, message: "\(tagValue) is not a known \(typeName) case; it is kept as unknown"))
             } else {
@@ -147,12 +201,12 @@ public struct FrameValidator: Sendable {
         case .oneOf(let variants, let expected):
             for variant in variants {
                 let passed = context.attempt { scratch -> Bool? in
-                    check(value, variant, at: path(), in: &scratch, answer: answer, sizeAnswer: nil)
+                    check(index, in: tape, variant, at: path(), in: &scratch, answer: answer, sizeAnswer: nil)
                     return true
                 }
                 if passed != nil { return }
             }
-            context.noVariant(value, at: path(), expected: expected, answer: answer)
+            context.noVariant(tape.value(index), at: path(), expected: expected, answer: answer)
         }
     }
 }

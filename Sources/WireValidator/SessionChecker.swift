@@ -3,153 +3,194 @@ import WireSpec
 
 /// Checks the rules across the frames of one session, driven only by the spec's session rules and
 /// rate limits: phases, transitions, guards, correlations, uniqueness and sliding-window limits.
-public struct SessionChecker: Sendable {
-    /// The spec's session rules and limits, indexed once and shared by every session.
+struct SessionChecker {
+    /// The spec's session rules and limits, indexed once by message id and shared by every session.
     final class Rules: Sendable {
         let session: SessionRules
-        /// Rate limits with a window (capacity limits cannot be judged from one session), by the frames they count.
-        let windowedByFrame: [MessageRef: [RateLimit]]
-        /// Rate limits with a window that count answers with error codes.
-        let windowedByViolation: [RateLimit]
-        let hasWindowedLimits: Bool
-        let phases: [String: SessionRules.Phase]
-        let guards: [MessageRef: [SessionRules.Guard]]
-        let uniqueness: [MessageRef: [SessionRules.Uniqueness]]
-        let transitions: [MessageRef: [SessionRules.Transition]]
+        /// Per phase (by index), per message id: whether the message may be sent.
+        let allowed: [[Bool]]
+        let initialPhase: Int?
+        /// Per message id: the rules that concern it.
+        let guards: [[SessionRules.Guard]]
+        let correlations: [[Int]]
+        let uniqueness: [[Int]]
+        let transitions: [[(transition: SessionRules.Transition, to: Int?)]]
+        /// Per message id: the windowed rate limits counting it (capacity limits cannot be judged from one session).
+        let windowedByFrame: [[Int]]
+        /// Windowed rate limits that count answers with error codes.
+        let windowedByViolation: [Int]
+        /// Every rate limit with a window; indexes above point here.
+        let windowed: [RateLimit]
 
-        init(spec: ProtocolSpec) {
+        init(spec: ProtocolSpec, plan: ValidationPlan) {
             session = spec.session ?? SessionRules()
-            let windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }
-            hasWindowedLimits = !windowed.isEmpty
-            var byFrame: [MessageRef: [RateLimit]] = [:]
-            var byViolation: [RateLimit] = []
-            for limit in windowed {
+            let ids = Dictionary(plan.messages.map { ($0.ref, $0.id) }, uniquingKeysWith: { first, _ in first })
+            let count = plan.messages.count
+            func perMessage<T>(_ pairs: [(MessageRef, T)]) -> [[T]] {
+                var table = Array(repeating: [T](), count: count)
+                for (ref, item) in pairs { if let id = ids[ref] { table[id].append(item) } }
+                return table
+            }
+            let phaseIndexes = Dictionary(session.phases.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            allowed = session.phases.map { phase in
+                plan.messages.map { phase.allowed($0.ref.direction).contains($0.tag) }
+            }
+            initialPhase = session.phases.firstIndex { $0.initial }
+            guards = perMessage(session.guards.map { ($0.frame, $0) })
+            correlations = perMessage(session.correlations.enumerated().flatMap { index, rule in
+                rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
+            })
+            uniqueness = perMessage(session.uniqueness.enumerated().map { ($1.frame, $0) })
+            transitions = perMessage(session.transitions.map { ($0.on, (transition: $0, to: phaseIndexes[$0.to])) })
+            windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }
+            var byFrame: [(MessageRef, Int)] = []
+            var byViolation: [Int] = []
+            for (index, limit) in windowed.enumerated() {
                 switch limit.counts {
-                case .frames(let refs): for ref in Set(refs) { byFrame[ref, default: []].append(limit) }
-                case .violations: byViolation.append(limit)
+                case .frames(let refs): byFrame += Set(refs).map { ($0, index) }
+                case .violations: byViolation.append(index)
                 }
             }
-            windowedByFrame = byFrame
+            windowedByFrame = perMessage(byFrame.sorted { $0.1 < $1.1 })
             windowedByViolation = byViolation
-            phases = Dictionary(session.phases.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            guards = Dictionary(grouping: session.guards, by: \.frame)
-            uniqueness = Dictionary(grouping: session.uniqueness, by: \.frame)
-            transitions = Dictionary(grouping: session.transitions, by: \.on)
         }
     }
 
     private let rules: Rules
-    private var phase: SessionRules.Phase?
+    private var phase: Int?
     private var flags: Set<String> = []
     /// Per correlation, hashes of the values earlier frames carried.
-    private var seenValues: [String: Set<Int>] = [:]
+    private var seenValues: [Set<Int>]
     /// Per uniqueness rule with `sameFields`, key hash → fingerprint of the fields.
-    private var fingerprints: [String: [Int: Int]] = [:]
+    private var fingerprints: [[Int: Int]]
     /// Per uniqueness rule with `final`, hashes of keys that had their final frame.
-    private var finalized: [String: Set<Int>] = [:]
-    /// Per rate limit, the timestamps (ms) still inside its window.
-    private var windows: [String: SlidingWindow] = [:]
+    private var finalized: [Set<Int>]
+    /// Per windowed rate limit, the timestamps (ms) still inside its window.
+    private var windows: [SlidingWindow]
     private var saidNoTimestamps = false
-
-    public init(spec: ProtocolSpec) {
-        self.init(rules: Rules(spec: spec))
-    }
 
     init(rules: Rules) {
         self.rules = rules
-        self.phase = rules.session.initialPhase
+        phase = rules.initialPhase
+        seenValues = Array(repeating: [], count: rules.session.correlations.count)
+        fingerprints = Array(repeating: [:], count: rules.session.uniqueness.count)
+        finalized = Array(repeating: [], count: rules.session.uniqueness.count)
+        windows = Array(repeating: SlidingWindow(), count: rules.windowed.count)
     }
 
-    /// The current phase's name.
-    public var phaseName: String? { phase?.name }
+    /// A parsed frame of a known message, as the session rules read it.
+    struct Frame {
+        var message: ValidationPlan.MessagePlan
+        var tape: JSONTape
+        var index: Int
 
-    /// Checks one frame of the session. `object` is the frame when it parsed as an object with a
-    /// known tag; `valid` says whether it passed its own checks; `answeredCodes` are the error codes
-    /// of its issues (counted by violation-based rate limits); `timestamp` is in milliseconds.
-    public mutating func observe(direction: Direction, tag: String, object: [String: JSONValue], valid: Bool, answeredCodes: [String], timestamp: Double?) -> [Finding] {
-        var findings: [Finding] = []
-        let ref = MessageRef(direction: direction, tag: tag)
-        checkPhase(ref, into: &findings)
-        checkGuards(ref, into: &findings)
-        if valid {
-            checkCorrelations(ref, object, into: &findings)
-            checkUniqueness(ref, object, into: &findings)
+        /// The value of a top-level field.
+        func value(_ key: String) -> JSONValue? {
+            tape.member(of: index, key: key).map { tape.value($0) }
         }
-        checkRateLimits(ref, answeredCodes: answeredCodes, timestamp: timestamp, into: &findings)
-        if valid { applyTransition(ref, object) }
+
+        /// A hash of a top-level field's value (see `JSONTape.valueHash`), or `nil` when it is absent.
+        func hash(_ key: String) -> Int? {
+            tape.member(of: index, key: key).map { tape.valueHash($0) }
+        }
+    }
+
+    /// Checks one frame of the session. `valid` says whether it passed its own checks;
+    /// `answeredCodes` are the error codes of its issues (counted by violation-based rate limits);
+    /// `timestamp` is in milliseconds.
+    mutating func observe(_ frame: Frame, valid: Bool, answeredCodes: [String], timestamp: Double?) -> [Finding] {
+        var findings: [Finding] = []
+        let id = frame.message.id
+        checkPhase(frame.message, into: &findings)
+        for rule in rules.guards[id] where !flags.contains(rule.requires) {
+            findings.append(Finding(code: rule.otherwise?.errorCode ?? rule.name, rule: "guard", message: "only allowed while '\(rule.requires)' is set (\(rule.name))"))
+        }
+        if valid {
+            checkCorrelations(frame, into: &findings)
+            checkUniqueness(frame, into: &findings)
+        }
+        checkRateLimits(id, answeredCodes: answeredCodes, timestamp: timestamp, into: &findings)
+        if valid { applyTransition(frame) }
         return findings
     }
 
-    // MARK: Phases and guards
+    // MARK: Phases
 
-    private func checkPhase(_ ref: MessageRef, into findings: inout [Finding]) {
-        guard let phase, !phase.allowed(ref.direction).contains(ref.tag) else { return }
-        let allowed = phase.allowed(ref.direction)
+    private func checkPhase(_ message: ValidationPlan.MessagePlan, into findings: inout [Finding]) {
+        guard let phase, !rules.allowed[phase][message.id] else { return }
+        let rule = rules.session.phases[phase]
+        let direction = message.ref.direction
+        let allowed = rule.allowed(direction)
         let list = allowed.isEmpty ? "nothing" : allowed.joined(separator: ", ")
-        let code = ref.direction == .client ? phase.otherwise?.errorCode ?? "phase" : "phase"
-        findings.append(Finding(code: code, rule: "phase", message: "not allowed in phase '\(phase.name)', where the \(ref.direction.rawValue) may send \(list)"))
+        let code = direction == .client ? rule.otherwise?.errorCode ?? "phase" : "phase"
+        findings.append(Finding(code: code, rule: "phase", message: "not allowed in phase '\(rule.name)', where the \(direction.rawValue) may send \(list)"))
     }
 
-    private func checkGuards(_ ref: MessageRef, into findings: inout [Finding]) {
-        for rule in rules.guards[ref] ?? [] where !flags.contains(rule.requires) {
-            findings.append(Finding(code: rule.otherwise?.errorCode ?? rule.name, rule: "guard", message: "only allowed while '\(rule.requires)' is set (\(rule.name))"))
+    private mutating func applyTransition(_ frame: Frame) {
+        guard let match = rules.transitions[frame.message.id].first(where: { Self.holds($0.transition.when, frame.value) }) else { return }
+        for assignment in match.transition.set {
+            if frame.value(assignment.field) == .bool(true) { flags.insert(assignment.flag) } else { flags.remove(assignment.flag) }
         }
+        phase = match.to
     }
 
-    private mutating func applyTransition(_ ref: MessageRef, _ object: [String: JSONValue]) {
-        guard let transition = rules.transitions[ref]?.first(where: { Self.holds($0.when, in: object) }) else { return }
-        for assignment in transition.set {
-            if object[assignment.field] == .bool(true) { flags.insert(assignment.flag) } else { flags.remove(assignment.flag) }
-        }
-        phase = rules.phases[transition.to]
-    }
-
-    static func holds(_ conditions: [Condition], in object: [String: JSONValue]) -> Bool {
+    static func holds(_ conditions: [Condition], _ value: (String) -> JSONValue?) -> Bool {
         conditions.allSatisfy { condition in
-            guard let value = object[condition.field] else { return false }
-            return condition.values.contains { JSONValue(spec: $0) == value }
+            guard let found = value(condition.field) else { return false }
+            return condition.values.contains { JSONValue(spec: $0) == found }
         }
     }
 
     // MARK: Correlations and uniqueness
 
-    private mutating func checkCorrelations(_ ref: MessageRef, _ object: [String: JSONValue], into findings: inout [Finding]) {
-        for rule in rules.session.correlations {
-            if rule.frame == ref, let value = object[rule.field], !(seenValues[rule.name]?.contains(value.hashValue) ?? false) {
+    private mutating func checkCorrelations(_ frame: Frame, into findings: inout [Finding]) {
+        for index in rules.correlations[frame.message.id] {
+            let rule = rules.session.correlations[index]
+            if rule.frame == frame.message.ref, let hash = frame.hash(rule.field), !seenValues[index].contains(hash), let value = frame.value(rule.field) {
                 findings.append(Finding(
                     code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
                     message: "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"
                 ))
             }
-            if rule.answers == ref, let value = object[rule.answersField] {
-                seenValues[rule.name, default: []].insert(value.hashValue)
+            if rule.answers == frame.message.ref, let hash = frame.hash(rule.answersField) {
+                seenValues[index].insert(hash)
             }
         }
     }
 
-    private mutating func checkUniqueness(_ ref: MessageRef, _ object: [String: JSONValue], into findings: inout [Finding]) {
-        for rule in rules.uniqueness[ref] ?? [] {
-            guard let key = object[rule.key] else { continue }
-            let keyHash = key.hashValue
+    private mutating func checkUniqueness(_ frame: Frame, into findings: inout [Finding]) {
+        for index in rules.uniqueness[frame.message.id] {
+            let rule = rules.session.uniqueness[index]
+            guard let keyHash = frame.hash(rule.key) else { continue }
+            let key = { frame.value(rule.key) ?? .null }
             if !rule.sameFields.isEmpty {
-                let fingerprint = JSONValue.object(object.filter { rule.sameFields.contains($0.key) }).hashValue
-                if let earlier = fingerprints[rule.name]?[keyHash], earlier != fingerprint {
+                var hasher = Hasher()
+                for field in rule.sameFields {
+                    if let member = frame.tape.member(of: frame.index, key: field) {
+                        hasher.combine(true)
+                        frame.tape.hash(member, into: &hasher)
+                    } else {
+                        hasher.combine(false)
+                    }
+                }
+                let fingerprint = hasher.finalize()
+                if let earlier = fingerprints[index][keyHash], earlier != fingerprint {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
-                        message: "reuses '\(rule.key)' \(key) with a different \(rule.sameFields.joined(separator: " or ")) (\(rule.name))"
+                        message: "reuses '\(rule.key)' \(key()) with a different \(rule.sameFields.joined(separator: " or ")) (\(rule.name))"
                     ))
                 } else {
-                    fingerprints[rule.name, default: [:]][keyHash] = fingerprint
+                    fingerprints[index][keyHash] = fingerprint
                 }
             }
             if !rule.final.isEmpty {
-                if finalized[rule.name]?.contains(keyHash) == true {
+                if finalized[index].contains(keyHash) {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
-                        message: "repeats '\(rule.key)' \(key) after its final frame (\(rule.name))"
+                        message: "repeats '\(rule.key)' \(key()) after its final frame (\(rule.name))"
                     ))
-                } else if Self.holds(rule.final, in: object) {
-                    finalized[rule.name, default: []].insert(keyHash)
+                } else if Self.holds(rule.final, frame.value) {
+                    finalized[index].insert(keyHash)
                 }
             }
         }
@@ -157,8 +198,8 @@ public struct SessionChecker: Sendable {
 
     // MARK: Rate limits
 
-    private mutating func checkRateLimits(_ ref: MessageRef, answeredCodes: [String], timestamp: Double?, into findings: inout [Finding]) {
-        guard rules.hasWindowedLimits else { return }
+    private mutating func checkRateLimits(_ id: Int, answeredCodes: [String], timestamp: Double?, into findings: inout [Finding]) {
+        guard !rules.windowed.isEmpty else { return }
         guard let timestamp else {
             if !saidNoTimestamps {
                 saidNoTimestamps = true
@@ -166,12 +207,12 @@ public struct SessionChecker: Sendable {
             }
             return
         }
-        for limit in rules.windowedByFrame[ref] ?? [] {
+        for limit in rules.windowedByFrame[id] {
             count(limit, at: timestamp, into: &findings)
         }
         guard !answeredCodes.isEmpty else { return }
         for limit in rules.windowedByViolation {
-            guard case .violations(let codes) = limit.counts else { continue }
+            guard case .violations(let codes) = rules.windowed[limit].counts else { continue }
             for _ in answeredCodes.filter(codes.contains) {
                 count(limit, at: timestamp, into: &findings)
             }
@@ -179,9 +220,10 @@ public struct SessionChecker: Sendable {
     }
 
     /// Adds one event to a limit's window and reports the event that takes it over the limit.
-    private mutating func count(_ limit: RateLimit, at timestamp: Double, into findings: inout [Finding]) {
+    private mutating func count(_ index: Int, at timestamp: Double, into findings: inout [Finding]) {
+        let limit = rules.windowed[index]
         guard let window = limit.windowMilliseconds else { return }
-        if windows[limit.name, default: SlidingWindow()].add(timestamp, window: Double(window)) > limit.limit {
+        if windows[index].add(timestamp, window: Double(window)) > limit.limit {
             findings.append(Finding(
                 code: limit.answer.errorCode, rule: "rateLimit",
                 message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(DurationText.from(milliseconds: window))"

@@ -17,46 +17,117 @@ struct ValidationPlan: Sendable {
         /// An enum value that must also equal a constant.
         case constant(StringRules, Node)
         case unresolved
+
+        /// The kinds a value may have when that is all there is to check (see `FieldPlan.plainKinds`).
+        var plainKinds: UInt16 {
+            func bits(_ kinds: JSONTape.Kind...) -> UInt16 { kinds.reduce(0) { $0 | 1 << $1.rawValue } }
+            switch self {
+            case .string(nil): return bits(.string)
+            case .integer(nil): return bits(.integer)
+            case .number(nil): return bits(.integer, .number)
+            case .boolean(constant: nil): return bits(.true, .false)
+            case .json, .unresolved: return bits(.null, .false, .true, .integer, .number, .string, .array, .object)
+            default: return 0
+            }
+        }
     }
 
-    struct FieldPlan: Sendable {
-        var key: String
-        var required: Bool
-        var nullable: Bool
+    /// One field's checks; a class so that walking an object's fields does not copy them.
+    final class FieldPlan: Sendable {
+        let key: String
+        let keyBytes: [UInt8]
+        let required: Bool
+        let nullable: Bool
         /// The field's own answer; `nil` inherits the caller's.
-        var answer: ViolationAnswer?
-        var node: Node
+        let answer: ViolationAnswer?
+        let node: Node
+        /// When the node has no rule beyond its kind: the kinds it accepts, one bit per
+        /// `JSONTape.Kind` raw value; 0 when the node has more to check.
+        let plainKinds: UInt16
+
+        init(key: String, required: Bool, nullable: Bool, answer: ViolationAnswer?, node: Node) {
+            self.key = key
+            self.keyBytes = Array(key.utf8)
+            self.required = required
+            self.nullable = nullable
+            self.answer = answer
+            self.node = node
+            self.plainKinds = node.plainKinds
+        }
     }
 
-    struct ObjectPlan: Sendable {
-        var fields: [FieldPlan]
-        var conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)]
-        var budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
-        var knownKeys: Set<String>
-        var rejectUnknown: Bool
-        var rejected: [String]
+    /// An object's checks; a class so that it is shared, not copied, while frames are checked.
+    final class ObjectPlan: Sendable {
+        let fields: [FieldPlan]
+        let conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)]
+        let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
+        let knownKeys: Set<String>
+        let rejectUnknown: Bool
+        let rejected: [String]
+
+        init(fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)], budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]) {
+            self.fields = fields
+            self.conditionals = conditionals
+            self.budgets = budgets
+            self.knownKeys = knownKeys
+            self.rejectUnknown = rejectUnknown
+            self.rejected = rejected
+        }
     }
 
     enum NamedPlan: Sendable {
         case object(ObjectPlan)
-        case closedEnum(allowed: [String], Set<String>)
-        case openEnum(name: String, known: Set<String>)
+        case closedEnum(allowed: [String], bytes: [[UInt8]])
+        case openEnum(name: String, known: Set<String>, bytes: [[UInt8]])
         case union(tag: String, cases: [(value: JSONValue, plan: Int)], open: Bool, typeName: String)
         case oneOf(variants: [Node], expected: String)
     }
 
-    struct MessagePlan: Sendable {
-        var tag: String
-        var answer: ViolationAnswer
-        var object: ObjectPlan
+    /// A message's checks and identity; a class so that it is shared, not copied.
+    final class MessagePlan: Sendable {
+        /// The message's index in `messages`.
+        let id: Int
+        let ref: MessageRef
+        let tag: String
+        let tagBytes: [UInt8]
+        let answer: ViolationAnswer
+        let object: ObjectPlan
+
+        init(id: Int, ref: MessageRef, answer: ViolationAnswer, object: ObjectPlan) {
+            self.id = id
+            self.ref = ref
+            self.tag = ref.tag
+            self.tagBytes = Array(ref.tag.utf8)
+            self.answer = answer
+            self.object = object
+        }
     }
 
     let spec: ProtocolSpec
     let named: [NamedPlan]
-    let messages: [Direction: [String: MessagePlan]]
+    /// Every message of both directions; a message's `id` is its index.
+    let messages: [MessagePlan]
+    /// The ids of each direction's messages.
+    let client: [Int]
+    let server: [Int]
+    let tagBytes: [UInt8]
     let defaultAnswer: ViolationAnswer
     let sizeAnswer: ViolationAnswer
     let malformedAnswer: ViolationAnswer
+
+    /// The ids of a direction's messages.
+    func ids(_ direction: Direction) -> [Int] { direction == .client ? client : server }
+
+    /// The id of the message of `direction` whose tag is the string token at `index`.
+    func message(_ direction: Direction, tagAt index: Int, in tape: JSONTape) -> Int? {
+        for id in ids(direction) where tape.stringEquals(index, messages[id].tagBytes) { return id }
+        return nil
+    }
+
+    /// The id of the message of `direction` with this tag.
+    func message(_ direction: Direction, tag: String) -> Int? {
+        ids(direction).first { messages[$0].tag == tag }
+    }
 
     init(spec: ProtocolSpec) {
         self.spec = spec
@@ -69,16 +140,22 @@ struct ValidationPlan: Sendable {
         malformedAnswer = spec.malformedFrame.map(answer) ?? defaultAnswer
 
         var builder = Builder(spec: spec, answer: answer)
-        var messages: [Direction: [String: MessagePlan]] = [:]
+        var messages: [MessagePlan] = []
+        var ids: [Direction: [Int]] = [:]
         for direction in Direction.allCases {
-            var plans: [String: MessagePlan] = [:]
             for message in spec.messages(direction) {
                 let object = builder.objectPlan(message.shape)
-                plans[message.tag] = MessagePlan(tag: message.tag, answer: message.violation.map(answer) ?? defaultAnswer, object: object)
+                ids[direction, default: []].append(messages.count)
+                messages.append(MessagePlan(
+                    id: messages.count, ref: MessageRef(direction: direction, tag: message.tag),
+                    answer: message.violation.map(answer) ?? defaultAnswer, object: object
+                ))
             }
-            messages[direction] = plans
         }
         self.messages = messages
+        client = ids[.client] ?? []
+        server = ids[.server] ?? []
+        tagBytes = Array(spec.tagField.utf8)
         named = builder.named
     }
 
@@ -146,14 +223,15 @@ struct ValidationPlan: Sendable {
             if let index = indexes[name] { return index }
             let index = named.count
             indexes[name] = index
-            named.append(.closedEnum(allowed: [], []))  // placeholder while a recursive type is compiled
+            named.append(.closedEnum(allowed: [], bytes: []))  // placeholder while a recursive type is compiled
             guard let type = spec.type(named: name) else { return index }
             let plan: NamedPlan
             switch type.kind {
             case .object(let shape): plan = .object(objectPlan(shape))
             case .enumeration(let values):
                 let list = values.values.map(\.value)
-                plan = values.open ? .openEnum(name: name, known: Set(list)) : .closedEnum(allowed: list, Set(list))
+                let bytes = list.map { Array($0.utf8) }
+                plan = values.open ? .openEnum(name: name, known: Set(list), bytes: bytes) : .closedEnum(allowed: list, bytes: bytes)
             case .union(let union):
                 let cases = union.cases.map { (value: JSONValue(spec: $0.tagValue), plan: namedIndex($0.type)) }
                 plan = .union(tag: union.tag, cases: cases, open: union.open, typeName: name)

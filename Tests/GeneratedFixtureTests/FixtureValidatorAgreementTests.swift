@@ -30,7 +30,7 @@ import WireValidator
     ]
 
     static func issues(_ outcome: FrameValidator.Outcome) -> [String] {
-        guard case .checked(_, _, let issues) = outcome else { return ["not checked"] }
+        guard case .checked(_, let issues) = outcome else { return ["not checked"] }
         return issues.map { "\($0) \($0.rule) \($0.answer)" }
     }
 

@@ -20,8 +20,8 @@ import WireValidator
         switch outcome {
         case .notJSON(let error): return ["notJSON \(error)"]
         case .notAFrame(let reason): return ["notAFrame \(reason)"]
-        case .unknownType(let tag, _): return ["unknownType \(tag)"]
-        case .checked(_, _, let issues): return issues.map { "\($0) \($0.rule) \($0.answer)" }
+        case .unknownType(let tag): return ["unknownType \(tag)"]
+        case .checked(_, let issues): return issues.map { "\($0) \($0.rule) \($0.answer)" }
         }
     }
 

@@ -53,28 +53,59 @@ extension JSONTape {
 
     /// The value of the member `key` of the object at `index`, given as UTF-8 bytes.
     public func member(of index: Int, key: [UInt8]) -> Int? {
-        var member = index + 1
-        for _ in 0..<tokens[index].count {
-            if keyEquals(member, key) { return member + 1 }
-            member = tokens[member + 1].next
-        }
-        return nil
+        key.withUnsafeBufferPointer { member(of: index, key: $0) }
     }
 
     /// The value of the member `key` of the object at `index`.
     public func member(of index: Int, key: String) -> Int? {
-        member(of: index, key: Array(key.utf8))
+        var key = key
+        return key.withUTF8 { member(of: index, key: $0) }
+    }
+
+    /// The value of the member `key` of the object at `index`, given as UTF-8 bytes.
+    public func member(of index: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
+        bytes.withUnsafeBufferPointer { buffer in
+            tokens.withUnsafeBufferPointer { tokens in
+                var member = index + 1
+                for _ in 0..<tokens[index].count {
+                    if Self.equals(tokens[member], key, in: buffer) { return member + 1 }
+                    member = tokens[member + 1].next
+                }
+                return nil
+            }
+        }
     }
 
     /// Whether the string token at `index` holds exactly these UTF-8 bytes (after unescaping).
-    public func keyEquals(_ index: Int, _ key: [UInt8]) -> Bool {
-        let token = tokens[index]
-        guard !token.hasEscapes else { return Array(string(index).utf8) == key }
+    public func stringEquals(_ index: Int, _ key: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            key.withUnsafeBufferPointer { key in Self.equals(tokens[index], key, in: buffer) }
+        }
+    }
+
+    @inline(__always)
+    static func equals(_ token: Token, _ key: UnsafeBufferPointer<UInt8>, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !token.hasEscapes else { return decodeString(buffer, token).utf8.elementsEqual(key) }
         guard token.end - token.start == key.count else { return false }
-        return bytes.withUnsafeBufferPointer { buffer in
-            key.withUnsafeBufferPointer { key in
-                key.isEmpty || Self.equalBytes(buffer.baseAddress! + token.start, key.baseAddress!, key.count)
-            }
+        return key.isEmpty || equalBytes(buffer.baseAddress! + token.start, key.baseAddress!, key.count)
+    }
+
+    /// A hash of the value at `index` that equal values share: strings hash their text, other
+    /// values their ``JSONValue``. For telling values apart across frames without keeping them.
+    public func valueHash(_ index: Int) -> Int {
+        var hasher = Hasher()
+        hash(index, into: &hasher)
+        return hasher.finalize()
+    }
+
+    /// Feeds the value at `index` to a hasher, as ``valueHash(_:)`` does.
+    public func hash(_ index: Int, into hasher: inout Hasher) {
+        let token = tokens[index]
+        hasher.combine(token.kind.rawValue)
+        if token.kind == .string {
+            withStringBytes(index) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        } else {
+            hasher.combine(value(index))
         }
     }
 
@@ -86,12 +117,12 @@ extension JSONTape {
     }
 
     /// The string at `index` as UTF-8 bytes (unescaped) handed to `body` without copying when it has no escapes.
-    public func withStringBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
         let token = tokens[index]
         if token.hasEscapes {
-            return try Array(string(index).utf8).withUnsafeBufferPointer(body)
+            return try Array(string(index).utf8).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
         }
-        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[token.start..<token.end])) }
+        return try bytes.withUnsafeBufferPointer { buffer throws(E) in try body(UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])) }
     }
 
     /// The value of the integer at `index`.

@@ -225,23 +225,22 @@ extension JSONTape {
         mutating func checkDuplicateKeys(object index: Int) throws(JSONSyntaxError) {
             let count = tokens[index].count
             guard count > 1 else { return }
-            var keys: [Int] = []
-            keys.reserveCapacity(count)
-            var member = index + 1
-            for _ in 0..<count {
-                keys.append(member)
-                member = tokens[member + 1].next
-            }
             if count <= 32 {
-                for later in 1..<count {
-                    for earlier in 0..<later where sameKey(keys[earlier], keys[later]) {
-                        throw duplicate(keys[later])
+                var later = tokens[index + 2].next
+                for _ in 1..<count {
+                    var earlier = index + 1
+                    while earlier != later {
+                        if sameKey(earlier, later) { throw duplicate(later) }
+                        earlier = tokens[earlier + 1].next
                     }
+                    later = tokens[later + 1].next
                 }
             } else {
                 var seen = Set<String>()
-                for key in keys where !seen.insert(text(key)).inserted {
-                    throw duplicate(key)
+                var member = index + 1
+                for _ in 0..<count {
+                    if !seen.insert(text(member)).inserted { throw duplicate(member) }
+                    member = tokens[member + 1].next
                 }
             }
         }
@@ -299,12 +298,30 @@ extension JSONTape {
         @inline(__always)
         func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
+        /// Whether eight bytes hold no quote, backslash, control byte (< 0x20) or non-ASCII byte.
+        @inline(__always)
+        static func isPlainASCII(_ word: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let control = (word &- ones &* 0x20) & ~word & highs
+            return word & highs == 0 && control == 0 && !hasZeroByte(quote) && !hasZeroByte(backslash)
+        }
+
         mutating func parseString() throws(JSONSyntaxError) {
             position += 1
             let start = position
             var ascii = true
             var escapes = false
             while position < bytes.count {
+                // Eight plain ASCII bytes at a time: no quote, backslash, control byte or non-ASCII byte.
+                while position + 8 <= bytes.count {
+                    let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
+                    if Self.isPlainASCII(word) { position += 8 } else { break }
+                }
+                guard position < bytes.count else { break }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
                     if !ascii, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<position])) {

@@ -31,25 +31,39 @@ public struct ValidationContext: Sendable {
     /// Returns `nil` for absent and `null` (reported or allowed) keys.
     @inlinable
     public mutating func member(_ object: [String: JSONValue], _ key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer) -> JSONValue? {
-        switch object[key] {
-        case nil:
+        let value = object[key]
+        let presence: MemberPresence = value == nil ? .absent : value == .null ? .null : .present
+        return check(presence, of: key, at: path(), required: required, nullable: nullable, answer: answer) ? value : nil
+    }
+
+    /// Reports a missing required key and a `null` where `null` is not allowed; returns whether
+    /// there is a value to check further (the key is present and not `null`).
+    @inlinable
+    public mutating func check(_ presence: MemberPresence, of key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer) -> Bool {
+        switch presence {
+        case .absent:
             if required { fail(path().appending(key), "required", answer, "missing required field '\(key)'") }
-            return nil
-        case .null?:
+            return false
+        case .null:
             if !nullable { fail(path().appending(key), "type", answer, "'\(key)' must not be null") }
-            return nil
-        case let value?:
-            return value
+            return false
+        case .present:
+            return true
         }
     }
 
     /// Reports keys an object must not carry: undeclared keys under a `reject` policy, and `rejected` keys always.
     public mutating func checkKeys(_ object: [String: JSONValue], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
-        for key in rejected where object[key] != nil {
+        checkKeys(Array(object.keys), known: known, rejectUnknown: rejectUnknown, rejected: rejected, ignoring: ignoring, at: path(), answer: answer)
+    }
+
+    /// Reports keys an object must not carry, given the object's keys.
+    public mutating func checkKeys(_ keys: [String], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
+        for key in rejected where keys.contains(key) {
             fail(path().appending(key), "rejectedField", answer, "'\(key)' is not allowed here")
         }
         guard rejectUnknown else { return }
-        for key in object.keys.sorted() where !known.contains(key) && key != ignoring && !rejected.contains(key) {
+        for key in keys.sorted() where !known.contains(key) && key != ignoring && !rejected.contains(key) {
             fail(path().appending(key), "unknownField", answer, "unknown field '\(key)'")
         }
     }
@@ -287,18 +301,35 @@ public struct ValidationContext: Sendable {
 
     /// Checks a conditional requirement on an object.
     public mutating func check(_ requirement: ConditionalRequirement, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
-        guard requirement.applies(to: object) else { return }
-        for key in requirement.required where object[key] == nil || object[key] == .null {
+        check(requirement, at: path(), answer: answer, member: { object[$0] }, presence: { key in
+            switch object[key] {
+            case nil: return .absent
+            case .null?: return .null
+            default: return .present
+            }
+        })
+    }
+
+    /// Checks a conditional requirement on an object given by lookups of its members: `member`
+    /// for the values the conditions compare, `presence` for the keys required or forbidden.
+    public mutating func check(_ requirement: ConditionalRequirement, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer, member: (String) -> JSONValue?, presence: (String) -> MemberPresence) {
+        guard requirement.applies(member: member) else { return }
+        for key in requirement.required where presence(key) != .present {
             fail(path().appending(key), "conditional", answer, "missing '\(key)' (required when \(requirement.conditionText))")
         }
-        for key in requirement.forbidden where object[key] != nil {
+        for key in requirement.forbidden where presence(key) != .absent {
             fail(path().appending(key), "conditional", answer, "'\(key)' is not allowed when \(requirement.conditionText)")
         }
     }
 
     /// Checks a byte budget on an object.
     public mutating func check(_ budget: ByteBudgetRule, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil) {
-        let total = budget.total(in: object)
+        check(budget, at: path(), answer: answer) { object[$0] }
+    }
+
+    /// Checks a byte budget on an object given by a lookup of its members.
+    public mutating func check(_ budget: ByteBudgetRule, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil, member: (String) -> JSONValue?) {
+        let total = budget.total(member: member)
         if total > budget.max {
             fail(path(), "budget", answer ?? sizeAnswer, "\(budget.name) totals \(total) bytes, more than the \(budget.max) allowed")
         }
@@ -321,4 +352,11 @@ public struct ValidationContext: Sendable {
         let result = body(&scratch)
         return scratch.errorCount == 0 ? result : nil
     }
+}
+
+/// Whether an object carries a key, and whether its value is `null`.
+public enum MemberPresence: Sendable {
+    case absent
+    case null
+    case present
 }

@@ -26,16 +26,26 @@ public enum ValueFormat: String, Sendable, Hashable, CaseIterable {
 public enum WireFormats {
     /// Whether text is a UUID in its 36-character form (any letter case).
     public static func isUUID(_ text: String) -> Bool {
-        let bytes = text.utf8
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else if !isHexDigit(byte) {
-                return false
+        guard text.utf8.count == 36 else { return false }
+        return withUTF8(text) { bytes in
+            for index in 0..<36 {
+                let byte = bytes[index]
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                } else if !isHexDigit(byte) {
+                    return false
+                }
             }
+            return true
         }
-        return true
+    }
+
+    /// Calls `body` with the text's UTF-8 bytes, without copying native strings.
+    @inline(__always)
+    static func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
     }
 
     /// Whether text is a version 4, RFC 4122 variant UUID (any letter case).
@@ -48,7 +58,10 @@ public enum WireFormats {
 
     /// The number of bytes standard, padded base64 decodes to, or `nil` when it is not valid base64.
     public static func decodedBase64Length(_ text: String) -> Int? {
-        let bytes = text.utf8
+        withUTF8(text) { decodedBase64Length(bytes: $0) }
+    }
+
+    static func decodedBase64Length(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count % 4 == 0 else { return nil }
         var padding = 0
         for (index, byte) in bytes.enumerated() {

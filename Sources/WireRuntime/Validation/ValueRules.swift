@@ -75,8 +75,13 @@ public struct ConditionalRequirement: Sendable {
 
     /// Whether every condition holds for an object.
     public func applies(to object: [String: JSONValue]) -> Bool {
+        applies { object[$0] }
+    }
+
+    /// Whether every condition holds for an object given by a lookup of its members.
+    public func applies(member: (String) -> JSONValue?) -> Bool {
         conditions.allSatisfy { condition in
-            guard let value = object[condition.key] else { return false }
+            guard let value = member(condition.key) else { return false }
             return condition.values.contains(value)
         }
     }
@@ -113,7 +118,15 @@ public struct ByteBudgetRule: Sendable {
 
     /// The total size in bytes of the budget's values in an object.
     public func total(in object: [String: JSONValue]) -> Int {
-        terms.reduce(0) { sum, term in sum + Self.size(of: .object(object), keys: term.keys[...], decoded: term.decoded) }
+        total { object[$0] }
+    }
+
+    /// The total size in bytes of the budget's values in an object given by a lookup of its members.
+    public func total(member: (String) -> JSONValue?) -> Int {
+        terms.reduce(0) { sum, term in
+            guard let first = term.keys.first, let value = member(first) else { return sum }
+            return sum + Self.size(of: value, keys: term.keys.dropFirst(), decoded: term.decoded)
+        }
     }
 
     private static func size(of value: JSONValue, keys: ArraySlice<String>, decoded: Bool) -> Int {
