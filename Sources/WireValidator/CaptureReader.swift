@@ -42,6 +42,7 @@ public enum CaptureFormat: String, Sendable {
 public struct CaptureReader {
     public let file: String
     let tagField: String
+    let tagKey: UTF8Key
     /// The direction of bare frames, when the user gives one.
     let direction: Direction?
     /// Tells the direction of a bare frame from its tag when only one direction has it.
@@ -50,6 +51,7 @@ public struct CaptureReader {
     public init(file: String, tagField: String, direction: Direction?, directionOfTag: @escaping (String) -> Direction?) {
         self.file = file
         self.tagField = tagField
+        self.tagKey = UTF8Key(tagField)
         self.direction = direction
         self.directionOfTag = directionOfTag
     }
@@ -80,7 +82,7 @@ public struct CaptureReader {
         return .jsonl
     }
 
-    static let envelopeKeys = ["dir", "ts", "session", "frame"].map { Array($0.utf8) }
+    static let envelopeKeys = (dir: UTF8Key("dir"), ts: UTF8Key("ts"), session: UTF8Key("session"), frame: UTF8Key("frame"))
 
     static func looksLikeHAR(firstLine: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let start = firstLine.firstIndex(where: { !$0.isJSONWhitespace }), firstLine[start] == UInt8(ascii: "{") else { return false }
@@ -96,51 +98,79 @@ public struct CaptureReader {
         frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
     ) {
         guard bytes.contains(where: { !$0.isJSONWhitespace }) else { return }
-        func fail(_ message: String, session: String? = nil) {
-            problem(CaptureProblem(file: file, line: line.number, session: session, message: message))
-        }
         do {
             try tape.parse(bytes)
         } catch {
-            fail(line.isLast && !line.endedWithNewline ? "truncated last line: \(error)" : "line is not JSON: \(error)")
+            let message = line.isLast && !line.endedWithNewline ? "truncated last line: \(error)" : "line is not JSON: \(error)"
+            problem(CaptureProblem(file: file, line: line.number, session: nil, message: message))
             return
         }
+        switch tape.withView(readEnvelope) {
+        case .problem(let message, let session):
+            problem(CaptureProblem(file: file, line: line.number, session: session, message: message))
+        case .bare(let direction):
+            frame(CapturedFrame(file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: JSONTape.root)))
+        case .envelope(let session, let direction, let timestamp, let frameIndex, let frameIsText):
+            let payload: CapturedFrame.Payload = frameIsText ? Self.parse(string: frameIndex, of: tape, into: &frameTape) : .parsed(tape, index: frameIndex)
+            frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))
+        }
+    }
+
+    /// What a JSONL line holds.
+    private enum LineContent {
+        case problem(String, session: String?)
+        case bare(Direction?)
+        case envelope(session: String, direction: Direction?, timestamp: Double?, frame: Int, frameIsText: Bool)
+    }
+
+    private func readEnvelope(_ tape: JSONTape.View) -> LineContent {
         let root = JSONTape.root
         guard tape.kind(root) == .object else {
-            fail("a line must be a frame object or an envelope {\"dir\", \"ts\", \"session\", \"frame\"}, found \(tape.kindDescription(root))")
-            return
+            return .problem("a line must be a frame object or an envelope {\"dir\", \"ts\", \"session\", \"frame\"}, found \(tape.kindDescription(root))", session: nil)
         }
-        let frameIndex = tape.member(of: root, key: Self.envelopeKeys[3])
-        let dirIndex = tape.member(of: root, key: Self.envelopeKeys[0])
-        let tagIndex = tape.member(of: root, key: tagField)
+        let keys = Self.envelopeKeys
+        var dirIndex: Int?, tsIndex: Int?, sessionIndex: Int?, frameIndex: Int?, tagIndex: Int?
+        var hasUnknownKeys = false
+        tape.forEachMember(of: root) { key, value in
+            if tape.stringEquals(key, keys.frame.bytes) {
+                frameIndex = value
+            } else if tape.stringEquals(key, keys.dir.bytes) {
+                dirIndex = value
+            } else if tape.stringEquals(key, keys.ts.bytes) {
+                tsIndex = value
+            } else if tape.stringEquals(key, keys.session.bytes) {
+                sessionIndex = value
+            } else {
+                if tape.stringEquals(key, tagKey.bytes) { tagIndex = value }
+                hasUnknownKeys = true
+            }
+            return true
+        }
         guard let frameIndex, dirIndex != nil || tagIndex == nil else {
             let tag = tagIndex.flatMap { tape.kind($0) == .string ? tape.string($0) : nil }
             let direction = self.direction ?? tag.flatMap(directionOfTag)
             if direction == nil, let tag {
-                fail("cannot tell who sent '\(tag)': both directions have it, or neither; use an envelope with \"dir\" or --direction")
-                return
+                return .problem("cannot tell who sent '\(tag)': both directions have it, or neither; use an envelope with \"dir\" or --direction", session: nil)
             }
-            frame(CapturedFrame(file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: root)))
-            return
+            return .bare(direction)
         }
-        var unknown: [String] = []
-        tape.forEachMember(of: root) { key, _ in
-            if !Self.envelopeKeys.contains(where: { tape.stringEquals(key, $0) }) { unknown.append(tape.string(key)) }
-            return true
-        }
-        if let first = unknown.sorted().first {
-            fail("unknown envelope key '\(first)'; an envelope has dir, ts, session and frame")
-            return
+        if hasUnknownKeys {
+            var unknown: [String] = []
+            tape.forEachMember(of: root) { key, _ in
+                let name = tape.string(key)
+                if !["dir", "ts", "session", "frame"].contains(name) { unknown.append(name) }
+                return true
+            }
+            let first = unknown.min() ?? ""
+            return .problem("unknown envelope key '\(first)'; an envelope has dir, ts, session and frame", session: nil)
         }
         var session = ""
-        if let index = tape.member(of: root, key: Self.envelopeKeys[2]) {
+        if let index = sessionIndex {
             switch tape.kind(index) {
             case .null: break
             case .string: session = tape.string(index)
             case .integer: session = String(tape.integer(index))
-            default:
-                fail("envelope 'session' must be a string, found \(tape.kindDescription(index))")
-                return
+            default: return .problem("envelope 'session' must be a string, found \(tape.kindDescription(index))", session: nil)
             }
         }
         var direction = self.direction
@@ -148,38 +178,27 @@ public struct CaptureReader {
             switch tape.kind(dirIndex) == .string ? tape.string(dirIndex) : nil {
             case "client": direction = .client
             case "server": direction = .server
-            default:
-                fail("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)
-                return
+            default: return .problem("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)
             }
         } else if direction == nil {
-            fail("envelope 'dir' must be \"client\" or \"server\", found nothing", session: session)
-            return
+            return .problem("envelope 'dir' must be \"client\" or \"server\", found nothing", session: session)
         }
         var timestamp: Double?
-        if let index = tape.member(of: root, key: Self.envelopeKeys[1]) {
+        if let index = tsIndex {
             switch tape.kind(index) {
             case .null: break
             case .integer, .number: timestamp = tape.double(index)
             case .string:
                 let text = tape.string(index)
                 guard let date = WireFormats.parseISO8601(text) else {
-                    fail("envelope 'ts' \"\(text)\" is neither epoch milliseconds nor an ISO-8601 date-time", session: session)
-                    return
+                    return .problem("envelope 'ts' \"\(text)\" is neither epoch milliseconds nor an ISO-8601 date-time", session: session)
                 }
                 timestamp = date.timeIntervalSince1970 * 1000
             default:
-                fail("envelope 'ts' must be epoch milliseconds or an ISO-8601 string, found \(tape.kindDescription(index))", session: session)
-                return
+                return .problem("envelope 'ts' must be epoch milliseconds or an ISO-8601 string, found \(tape.kindDescription(index))", session: session)
             }
         }
-        let payload: CapturedFrame.Payload
-        if tape.kind(frameIndex) == .string {
-            payload = Self.parse(string: frameIndex, of: tape, into: &frameTape)
-        } else {
-            payload = .parsed(tape, index: frameIndex)
-        }
-        frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))
+        return .envelope(session: session, direction: direction, timestamp: timestamp, frame: frameIndex, frameIsText: tape.kind(frameIndex) == .string)
     }
 
     /// Parses a frame given as a JSON string (its text) into `frameTape`.

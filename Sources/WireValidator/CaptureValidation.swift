@@ -87,53 +87,65 @@ public struct CaptureValidation {
         let state = state(file: frame.file, session: frame.session)
         state.frames += 1
         summary.frames += 1
-        let index = state.frames
-        var located: [LocatedFinding] = []
-        func add(_ finding: Finding, type: String?) {
-            located.append(LocatedFinding(file: frame.file, line: frame.line, session: frame.session, frame: index, direction: frame.direction, type: type, finding: finding))
+        let evaluation: Evaluation
+        if let direction = frame.direction {
+            switch frame.payload {
+            case .notJSON(let error):
+                evaluation = Evaluation(findings: [(Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), nil)])
+            case .parsed(let document, let root):
+                evaluation = document.withView { evaluate($0, at: root, direction: direction, session: state, timestamp: frame.timestamp) }
+            }
+        } else {
+            evaluation = Evaluation(findings: [(Finding(code: validator.malformedFrameAnswer.code, rule: "direction", message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil)])
+        }
+        if let message = evaluation.message { summary.countsByMessage[message] += 1 }
+        if let unknown = evaluation.unknownType { summary.unknownTypes[unknown, default: 0] += 1 }
+        guard !evaluation.findings.isEmpty else { return [] }
+        return evaluation.findings.map { finding, type in
             if finding.severity == .error {
                 summary.errorsByCode[finding.code, default: 0] += 1
             } else {
                 summary.warningsByCode[finding.code, default: 0] += 1
             }
+            return LocatedFinding(file: frame.file, line: frame.line, session: frame.session, frame: state.frames, direction: frame.direction, type: type, finding: finding)
         }
-        guard let direction = frame.direction else {
-            add(Finding(code: validator.malformedFrameAnswer.code, rule: "direction", message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), type: nil)
-            return located
-        }
-        let tape: JSONTape, root: Int
-        switch frame.payload {
-        case .notJSON(let error):
-            add(Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), type: nil)
-            return located
-        case .parsed(let document, let index):
-            tape = document
-            root = index
-        }
+    }
+
+    /// What checking one frame found.
+    private struct Evaluation {
+        /// The plan's id of the frame's message, when its tag is known.
+        var message: Int?
+        /// `direction tag` of a frame whose tag the spec does not have.
+        var unknownType: String?
+        /// Findings and the message type they concern.
+        var findings: [(Finding, String?)] = []
+    }
+
+    private func evaluate(_ tape: JSONTape.View, at root: Int, direction: Direction, session: SessionState, timestamp: Double?) -> Evaluation {
         let (outcome, message) = validator.check(tape, at: root, direction: direction)
+        var evaluation = Evaluation(message: message)
         switch outcome {
         case .notJSON(let error):
-            add(Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), type: nil)
+            evaluation.findings.append((Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), nil))
         case .notAFrame(let reason):
-            add(Finding(code: validator.malformedFrameAnswer.code, rule: "frame", message: reason), type: nil)
+            evaluation.findings.append((Finding(code: validator.malformedFrameAnswer.code, rule: "frame", message: reason), nil))
         case .unknownType(let tag):
-            summary.unknownTypes["\(direction.rawValue) \(tag)", default: 0] += 1
-            add(Finding(code: validator.defaultAnswer.code, rule: "unknownType", message: "unknown \(direction.rawValue) message type '\(tag)'"), type: tag)
+            evaluation.unknownType = "\(direction.rawValue) \(tag)"
+            evaluation.findings.append((Finding(code: validator.defaultAnswer.code, rule: "unknownType", message: "unknown \(direction.rawValue) message type '\(tag)'"), tag))
         case .checked(let tag, let issues):
             guard let message else { break }
-            summary.countsByMessage[message] += 1
             var errorCodes: [String] = []
             for issue in issues {
-                add(Finding(issue), type: tag)
+                evaluation.findings.append((Finding(issue), tag))
                 if issue.severity == .error { errorCodes.append(issue.code) }
             }
-            let sessionFindings = state.checker.observe(
+            let sessionFindings = session.checker.observe(
                 SessionChecker.Frame(message: validator.plan.messages[message], tape: tape, index: root),
-                valid: errorCodes.isEmpty, answeredCodes: errorCodes, timestamp: frame.timestamp
+                valid: errorCodes.isEmpty, answeredCodes: errorCodes, timestamp: timestamp
             )
-            for finding in sessionFindings { add(finding, type: tag) }
+            for finding in sessionFindings { evaluation.findings.append((finding, tag)) }
         }
-        return located
+        return evaluation
     }
 
     /// Records a capture line or entry that holds no readable frame.

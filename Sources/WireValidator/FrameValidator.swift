@@ -50,15 +50,15 @@ public struct FrameValidator: Sendable {
         } catch {
             return .notJSON(error)
         }
-        return check(tape, at: JSONTape.root, direction: direction).outcome
+        return tape.withView { check($0, at: JSONTape.root, direction: direction).outcome }
     }
 
     /// Checks the value at `index` of a parsed document as a frame of `direction`; also returns
     /// the id of its message in the plan when the tag is known.
-    func check(_ tape: JSONTape, at index: Int, direction: Direction) -> (outcome: Outcome, message: Int?) {
+    func check(_ tape: JSONTape.View, at index: Int, direction: Direction) -> (outcome: Outcome, message: Int?) {
         let tagField = plan.spec.tagField
         guard tape.kind(index) == .object else { return (.notAFrame("a frame must be a JSON object, found \(tape.kindDescription(index))"), nil) }
-        guard let tag = tape.member(of: index, key: plan.tagBytes) else { return (.notAFrame("a frame must carry a '\(tagField)' field"), nil) }
+        guard let tag = tape.member(of: index, key: plan.tagKey.bytes) else { return (.notAFrame("a frame must carry a '\(tagField)' field"), nil) }
         guard tape.kind(tag) == .string else { return (.notAFrame("'\(tagField)' must be a string, found \(tape.kindDescription(tag))"), nil) }
         guard let id = plan.message(direction, tagAt: tag, in: tape) else { return (.unknownType(tag: tape.string(tag)), nil) }
         let message = plan.messages[id]
@@ -69,10 +69,10 @@ public struct FrameValidator: Sendable {
 
     // MARK: Interpreting a plan (the same order of checks as generated decoders)
 
-    private func check(object index: Int, in tape: JSONTape, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+    private func check(object index: Int, in tape: JSONTape.View, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
         for field in objectPlan.fields {
             let fieldAnswer = field.answer ?? answer
-            let member = tape.member(of: index, key: field.keyBytes)
+            let member = tape.member(of: index, key: field.keyUTF8)
             let presence: MemberPresence = member.map { tape.kind($0) == .null ? .null : .present } ?? .absent
             if let member, presence == .present, field.plainKinds & 1 << tape.kind(member).rawValue != 0 { continue }
             if !field.required && field.nullable {
@@ -113,7 +113,7 @@ public struct FrameValidator: Sendable {
 
     /// Checks a value against a node. Values without constraints are judged by their kind alone; a
     /// value is built only for the WireRuntime check that reports on it or needs its content.
-    private func check(_ index: Int, in tape: JSONTape, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
+    private func check(_ index: Int, in tape: JSONTape.View, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
         let kind = tape.kind(index)
         switch node {
         case .string(let rules):
@@ -162,7 +162,7 @@ public struct FrameValidator: Sendable {
         }
     }
 
-    private func check(_ index: Int, in tape: JSONTape, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+    private func check(_ index: Int, in tape: JSONTape.View, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
         switch plan.named[named] {
         case .object(let objectPlan):
             guard tape.kind(index) == .object else {
@@ -170,16 +170,16 @@ public struct FrameValidator: Sendable {
                 return
             }
             check(object: index, in: tape, plan: objectPlan, at: path(), in: &context, answer: answer, ignoring: ignoring)
-        case .closedEnum(let allowed, let bytes):
+        case .closedEnum(let allowed, let keys):
             guard tape.kind(index) == .string else {
                 context.fail(path(), "type", answer, "expected a string, found \(tape.kindDescription(index))")
                 return
             }
-            if !bytes.contains(where: { tape.stringEquals(index, $0) }) {
+            if !keys.contains(where: { tape.stringEquals(index, $0.bytes) }) {
                 context.fail(path(), "enum", answer, "\(JSONWriter.string(tape.value(index))) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
             }
-        case .openEnum(let name, let known, let bytes):
-            if tape.kind(index) == .string, bytes.contains(where: { tape.stringEquals(index, $0) }) { return }
+        case .openEnum(let name, let known, let keys):
+            if tape.kind(index) == .string, keys.contains(where: { tape.stringEquals(index, $0.bytes) }) { return }
             _ = context.openEnum(tape.value(index), at: path(), known: known, typeName: name, answer: answer)
         case .union(let tag, let cases, let open, let typeName):
             guard tape.kind(index) == .object else {

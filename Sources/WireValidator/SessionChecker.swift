@@ -81,7 +81,7 @@ struct SessionChecker {
     /// A parsed frame of a known message, as the session rules read it.
     struct Frame {
         var message: ValidationPlan.MessagePlan
-        var tape: JSONTape
+        var tape: JSONTape.View
         var index: Int
 
         /// The value of a top-level field.

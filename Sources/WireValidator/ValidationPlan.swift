@@ -33,9 +33,11 @@ struct ValidationPlan: Sendable {
     }
 
     /// One field's checks; a class so that walking an object's fields does not copy them.
-    final class FieldPlan: Sendable {
+    final class FieldPlan: @unchecked Sendable {
         let key: String
-        let keyBytes: [UInt8]
+        /// The key's UTF-8 bytes, owned by `keyStorage`.
+        let keyUTF8: UnsafeBufferPointer<UInt8>
+        private let keyStorage: UTF8Key
         let required: Bool
         let nullable: Bool
         /// The field's own answer; `nil` inherits the caller's.
@@ -47,7 +49,8 @@ struct ValidationPlan: Sendable {
 
         init(key: String, required: Bool, nullable: Bool, answer: ViolationAnswer?, node: Node) {
             self.key = key
-            self.keyBytes = Array(key.utf8)
+            keyStorage = UTF8Key(key)
+            keyUTF8 = keyStorage.bytes
             self.required = required
             self.nullable = nullable
             self.answer = answer
@@ -77,19 +80,21 @@ struct ValidationPlan: Sendable {
 
     enum NamedPlan: Sendable {
         case object(ObjectPlan)
-        case closedEnum(allowed: [String], bytes: [[UInt8]])
-        case openEnum(name: String, known: Set<String>, bytes: [[UInt8]])
+        case closedEnum(allowed: [String], keys: [UTF8Key])
+        case openEnum(name: String, known: Set<String>, keys: [UTF8Key])
         case union(tag: String, cases: [(value: JSONValue, plan: Int)], open: Bool, typeName: String)
         case oneOf(variants: [Node], expected: String)
     }
 
     /// A message's checks and identity; a class so that it is shared, not copied.
-    final class MessagePlan: Sendable {
+    final class MessagePlan: @unchecked Sendable {
         /// The message's index in `messages`.
         let id: Int
         let ref: MessageRef
         let tag: String
-        let tagBytes: [UInt8]
+        /// The tag's UTF-8 bytes, owned by `tagStorage`.
+        let tagUTF8: UnsafeBufferPointer<UInt8>
+        private let tagStorage: UTF8Key
         let answer: ViolationAnswer
         let object: ObjectPlan
 
@@ -97,7 +102,8 @@ struct ValidationPlan: Sendable {
             self.id = id
             self.ref = ref
             self.tag = ref.tag
-            self.tagBytes = Array(ref.tag.utf8)
+            tagStorage = UTF8Key(ref.tag)
+            tagUTF8 = tagStorage.bytes
             self.answer = answer
             self.object = object
         }
@@ -110,7 +116,8 @@ struct ValidationPlan: Sendable {
     /// The ids of each direction's messages.
     let client: [Int]
     let server: [Int]
-    let tagBytes: [UInt8]
+    /// The tag field's key.
+    let tagKey: UTF8Key
     let defaultAnswer: ViolationAnswer
     let sizeAnswer: ViolationAnswer
     let malformedAnswer: ViolationAnswer
@@ -119,8 +126,8 @@ struct ValidationPlan: Sendable {
     func ids(_ direction: Direction) -> [Int] { direction == .client ? client : server }
 
     /// The id of the message of `direction` whose tag is the string token at `index`.
-    func message(_ direction: Direction, tagAt index: Int, in tape: JSONTape) -> Int? {
-        for id in ids(direction) where tape.stringEquals(index, messages[id].tagBytes) { return id }
+    func message(_ direction: Direction, tagAt index: Int, in tape: JSONTape.View) -> Int? {
+        for id in ids(direction) where tape.stringEquals(index, messages[id].tagUTF8) { return id }
         return nil
     }
 
@@ -155,7 +162,7 @@ struct ValidationPlan: Sendable {
         self.messages = messages
         client = ids[.client] ?? []
         server = ids[.server] ?? []
-        tagBytes = Array(spec.tagField.utf8)
+        tagKey = UTF8Key(spec.tagField)
         named = builder.named
     }
 
@@ -223,15 +230,15 @@ struct ValidationPlan: Sendable {
             if let index = indexes[name] { return index }
             let index = named.count
             indexes[name] = index
-            named.append(.closedEnum(allowed: [], bytes: []))  // placeholder while a recursive type is compiled
+            named.append(.closedEnum(allowed: [], keys: []))  // placeholder while a recursive type is compiled
             guard let type = spec.type(named: name) else { return index }
             let plan: NamedPlan
             switch type.kind {
             case .object(let shape): plan = .object(objectPlan(shape))
             case .enumeration(let values):
                 let list = values.values.map(\.value)
-                let bytes = list.map { Array($0.utf8) }
-                plan = values.open ? .openEnum(name: name, known: Set(list), bytes: bytes) : .closedEnum(allowed: list, bytes: bytes)
+                let keys = list.map(UTF8Key.init)
+                plan = values.open ? .openEnum(name: name, known: Set(list), keys: keys) : .closedEnum(allowed: list, keys: keys)
             case .union(let union):
                 let cases = union.cases.map { (value: JSONValue(spec: $0.tagValue), plan: namedIndex($0.type)) }
                 plan = .union(tag: union.tag, cases: cases, open: union.open, typeName: name)

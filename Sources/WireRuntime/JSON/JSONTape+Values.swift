@@ -3,175 +3,213 @@ extension JSONTape {
     /// The index of the root value.
     public static let root = 0
 
-    /// The kind of the value at `index`.
-    @inlinable public func kind(_ index: Int) -> Kind { tokens[index].kind }
+    /// A read-only view of a parsed tape over its storage, for walking it without reference
+    /// counting. Valid only inside ``JSONTape/withView(_:)``; it must not escape that call.
+    public struct View {
+        @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+        @usableFromInline let tokens: UnsafeBufferPointer<Token>
 
-    /// The index of the token after the value at `index` and everything inside it.
-    @inlinable public func next(_ index: Int) -> Int { tokens[index].next }
-
-    /// The member count of an object or the item count of an array.
-    @inlinable public func count(_ index: Int) -> Int { tokens[index].count }
-
-    /// The value's bytes in the document (a string's without quotes).
-    public func byteRange(_ index: Int) -> Range<Int> { tokens[index].start..<tokens[index].end }
-
-    /// The kind as used in validation messages ("a string", "an integer", ...).
-    public func kindDescription(_ index: Int) -> String {
-        switch kind(index) {
-        case .null: return "null"
-        case .false, .true: return "a boolean"
-        case .integer: return "an integer"
-        case .number: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
+        @usableFromInline init(bytes: UnsafeBufferPointer<UInt8>, tokens: UnsafeBufferPointer<Token>) {
+            self.bytes = bytes
+            self.tokens = tokens
         }
-    }
 
-    // MARK: Containers
+        /// The kind of the value at `index`.
+        @inlinable public func kind(_ index: Int) -> Kind { tokens[index].kind }
 
-    /// Calls `body` with the key token and value index of each member of the object at `index`, in
-    /// document order, until it returns `false`.
-    @inlinable
-    public func forEachMember(of index: Int, _ body: (_ key: Int, _ value: Int) throws -> Bool) rethrows {
-        var member = index + 1
-        for _ in 0..<tokens[index].count {
-            if try !body(member, member + 1) { return }
-            member = tokens[member + 1].next
-        }
-    }
+        /// The index of the token after the value at `index` and everything inside it.
+        @inlinable public func next(_ index: Int) -> Int { tokens[index].next }
 
-    /// Calls `body` with the index of each item of the array at `index`, in order.
-    @inlinable
-    public func forEachItem(of index: Int, _ body: (_ position: Int, _ item: Int) throws -> Void) rethrows {
-        var item = index + 1
-        for position in 0..<tokens[index].count {
-            try body(position, item)
-            item = tokens[item].next
-        }
-    }
+        /// The member count of an object or the item count of an array.
+        @inlinable public func count(_ index: Int) -> Int { tokens[index].count }
 
-    /// The value of the member `key` of the object at `index`, given as UTF-8 bytes.
-    public func member(of index: Int, key: [UInt8]) -> Int? {
-        key.withUnsafeBufferPointer { member(of: index, key: $0) }
-    }
+        /// The value's bytes in the document (a string's without quotes).
+        public func byteRange(_ index: Int) -> Range<Int> { tokens[index].start..<tokens[index].end }
 
-    /// The value of the member `key` of the object at `index`.
-    public func member(of index: Int, key: String) -> Int? {
-        var key = key
-        return key.withUTF8 { member(of: index, key: $0) }
-    }
-
-    /// The value of the member `key` of the object at `index`, given as UTF-8 bytes.
-    public func member(of index: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer in
-            tokens.withUnsafeBufferPointer { tokens in
-                var member = index + 1
-                for _ in 0..<tokens[index].count {
-                    if Self.equals(tokens[member], key, in: buffer) { return member + 1 }
-                    member = tokens[member + 1].next
-                }
-                return nil
+        /// The kind as used in validation messages ("a string", "an integer", ...).
+        public func kindDescription(_ index: Int) -> String {
+            switch kind(index) {
+            case .null: return "null"
+            case .false, .true: return "a boolean"
+            case .integer: return "an integer"
+            case .number: return "a number"
+            case .string: return "a string"
+            case .array: return "an array"
+            case .object: return "an object"
             }
         }
-    }
 
-    /// Whether the string token at `index` holds exactly these UTF-8 bytes (after unescaping).
-    public func stringEquals(_ index: Int, _ key: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            key.withUnsafeBufferPointer { key in Self.equals(tokens[index], key, in: buffer) }
-        }
-    }
+        // MARK: Containers
 
-    @inline(__always)
-    static func equals(_ token: Token, _ key: UnsafeBufferPointer<UInt8>, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !token.hasEscapes else { return decodeString(buffer, token).utf8.elementsEqual(key) }
-        guard token.end - token.start == key.count else { return false }
-        return key.isEmpty || equalBytes(buffer.baseAddress! + token.start, key.baseAddress!, key.count)
-    }
-
-    /// A hash of the value at `index` that equal values share: strings hash their text, other
-    /// values their ``JSONValue``. For telling values apart across frames without keeping them.
-    public func valueHash(_ index: Int) -> Int {
-        var hasher = Hasher()
-        hash(index, into: &hasher)
-        return hasher.finalize()
-    }
-
-    /// Feeds the value at `index` to a hasher, as ``valueHash(_:)`` does.
-    public func hash(_ index: Int, into hasher: inout Hasher) {
-        let token = tokens[index]
-        hasher.combine(token.kind.rawValue)
-        if token.kind == .string {
-            withStringBytes(index) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        } else {
-            hasher.combine(value(index))
-        }
-    }
-
-    // MARK: Values
-
-    /// The text of the string at `index`.
-    public func string(_ index: Int) -> String {
-        bytes.withUnsafeBufferPointer { Self.decodeString($0, tokens[index]) }
-    }
-
-    /// The string at `index` as UTF-8 bytes (unescaped) handed to `body` without copying when it has no escapes.
-    public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
-        let token = tokens[index]
-        if token.hasEscapes {
-            return try Array(string(index).utf8).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
-        }
-        return try bytes.withUnsafeBufferPointer { buffer throws(E) in try body(UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])) }
-    }
-
-    /// The value of the integer at `index`.
-    public func integer(_ index: Int) -> Int {
-        bytes.withUnsafeBufferPointer { Self.integer(UnsafeBufferPointer(rebasing: $0[tokens[index].start..<tokens[index].end])) ?? 0 }
-    }
-
-    /// The value of the number (integer or decimal) at `index`.
-    public func double(_ index: Int) -> Double {
-        bytes.withUnsafeBufferPointer { Self.double(UnsafeBufferPointer(rebasing: $0[tokens[index].start..<tokens[index].end])) ?? 0 }
-    }
-
-    /// The value at `index` as a ``JSONValue`` (containers with everything inside them).
-    public func value(_ index: Int) -> JSONValue {
-        bytes.withUnsafeBufferPointer { buffer in value(index, in: buffer) }
-    }
-
-    private func value(_ index: Int, in buffer: UnsafeBufferPointer<UInt8>) -> JSONValue {
-        let token = tokens[index]
-        switch token.kind {
-        case .null: return .null
-        case .false: return .bool(false)
-        case .true: return .bool(true)
-        case .integer: return .integer(Self.integer(UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])) ?? 0)
-        case .number: return .number(Self.double(UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])) ?? 0)
-        case .string: return .string(Self.decodeString(buffer, token))
-        case .array:
-            var items: [JSONValue] = []
-            items.reserveCapacity(token.count)
-            var item = index + 1
-            for _ in 0..<token.count {
-                items.append(value(item, in: buffer))
-                item = tokens[item].next
-            }
-            return .array(items)
-        case .object:
-            var members: [String: JSONValue] = [:]
-            members.reserveCapacity(token.count)
+        /// Calls `body` with the key token and value index of each member of the object at
+        /// `index`, in document order, until it returns `false`.
+        @inlinable
+        public func forEachMember(of index: Int, _ body: (_ key: Int, _ value: Int) throws -> Bool) rethrows {
             var member = index + 1
-            for _ in 0..<token.count {
-                members[Self.decodeString(buffer, tokens[member])] = value(member + 1, in: buffer)
+            for _ in 0..<tokens[index].count {
+                if try !body(member, member + 1) { return }
                 member = tokens[member + 1].next
             }
-            return .object(members)
+        }
+
+        /// Calls `body` with the position and index of each item of the array at `index`, in order.
+        @inlinable
+        public func forEachItem(of index: Int, _ body: (_ position: Int, _ item: Int) throws -> Void) rethrows {
+            var item = index + 1
+            for position in 0..<tokens[index].count {
+                try body(position, item)
+                item = tokens[item].next
+            }
+        }
+
+        /// The value of the member `key` (UTF-8 bytes) of the object at `index`.
+        @inlinable
+        public func member(of index: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
+            var member = index + 1
+            for _ in 0..<tokens[index].count {
+                if stringEquals(member, key) { return member + 1 }
+                member = tokens[member + 1].next
+            }
+            return nil
+        }
+
+        /// The value of the member `key` of the object at `index`.
+        public func member(of index: Int, key: String) -> Int? {
+            var key = key
+            return key.withUTF8 { member(of: index, key: $0) }
+        }
+
+        /// Whether the string token at `index` holds exactly these UTF-8 bytes (after unescaping).
+        @inlinable
+        public func stringEquals(_ index: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+            let token = tokens[index]
+            guard !token.hasEscapes else { return string(index).utf8.elementsEqual(key) }
+            guard token.end - token.start == key.count else { return false }
+            return key.isEmpty || JSONTape.equalBytes(bytes.baseAddress! + token.start, key.baseAddress!, key.count)
+        }
+
+        // MARK: Values
+
+        /// The text of the string at `index`.
+        public func string(_ index: Int) -> String {
+            JSONTape.decodeString(bytes, tokens[index])
+        }
+
+        /// The string at `index` as UTF-8 bytes (unescaped), without copying when it has no escapes.
+        public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+            let token = tokens[index]
+            if token.hasEscapes {
+                return try Array(string(index).utf8).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
+            }
+            return try body(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
+        }
+
+        /// Whether the string at `index` is all ASCII.
+        public func isASCII(_ index: Int) -> Bool { tokens[index].isASCII }
+
+        /// The value of the integer at `index`.
+        public func integer(_ index: Int) -> Int {
+            JSONTape.integer(UnsafeBufferPointer(rebasing: bytes[tokens[index].start..<tokens[index].end])) ?? 0
+        }
+
+        /// The value of the number (integer or decimal) at `index`.
+        public func double(_ index: Int) -> Double {
+            if kind(index) == .integer { return Double(integer(index)) }
+            return JSONTape.double(UnsafeBufferPointer(rebasing: bytes[tokens[index].start..<tokens[index].end])) ?? 0
+        }
+
+        /// The value at `index` as a ``JSONValue`` (containers with everything inside them).
+        public func value(_ index: Int) -> JSONValue {
+            let token = tokens[index]
+            switch token.kind {
+            case .null: return .null
+            case .false: return .bool(false)
+            case .true: return .bool(true)
+            case .integer: return .integer(integer(index))
+            case .number: return .number(double(index))
+            case .string: return .string(string(index))
+            case .array:
+                var items: [JSONValue] = []
+                items.reserveCapacity(token.count)
+                forEachItem(of: index) { _, item in items.append(value(item)) }
+                return .array(items)
+            case .object:
+                var members: [String: JSONValue] = [:]
+                members.reserveCapacity(token.count)
+                forEachMember(of: index) { key, member in
+                    members[string(key)] = value(member)
+                    return true
+                }
+                return .object(members)
+            }
+        }
+
+        /// A hash of the value at `index` that equal values share: strings hash their text, other
+        /// values their ``JSONValue``. For telling values apart across frames without keeping them.
+        public func valueHash(_ index: Int) -> Int {
+            var hasher = Hasher()
+            hash(index, into: &hasher)
+            return hasher.finalize()
+        }
+
+        /// Feeds the value at `index` to a hasher, as ``valueHash(_:)`` does.
+        public func hash(_ index: Int, into hasher: inout Hasher) {
+            let token = tokens[index]
+            hasher.combine(token.kind.rawValue)
+            if token.kind == .string {
+                withStringBytes(index) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            } else {
+                hasher.combine(value(index))
+            }
         }
     }
 
+    /// Calls `body` with a view of this tape for fast reading.
+    @inlinable
+    public func withView<R, E: Error>(_ body: (View) throws(E) -> R) throws(E) -> R {
+        try bytes.withUnsafeBufferPointer { bytes throws(E) in
+            try tokens.withUnsafeBufferPointer { tokens throws(E) in try body(View(bytes: bytes, tokens: tokens)) }
+        }
+    }
+
+    // MARK: Reading without a view
+
+    /// The kind of the value at `index`.
+    public func kind(_ index: Int) -> Kind { tokens[index].kind }
+    /// The member count of an object or the item count of an array.
+    public func count(_ index: Int) -> Int { tokens[index].count }
+    /// The kind as used in validation messages.
+    public func kindDescription(_ index: Int) -> String { withView { $0.kindDescription(index) } }
+    /// The value of the member `key` of the object at `index`.
+    public func member(of index: Int, key: String) -> Int? { withView { $0.member(of: index, key: key) } }
+    /// Whether the string token at `index` holds exactly these UTF-8 bytes.
+    public func stringEquals(_ index: Int, _ key: [UInt8]) -> Bool { withView { view in key.withUnsafeBufferPointer { view.stringEquals(index, $0) } } }
+    /// The text of the string at `index`.
+    public func string(_ index: Int) -> String { withView { $0.string(index) } }
+    /// The value of the integer at `index`.
+    public func integer(_ index: Int) -> Int { withView { $0.integer(index) } }
+    /// The value of the number at `index`.
+    public func double(_ index: Int) -> Double { withView { $0.double(index) } }
+    /// The value at `index` as a ``JSONValue``.
+    public func value(_ index: Int) -> JSONValue { withView { $0.value(index) } }
+    /// Calls `body` with the position and index of each item of the array at `index`.
+    public func forEachItem(of index: Int, _ body: (_ position: Int, _ item: Int) -> Void) {
+        withView { $0.forEachItem(of: index, body) }
+    }
+    /// Calls `body` with the key and value index of each member of the object at `index` until it returns `false`.
+    public func forEachMember(of index: Int, _ body: (_ key: Int, _ value: Int) -> Bool) {
+        withView { $0.forEachMember(of: index, body) }
+    }
+    /// The string at `index` as UTF-8 bytes (unescaped), without copying when it has no escapes.
+    public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        try withView { view throws(E) in try view.withStringBytes(index, body) }
+    }
+}
+
+extension JSONTape {
     // MARK: Decoding bytes
 
+    @usableFromInline
     static func decodeString(_ buffer: UnsafeBufferPointer<UInt8>, _ token: Token) -> String {
         let raw = UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])
         guard token.hasEscapes else { return String(decoding: raw, as: UTF8.self) }
@@ -248,7 +286,7 @@ extension JSONTape {
     }
 
     /// Whether `count` bytes at two addresses are equal.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
         var offset = 0
         while offset + 8 <= count {

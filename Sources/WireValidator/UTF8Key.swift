@@ -1,0 +1,18 @@
+/// A key's text and its UTF-8 bytes at a stable address, so frames can be compared with it
+/// byte for byte without reference counting. Immutable after `init`.
+final class UTF8Key: @unchecked Sendable {
+    let text: String
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init(_ text: String) {
+        self.text = text
+        let count = text.utf8.count
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))
+        _ = storage.initialize(from: text.utf8)
+        bytes = UnsafeBufferPointer(rebasing: storage[0..<count])
+    }
+
+    deinit {
+        UnsafeMutablePointer(mutating: bytes.baseAddress!).deallocate()
+    }
+}
