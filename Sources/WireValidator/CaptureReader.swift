@@ -105,7 +105,7 @@ public struct CaptureReader {
             problem(CaptureProblem(file: file, line: line.number, session: nil, message: message))
             return
         }
-        switch tape.withView(readEnvelope) {
+        switch tape.withView({ readEnvelope($0) }) {
         case .problem(let message, let session):
             problem(CaptureProblem(file: file, line: line.number, session: session, message: message))
         case .bare(let direction):

@@ -93,7 +93,8 @@ public struct CaptureValidation {
             case .notJSON(let error):
                 evaluation = Evaluation(findings: [(Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), nil)])
             case .parsed(let document, let root):
-                evaluation = document.withView { evaluate($0, at: root, direction: direction, session: state, timestamp: frame.timestamp) }
+                let validator = validator
+                evaluation = document.withView { Self.evaluate($0, at: root, direction: direction, validator: validator, session: state, timestamp: frame.timestamp) }
             }
         } else {
             evaluation = Evaluation(findings: [(Finding(code: validator.malformedFrameAnswer.code, rule: "direction", message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil)])
@@ -121,7 +122,7 @@ public struct CaptureValidation {
         var findings: [(Finding, String?)] = []
     }
 
-    private func evaluate(_ tape: JSONTape.View, at root: Int, direction: Direction, session: SessionState, timestamp: Double?) -> Evaluation {
+    private static func evaluate(_ tape: JSONTape.View, at root: Int, direction: Direction, validator: FrameValidator, session: SessionState, timestamp: Double?) -> Evaluation {
         let (outcome, message) = validator.check(tape, at: root, direction: direction)
         var evaluation = Evaluation(message: message)
         switch outcome {

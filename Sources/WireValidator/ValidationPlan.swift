@@ -3,7 +3,7 @@ import WireSpec
 
 /// A spec compiled for validation: every field's checks worked out once, as the generator does
 /// for generated code, so frames are checked by the same WireRuntime rules without generated code.
-struct ValidationPlan: Sendable {
+final class ValidationPlan: Sendable {
     indirect enum Node: Sendable {
         case string(StringRules?)
         case integer(NumberRules?)
