@@ -117,8 +117,14 @@ public struct FrameValidator: Sendable {
         let kind = tape.kind(index)
         switch node {
         case .string(let rules):
-            if kind == .string && rules == nil { return }
-            _ = context.string(tape.value(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+            guard kind == .string else {
+                _ = context.string(tape.value(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+                return
+            }
+            guard let rules else { return }
+            tape.withStringBytes(index) { bytes in
+                _ = context.check(utf8: bytes, text: { tape.string(index) }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+            }
         case .integer(let rules):
             if kind == .integer && rules == nil { return }
             _ = context.integer(tape.value(index), at: path(), rules: rules, answer: answer)

@@ -14,7 +14,10 @@ struct SessionChecker {
         let guards: [[SessionRules.Guard]]
         let correlations: [[Int]]
         let uniqueness: [[Int]]
-        let transitions: [[(transition: SessionRules.Transition, to: Int?)]]
+        let transitions: [[TransitionPlan]]
+        /// Every correlation and uniqueness rule; indexes above point here.
+        let correlationPlans: [CorrelationPlan]
+        let uniquenessPlans: [UniquenessPlan]
         /// Per message id: the windowed rate limits counting it (capacity limits cannot be judged from one session).
         let windowedByFrame: [[Int]]
         /// Windowed rate limits that count answers with error codes.
@@ -41,7 +44,9 @@ struct SessionChecker {
                 rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
             })
             uniqueness = perMessage(session.uniqueness.enumerated().map { ($1.frame, $0) })
-            transitions = perMessage(session.transitions.map { ($0.on, (transition: $0, to: phaseIndexes[$0.to])) })
+            transitions = perMessage(session.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to])) })
+            correlationPlans = session.correlations.map(CorrelationPlan.init)
+            uniquenessPlans = session.uniqueness.map(UniquenessPlan.init)
             windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }
             var byFrame: [(MessageRef, Int)] = []
             var byViolation: [Int] = []
@@ -85,13 +90,13 @@ struct SessionChecker {
         var index: Int
 
         /// The value of a top-level field.
-        func value(_ key: String) -> JSONValue? {
-            tape.member(of: index, key: key).map { tape.value($0) }
+        func value(_ key: UTF8Key) -> JSONValue? {
+            tape.member(of: index, key: key.bytes).map { tape.value($0) }
         }
 
-        /// A hash of a top-level field's value (see `JSONTape.valueHash`), or `nil` when it is absent.
-        func hash(_ key: String) -> Int? {
-            tape.member(of: index, key: key).map { tape.valueHash($0) }
+        /// A hash of a top-level field's value (see `JSONTape.View.valueHash`), or `nil` when it is absent.
+        func hash(_ key: UTF8Key) -> Int? {
+            tape.member(of: index, key: key.bytes).map { tape.valueHash($0) }
         }
     }
 
@@ -127,32 +132,26 @@ struct SessionChecker {
     }
 
     private mutating func applyTransition(_ frame: Frame) {
-        guard let match = rules.transitions[frame.message.id].first(where: { Self.holds($0.transition.when, frame.value) }) else { return }
-        for assignment in match.transition.set {
+        guard let match = rules.transitions[frame.message.id].first(where: { FieldCondition.allHold($0.when, in: frame.tape, at: frame.index) }) else { return }
+        for assignment in match.set {
             if frame.value(assignment.field) == .bool(true) { flags.insert(assignment.flag) } else { flags.remove(assignment.flag) }
         }
         phase = match.to
-    }
-
-    static func holds(_ conditions: [Condition], _ value: (String) -> JSONValue?) -> Bool {
-        conditions.allSatisfy { condition in
-            guard let found = value(condition.field) else { return false }
-            return condition.values.contains { JSONValue(spec: $0) == found }
-        }
     }
 
     // MARK: Correlations and uniqueness
 
     private mutating func checkCorrelations(_ frame: Frame, into findings: inout [Finding]) {
         for index in rules.correlations[frame.message.id] {
-            let rule = rules.session.correlations[index]
-            if rule.frame == frame.message.ref, let hash = frame.hash(rule.field), !seenValues[index].contains(hash), let value = frame.value(rule.field) {
+            let plan = rules.correlationPlans[index]
+            let rule = plan.rule
+            if rule.frame == frame.message.ref, let hash = frame.hash(plan.field), !seenValues[index].contains(hash) {
                 findings.append(Finding(
                     code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
-                    message: "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"
+                    message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
                 ))
             }
-            if rule.answers == frame.message.ref, let hash = frame.hash(rule.answersField) {
+            if rule.answers == frame.message.ref, let hash = frame.hash(plan.answersField) {
                 seenValues[index].insert(hash)
             }
         }
@@ -160,13 +159,14 @@ struct SessionChecker {
 
     private mutating func checkUniqueness(_ frame: Frame, into findings: inout [Finding]) {
         for index in rules.uniqueness[frame.message.id] {
-            let rule = rules.session.uniqueness[index]
-            guard let keyHash = frame.hash(rule.key) else { continue }
-            let key = { frame.value(rule.key) ?? .null }
-            if !rule.sameFields.isEmpty {
+            let plan = rules.uniquenessPlans[index]
+            let rule = plan.rule
+            guard let keyHash = frame.hash(plan.key) else { continue }
+            let key = { frame.value(plan.key) ?? .null }
+            if !plan.sameFields.isEmpty {
                 var hasher = Hasher()
-                for field in rule.sameFields {
-                    if let member = frame.tape.member(of: frame.index, key: field) {
+                for field in plan.sameFields {
+                    if let member = frame.tape.member(of: frame.index, key: field.bytes) {
                         hasher.combine(true)
                         frame.tape.hash(member, into: &hasher)
                     } else {
@@ -183,20 +183,18 @@ struct SessionChecker {
                     fingerprints[index][keyHash] = fingerprint
                 }
             }
-            if !rule.final.isEmpty {
+            if !plan.final.isEmpty {
                 if finalized[index].contains(keyHash) {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
                         message: "repeats '\(rule.key)' \(key()) after its final frame (\(rule.name))"
                     ))
-                } else if Self.holds(rule.final, frame.value) {
+                } else if FieldCondition.allHold(plan.final, in: frame.tape, at: frame.index) {
                     finalized[index].insert(keyHash)
                 }
             }
         }
     }
-
-    // MARK: Rate limits
 
     private mutating func checkRateLimits(_ id: Int, answeredCodes: [String], timestamp: Double?, into findings: inout [Finding]) {
         guard !rules.windowed.isEmpty else { return }

@@ -110,16 +110,28 @@ public struct ValidationContext: Sendable {
 
     /// Checks a string against its rules; returns whether it passed.
     public mutating func check(_ text: String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer) -> Bool {
-        let before = errorCount
-        if let constant = rules.constant, text != constant {
-            fail(path(), "const", answer, "must be \(JSONWriter.string(.string(constant))), found \(JSONWriter.string(.string(text)))")
+        var utf8 = text
+        return utf8.withUTF8 { bytes in
+            check(utf8: bytes, text: { text }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
         }
-        if let allowed = rules.allowedValues, !allowed.contains(text) {
+    }
+
+    /// Checks a string given as its UTF-8 bytes against its rules; returns whether it passed.
+    /// `text` builds the string only where a rule needs it (patterns, dates, URIs, value lists,
+    /// non-ASCII blanks) or an issue quotes it.
+    /// `sizeAnswer` answers size violations; `nil` uses the context's.
+    public mutating func check(utf8 bytes: UnsafeBufferPointer<UInt8>, text: () -> String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) -> Bool {
+        let sizeAnswer = sizeAnswer ?? self.sizeAnswer
+        let before = errorCount
+        if let constant = rules.constant, !bytes.elementsEqual(constant.utf8) {
+            fail(path(), "const", answer, "must be \(JSONWriter.string(.string(constant))), found \(JSONWriter.string(.string(text())))")
+        }
+        if let allowed = rules.allowedValues, !allowed.contains(text()) {
             let list = allowed.sorted().map { JSONWriter.string(.string($0)) }.joined(separator: ", ")
-            fail(path(), "enum", answer, "\(JSONWriter.string(.string(text))) is not one of \(list)")
+            fail(path(), "enum", answer, "\(JSONWriter.string(.string(text()))) is not one of \(list)")
         }
         if rules.minLength != nil || rules.maxLength != nil {
-            let length = text.unicodeScalars.count
+            let length = WireFormats.scalarCount(bytes)
             if let minimum = rules.minLength, length < minimum {
                 fail(path(), "minLength", answer, minimum == 1 ? "must not be empty" : "is \(length) characters, fewer than the \(minimum) required")
             }
@@ -127,38 +139,37 @@ public struct ValidationContext: Sendable {
                 fail(path(), "maxLength", answer, "is \(length) characters, more than the \(maximum) allowed")
             }
         }
-        let bytes = text.utf8.count
-        if let minimum = rules.minBytes, bytes < minimum {
-            fail(path(), "minBytes", answer, "is \(bytes) UTF-8 bytes, fewer than the \(minimum) required")
+        if let minimum = rules.minBytes, bytes.count < minimum {
+            fail(path(), "minBytes", answer, "is \(bytes.count) UTF-8 bytes, fewer than the \(minimum) required")
         }
-        if let maximum = rules.maxBytes, bytes > maximum {
-            fail(path(), "maxBytes", sizeAnswer, "is \(bytes) UTF-8 bytes, more than the \(maximum) allowed")
+        if let maximum = rules.maxBytes, bytes.count > maximum {
+            fail(path(), "maxBytes", sizeAnswer, "is \(bytes.count) UTF-8 bytes, more than the \(maximum) allowed")
         }
-        if rules.notBlank, text.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
-            fail(path(), "notBlank", answer, text.isEmpty ? "must not be empty" : "must not be blank")
+        if rules.notBlank, WireFormats.isBlank(bytes, text: text) {
+            fail(path(), "notBlank", answer, bytes.isEmpty ? "must not be empty" : "must not be blank")
         }
-        if let prefix = rules.prefix, !text.hasPrefix(prefix) {
-            fail(path(), "prefix", answer, "must start with '\(prefix)', found \(JSONWriter.string(.string(text)))")
+        if let prefix = rules.prefix, !WireFormats.hasPrefix(bytes, prefix) {
+            fail(path(), "prefix", answer, "must start with '\(prefix)', found \(JSONWriter.string(.string(text())))")
         }
-        if let pattern = rules.pattern, !pattern.matches(text) {
-            fail(path(), "pattern", answer, "\(JSONWriter.string(.string(text))) does not match the pattern \(pattern.source)")
+        if let pattern = rules.pattern, !pattern.matches(text()) {
+            fail(path(), "pattern", answer, "\(JSONWriter.string(.string(text()))) does not match the pattern \(pattern.source)")
         }
         if let format = rules.format {
-            checkFormat(text, format, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+            checkFormat(bytes, text: text, format, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
         }
         return errorCount == before
     }
 
-    private mutating func checkFormat(_ text: String, _ format: ValueFormat, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer) {
+    private mutating func checkFormat(_ bytes: UnsafeBufferPointer<UInt8>, text: () -> String, _ format: ValueFormat, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer) {
         let valid: Bool
         switch format {
-        case .uuid: valid = WireFormats.isUUID(text)
-        case .uuidv4: valid = WireFormats.isUUIDv4(text)
-        case .iso8601: valid = WireFormats.isISO8601DateTime(text)
-        case .uri: valid = WireFormats.isAbsoluteURI(text)
+        case .uuid: valid = WireFormats.isUUID(bytes)
+        case .uuidv4: valid = WireFormats.isUUIDv4(bytes)
+        case .iso8601: valid = WireFormats.isISO8601DateTime(text())
+        case .uri: valid = WireFormats.isAbsoluteURI(text())
         case .epochMillis: valid = false
         case .base64:
-            guard let length = WireFormats.decodedBase64Length(text) else {
+            guard let length = WireFormats.decodedBase64Length(bytes: bytes) else {
                 valid = false
                 break
             }
@@ -168,6 +179,7 @@ public struct ValidationContext: Sendable {
             }
         }
         if !valid {
+            let text = text()
             let shown = text.count > 60 ? JSONWriter.string(.string(String(text.prefix(57)))) + "..." : JSONWriter.string(.string(text))
             fail(path(), "format", answer, "\(shown) is not \(format.expectation)")
         }

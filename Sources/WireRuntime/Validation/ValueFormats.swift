@@ -26,18 +26,55 @@ public enum ValueFormat: String, Sendable, Hashable, CaseIterable {
 public enum WireFormats {
     /// Whether text is a UUID in its 36-character form (any letter case).
     public static func isUUID(_ text: String) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        return withUTF8(text) { bytes in
-            for index in 0..<36 {
-                let byte = bytes[index]
-                if index == 8 || index == 13 || index == 18 || index == 23 {
-                    guard byte == UInt8(ascii: "-") else { return false }
-                } else if !isHexDigit(byte) {
-                    return false
-                }
+        text.utf8.count == 36 && withUTF8(text) { isUUID($0) }
+    }
+
+    /// Whether UTF-8 bytes are a UUID in its 36-character form (any letter case).
+    public static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for index in 0..<36 {
+            let byte = bytes[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else if !isHexDigit(byte) {
+                return false
             }
-            return true
         }
+        return true
+    }
+
+    /// Whether UTF-8 bytes are a version 4, RFC 4122 variant UUID (any letter case).
+    public static func isUUIDv4(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard isUUID(bytes) else { return false }
+        let variant = bytes[19] | 0x20
+        return bytes[14] == UInt8(ascii: "4") && (variant == UInt8(ascii: "8") || variant == UInt8(ascii: "9") || variant == UInt8(ascii: "a") || variant == UInt8(ascii: "b"))
+    }
+
+    /// The number of Unicode scalars in well-formed UTF-8.
+    public static func scalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = 0
+        for byte in bytes where byte & 0xC0 != 0x80 { count += 1 }
+        return count
+    }
+
+    /// Whether well-formed UTF-8 starts with a prefix's bytes.
+    public static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: String) -> Bool {
+        let count = prefix.utf8.count
+        return count <= bytes.count && UnsafeBufferPointer(rebasing: bytes[0..<count]).elementsEqual(prefix.utf8)
+    }
+
+    /// Whether text is empty or all white space (Unicode's White_Space property). ASCII is judged
+    /// from the bytes; `text` is built only for non-ASCII text without other evidence.
+    public static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>, text: () -> String) -> Bool {
+        var sawNonASCII = false
+        for byte in bytes {
+            if byte >= 0x80 {
+                sawNonASCII = true
+            } else if !(byte == 0x20 || (0x09...0x0D).contains(byte)) {
+                return false
+            }
+        }
+        return !sawNonASCII || text().unicodeScalars.allSatisfy(\.properties.isWhitespace)
     }
 
     /// Calls `body` with the text's UTF-8 bytes, without copying native strings.
@@ -50,10 +87,7 @@ public enum WireFormats {
 
     /// Whether text is a version 4, RFC 4122 variant UUID (any letter case).
     public static func isUUIDv4(_ text: String) -> Bool {
-        guard isUUID(text) else { return false }
-        let bytes = Array(text.utf8)
-        let variant = bytes[19] | 0x20
-        return bytes[14] == UInt8(ascii: "4") && (variant == UInt8(ascii: "8") || variant == UInt8(ascii: "9") || variant == UInt8(ascii: "a") || variant == UInt8(ascii: "b"))
+        text.utf8.count == 36 && withUTF8(text) { isUUIDv4($0) }
     }
 
     /// The number of bytes standard, padded base64 decodes to, or `nil` when it is not valid base64.
@@ -61,7 +95,8 @@ public enum WireFormats {
         withUTF8(text) { decodedBase64Length(bytes: $0) }
     }
 
-    static func decodedBase64Length(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// The number of bytes standard, padded base64 (as UTF-8 bytes) decodes to, or `nil` when it is not valid base64.
+    public static func decodedBase64Length(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count % 4 == 0 else { return nil }
         var padding = 0
         for (index, byte) in bytes.enumerated() {

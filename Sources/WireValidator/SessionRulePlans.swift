@@ -1,0 +1,66 @@
+import WireRuntime
+import WireSpec
+
+/// A condition on a top-level field of a frame, with its key and values ready for a tape.
+struct FieldCondition: Sendable {
+    let key: UTF8Key
+    let values: [JSONValue]
+
+    init(_ condition: Condition) {
+        key = UTF8Key(condition.field)
+        values = condition.values.map(JSONValue.init(spec:))
+    }
+
+    /// Whether every condition holds for the object at `index`.
+    static func allHold(_ conditions: [FieldCondition], in tape: JSONTape.View, at index: Int) -> Bool {
+        conditions.allSatisfy { condition in
+            guard let member = tape.member(of: index, key: condition.key.bytes) else { return false }
+            let value = tape.value(member)
+            return condition.values.contains(value)
+        }
+    }
+}
+
+/// A correlation rule with its field keys.
+final class CorrelationPlan: Sendable {
+    let rule: SessionRules.Correlation
+    let field: UTF8Key
+    let answersField: UTF8Key
+
+    init(_ rule: SessionRules.Correlation) {
+        self.rule = rule
+        field = UTF8Key(rule.field)
+        answersField = UTF8Key(rule.answersField)
+    }
+}
+
+/// A uniqueness rule with its keys and final-frame conditions.
+final class UniquenessPlan: Sendable {
+    let rule: SessionRules.Uniqueness
+    let key: UTF8Key
+    let sameFields: [UTF8Key]
+    let final: [FieldCondition]
+
+    init(_ rule: SessionRules.Uniqueness) {
+        self.rule = rule
+        key = UTF8Key(rule.key)
+        sameFields = rule.sameFields.map(UTF8Key.init)
+        final = rule.final.map(FieldCondition.init)
+    }
+}
+
+/// A transition with its conditions, flag assignments and target phase.
+final class TransitionPlan: Sendable {
+    let transition: SessionRules.Transition
+    /// The index of the phase it leads to.
+    let to: Int?
+    let when: [FieldCondition]
+    let set: [(flag: String, field: UTF8Key)]
+
+    init(_ transition: SessionRules.Transition, to: Int?) {
+        self.transition = transition
+        self.to = to
+        when = transition.when.map(FieldCondition.init)
+        set = transition.set.map { (flag: $0.flag, field: UTF8Key($0.field)) }
+    }
+}
