@@ -280,6 +280,32 @@ struct LineReader {
         self.handle = handle
     }
 
+    /// Reads up to a chunk from the file into the end of the buffer; returns how many bytes came.
+    private mutating func fill() throws -> Int {
+        let chunk = 1 << 20
+        let old = buffer.count
+        var received = 0
+        var failure: Int32 = 0
+        let descriptor = handle.fileDescriptor
+        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        buffer.withUnsafeMutableBufferPointer { storage in
+            while true {
+                let count = read(descriptor, storage.baseAddress! + old, chunk)
+                if count >= 0 {
+                    received = count
+                    return
+                }
+                if errno != EINTR {
+                    failure = errno
+                    return
+                }
+            }
+        }
+        buffer.removeLast(chunk - received)
+        if failure != 0 { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(failure))]) }
+        return received
+    }
+
     /// Calls `body` with a line's bytes (without its line break).
     func withBytes<R>(of line: Line, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[line.range])) }
@@ -310,8 +336,7 @@ struct LineReader {
                 buffer.removeFirst(start)
                 start = 0
             }
-            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-            if chunk.isEmpty { atEnd = true } else { buffer.append(contentsOf: chunk) }
+            if try fill() == 0 { atEnd = true }
         }
     }
 }

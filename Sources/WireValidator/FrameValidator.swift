@@ -71,18 +71,23 @@ public struct FrameValidator: Sendable {
 
     private func check(object index: Int, in tape: JSONTape.View, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
         for field in objectPlan.fields {
-            let fieldAnswer = field.answer ?? answer
-            let member = tape.member(of: index, key: field.keyUTF8)
-            let presence: MemberPresence = member.map { tape.kind($0) == .null ? .null : .present } ?? .absent
-            if let member, presence == .present, field.plainKinds & 1 << tape.kind(member).rawValue != 0 { continue }
-            if !field.required && field.nullable {
-                guard presence == .present, let member else { continue }
-                check(member, in: tape, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
+            // The same outcomes as `ValidationContext.member`: a value to check, a missing required
+            // key, or a null where null is not allowed; a value of a plain kind needs no more.
+            guard let member = tape.member(of: index, key: field.keyUTF8) else {
+                if field.required {
+                    _ = context.check(MemberPresence.absent, of: field.key, at: path(), required: true, nullable: field.nullable, answer: field.answer ?? answer)
+                }
                 continue
             }
-            if context.check(presence, of: field.key, at: path(), required: field.required, nullable: field.nullable, answer: fieldAnswer), let member {
-                check(member, in: tape, field.node, at: path().appending(field.key), in: &context, answer: fieldAnswer, sizeAnswer: field.answer)
+            let kind = tape.kind(member)
+            if kind == .null {
+                if !field.nullable {
+                    _ = context.check(MemberPresence.null, of: field.key, at: path(), required: field.required, nullable: false, answer: field.answer ?? answer)
+                }
+                continue
             }
+            if field.plainKinds & 1 << kind.rawValue != 0 { continue }
+            check(member, in: tape, field.node, at: path().appending(field.key), in: &context, answer: field.answer ?? answer, sizeAnswer: field.answer)
         }
         if !objectPlan.conditionals.isEmpty || !objectPlan.budgets.isEmpty {
             let member = { (key: String) in tape.member(of: index, key: key).map { tape.value($0) } }

@@ -164,16 +164,16 @@ struct SessionChecker {
             guard let keyHash = frame.hash(plan.key) else { continue }
             let key = { frame.value(plan.key) ?? .null }
             if !plan.sameFields.isEmpty {
-                var hasher = Hasher()
+                var hash = JSONTape.ValueHash()
                 for field in plan.sameFields {
                     if let member = frame.tape.member(of: frame.index, key: field.bytes) {
-                        hasher.combine(true)
-                        frame.tape.hash(member, into: &hasher)
+                        hash.combine(1)
+                        frame.tape.hash(member, into: &hash)
                     } else {
-                        hasher.combine(false)
+                        hash.combine(0)
                     }
                 }
-                let fingerprint = hasher.finalize()
+                let fingerprint = hash.value
                 if let earlier = fingerprints[index][keyHash], earlier != fingerprint {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),

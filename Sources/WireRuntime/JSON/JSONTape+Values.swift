@@ -144,22 +144,60 @@ extension JSONTape {
             }
         }
 
-        /// A hash of the value at `index` that equal values share: strings hash their text, other
-        /// values their ``JSONValue``. For telling values apart across frames without keeping them.
+        /// A 64-bit hash of the value at `index` that equal values share: strings hash their text,
+        /// other values their canonical JSON. The same in every run, and fast; for telling values
+        /// apart across frames without keeping them (not for untrusted hash tables).
         public func valueHash(_ index: Int) -> Int {
-            var hasher = Hasher()
-            hash(index, into: &hasher)
-            return hasher.finalize()
+            var hash = ValueHash()
+            hash.combine(self, index)
+            return hash.value
         }
 
-        /// Feeds the value at `index` to a hasher, as ``valueHash(_:)`` does.
-        public func hash(_ index: Int, into hasher: inout Hasher) {
-            let token = tokens[index]
-            hasher.combine(token.kind.rawValue)
-            if token.kind == .string {
-                withStringBytes(index) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            } else {
-                hasher.combine(value(index))
+        /// Feeds the value at `index` to a hash, as ``valueHash(_:)`` does.
+        public func hash(_ index: Int, into hash: inout ValueHash) {
+            hash.combine(self, index)
+        }
+    }
+
+    /// A fast, deterministic 64-bit hash of JSON values (see ``View/valueHash(_:)``).
+    public struct ValueHash: Sendable {
+        public private(set) var value: Int = 0x243F_6A88_85A3_08D3
+
+        public init() {}
+
+        /// Mixes in a word.
+        public mutating func combine(_ word: UInt64) {
+            let mixed = (UInt64(bitPattern: Int64(value)) ^ word) &* 0x9E37_79B9_7F4A_7C15
+            value = Int(bitPattern: UInt(mixed ^ (mixed >> 29)))
+        }
+
+        /// Mixes in bytes, eight at a time, and their count.
+        public mutating func combine(bytes: UnsafeBufferPointer<UInt8>) {
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                combine(UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            while offset < bytes.count {
+                tail = tail << 8 | UInt64(bytes[offset])
+                offset += 1
+            }
+            combine(tail)
+            combine(UInt64(bytes.count))
+        }
+
+        /// Mixes in the value at `index` of a tape: its kind, then a string's text or another
+        /// value's canonical JSON.
+        public mutating func combine(_ tape: View, _ index: Int) {
+            let kind = tape.kind(index)
+            combine(UInt64(kind.rawValue))
+            switch kind {
+            case .null, .false, .true: return
+            case .string: tape.withStringBytes(index) { combine(bytes: $0) }
+            default:
+                var text = JSONWriter.string(tape.value(index))
+                text.withUTF8 { combine(bytes: $0) }
             }
         }
     }

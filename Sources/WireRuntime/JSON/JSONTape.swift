@@ -226,13 +226,27 @@ extension JSONTape {
             let count = tokens[index].count
             guard count > 1 else { return }
             if count <= 32 {
-                var later = tokens[index + 2].next
-                for _ in 1..<count {
-                    var earlier = index + 1
-                    while earlier != later {
-                        if sameKey(earlier, later) { throw duplicate(later) }
-                        earlier = tokens[earlier + 1].next
+                // A 64-bit sketch of (length, first byte, last byte) of the keys seen so far: only
+                // a key whose sketch bit is already set is compared with the earlier keys.
+                var sketch: UInt64 = 0
+                var sawEscapes = false
+                var later = index + 1
+                for position in 0..<count {
+                    let token = tokens[later]
+                    let length = token.end - token.start
+                    let first = length > 0 ? Int(bytes[token.start]) : 0
+                    let last = length > 0 ? Int(bytes[token.end - 1]) : 0
+                    let bit: UInt64 = 1 << UInt64((length &* 31 &+ first &* 7 &+ last) & 63)
+                    sawEscapes = sawEscapes || token.hasEscapes
+                    // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
+                    if position > 0, sketch & bit != 0 || sawEscapes {
+                        var earlier = index + 1
+                        while earlier != later {
+                            if sameKey(earlier, later) { throw duplicate(later) }
+                            earlier = tokens[earlier + 1].next
+                        }
                     }
+                    sketch |= bit
                     later = tokens[later + 1].next
                 }
             } else {
@@ -287,7 +301,8 @@ extension JSONTape {
                 while position < bytes.count, isDigit(bytes[position]) { position += 1 }
             }
             let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
-            if isInteger, JSONTape.integer(slice) != nil {
+            // Up to 18 digits always fit in Int; longer integers are checked.
+            if isInteger, position - start <= 18 || JSONTape.integer(slice) != nil {
                 append(.integer, start: start, end: position)
                 return
             }
@@ -298,16 +313,20 @@ extension JSONTape {
         @inline(__always)
         func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
-        /// Whether eight bytes hold no quote, backslash, control byte (< 0x20) or non-ASCII byte.
+        /// A mask with the high bit set in the first byte (in memory order) of eight that is a
+        /// quote, a backslash, a control byte (< 0x20) or non-ASCII, and 0 when there is none.
+        /// Bits above the first may be set spuriously; only the lowest one is exact.
         @inline(__always)
-        static func isPlainASCII(_ word: UInt64) -> Bool {
+        static func specialBytes(_ loaded: UInt64) -> UInt64 {
+            let word = UInt64(littleEndian: loaded)
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
-            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
-            let control = (word &- ones &* 0x20) & ~word & highs
-            return word & highs == 0 && control == 0 && !hasZeroByte(quote) && !hasZeroByte(backslash)
+            let zeroInQuote = (quote &- ones) & ~quote
+            let zeroInBackslash = (backslash &- ones) & ~backslash
+            let control = (word &- ones &* 0x20) & ~word
+            return (zeroInQuote | zeroInBackslash | control | word) & highs
         }
 
         mutating func parseString() throws(JSONSyntaxError) {
@@ -316,10 +335,15 @@ extension JSONTape {
             var ascii = true
             var escapes = false
             while position < bytes.count {
-                // Eight plain ASCII bytes at a time: no quote, backslash, control byte or non-ASCII byte.
+                // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
                 while position + 8 <= bytes.count {
-                    let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
-                    if Self.isPlainASCII(word) { position += 8 } else { break }
+                    let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
+                    if special == 0 {
+                        position += 8
+                    } else {
+                        position += special.trailingZeroBitCount >> 3
+                        break
+                    }
                 }
                 guard position < bytes.count else { break }
                 let byte = bytes[position]
