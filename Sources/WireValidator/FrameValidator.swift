@@ -99,7 +99,7 @@ public struct FrameValidator: Sendable {
                 context.check(rule, at: path(), answer: ruleAnswer ?? answer, member: member, presence: presence)
             }
             for (rule, ruleAnswer) in objectPlan.budgets {
-                context.check(rule, at: path(), answer: ruleAnswer, member: member)
+                context.check(rule, in: tape, object: index, at: path(), answer: ruleAnswer)
             }
         }
         if objectPlan.rejectUnknown || !objectPlan.rejected.isEmpty {

@@ -91,11 +91,13 @@ extension JSONTape {
         // MARK: Values
 
         /// The text of the string at `index`.
+        @inlinable
         public func string(_ index: Int) -> String {
             JSONTape.decodeString(bytes, tokens[index])
         }
 
         /// The string at `index` as UTF-8 bytes (unescaped), without copying when it has no escapes.
+        @inlinable
         public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
             let token = tokens[index]
             if token.hasEscapes {

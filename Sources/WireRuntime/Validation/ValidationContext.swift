@@ -339,9 +339,17 @@ public struct ValidationContext: Sendable {
         check(budget, at: path(), answer: answer) { object[$0] }
     }
 
+    /// Checks a byte budget on the object at `index` of a parsed tape.
+    public mutating func check(_ budget: ByteBudgetRule, in tape: JSONTape.View, object index: Int, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil) {
+        report(budget, total: budget.total(in: tape, object: index), at: path(), answer: answer)
+    }
+
     /// Checks a byte budget on an object given by a lookup of its members.
     public mutating func check(_ budget: ByteBudgetRule, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil, member: (String) -> JSONValue?) {
-        let total = budget.total(member: member)
+        report(budget, total: budget.total(member: member), at: path(), answer: answer)
+    }
+
+    private mutating func report(_ budget: ByteBudgetRule, total: Int, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer?) {
         if total > budget.max {
             fail(path(), "budget", answer ?? sizeAnswer, "\(budget.name) totals \(total) bytes, more than the \(budget.max) allowed")
         }

@@ -129,6 +129,28 @@ public struct ByteBudgetRule: Sendable {
         }
     }
 
+    /// The total size in bytes of the budget's values in the object at `index` of a parsed tape;
+    /// the same sum as ``total(in:)`` without building values.
+    public func total(in tape: JSONTape.View, object index: Int) -> Int {
+        terms.reduce(0) { sum, term in sum + Self.size(of: index, in: tape, keys: term.keys[...], decoded: term.decoded) }
+    }
+
+    private static func size(of index: Int, in tape: JSONTape.View, keys: ArraySlice<String>, decoded: Bool) -> Int {
+        switch tape.kind(index) {
+        case .array:
+            var sum = 0
+            tape.forEachItem(of: index) { _, item in sum += size(of: item, in: tape, keys: keys, decoded: decoded) }
+            return sum
+        case .object:
+            guard let key = keys.first, let member = tape.member(of: index, key: key) else { return 0 }
+            return size(of: member, in: tape, keys: keys.dropFirst(), decoded: decoded)
+        case .string where keys.isEmpty:
+            return tape.withStringBytes(index) { bytes in decoded ? (WireFormats.decodedBase64Length(bytes: bytes) ?? bytes.count) : bytes.count }
+        default:
+            return 0
+        }
+    }
+
     private static func size(of value: JSONValue, keys: ArraySlice<String>, decoded: Bool) -> Int {
         switch value {
         case .array(let items):
