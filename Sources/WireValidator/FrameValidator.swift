@@ -70,24 +70,29 @@ public struct FrameValidator: Sendable {
     // MARK: Interpreting a plan (the same order of checks as generated decoders)
 
     private func check(object index: Int, in tape: JSONTape.View, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
-        for field in objectPlan.fields {
-            // The same outcomes as `ValidationContext.member`: a value to check, a missing required
-            // key, or a null where null is not allowed; a value of a plain kind needs no more.
-            guard let member = tape.member(of: index, key: field.keyUTF8) else {
-                if field.required {
-                    _ = context.check(MemberPresence.absent, of: field.key, at: path(), required: true, nullable: field.nullable, answer: field.answer ?? answer)
+        objectPlan.quickFields.withUnsafeBufferPointer { quickFields in
+            for (position, field) in quickFields.enumerated() {
+                // The same outcomes as `ValidationContext.member`: a value to check, a missing required
+                // key, or a null where null is not allowed; a value of a plain kind needs no more.
+                guard let member = tape.member(of: index, key: field.keyUTF8) else {
+                    if field.required {
+                        let plan = objectPlan.fields[position]
+                        _ = context.check(MemberPresence.absent, of: plan.key, at: path(), required: true, nullable: field.nullable, answer: plan.answer ?? answer)
+                    }
+                    continue
                 }
-                continue
-            }
-            let kind = tape.kind(member)
-            if kind == .null {
-                if !field.nullable {
-                    _ = context.check(MemberPresence.null, of: field.key, at: path(), required: field.required, nullable: false, answer: field.answer ?? answer)
+                let kind = tape.kind(member)
+                if kind == .null {
+                    if !field.nullable {
+                        let plan = objectPlan.fields[position]
+                        _ = context.check(MemberPresence.null, of: plan.key, at: path(), required: field.required, nullable: false, answer: plan.answer ?? answer)
+                    }
+                    continue
                 }
-                continue
+                if field.plainKinds & 1 << kind.rawValue != 0 { continue }
+                let plan = objectPlan.fields[position]
+                check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer, sizeAnswer: plan.answer)
             }
-            if field.plainKinds & 1 << kind.rawValue != 0 { continue }
-            check(member, in: tape, field.node, at: path().appending(field.key), in: &context, answer: field.answer ?? answer, sizeAnswer: field.answer)
         }
         if !objectPlan.conditionals.isEmpty || !objectPlan.budgets.isEmpty {
             let member = { (key: String) in tape.member(of: index, key: key).map { tape.value($0) } }

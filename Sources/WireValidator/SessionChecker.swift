@@ -64,23 +64,26 @@ struct SessionChecker {
     private let rules: Rules
     private var phase: Int?
     private var flags: Set<String> = []
+    // The tables below are indexed by rule and filled on first use, so a session that never
+    // reaches a rule costs nothing for it.
     /// Per correlation, hashes of the values earlier frames carried.
-    private var seenValues: [Set<Int>]
+    private var seenValues: [Set<Int>] = []
     /// Per uniqueness rule with `sameFields`, key hash → fingerprint of the fields.
-    private var fingerprints: [[Int: Int]]
+    private var fingerprints: [[Int: Int]] = []
     /// Per uniqueness rule with `final`, hashes of keys that had their final frame.
-    private var finalized: [Set<Int>]
+    private var finalized: [Set<Int>] = []
     /// Per windowed rate limit, the timestamps (ms) still inside its window.
-    private var windows: [SlidingWindow]
+    private var windows: [SlidingWindow] = []
     private var saidNoTimestamps = false
 
     init(rules: Rules) {
         self.rules = rules
         phase = rules.initialPhase
-        seenValues = Array(repeating: [], count: rules.session.correlations.count)
-        fingerprints = Array(repeating: [:], count: rules.session.uniqueness.count)
-        finalized = Array(repeating: [], count: rules.session.uniqueness.count)
-        windows = Array(repeating: SlidingWindow(), count: rules.windowed.count)
+    }
+
+    /// Makes `table` long enough to hold `index`.
+    private static func reserve<T>(_ table: inout [T], _ index: Int, empty: T) {
+        if table.count <= index { table.append(contentsOf: repeatElement(empty, count: index + 1 - table.count)) }
     }
 
     /// A parsed frame of a known message, as the session rules read it.
@@ -145,13 +148,14 @@ struct SessionChecker {
         for index in rules.correlations[frame.message.id] {
             let plan = rules.correlationPlans[index]
             let rule = plan.rule
-            if rule.frame == frame.message.ref, let hash = frame.hash(plan.field), !seenValues[index].contains(hash) {
+            if rule.frame == frame.message.ref, let hash = frame.hash(plan.field), !(index < seenValues.count && seenValues[index].contains(hash)) {
                 findings.append(Finding(
                     code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
                     message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
                 ))
             }
             if rule.answers == frame.message.ref, let hash = frame.hash(plan.answersField) {
+                Self.reserve(&seenValues, index, empty: [])
                 seenValues[index].insert(hash)
             }
         }
@@ -174,6 +178,7 @@ struct SessionChecker {
                     }
                 }
                 let fingerprint = hash.value
+                Self.reserve(&fingerprints, index, empty: [:])
                 if let earlier = fingerprints[index][keyHash], earlier != fingerprint {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
@@ -184,6 +189,7 @@ struct SessionChecker {
                 }
             }
             if !plan.final.isEmpty {
+                Self.reserve(&finalized, index, empty: [])
                 if finalized[index].contains(keyHash) {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
@@ -221,6 +227,7 @@ struct SessionChecker {
     private mutating func count(_ index: Int, at timestamp: Double, into findings: inout [Finding]) {
         let limit = rules.windowed[index]
         guard let window = limit.windowMilliseconds else { return }
+        Self.reserve(&windows, index, empty: SlidingWindow())
         if windows[index].add(timestamp, window: Double(window)) > limit.limit {
             findings.append(Finding(
                 code: limit.answer.errorCode, rule: "rateLimit",

@@ -59,9 +59,19 @@ final class ValidationPlan: Sendable {
         }
     }
 
+    /// A field's key and presence rules as plain values; the key's bytes belong to its `FieldPlan`.
+    struct QuickField {
+        let keyUTF8: UnsafeBufferPointer<UInt8>
+        let plainKinds: UInt16
+        let required: Bool
+        let nullable: Bool
+    }
+
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
-    final class ObjectPlan: Sendable {
+    final class ObjectPlan: @unchecked Sendable {
         let fields: [FieldPlan]
+        /// What a walk over the fields reads for every field, without reference counting; aligned with `fields`.
+        let quickFields: [QuickField]
         let conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)]
         let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
         let knownKeys: Set<String>
@@ -70,6 +80,7 @@ final class ValidationPlan: Sendable {
 
         init(fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)], budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]) {
             self.fields = fields
+            quickFields = fields.map { QuickField(keyUTF8: $0.keyUTF8, plainKinds: $0.plainKinds, required: $0.required, nullable: $0.nullable) }
             self.conditionals = conditionals
             self.budgets = budgets
             self.knownKeys = knownKeys
