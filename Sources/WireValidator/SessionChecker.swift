@@ -11,7 +11,7 @@ struct SessionChecker {
         let allowed: [[Bool]]
         let initialPhase: Int?
         /// Per message id: the rules that concern it.
-        let guards: [[SessionRules.Guard]]
+        let guards: [[GuardPlan]]
         let correlations: [[Int]]
         let uniqueness: [[Int]]
         let transitions: [[TransitionPlan]]
@@ -23,7 +23,7 @@ struct SessionChecker {
         /// Windowed rate limits that count answers with error codes.
         let windowedByViolation: [Int]
         /// Every rate limit with a window; indexes above point here.
-        let windowed: [RateLimit]
+        let windowed: [WindowPlan]
 
         init(spec: ProtocolSpec, plan: ValidationPlan) {
             session = spec.session ?? SessionRules()
@@ -39,19 +39,19 @@ struct SessionChecker {
                 plan.messages.map { phase.allowed($0.ref.direction).contains($0.tag) }
             }
             initialPhase = session.phases.firstIndex { $0.initial }
-            guards = perMessage(session.guards.map { ($0.frame, $0) })
+            guards = perMessage(session.guards.map { ($0.frame, GuardPlan($0)) })
             correlations = perMessage(session.correlations.enumerated().flatMap { index, rule in
                 rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
             })
             uniqueness = perMessage(session.uniqueness.enumerated().map { ($1.frame, $0) })
             transitions = perMessage(session.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to])) })
-            correlationPlans = session.correlations.map(CorrelationPlan.init)
+            correlationPlans = session.correlations.map { CorrelationPlan($0, ids: ids) }
             uniquenessPlans = session.uniqueness.map(UniquenessPlan.init)
-            windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }
+            windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }.map(WindowPlan.init)
             var byFrame: [(MessageRef, Int)] = []
             var byViolation: [Int] = []
-            for (index, limit) in windowed.enumerated() {
-                switch limit.counts {
+            for (index, window) in windowed.enumerated() {
+                switch window.limit.counts {
                 case .frames(let refs): byFrame += Set(refs).map { ($0, index) }
                 case .violations: byViolation.append(index)
                 }
@@ -110,8 +110,8 @@ struct SessionChecker {
         var findings: [Finding] = []
         let id = frame.message.id
         checkPhase(frame.message, into: &findings)
-        for rule in rules.guards[id] where !flags.contains(rule.requires) {
-            findings.append(Finding(code: rule.otherwise?.errorCode ?? rule.name, rule: "guard", message: "only allowed while '\(rule.requires)' is set (\(rule.name))"))
+        for rule in rules.guards[id] where !flags.contains(rule.flag) {
+            findings.append(Finding(code: rule.code, rule: "guard", message: "only allowed while '\(rule.flag)' is set (\(rule.name))"))
         }
         if valid {
             checkCorrelations(frame, into: &findings)
@@ -148,13 +148,13 @@ struct SessionChecker {
         for index in rules.correlations[frame.message.id] {
             let plan = rules.correlationPlans[index]
             let rule = plan.rule
-            if rule.frame == frame.message.ref, let hash = frame.hash(plan.field), !(index < seenValues.count && seenValues[index].contains(hash)) {
+            if plan.frame == frame.message.id, let hash = frame.hash(plan.field), !(index < seenValues.count && seenValues[index].contains(hash)) {
                 findings.append(Finding(
                     code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
                     message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
                 ))
             }
-            if rule.answers == frame.message.ref, let hash = frame.hash(plan.answersField) {
+            if plan.answers == frame.message.id, let hash = frame.hash(plan.answersField) {
                 Self.reserve(&seenValues, index, empty: [])
                 seenValues[index].insert(hash)
             }
@@ -216,8 +216,7 @@ struct SessionChecker {
         }
         guard !answeredCodes.isEmpty else { return }
         for limit in rules.windowedByViolation {
-            guard case .violations(let codes) = rules.windowed[limit].counts else { continue }
-            for _ in answeredCodes.filter(codes.contains) {
+            for _ in answeredCodes.filter(rules.windowed[limit].countedCodes.contains) {
                 count(limit, at: timestamp, into: &findings)
             }
         }
@@ -225,13 +224,13 @@ struct SessionChecker {
 
     /// Adds one event to a limit's window and reports the event that takes it over the limit.
     private mutating func count(_ index: Int, at timestamp: Double, into findings: inout [Finding]) {
-        let limit = rules.windowed[index]
-        guard let window = limit.windowMilliseconds else { return }
+        let plan = rules.windowed[index]
         Self.reserve(&windows, index, empty: SlidingWindow())
-        if windows[index].add(timestamp, window: Double(window)) > limit.limit {
+        if windows[index].add(timestamp, window: plan.window) > plan.limit.limit {
+            let limit = plan.limit
             findings.append(Finding(
                 code: limit.answer.errorCode, rule: "rateLimit",
-                message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(DurationText.from(milliseconds: window))"
+                message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(DurationText.from(milliseconds: limit.windowMilliseconds ?? 0))"
             ))
         }
     }

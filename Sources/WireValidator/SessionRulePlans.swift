@@ -21,16 +21,48 @@ struct FieldCondition: Sendable {
     }
 }
 
-/// A correlation rule with its field keys.
+/// A correlation rule with its field keys and the plan's ids of its two messages.
 final class CorrelationPlan: Sendable {
     let rule: SessionRules.Correlation
     let field: UTF8Key
     let answersField: UTF8Key
+    /// The id of the message that must answer an earlier one, and of the message it answers.
+    let frame: Int?
+    let answers: Int?
 
-    init(_ rule: SessionRules.Correlation) {
+    init(_ rule: SessionRules.Correlation, ids: [MessageRef: Int]) {
         self.rule = rule
         field = UTF8Key(rule.field)
         answersField = UTF8Key(rule.answersField)
+        frame = ids[rule.frame]
+        answers = ids[rule.answers]
+    }
+}
+
+/// A guard: a message allowed only while a flag is set.
+final class GuardPlan: Sendable {
+    let flag: String
+    let code: String
+    let name: String
+
+    init(_ rule: SessionRules.Guard) {
+        flag = rule.requires
+        code = rule.otherwise?.errorCode ?? rule.name
+        name = rule.name
+    }
+}
+
+/// A rate limit with a sliding window, as a session checks it.
+final class WindowPlan: Sendable {
+    let limit: RateLimit
+    let window: Double
+    /// For limits that count answers: the error codes they count.
+    let countedCodes: [String]
+
+    init(_ limit: RateLimit) {
+        self.limit = limit
+        window = Double(limit.windowMilliseconds ?? 0)
+        if case .violations(let codes) = limit.counts { countedCodes = codes } else { countedCodes = [] }
     }
 }
 

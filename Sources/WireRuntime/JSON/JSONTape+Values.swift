@@ -189,17 +189,33 @@ extension JSONTape {
             combine(UInt64(bytes.count))
         }
 
-        /// Mixes in the value at `index` of a tape: its kind, then a string's text or another
-        /// value's canonical JSON.
+        /// Mixes in the value at `index` of a tape: its kind, then a string's text, a number's
+        /// value, an array's items in order, or an object's members in any order.
         public mutating func combine(_ tape: View, _ index: Int) {
             let kind = tape.kind(index)
             combine(UInt64(kind.rawValue))
             switch kind {
             case .null, .false, .true: return
             case .string: tape.withStringBytes(index) { combine(bytes: $0) }
-            default:
-                var text = JSONWriter.string(tape.value(index))
-                text.withUTF8 { combine(bytes: $0) }
+            case .integer: combine(UInt64(bitPattern: Int64(tape.integer(index))))
+            case .number:
+                let number = tape.double(index)
+                combine((number == 0 ? 0 : number).bitPattern)  // -0.0 equals 0.0
+            case .array:
+                combine(UInt64(tape.count(index)))
+                tape.forEachItem(of: index) { _, item in combine(tape, item) }
+            case .object:
+                // Members are summed so that their order does not matter, as for JSON objects.
+                var sum: UInt64 = 0
+                tape.forEachMember(of: index) { key, member in
+                    var pair = ValueHash()
+                    pair.combine(tape, key)
+                    pair.combine(tape, member)
+                    sum &+= UInt64(bitPattern: Int64(pair.value))
+                    return true
+                }
+                combine(UInt64(tape.count(index)))
+                combine(sum)
             }
         }
     }
