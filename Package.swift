@@ -42,6 +42,7 @@ let package = Package(
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
+        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["WireValidator", "WireSpec", "WireRuntime"], path: "Benchmarks/ValidatorBenchmarks"),
         .target(name: "WireTestSupport", dependencies: ["WireRuntime"], path: "Tests/WireTestSupport"),
         .testTarget(name: "WireRuntimeTests", dependencies: ["WireRuntime"]),
         .testTarget(name: "WormholeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),

@@ -59,6 +59,25 @@ final class ValidationPlan: Sendable {
         }
     }
 
+    /// A conditional requirement with the positions (in the object's `fields`) of the keys it
+    /// reads; -1 for a key that is not a declared field.
+    final class ConditionalPlan: Sendable {
+        let rule: ConditionalRequirement
+        let answer: ViolationAnswer?
+        let conditionFields: [Int]
+        let requiredFields: [Int]
+        let forbiddenFields: [Int]
+
+        init(rule: ConditionalRequirement, answer: ViolationAnswer?, fields: [FieldPlan]) {
+            self.rule = rule
+            self.answer = answer
+            func position(_ key: String) -> Int { fields.firstIndex { $0.key == key } ?? -1 }
+            conditionFields = rule.conditions.map { position($0.key) }
+            requiredFields = rule.required.map(position)
+            forbiddenFields = rule.forbidden.map(position)
+        }
+    }
+
     /// A field's key and presence rules as plain values; the key's bytes belong to its `FieldPlan`.
     struct QuickField {
         let keyUTF8: UnsafeBufferPointer<UInt8>
@@ -72,7 +91,7 @@ final class ValidationPlan: Sendable {
         let fields: [FieldPlan]
         /// What a walk over the fields reads for every field, without reference counting; aligned with `fields`.
         let quickFields: [QuickField]
-        let conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)]
+        let conditionals: [ConditionalPlan]
         let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
         let knownKeys: Set<String>
         let rejectUnknown: Bool
@@ -81,7 +100,7 @@ final class ValidationPlan: Sendable {
         init(fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)], budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]) {
             self.fields = fields
             quickFields = fields.map { QuickField(keyUTF8: $0.keyUTF8, plainKinds: $0.plainKinds, required: $0.required, nullable: $0.nullable) }
-            self.conditionals = conditionals
+            self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.budgets = budgets
             self.knownKeys = knownKeys
             self.rejectUnknown = rejectUnknown

@@ -73,6 +73,28 @@ extension JSONTape {
             return nil
         }
 
+        /// The value of the member `key` (UTF-8 bytes) of the object at `index`, searched from
+        /// `cursor` (a member's key token, or any other index for the first member) round to it,
+        /// and moved past the member found. Looking keys up in the order the document has them
+        /// takes one comparison each.
+        @inlinable
+        public func member(of index: Int, key: UnsafeBufferPointer<UInt8>, cursor: inout Int) -> Int? {
+            let first = index + 1
+            let end = tokens[index].next
+            guard first != end else { return nil }
+            let start = cursor > index && cursor < end ? cursor : first
+            var member = start
+            repeat {
+                let next = tokens[member + 1].next
+                if stringEquals(member, key) {
+                    cursor = next
+                    return member + 1
+                }
+                member = next == end ? first : next
+            } while member != start
+            return nil
+        }
+
         /// The value of the member `key` of the object at `index`.
         public func member(of index: Int, key: String) -> Int? {
             var key = key

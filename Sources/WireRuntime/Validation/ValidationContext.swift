@@ -313,40 +313,46 @@ public struct ValidationContext: Sendable {
 
     /// Checks a conditional requirement on an object.
     public mutating func check(_ requirement: ConditionalRequirement, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
-        check(requirement, at: path(), answer: answer, member: { object[$0] }, presence: { key in
+        func presence(_ key: String) -> MemberPresence {
             switch object[key] {
             case nil: return .absent
             case .null?: return .null
             default: return .present
             }
-        })
+        }
+        check(
+            requirement, at: path(), answer: answer,
+            conditionValue: { object[requirement.conditions[$0].key] },
+            requiredPresence: { presence(requirement.required[$0]) },
+            forbiddenPresence: { presence(requirement.forbidden[$0]) }
+        )
     }
 
-    /// Checks a conditional requirement on an object given by lookups of its members: `member`
-    /// for the values the conditions compare, `presence` for the keys required or forbidden.
-    public mutating func check(_ requirement: ConditionalRequirement, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer, member: (String) -> JSONValue?, presence: (String) -> MemberPresence) {
-        guard requirement.applies(member: member) else { return }
-        for key in requirement.required where presence(key) != .present {
+    /// Checks a conditional requirement given lookups by position: `conditionValue(i)` is the
+    /// value of the key of `requirement.conditions[i]`, and `requiredPresence(i)` and
+    /// `forbiddenPresence(i)` say whether `requirement.required[i]` and `requirement.forbidden[i]`
+    /// are present, so callers can find each key once.
+    public mutating func check(
+        _ requirement: ConditionalRequirement, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer,
+        conditionValue: (Int) -> JSONValue?, requiredPresence: (Int) -> MemberPresence, forbiddenPresence: (Int) -> MemberPresence
+    ) {
+        guard requirement.applies(conditionValue: conditionValue) else { return }
+        for (position, key) in requirement.required.enumerated() where requiredPresence(position) != .present {
             fail(path().appending(key), "conditional", answer, "missing '\(key)' (required when \(requirement.conditionText))")
         }
-        for key in requirement.forbidden where presence(key) != .absent {
+        for (position, key) in requirement.forbidden.enumerated() where forbiddenPresence(position) != .absent {
             fail(path().appending(key), "conditional", answer, "'\(key)' is not allowed when \(requirement.conditionText)")
         }
     }
 
     /// Checks a byte budget on an object.
     public mutating func check(_ budget: ByteBudgetRule, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil) {
-        check(budget, at: path(), answer: answer) { object[$0] }
+        report(budget, total: budget.total(in: object), at: path(), answer: answer)
     }
 
     /// Checks a byte budget on the object at `index` of a parsed tape.
     public mutating func check(_ budget: ByteBudgetRule, in tape: JSONTape.View, object index: Int, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil) {
         report(budget, total: budget.total(in: tape, object: index), at: path(), answer: answer)
-    }
-
-    /// Checks a byte budget on an object given by a lookup of its members.
-    public mutating func check(_ budget: ByteBudgetRule, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil, member: (String) -> JSONValue?) {
-        report(budget, total: budget.total(member: member), at: path(), answer: answer)
     }
 
     private mutating func report(_ budget: ByteBudgetRule, total: Int, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer?) {

@@ -75,14 +75,14 @@ public struct ConditionalRequirement: Sendable {
 
     /// Whether every condition holds for an object.
     public func applies(to object: [String: JSONValue]) -> Bool {
-        applies { object[$0] }
+        applies { object[conditions[$0].key] }
     }
 
-    /// Whether every condition holds for an object given by a lookup of its members.
-    public func applies(member: (String) -> JSONValue?) -> Bool {
-        conditions.allSatisfy { condition in
-            guard let value = member(condition.key) else { return false }
-            return condition.values.contains(value)
+    /// Whether every condition holds, given the value of each condition's key by position.
+    public func applies(conditionValue: (Int) -> JSONValue?) -> Bool {
+        conditions.indices.allSatisfy { position in
+            guard let value = conditionValue(position) else { return false }
+            return conditions[position].values.contains(value)
         }
     }
 
@@ -118,15 +118,7 @@ public struct ByteBudgetRule: Sendable {
 
     /// The total size in bytes of the budget's values in an object.
     public func total(in object: [String: JSONValue]) -> Int {
-        total { object[$0] }
-    }
-
-    /// The total size in bytes of the budget's values in an object given by a lookup of its members.
-    public func total(member: (String) -> JSONValue?) -> Int {
-        terms.reduce(0) { sum, term in
-            guard let first = term.keys.first, let value = member(first) else { return sum }
-            return sum + Self.size(of: value, keys: term.keys.dropFirst(), decoded: term.decoded)
-        }
+        terms.reduce(0) { sum, term in sum + Self.size(of: .object(object), keys: term.keys[...], decoded: term.decoded) }
     }
 
     /// The total size in bytes of the budget's values in the object at `index` of a parsed tape;

@@ -1,0 +1,98 @@
+import Foundation
+import WireRuntime
+import WireSpec
+import WireValidator
+
+// Where `wire validate` spends its time, stage by stage, on a JSONL capture of envelopes:
+// scanning frames into a tape, checking each frame against the spec (per message type), and
+// the whole capture validation with session rules. Run with:
+//   swift run -c release ValidatorBenchmarks CAPTURE.jsonl [SPEC] [rounds]
+
+let arguments = CommandLine.arguments
+guard arguments.count > 1 else {
+    print("usage: ValidatorBenchmarks CAPTURE.jsonl [SPEC] [rounds]")
+    exit(2)
+}
+let capturePath = arguments[1]
+let specPath = arguments.count > 2 ? arguments[2] : "Spec/clawline.yaml"
+let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5
+
+let spec: ProtocolSpec
+do {
+    spec = try SpecLoader.check(contentsOf: specPath).get()
+} catch {
+    print("error: cannot load \(specPath): \(error)")
+    exit(2)
+}
+let validator = FrameValidator(spec: spec)
+
+/// The frames of the capture, as JSON text, with their direction and tag.
+var frames: [(direction: Direction, tag: String, bytes: [UInt8])] = []
+let text = try String(contentsOfFile: capturePath, encoding: .utf8)
+for line in text.split(separator: "\n") {
+    guard case .object(let envelope) = try JSONParser.parse(String(line)), case .object(let frame)? = envelope["frame"],
+          let dir = envelope["dir"]?.stringValue, let direction = Direction(rawValue: dir), let tag = frame[spec.tagField]?.stringValue else { continue }
+    frames.append((direction, tag, Array(JSONWriter.string(.object(frame)).utf8)))
+}
+let lines = text.split(separator: "\n").map { Array($0.utf8) }
+print("capture: \(lines.count) lines, \(frames.count) frames, \(rounds) rounds, best of each")
+
+func measure(_ name: String, count: Int, _ body: () -> Int) {
+    var best = Double.infinity
+    var checksum = 0
+    for _ in 0..<rounds {
+        let start = ContinuousClock.now
+        checksum = body()
+        let elapsed = ContinuousClock.now - start
+        best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+    let nanos = best / Double(count) * 1e9
+    print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(count) / best)) /s  \(String(format: "%7.0f", nanos)) ns each  (\(checksum))")
+}
+
+measure("scan lines into a tape", count: lines.count) {
+    var tape = JSONTape()
+    var tokens = 0
+    for line in lines {
+        try? tape.parse(line)
+        tokens += tape.tokenCount
+    }
+    return tokens
+}
+
+measure("scan frames into a tape", count: frames.count) {
+    var tape = JSONTape()
+    var tokens = 0
+    for frame in frames {
+        try? tape.parse(frame.bytes)
+        tokens += tape.tokenCount
+    }
+    return tokens
+}
+
+/// Scans and checks frames with one reused tape, as `wire validate` does.
+func scanAndCheck(_ frames: [(direction: Direction, tag: String, bytes: [UInt8])]) -> Int {
+    var tape = JSONTape()
+    var issues = 0
+    for frame in frames {
+        try? tape.parse(frame.bytes)
+        if case .checked(_, let found) = validator.check(tape, direction: frame.direction) { issues += found.count }
+    }
+    return issues
+}
+
+measure("scan + check frames", count: frames.count) { scanAndCheck(frames) }
+
+let byType = Dictionary(grouping: frames) { "\($0.direction.rawValue) \($0.tag)" }
+for (name, group) in byType.sorted(by: { $0.key < $1.key }) {
+    measure("  scan + check \(name)", count: group.count) { scanAndCheck(group) }
+}
+
+measure("whole capture (envelopes, sessions, summary)", count: lines.count) {
+    var validation = CaptureValidation(spec: spec)
+    let reader = CaptureReader(file: capturePath, tagField: spec.tagField, direction: nil) { validator.direction(ofTag: $0) }
+    guard let handle = FileHandle(forReadingAtPath: capturePath) else { return -1 }
+    var findings = 0
+    _ = try? reader.read(handle, frame: { findings += validation.process($0).count }, problem: { _ in findings += 1 })
+    return validation.summary.frames + findings
+}
