@@ -83,7 +83,7 @@ public struct FrameValidator: Sendable {
                 for (position, field) in quickFields.enumerated() {
                     // The same outcomes as `ValidationContext.member`: a value to check, a missing required
                     // key, or a null where null is not allowed; a value of a plain kind needs no more.
-                    guard let member = tape.member(of: index, key: field.keyUTF8, cursor: &cursor) else {
+                    guard let member = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) else {
                         found[position] = -1
                         if field.required {
                             let plan = objectPlan.fields[position]

@@ -81,6 +81,7 @@ final class ValidationPlan: Sendable {
     /// A field's key and presence rules as plain values; the key's bytes belong to its `FieldPlan`.
     struct QuickField {
         let keyUTF8: UnsafeBufferPointer<UInt8>
+        let signature: UInt64
         let plainKinds: UInt16
         let required: Bool
         let nullable: Bool
@@ -99,7 +100,7 @@ final class ValidationPlan: Sendable {
 
         init(fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)], budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]) {
             self.fields = fields
-            quickFields = fields.map { QuickField(keyUTF8: $0.keyUTF8, plainKinds: $0.plainKinds, required: $0.required, nullable: $0.nullable) }
+            quickFields = fields.map { QuickField(keyUTF8: $0.keyUTF8, signature: JSONTape.keySignature($0.keyUTF8), plainKinds: $0.plainKinds, required: $0.required, nullable: $0.nullable) }
             self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.budgets = budgets
             self.knownKeys = knownKeys

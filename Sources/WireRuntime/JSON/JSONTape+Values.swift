@@ -65,6 +65,7 @@ extension JSONTape {
         /// The value of the member `key` (UTF-8 bytes) of the object at `index`.
         @inlinable
         public func member(of index: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard tokens[index].keys & JSONTape.keySignature(key) != 0 else { return nil }
             var member = index + 1
             for _ in 0..<tokens[index].count {
                 if stringEquals(member, key) { return member + 1 }
@@ -73,15 +74,16 @@ extension JSONTape {
             return nil
         }
 
-        /// The value of the member `key` (UTF-8 bytes) of the object at `index`, searched from
+        /// The value of the member `key` (UTF-8 bytes, whose ``JSONTape/keySignature(_:)`` is
+        /// `signature`) of the object at `index`, searched from
         /// `cursor` (a member's key token, or any other index for the first member) round to it,
         /// and moved past the member found. Looking keys up in the order the document has them
         /// takes one comparison each.
         @inlinable
-        public func member(of index: Int, key: UnsafeBufferPointer<UInt8>, cursor: inout Int) -> Int? {
+        public func member(of index: Int, key: UnsafeBufferPointer<UInt8>, signature: UInt64, cursor: inout Int) -> Int? {
             let first = index + 1
             let end = tokens[index].next
-            guard first != end else { return nil }
+            guard first != end, tokens[index].keys & signature != 0 else { return nil }
             let start = cursor > index && cursor < end ? cursor : first
             var member = start
             repeat {

@@ -27,6 +27,22 @@ public struct JSONTape: Sendable {
         @usableFromInline var next: Int
         /// A container's member or item count.
         @usableFromInline var count: Int
+        /// An object's key sketch: the ``JSONTape/keySignature(_:)`` bits of its keys OR-ed
+        /// together, or all bits when unknown. A key whose bit is clear is not a member.
+        @usableFromInline var keys: UInt64
+    }
+
+    /// A key's bit in object key sketches, from its length and first and last bytes.
+    @inlinable
+    public static func keySignature(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = key.count
+        guard count > 0 else { return 1 }
+        return keySignature(length: count, first: key[0], last: key[count - 1])
+    }
+
+    @inlinable @inline(__always)
+    static func keySignature(length: Int, first: UInt8, last: UInt8) -> UInt64 {
+        1 << UInt64((length &* 31 &+ Int(first) &* 7 &+ Int(last)) & 63)
     }
 
     /// The document's UTF-8 bytes (a copy; the tape owns them).
@@ -113,7 +129,7 @@ extension JSONTape {
 
         @inline(__always)
         mutating func append(_ kind: Kind, start: Int, end: Int, hasEscapes: Bool = false, isASCII: Bool = true) {
-            tokens.append(Token(kind: kind, hasEscapes: hasEscapes, isASCII: isASCII, start: start, end: end, next: tokens.count + 1, count: 0))
+            tokens.append(Token(kind: kind, hasEscapes: hasEscapes, isASCII: isASCII, start: start, end: end, next: tokens.count + 1, count: 0, keys: ~0))
         }
 
         mutating func parseValue(depth: Int) throws(JSONSyntaxError) {
@@ -221,22 +237,19 @@ extension JSONTape {
             tokens[index].count = count
         }
 
-        /// Reports the first key that repeats an earlier key of the same object.
+        /// Reports the first key that repeats an earlier key of the same object, and records the
+        /// object's key sketch.
         mutating func checkDuplicateKeys(object index: Int) throws(JSONSyntaxError) {
             let count = tokens[index].count
-            guard count > 1 else { return }
             if count <= 32 {
-                // A 64-bit sketch of (length, first byte, last byte) of the keys seen so far: only
-                // a key whose sketch bit is already set is compared with the earlier keys.
+                // Only a key whose sketch bit is already set is compared with the earlier keys.
                 var sketch: UInt64 = 0
                 var sawEscapes = false
                 var later = index + 1
                 for position in 0..<count {
                     let token = tokens[later]
                     let length = token.end - token.start
-                    let first = length > 0 ? Int(bytes[token.start]) : 0
-                    let last = length > 0 ? Int(bytes[token.end - 1]) : 0
-                    let bit: UInt64 = 1 << UInt64((length &* 31 &+ first &* 7 &+ last) & 63)
+                    let bit = length == 0 ? 1 : JSONTape.keySignature(length: length, first: bytes[token.start], last: bytes[token.end - 1])
                     sawEscapes = sawEscapes || token.hasEscapes
                     // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
                     if position > 0, sketch & bit != 0 || sawEscapes {
@@ -249,6 +262,7 @@ extension JSONTape {
                     sketch |= bit
                     later = tokens[later + 1].next
                 }
+                tokens[index].keys = sawEscapes ? ~0 : sketch
             } else {
                 var seen = Set<String>()
                 var member = index + 1
