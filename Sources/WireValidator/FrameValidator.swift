@@ -145,42 +145,39 @@ public struct FrameValidator: Sendable {
     /// value is built only for the WireRuntime check that reports on it or needs its content.
     private func check(_ index: Int, in tape: JSONTape.View, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
         let kind = tape.kind(index)
-        switch node {
-        case .string(let rules):
-            guard kind == .string else {
-                _ = context.string(tape.value(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+        if node.plainKinds & 1 << kind.rawValue != 0 { return }
+        switch node.kind {
+        case .string:
+            guard kind == .string, let rules = node.stringRules else {
+                _ = context.string(tape.value(index), at: path(), rules: node.stringRules, answer: answer, sizeAnswer: sizeAnswer)
                 return
             }
-            guard let rules else { return }
             tape.withStringBytes(index) { bytes in
                 _ = context.check(utf8: bytes, text: { tape.string(index) }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
             }
-        case .integer(let rules):
-            if kind == .integer && rules == nil { return }
-            _ = context.integer(tape.value(index), at: path(), rules: rules, answer: answer)
-        case .number(let rules):
-            if (kind == .integer || kind == .number) && rules == nil { return }
-            _ = context.number(tape.value(index), at: path(), rules: rules, answer: answer)
-        case .boolean(let constant):
-            if (kind == .true || kind == .false) && constant == nil { return }
-            _ = context.bool(tape.value(index), at: path(), constant: constant, answer: answer)
+        case .integer:
+            _ = context.integer(tape.value(index), at: path(), rules: node.numberRules, answer: answer)
+        case .number:
+            _ = context.number(tape.value(index), at: path(), rules: node.numberRules, answer: answer)
+        case .boolean:
+            _ = context.bool(tape.value(index), at: path(), constant: node.booleanConstant, answer: answer)
         case .json, .unresolved:
             break
-        case .array(let rules, let element):
-            guard kind == .array else {
-                _ = context.array(tape.value(index), at: path(), rules: rules, answer: answer) { _, _, _ -> Bool? in nil }
+        case .array:
+            guard kind == .array, let element = node.element else {
+                _ = context.array(tape.value(index), at: path(), rules: node.collectionRules, answer: answer) { _, _, _ -> Bool? in nil }
                 return
             }
-            if let rules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "items") }
+            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "items") }
             tape.forEachItem(of: index) { position, item in
                 check(item, in: tape, element, at: path().appending(position), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
-        case .map(let rules, let element):
-            guard kind == .object else {
-                _ = context.map(tape.value(index), at: path(), rules: rules, answer: answer) { _, _, _ -> Bool? in nil }
+        case .map:
+            guard kind == .object, let element = node.element else {
+                _ = context.map(tape.value(index), at: path(), rules: node.collectionRules, answer: answer) { _, _, _ -> Bool? in nil }
                 return
             }
-            if let rules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "entries") }
+            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "entries") }
             var entries: [(key: String, value: Int)] = []
             tape.forEachMember(of: index) { key, value in
                 entries.append((tape.string(key), value))
@@ -189,9 +186,9 @@ public struct FrameValidator: Sendable {
             for entry in entries.sorted(by: { $0.key < $1.key }) {
                 check(entry.value, in: tape, element, at: path().appending(entry.key), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
-        case .constant(let rules, let inner):
-            guard kind == .string else {
-                _ = context.string(tape.value(index), at: path(), rules: rules, answer: answer)
+        case .constant:
+            guard kind == .string, let rules = node.stringRules, let inner = node.element else {
+                _ = context.string(tape.value(index), at: path(), rules: node.stringRules, answer: answer)
                 return
             }
             let passed = tape.withStringBytes(index) { bytes in
@@ -200,8 +197,8 @@ public struct FrameValidator: Sendable {
             if passed {
                 check(index, in: tape, inner, at: path(), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
-        case .named(let named):
-            check(index, in: tape, named: named, at: path(), in: &context, answer: answer, ignoring: nil)
+        case .named:
+            check(index, in: tape, named: node.named, at: path(), in: &context, answer: answer, ignoring: nil)
         }
     }
 

@@ -4,32 +4,63 @@ import WireSpec
 /// A spec compiled for validation: every field's checks worked out once, as the generator does
 /// for generated code, so frames are checked by the same WireRuntime rules without generated code.
 final class ValidationPlan: Sendable {
-    indirect enum Node: Sendable {
-        case string(StringRules?)
-        case integer(NumberRules?)
-        case number(NumberRules?)
-        case boolean(constant: Bool?)
-        case json
-        case array(CollectionRules?, Node)
-        case map(CollectionRules?, Node)
-        /// A named object, union, one-of or enum, by index into `named`.
-        case named(Int)
-        /// An enum value that must also equal a constant.
-        case constant(StringRules, Node)
-        case unresolved
+    /// What a value is checked against. A class with the rules as stored properties, so that
+    /// checking reads them in place instead of copying them out of an enum.
+    final class Node: Sendable {
+        enum Kind: Sendable {
+            case string, integer, number, boolean, json, array, map
+            /// A named object, union, one-of or enum, by index into `named`.
+            case named
+            /// An enum value that must also equal a constant (`stringRules`), then match `element`.
+            case constant
+            case unresolved
+        }
 
-        /// The kinds a value may have when that is all there is to check (see `FieldPlan.plainKinds`).
-        var plainKinds: UInt16 {
+        let kind: Kind
+        let stringRules: StringRules?
+        let numberRules: NumberRules?
+        let collectionRules: CollectionRules?
+        let booleanConstant: Bool?
+        /// An array's or map's element; a constant's enum.
+        let element: Node?
+        /// The index into `named`, for `.named`.
+        let named: Int
+        /// The kinds a value may have when that is all there is to check, one bit per
+        /// `JSONTape.Kind` raw value; 0 when the node has more to check.
+        let plainKinds: UInt16
+
+        private init(
+            _ kind: Kind, string: StringRules? = nil, number: NumberRules? = nil, collection: CollectionRules? = nil,
+            boolean: Bool? = nil, element: Node? = nil, named: Int = -1
+        ) {
+            self.kind = kind
+            stringRules = string
+            numberRules = number
+            collectionRules = collection
+            booleanConstant = boolean
+            self.element = element
+            self.named = named
             func bits(_ kinds: JSONTape.Kind...) -> UInt16 { kinds.reduce(0) { $0 | 1 << $1.rawValue } }
-            switch self {
-            case .string(nil): return bits(.string)
-            case .integer(nil): return bits(.integer)
-            case .number(nil): return bits(.integer, .number)
-            case .boolean(constant: nil): return bits(.true, .false)
-            case .json, .unresolved: return bits(.null, .false, .true, .integer, .number, .string, .array, .object)
-            default: return 0
+            switch kind {
+            case .string where string == nil: plainKinds = bits(.string)
+            case .integer where number == nil: plainKinds = bits(.integer)
+            case .number where number == nil: plainKinds = bits(.integer, .number)
+            case .boolean where boolean == nil: plainKinds = bits(.true, .false)
+            case .json, .unresolved: plainKinds = bits(.null, .false, .true, .integer, .number, .string, .array, .object)
+            default: plainKinds = 0
             }
         }
+
+        static func string(_ rules: StringRules?) -> Node { Node(.string, string: rules) }
+        static func integer(_ rules: NumberRules?) -> Node { Node(.integer, number: rules) }
+        static func number(_ rules: NumberRules?) -> Node { Node(.number, number: rules) }
+        static func boolean(constant: Bool?) -> Node { Node(.boolean, boolean: constant) }
+        static let json = Node(.json)
+        static let unresolved = Node(.unresolved)
+        static func array(_ rules: CollectionRules?, _ element: Node) -> Node { Node(.array, collection: rules, element: element) }
+        static func map(_ rules: CollectionRules?, _ element: Node) -> Node { Node(.map, collection: rules, element: element) }
+        static func named(_ index: Int) -> Node { Node(.named, named: index) }
+        static func constant(_ rules: StringRules, _ inner: Node) -> Node { Node(.constant, string: rules, element: inner) }
     }
 
     /// One field's checks; a class so that walking an object's fields does not copy them.
