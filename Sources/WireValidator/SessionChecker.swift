@@ -39,12 +39,13 @@ struct SessionChecker {
                 plan.messages.map { phase.allowed($0.ref.direction).contains($0.tag) }
             }
             initialPhase = session.phases.firstIndex { $0.initial }
-            guards = perMessage(session.guards.map { ($0.frame, GuardPlan($0)) })
+            let flagIndexes = Dictionary(session.flags.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            guards = perMessage(session.guards.map { ($0.frame, GuardPlan($0, flags: flagIndexes)) })
             correlations = perMessage(session.correlations.enumerated().flatMap { index, rule in
                 rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
             })
             uniqueness = perMessage(session.uniqueness.enumerated().map { ($1.frame, $0) })
-            transitions = perMessage(session.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to])) })
+            transitions = perMessage(session.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to], flags: flagIndexes)) })
             correlationPlans = session.correlations.map { CorrelationPlan($0, ids: ids) }
             uniquenessPlans = session.uniqueness.map(UniquenessPlan.init)
             windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }.map(WindowPlan.init)
@@ -63,15 +64,10 @@ struct SessionChecker {
 
     private let rules: Rules
     private var phase: Int?
-    private var flags: Set<String> = []
-    // The tables below are indexed by rule and filled on first use, so a session that never
-    // reaches a rule costs nothing for it.
-    /// Per correlation, hashes of the values earlier frames carried.
-    private var seenValues: [Set<Int>] = []
-    /// Per uniqueness rule with `sameFields`, key hash → fingerprint of the fields.
-    private var fingerprints: [[Int: Int]] = []
-    /// Per uniqueness rule with `final`, hashes of keys that had their final frame.
-    private var finalized: [Set<Int>] = []
+    private var flags = FlagSet()
+    /// Hashes of values earlier frames carried, for correlations and uniqueness rules.
+    private var memory = SessionMemory()
+    private static let seenTable = 0, fingerprintTable = 1, finalizedTable = 2
     /// Per windowed rate limit, the timestamps (ms) still inside its window.
     private var windows: [SlidingWindow] = []
     private var saidNoTimestamps = false
@@ -110,7 +106,7 @@ struct SessionChecker {
         var findings: [Finding] = []
         let id = frame.message.id
         checkPhase(frame.message, into: &findings)
-        for rule in rules.guards[id] where !flags.contains(rule.flag) {
+        for rule in rules.guards[id] where !flags.contains(rule.flagIndex) {
             findings.append(Finding(code: rule.code, rule: "guard", message: "only allowed while '\(rule.flag)' is set (\(rule.name))"))
         }
         if valid {
@@ -148,15 +144,14 @@ struct SessionChecker {
         for index in rules.correlations[frame.message.id] {
             let plan = rules.correlationPlans[index]
             let rule = plan.rule
-            if plan.frame == frame.message.id, let hash = frame.hash(plan.field), !(index < seenValues.count && seenValues[index].contains(hash)) {
+            if plan.frame == frame.message.id, let hash = frame.hash(plan.field), !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash)) {
                 findings.append(Finding(
                     code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
                     message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
                 ))
             }
             if plan.answers == frame.message.id, let hash = frame.hash(plan.answersField) {
-                Self.reserve(&seenValues, index, empty: [])
-                seenValues[index].insert(hash)
+                memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
             }
         }
     }
@@ -177,26 +172,26 @@ struct SessionChecker {
                         hash.combine(0)
                     }
                 }
-                let fingerprint = hash.value
-                Self.reserve(&fingerprints, index, empty: [:])
-                if let earlier = fingerprints[index][keyHash], earlier != fingerprint {
+                let fingerprint = UInt64(bitPattern: Int64(hash.value))
+                let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
+                if let earlier = memory.value(for: slot), earlier != fingerprint {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
                         message: "reuses '\(rule.key)' \(key()) with a different \(rule.sameFields.joined(separator: " or ")) (\(rule.name))"
                     ))
                 } else {
-                    fingerprints[index][keyHash] = fingerprint
+                    memory.set(slot, fingerprint)
                 }
             }
             if !plan.final.isEmpty {
-                Self.reserve(&finalized, index, empty: [])
-                if finalized[index].contains(keyHash) {
+                let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
+                if memory.contains(slot) {
                     findings.append(Finding(
                         code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
                         message: "repeats '\(rule.key)' \(key()) after its final frame (\(rule.name))"
                     ))
                 } else if FieldCondition.allHold(plan.final, in: frame.tape, at: frame.index) {
-                    finalized[index].insert(keyHash)
+                    memory.set(slot)
                 }
             }
         }

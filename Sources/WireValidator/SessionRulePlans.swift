@@ -42,11 +42,14 @@ final class CorrelationPlan: Sendable {
 /// A guard: a message allowed only while a flag is set.
 final class GuardPlan: Sendable {
     let flag: String
+    /// The flag's index in the spec's flag list.
+    let flagIndex: Int
     let code: String
     let name: String
 
-    init(_ rule: SessionRules.Guard) {
+    init(_ rule: SessionRules.Guard, flags: [String: Int]) {
         flag = rule.requires
+        flagIndex = flags[rule.requires] ?? -1
         code = rule.otherwise?.errorCode ?? rule.name
         name = rule.name
     }
@@ -87,12 +90,13 @@ final class TransitionPlan: Sendable {
     /// The index of the phase it leads to.
     let to: Int?
     let when: [FieldCondition]
-    let set: [(flag: String, field: UTF8Key)]
+    /// Flags (by index in the spec's flag list) and the boolean fields that set them.
+    let set: [(flag: Int, field: UTF8Key)]
 
-    init(_ transition: SessionRules.Transition, to: Int?) {
+    init(_ transition: SessionRules.Transition, to: Int?, flags: [String: Int]) {
         self.transition = transition
         self.to = to
         when = transition.when.map(FieldCondition.init)
-        set = transition.set.map { (flag: $0.flag, field: UTF8Key($0.field)) }
+        set = transition.set.map { (flag: flags[$0.flag] ?? -1, field: UTF8Key($0.field)) }
     }
 }

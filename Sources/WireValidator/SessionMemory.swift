@@ -1,0 +1,71 @@
+/// One session's memory of values seen in earlier frames: 64-bit keys to 64-bit values in a
+/// single open-addressing table, allocated on first use and grown by doubling. Keys are hashes
+/// of values (`JSONTape.View.valueHash`) mixed with the rule they belong to.
+struct SessionMemory {
+    private var keys: [UInt64] = []
+    private var values: [UInt64] = []
+    private var count = 0
+
+    /// The key for `hash` under `rule` in `table` (several rules share one memory).
+    static func key(table: Int, rule: Int, hash: Int) -> UInt64 {
+        let tag = UInt64(truncatingIfNeeded: table &* 1_000_003 &+ rule &+ 1) &* 0x9E37_79B9_7F4A_7C15
+        let mixed = (UInt64(bitPattern: Int64(hash)) ^ tag) &* 0xBF58_476D_1CE4_E5B9
+        let key = mixed ^ (mixed >> 31)
+        return key == 0 ? 1 : key  // 0 marks an empty slot
+    }
+
+    /// The value stored for `key`.
+    func value(for key: UInt64) -> UInt64? {
+        guard !keys.isEmpty else { return nil }
+        let mask = keys.count - 1
+        var slot = Int(truncatingIfNeeded: key) & mask
+        while true {
+            let found = keys[slot]
+            if found == key { return values[slot] }
+            if found == 0 { return nil }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Whether `key` is stored.
+    func contains(_ key: UInt64) -> Bool { value(for: key) != nil }
+
+    /// Stores `value` for `key`, replacing an earlier value.
+    mutating func set(_ key: UInt64, _ value: UInt64 = 1) {
+        if (count + 1) * 4 > keys.count * 3 { grow() }
+        let mask = keys.count - 1
+        var slot = Int(truncatingIfNeeded: key) & mask
+        while keys[slot] != 0 && keys[slot] != key { slot = (slot + 1) & mask }
+        if keys[slot] == 0 { count += 1 }
+        keys[slot] = key
+        values[slot] = value
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldValues = values
+        let capacity = max(16, keys.count * 2)
+        keys = Array(repeating: 0, count: capacity)
+        values = Array(repeating: 0, count: capacity)
+        count = 0
+        for (slot, key) in oldKeys.enumerated() where key != 0 { set(key, oldValues[slot]) }
+    }
+}
+
+/// The session flags that are set, by their index in the spec's flag list.
+struct FlagSet {
+    private var low: UInt64 = 0
+    private var high: Set<Int> = []
+
+    func contains(_ flag: Int) -> Bool {
+        flag < 64 ? low & 1 << UInt64(flag) != 0 : high.contains(flag)
+    }
+
+    mutating func insert(_ flag: Int) {
+        if flag < 64 { low |= 1 << UInt64(flag) } else { high.insert(flag) }
+    }
+
+    mutating func remove(_ flag: Int) {
+        if flag < 64 { low &= ~(1 << UInt64(flag)) } else { high.remove(flag) }
+    }
+}
+
