@@ -1,18 +1,18 @@
-/// The constraints on a string value.
-public struct StringRules: Sendable {
-    public var minLength: Int?
-    public var maxLength: Int?
-    public var minBytes: Int?
-    public var maxBytes: Int?
-    public var notBlank: Bool
-    public var prefix: String?
-    public var pattern: WirePattern?
-    public var format: ValueFormat?
-    public var maxDecodedBytes: Int?
+/// The constraints on a string value. Immutable, and a class so that checks read it in place.
+public final class StringRules: Sendable {
+    public let minLength: Int?
+    public let maxLength: Int?
+    public let minBytes: Int?
+    public let maxBytes: Int?
+    public let notBlank: Bool
+    public let prefix: String?
+    public let pattern: WirePattern?
+    public let format: ValueFormat?
+    public let maxDecodedBytes: Int?
     /// The only value allowed.
-    public var constant: String?
+    public let constant: String?
     /// Allowed values (for string enums checked as strings).
-    public var allowedValues: Set<String>?
+    public let allowedValues: Set<String>?
 
     public init(
         minLength: Int? = nil, maxLength: Int? = nil, minBytes: Int? = nil, maxBytes: Int? = nil, notBlank: Bool = false,
@@ -33,13 +33,14 @@ public struct StringRules: Sendable {
     }
 }
 
-/// The constraints on a number (integer or decimal) value.
-public struct NumberRules: Sendable {
-    public var minimum: Double?
-    public var maximum: Double?
-    public var format: ValueFormat?
+/// The constraints on a number (integer or decimal) value. Immutable, and a class so that
+/// checks read it in place.
+public final class NumberRules: Sendable {
+    public let minimum: Double?
+    public let maximum: Double?
+    public let format: ValueFormat?
     /// The only value allowed (an integer constant also rejects `1.0`).
-    public var constant: JSONValue?
+    public let constant: JSONValue?
 
     public init(minimum: Double? = nil, maximum: Double? = nil, format: ValueFormat? = nil, constant: JSONValue? = nil) {
         self.minimum = minimum
