@@ -102,7 +102,11 @@ public struct FrameValidator: Sendable {
                     }
                     if field.plainKinds & 1 << kind.rawValue != 0 { continue }
                     let plan = objectPlan.fields[position]
-                    check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer, sizeAnswer: plan.answer)
+                    if plan.answer == nil {
+                        check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
+                    } else {
+                        check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer, sizeAnswer: plan.answer)
+                    }
                 }
             }
             for conditional in objectPlan.conditionals {
@@ -117,7 +121,7 @@ public struct FrameValidator: Sendable {
                 }
                 let rule = conditional.rule
                 context.check(
-                    rule, at: path(), answer: conditional.answer ?? answer,
+                    rule, at: path(), answer: conditional.answer == nil ? answer : conditional.answer ?? answer,
                     conditionValue: { member(conditional.conditionFields[$0], rule.conditions[$0].key).map { tape.value($0) } },
                     requiredPresence: { presence(conditional.requiredFields[$0], rule.required[$0]) },
                     forbiddenPresence: { presence(conditional.forbiddenFields[$0], rule.forbidden[$0]) }

@@ -105,7 +105,11 @@ public struct ValidationContext: Sendable {
             return nil
         }
         guard let rules else { return text }
-        return check(text, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer ?? self.sizeAnswer) ? text : nil
+        var utf8 = text
+        let passed = utf8.withUTF8 { bytes in
+            check(utf8: bytes, text: { text }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+        }
+        return passed ? text : nil
     }
 
     /// Checks a string against its rules; returns whether it passed.
@@ -121,7 +125,6 @@ public struct ValidationContext: Sendable {
     /// non-ASCII blanks) or an issue quotes it.
     /// `sizeAnswer` answers size violations; `nil` uses the context's.
     public mutating func check(utf8 bytes: UnsafeBufferPointer<UInt8>, text: () -> String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) -> Bool {
-        let sizeAnswer = sizeAnswer ?? self.sizeAnswer
         let before = errorCount
         if let constant = rules.constant, !bytes.elementsEqual(constant.utf8) {
             fail(path(), "const", answer, "must be \(JSONWriter.string(.string(constant))), found \(JSONWriter.string(.string(text())))")
@@ -143,7 +146,7 @@ public struct ValidationContext: Sendable {
             fail(path(), "minBytes", answer, "is \(bytes.count) UTF-8 bytes, fewer than the \(minimum) required")
         }
         if let maximum = rules.maxBytes, bytes.count > maximum {
-            fail(path(), "maxBytes", sizeAnswer, "is \(bytes.count) UTF-8 bytes, more than the \(maximum) allowed")
+            fail(path(), "maxBytes", sizeAnswer ?? self.sizeAnswer, "is \(bytes.count) UTF-8 bytes, more than the \(maximum) allowed")
         }
         if rules.notBlank, WireFormats.isBlank(bytes, text: text) {
             fail(path(), "notBlank", answer, bytes.isEmpty ? "must not be empty" : "must not be blank")
@@ -160,7 +163,7 @@ public struct ValidationContext: Sendable {
         return errorCount == before
     }
 
-    private mutating func checkFormat(_ bytes: UnsafeBufferPointer<UInt8>, text: () -> String, _ format: ValueFormat, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer) {
+    private mutating func checkFormat(_ bytes: UnsafeBufferPointer<UInt8>, text: () -> String, _ format: ValueFormat, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
         let valid: Bool
         switch format {
         case .uuid: valid = WireFormats.isUUID(bytes)
@@ -175,7 +178,7 @@ public struct ValidationContext: Sendable {
             }
             valid = true
             if let maximum = rules.maxDecodedBytes, length > maximum {
-                fail(path(), "maxDecodedBytes", sizeAnswer, "decodes to \(length) bytes, more than the \(maximum) allowed")
+                fail(path(), "maxDecodedBytes", sizeAnswer ?? self.sizeAnswer, "decodes to \(length) bytes, more than the \(maximum) allowed")
             }
         }
         if !valid {
