@@ -23,15 +23,24 @@ public struct JSONParser {
 
     /// Parses a complete document from bytes.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var tape = JSONTape()
-        try tape.parse(bytes)
-        return tape.value(JSONTape.root)
+        let result: Result<JSONValue, JSONSyntaxError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONSyntaxError) -> JSONValue in try parse(buffer: buffer) }
+        }
+        if let result { return try result.get() }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) -> JSONValue in try parse(buffer: buffer) }
     }
 
     /// Parses a complete document from text.
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
-        var tape = JSONTape()
-        try tape.parse(text)
-        return tape.value(JSONTape.root)
+        var text = text
+        let result: Result<JSONValue, JSONSyntaxError> = text.withUTF8 { buffer in
+            Result { () throws(JSONSyntaxError) -> JSONValue in try parse(buffer: buffer) }
+        }
+        return try result.get()
+    }
+
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        try JSONTape.withScanned(buffer) { $0.value(JSONTape.root) }
     }
 }

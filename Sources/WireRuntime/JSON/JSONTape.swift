@@ -56,19 +56,31 @@ public struct JSONTape: Sendable {
     public mutating func parse(_ source: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
         bytes.removeAll(keepingCapacity: true)
         bytes.append(contentsOf: source)
-        tokens.removeAll(keepingCapacity: true)
         var tokens = self.tokens
         self.tokens = []
         defer { self.tokens = tokens }
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
-            var scanner = Scanner(bytes: buffer, tokens: tokens)
-            tokens = []
-            defer { tokens = scanner.tokens }
-            scanner.skipWhitespace()
-            try scanner.parseValue(depth: 0)
-            scanner.skipWhitespace()
-            guard scanner.position == buffer.count else { throw scanner.error("unexpected data after the JSON value") }
-        }
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try Self.scan(buffer, into: &tokens) }
+    }
+
+    /// Scans a whole document into `tokens` (emptied first, its storage kept).
+    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) throws(JSONSyntaxError) {
+        tokens.removeAll(keepingCapacity: true)
+        // About one token per eight bytes of compact JSON; reserving avoids regrowing.
+        tokens.reserveCapacity(buffer.count / 8 + 8)
+        var scanner = Scanner(bytes: buffer, tokens: tokens)
+        tokens = []
+        defer { tokens = scanner.tokens }
+        scanner.skipWhitespace()
+        try scanner.parseValue(depth: 0)
+        scanner.skipWhitespace()
+        guard scanner.position == buffer.count else { throw scanner.error("unexpected data after the JSON value") }
+    }
+
+    /// Scans a document in place (without copying its bytes) and hands a view of it to `body`.
+    static func withScanned<R>(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> R) throws(JSONSyntaxError) -> R {
+        var tokens: [Token] = []
+        try scan(buffer, into: &tokens)
+        return tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
     }
 
     /// Parses a document from any bytes.
