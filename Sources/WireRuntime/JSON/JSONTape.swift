@@ -14,23 +14,56 @@ public struct JSONTape: Sendable {
         case null, `false`, `true`, integer, number, string, array, object
     }
 
+    /// One value (or key) of the document: 32 bytes, offsets as 32-bit numbers.
     @usableFromInline
     struct Token: Sendable {
         @usableFromInline var kind: Kind
         /// For strings: whether the text holds escapes; whether it is all ASCII.
         @usableFromInline var hasEscapes: Bool
         @usableFromInline var isASCII: Bool
-        /// The value's bytes: a string's without its quotes; a container's from its bracket.
-        @usableFromInline var start: Int
-        @usableFromInline var end: Int
-        /// The index of the token after this value and everything inside it.
-        @usableFromInline var next: Int
-        /// A container's member or item count.
-        @usableFromInline var count: Int
+        @usableFromInline var storedStart: UInt32
+        @usableFromInline var storedEnd: UInt32
+        @usableFromInline var storedNext: UInt32
+        @usableFromInline var storedCount: UInt32
         /// An object's key sketch: the ``JSONTape/keySignature(_:)`` bits of its keys OR-ed
         /// together, or all bits when unknown. A key whose bit is clear is not a member.
         @usableFromInline var keys: UInt64
+
+        @usableFromInline
+        init(kind: Kind, hasEscapes: Bool, isASCII: Bool, start: Int, end: Int, next: Int) {
+            self.kind = kind
+            self.hasEscapes = hasEscapes
+            self.isASCII = isASCII
+            storedStart = UInt32(truncatingIfNeeded: start)
+            storedEnd = UInt32(truncatingIfNeeded: end)
+            storedNext = UInt32(truncatingIfNeeded: next)
+            storedCount = 0
+            keys = ~0
+        }
+
+        /// The value's bytes: a string's without its quotes; a container's from its bracket.
+        @inlinable var start: Int {
+            get { Int(storedStart) }
+            set { storedStart = UInt32(truncatingIfNeeded: newValue) }
+        }
+        @inlinable var end: Int {
+            get { Int(storedEnd) }
+            set { storedEnd = UInt32(truncatingIfNeeded: newValue) }
+        }
+        /// The index of the token after this value and everything inside it.
+        @inlinable var next: Int {
+            get { Int(storedNext) }
+            set { storedNext = UInt32(truncatingIfNeeded: newValue) }
+        }
+        /// A container's member or item count.
+        @inlinable var count: Int {
+            get { Int(storedCount) }
+            set { storedCount = UInt32(truncatingIfNeeded: newValue) }
+        }
     }
+
+    /// The largest document a tape holds: offsets are 32-bit.
+    public static let maxDocumentBytes = Int(UInt32.max) - 1
 
     /// A key's bit in object key sketches, from its length and first and last bytes.
     @inlinable
@@ -65,6 +98,9 @@ public struct JSONTape: Sendable {
     /// Scans a whole document into `tokens` (emptied first, its storage kept).
     static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) throws(JSONSyntaxError) {
         tokens.removeAll(keepingCapacity: true)
+        guard buffer.count <= maxDocumentBytes else {
+            throw JSONSyntaxError(reason: "documents larger than 4 GiB are not supported", offset: 0, line: 1, column: 1)
+        }
         // About one token per eight bytes of compact JSON; reserving avoids regrowing.
         tokens.reserveCapacity(buffer.count / 8 + 8)
         var scanner = Scanner(bytes: buffer, tokens: tokens)
@@ -141,7 +177,7 @@ extension JSONTape {
 
         @inline(__always)
         mutating func append(_ kind: Kind, start: Int, end: Int, hasEscapes: Bool = false, isASCII: Bool = true) {
-            tokens.append(Token(kind: kind, hasEscapes: hasEscapes, isASCII: isASCII, start: start, end: end, next: tokens.count + 1, count: 0, keys: ~0))
+            tokens.append(Token(kind: kind, hasEscapes: hasEscapes, isASCII: isASCII, start: start, end: end, next: tokens.count + 1))
         }
 
         mutating func parseValue(depth: Int) throws(JSONSyntaxError) {
