@@ -51,21 +51,34 @@ struct SessionMemory {
     }
 }
 
-/// The session flags that are set, by their index in the spec's flag list.
+/// The session flags that are set, by their index in the spec's flag list (-1, a flag the
+/// spec does not declare, is never set).
 struct FlagSet {
     private var low: UInt64 = 0
     private var high: Set<Int> = []
 
     func contains(_ flag: Int) -> Bool {
-        flag < 64 ? low & 1 << UInt64(flag) != 0 : high.contains(flag)
+        switch flag {
+        case 0..<64: return low & 1 << UInt64(flag) != 0
+        case 64...: return high.contains(flag)
+        default: return false
+        }
     }
 
     mutating func insert(_ flag: Int) {
-        if flag < 64 { low |= 1 << UInt64(flag) } else { high.insert(flag) }
+        switch flag {
+        case 0..<64: low |= 1 << UInt64(flag)
+        case 64...: high.insert(flag)
+        default: break
+        }
     }
 
     mutating func remove(_ flag: Int) {
-        if flag < 64 { low &= ~(1 << UInt64(flag)) } else { high.remove(flag) }
+        switch flag {
+        case 0..<64: low &= ~(1 << UInt64(flag))
+        case 64...: high.remove(flag)
+        default: break
+        }
     }
 }
 

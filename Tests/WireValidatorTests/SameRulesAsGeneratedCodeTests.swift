@@ -1,6 +1,7 @@
 import ClawlineProtocol
 import Foundation
 import Testing
+import WireRuntime
 import WireSpec
 import WireTestSupport
 import WireValidator
@@ -38,6 +39,18 @@ import WireValidator
     func clientFrame(_ file: URL) throws {
         let bytes = try Data(contentsOf: file)
         #expect(Self.summary(Self.validator.check(bytes, direction: .client)) == Self.summary(ClientFrame.decode(bytes)))
+    }
+
+    /// A frame inside a larger document (as in a capture envelope) is checked the same way.
+    @Test(arguments: frames("client") + frames("server"))
+    func frameInsideAnEnvelope(_ file: URL) throws {
+        let direction: Direction = file.path.contains("/client/") ? .client : .server
+        let bytes = try Data(contentsOf: file)
+        guard (try? JSONParser.parse(bytes)) != nil else { return }  // not JSON: there is no envelope to put it in
+        var tape = JSONTape()
+        try tape.parse(Array(#"{"dir":"\#(direction.rawValue)","frame":"#.utf8) + Array(bytes) + Array("}".utf8))
+        let frame = try #require(tape.member(of: JSONTape.root, key: "frame"))
+        #expect(Self.summary(Self.validator.check(tape, at: frame, direction: direction)) == Self.summary(Self.validator.check(bytes, direction: direction)))
     }
 
     @Test(arguments: frames("server"))

@@ -1,0 +1,136 @@
+import Testing
+import WireRuntime
+
+/// The token tape behind the parser: reading values in place, member lookups (with a cursor and
+/// key sketches), the same strictness as `JSONParser`, and value hashes.
+@Suite struct JSONTapeTests {
+    func tape(_ text: String) throws -> JSONTape {
+        var tape = JSONTape()
+        try tape.parse(text)
+        return tape
+    }
+
+    @Test func readsKindsCountsAndValuesInPlace() throws {
+        let tape = try tape(#"{"id":"c_1","n":-12,"x":1.5,"ok":true,"none":null,"list":[1,"two",{"three":3}],"e":"a\"b\u00e9"}"#)
+        try tape.withView { view in
+            let root = JSONTape.root
+            #expect(view.kind(root) == .object && view.count(root) == 7)
+            let id = try #require(view.member(of: root, key: "id"))
+            #expect(view.kind(id) == .string && view.string(id) == "c_1" && view.isASCII(id))
+            #expect(view.integer(try #require(view.member(of: root, key: "n"))) == -12)
+            #expect(view.double(try #require(view.member(of: root, key: "x"))) == 1.5)
+            #expect(view.kind(try #require(view.member(of: root, key: "ok"))) == .true)
+            #expect(view.kind(try #require(view.member(of: root, key: "none"))) == .null)
+            let list = try #require(view.member(of: root, key: "list"))
+            var items: [JSONValue] = []
+            view.forEachItem(of: list) { _, item in items.append(view.value(item)) }
+            #expect(items == [1, "two", ["three": 3]])
+            let escaped = try #require(view.member(of: root, key: "e"))
+            #expect(view.string(escaped) == "a\"bé" && !view.isASCII(escaped))
+            #expect(view.withStringBytes(escaped) { Array($0) } == Array("a\"bé".utf8))
+            #expect(view.member(of: root, key: "missing") == nil)
+            #expect(view.next(root) == tape.tokenCount, "the root's subtree is the whole tape")
+        }
+        #expect(tape.value(JSONTape.root) == (try JSONParser.parse(String(decoding: tape.bytes, as: UTF8.self))))
+    }
+
+    @Test func integersThatDoNotFitAreNumbers() throws {
+        #expect(try tape("999999999999999999").kind(JSONTape.root) == .integer, "18 digits")
+        #expect(try tape("-9223372036854775808").integer(JSONTape.root) == Int.min)
+        #expect(try tape("9223372036854775807").integer(JSONTape.root) == Int.max)
+        #expect(try tape("9223372036854775808").kind(JSONTape.root) == .number)
+        #expect(try tape("123456789012345678901234").double(JSONTape.root) == 123_456_789_012_345_678_901_234.0)
+    }
+
+    @Test func cursorLookupsFollowTheDocumentAndWrapAround() throws {
+        let tape = try tape(#"{"a":1,"b":2,"c":3}"#)
+        tape.withView { view in
+            var cursor = JSONTape.root + 1
+            func find(_ key: String) -> JSONValue? {
+                var key = key
+                return key.withUTF8 { bytes in
+                    view.member(of: JSONTape.root, key: bytes, signature: JSONTape.keySignature(bytes), cursor: &cursor).map { view.value($0) }
+                }
+            }
+            #expect(find("b") == 2)
+            #expect(find("c") == 3)
+            #expect(find("a") == 1, "found after wrapping around")
+            #expect(find("zz") == nil)
+            #expect(find("c") == 3)
+        }
+    }
+
+    @Test func keysSharingASketchBitAreStillTold() throws {
+        // Same length, first and last byte: one sketch bit, different keys.
+        let tape = try tape(#"{"axb":1,"ayb":2,"a\u0078b2":3}"#)
+        #expect(tape.member(of: JSONTape.root, key: "axb").map { tape.value($0) } == 1)
+        #expect(tape.member(of: JSONTape.root, key: "ayb").map { tape.value($0) } == 2)
+        #expect(tape.member(of: JSONTape.root, key: "axb2").map { tape.value($0) } == 3, "an escaped key matches its text")
+        #expect(tape.member(of: JSONTape.root, key: "azb") == nil)
+    }
+
+    @Test(arguments: [
+        (#"{"a":1,"\u0061":2}"#, "duplicate key 'a' in an object at line 1, column 8"),
+        (#"{"\u0061":1,"a":2}"#, "duplicate key 'a' in an object at line 1, column 13"),
+        (#"{"axb":1,"ayb":2,"axb":3}"#, "duplicate key 'axb' in an object at line 1, column 18"),
+    ])
+    func duplicateKeysAreFoundWhateverTheirSpelling(_ input: String, _ expected: String) {
+        var tape = JSONTape()
+        #expect(throws: JSONSyntaxError.self) { try tape.parse(input) }
+        do {
+            try tape.parse(input)
+        } catch {
+            #expect(error.description == expected)
+        }
+    }
+
+    @Test func duplicateKeysInLargeObjects() {
+        let members = (0..<40).map { #""k\#($0)":\#($0)"# }
+        var tape = JSONTape()
+        #expect((try? tape.parse("{" + members.joined(separator: ",") + "}")) != nil)
+        #expect(tape.member(of: JSONTape.root, key: "k39").map { tape.value($0) } == 39)
+        do {
+            try tape.parse("{" + (members + [#""k7":0"#]).joined(separator: ",") + "}")
+            Issue.record("accepted a duplicate key among 41")
+        } catch {
+            #expect(error.reason == "duplicate key 'k7' in an object")
+        }
+    }
+
+    @Test(arguments: [
+        [0x22, 0xC0, 0xAF, 0x22],  // overlong '/'
+        [0x22, 0xED, 0xA0, 0x80, 0x22],  // a UTF-16 surrogate
+        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // past U+10FFFF
+        [0x22, 0xE2, 0x82, 0x22],  // truncated sequence
+    ] as [[UInt8]])
+    func rejectsMalformedUTF8(_ bytes: [UInt8]) {
+        var tape = JSONTape()
+        #expect(throws: JSONSyntaxError.self) { try tape.parse(bytes) }
+    }
+
+    @Test func acceptsWellFormedUTF8AtEveryLength() throws {
+        let text = #""a é € 😀 long enough to cross eight-byte words: ÿ""#
+        #expect(try tape(text).string(JSONTape.root) == "a é € 😀 long enough to cross eight-byte words: ÿ")
+    }
+
+    @Test func aReusedTapeForgetsTheLastDocument() throws {
+        var tape = JSONTape()
+        try tape.parse(#"{"a":[1,2,3],"b":{"c":"d"}}"#)
+        try tape.parse("[true]")
+        #expect(tape.tokenCount == 2 && tape.value(JSONTape.root) == [true])
+        #expect(throws: JSONSyntaxError.self) { try tape.parse("[") }
+    }
+
+    @Test func equalValuesHashEqually() throws {
+        func hash(_ text: String) throws -> Int {
+            try tape(text).withView { $0.valueHash(JSONTape.root) }
+        }
+        #expect(try hash(#""caf\u00e9""#) == hash(#""café""#), "escapes do not matter")
+        #expect(try hash(#"{"a":1,"b":[true,null]}"#) == hash(#"{"b":[true,null],"a":1}"#), "member order does not matter")
+        #expect(try hash("-0.0") == hash("0.0"))
+        #expect(try hash("1") != hash("1.0"), "an integer is not a decimal, as in JSONValue")
+        #expect(try hash("[1,2]") != hash("[2,1]"))
+        #expect(try hash(#""1""#) != hash("1"))
+        #expect(try hash(#"{"a":"b"}"#) != hash(#"{"b":"a"}"#))
+    }
+}

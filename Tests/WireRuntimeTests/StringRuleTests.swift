@@ -1,0 +1,62 @@
+import Testing
+import WireRuntime
+
+/// String rules judged from UTF-8 bytes: the same issues whether a check starts from a `String`
+/// (generated code) or from bytes in a tape (`wire validate`), including non-ASCII text.
+@Suite struct StringRuleTests {
+    static let answer = ViolationAnswer(code: "invalid_message")
+    static let rules: [StringRules] = [
+        StringRules(minLength: 2, maxLength: 4),
+        StringRules(minBytes: 2, maxBytes: 4),
+        StringRules(notBlank: true),
+        StringRules(prefix: "c_"),
+        StringRules(pattern: WirePattern("[a-z]+_[0-9]+")),
+        StringRules(format: .uuidv4),
+        StringRules(format: .uuid),
+        StringRules(format: .base64, maxDecodedBytes: 2),
+        StringRules(format: .iso8601),
+        StringRules(format: .uri),
+        StringRules(constant: "é"),
+        StringRules(allowedValues: ["a", "b"]),
+    ]
+    static let texts = [
+        "", " ", "\u{00A0}\u{3000}", "\t\n", "é", "ab", "abcde", "c_1", "c\u{301}_1", "日本語テキスト", "😀😀",
+        "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f", "6F1C2D3E-4B5A-1C6D-8E7F-9A0B1C2D3E4F", "QUJD", "QQ==", "**",
+        "2024-01-08T10:00:00Z", "https://example.com/a b", "a_1", "b",
+    ]
+
+    func issues(_ text: String, _ rules: StringRules, fromBytes: Bool) -> [String] {
+        var context = ValidationContext(sizeAnswer: ViolationAnswer(code: "payload_too_large"))
+        if fromBytes {
+            var copy = text
+            _ = copy.withUTF8 { context.check(utf8: $0, text: { text }, at: .root, rules: rules, answer: Self.answer, sizeAnswer: nil) }
+        } else {
+            _ = context.string(.string(text), at: .root, rules: rules, answer: Self.answer)
+        }
+        return context.issues.map { "\($0) \($0.rule) \($0.answer)" }
+    }
+
+    @Test(arguments: texts)
+    func bytesAndStringsAgree(_ text: String) {
+        for rules in Self.rules {
+            #expect(issues(text, rules, fromBytes: true) == issues(text, rules, fromBytes: false), "\(text)")
+        }
+    }
+
+    @Test(arguments: texts)
+    func bytesGiveTheAnswersOfStringAPIs(_ text: String) {
+        let scalars = text.unicodeScalars.count
+        #expect(issues(text, StringRules(minLength: scalars, maxLength: scalars), fromBytes: true).isEmpty, "length is \(scalars) scalars")
+        #expect(!issues(text, StringRules(maxLength: scalars - 1), fromBytes: true).isEmpty || scalars == 0)
+        let blank = text.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+        #expect(issues(text, StringRules(notBlank: true), fromBytes: true).isEmpty == !blank, "blank: \(blank)")
+        #expect(issues(text, StringRules(prefix: "c_"), fromBytes: true).isEmpty == text.utf8.starts(with: "c_".utf8))
+    }
+
+    @Test func countsAndBlanksAreUnicodeAware() {
+        #expect(issues("日本語テキスト", StringRules(maxLength: 7), fromBytes: true).isEmpty, "seven characters, 21 bytes")
+        #expect(issues("\u{00A0}\u{3000}", StringRules(notBlank: true), fromBytes: true).map { $0.hasSuffix("notBlank invalid_message") } == [true])
+        #expect(issues("\u{00A0}x", StringRules(notBlank: true), fromBytes: true).isEmpty)
+        #expect(issues("abcde", StringRules(maxBytes: 4), fromBytes: true).first?.hasSuffix("maxBytes payload_too_large") == true, "size rules answer with the size code")
+    }
+}
