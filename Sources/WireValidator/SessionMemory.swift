@@ -2,8 +2,8 @@
 /// single open-addressing table, allocated on first use and grown by doubling. Keys are hashes
 /// of values (`JSONTape.View.valueHash`) mixed with the rule they belong to.
 struct SessionMemory {
-    private var keys: [UInt64] = []
-    private var values: [UInt64] = []
+    /// Key and value pairs; a key of 0 marks an empty slot. One allocation, grown by doubling.
+    private var slots: [(key: UInt64, value: UInt64)] = []
     private var count = 0
 
     /// The key for `hash` under `rule` in `table` (several rules share one memory).
@@ -11,18 +11,18 @@ struct SessionMemory {
         let tag = UInt64(truncatingIfNeeded: table &* 1_000_003 &+ rule &+ 1) &* 0x9E37_79B9_7F4A_7C15
         let mixed = (UInt64(bitPattern: Int64(hash)) ^ tag) &* 0xBF58_476D_1CE4_E5B9
         let key = mixed ^ (mixed >> 31)
-        return key == 0 ? 1 : key  // 0 marks an empty slot
+        return key == 0 ? 1 : key
     }
 
     /// The value stored for `key`.
     func value(for key: UInt64) -> UInt64? {
-        guard !keys.isEmpty else { return nil }
-        let mask = keys.count - 1
+        guard !slots.isEmpty else { return nil }
+        let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: key) & mask
         while true {
-            let found = keys[slot]
-            if found == key { return values[slot] }
-            if found == 0 { return nil }
+            let found = slots[slot]
+            if found.key == key { return found.value }
+            if found.key == 0 { return nil }
             slot = (slot + 1) & mask
         }
     }
@@ -32,22 +32,19 @@ struct SessionMemory {
 
     /// Stores `value` for `key`, replacing an earlier value.
     mutating func set(_ key: UInt64, _ value: UInt64 = 1) {
-        if (count + 1) * 4 > keys.count * 3 { grow() }
-        let mask = keys.count - 1
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: key) & mask
-        while keys[slot] != 0 && keys[slot] != key { slot = (slot + 1) & mask }
-        if keys[slot] == 0 { count += 1 }
-        keys[slot] = key
-        values[slot] = value
+        while slots[slot].key != 0 && slots[slot].key != key { slot = (slot + 1) & mask }
+        if slots[slot].key == 0 { count += 1 }
+        slots[slot] = (key, value)
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        let capacity = max(16, keys.count * 2)
-        keys = Array(repeating: 0, count: capacity)
-        values = Array(repeating: 0, count: capacity)
+        let old = slots
+        slots = Array(repeating: (0, 0), count: max(8, slots.count * 2))
         count = 0
-        for (slot, key) in oldKeys.enumerated() where key != 0 { set(key, oldValues[slot]) }
+        for (key, value) in old where key != 0 { set(key, value) }
     }
 }
 
