@@ -101,7 +101,8 @@ public struct FrameValidator: Sendable {
                         continue
                     }
                     if field.plainKinds & 1 << kind.rawValue != 0 { continue }
-                    let plan = objectPlan.fields[position]
+                    // The plan outlives the check (the validator holds it); skip counting the reference.
+                    unowned(unsafe) let plan = objectPlan.fields[position]
                     if plan.answer == nil {
                         check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
                     } else {
@@ -109,22 +110,22 @@ public struct FrameValidator: Sendable {
                     }
                 }
             }
-            for conditional in objectPlan.conditionals {
+            for rulePosition in objectPlan.conditionals.indices {
+                unowned(unsafe) let conditional = objectPlan.conditionals[rulePosition]
                 /// The value of a key the rule reads, found by the walk above when it is a declared field.
-                func member(_ position: Int, _ key: String) -> Int? {
-                    guard position >= 0 else { return tape.member(of: index, key: key) }
+                func member(_ position: Int, _ key: @autoclosure () -> String) -> Int? {
+                    guard position >= 0 else { return tape.member(of: index, key: key()) }
                     return found[position] >= 0 ? found[position] : nil
                 }
-                func presence(_ position: Int, _ key: String) -> MemberPresence {
-                    guard let value = member(position, key) else { return .absent }
+                func presence(_ position: Int, _ key: @autoclosure () -> String) -> MemberPresence {
+                    guard let value = member(position, key()) else { return .absent }
                     return tape.kind(value) == .null ? .null : .present
                 }
-                let rule = conditional.rule
                 context.check(
-                    rule, at: path(), answer: conditional.answer == nil ? answer : conditional.answer ?? answer,
-                    conditionValue: { member(conditional.conditionFields[$0], rule.conditions[$0].key).map { tape.value($0) } },
-                    requiredPresence: { presence(conditional.requiredFields[$0], rule.required[$0]) },
-                    forbiddenPresence: { presence(conditional.forbiddenFields[$0], rule.forbidden[$0]) }
+                    conditional.rule, at: path(), answer: conditional.answer == nil ? answer : conditional.answer ?? answer,
+                    conditionValue: { member(conditional.conditionFields[$0], conditional.rule.conditions[$0].key).map { tape.value($0) } },
+                    requiredPresence: { presence(conditional.requiredFields[$0], conditional.rule.required[$0]) },
+                    forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) }
                 )
             }
         }
