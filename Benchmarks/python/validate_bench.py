@@ -3,11 +3,15 @@
 
 Each Python validator checks every frame of a JSONL capture of envelopes against the exported
 schema of its direction (schemas/clawline.<direction>.schema.json), parsing with `json` and with
-`orjson`. `wire validate` does more (session rules and rate limits too). Run it on one core:
+`orjson`. `wire validate` does more (session rules and rate limits too) and is timed as a whole
+process (start-up, reading the file and printing included); the Python validators are timed over
+lines already in memory. Every contender gets the best of `--rounds` passes (one pass for a
+validator slower than 10 s a pass). Run it on one core:
 
     python3 -m venv /tmp/bench && /tmp/bench/bin/pip install jsonschema fastjsonschema jsonschema-rs orjson
     swift build -c release --product wire
-    taskset -c 0 /tmp/bench/bin/python Benchmarks/python/validate_bench.py capture.jsonl [--wire .build/release/wire]
+    python3 Benchmarks/python/make_capture.py 100000 > /tmp/capture.jsonl
+    taskset -c 0 /tmp/bench/bin/python Benchmarks/python/validate_bench.py /tmp/capture.jsonl [--wire .build/release/wire] [--rounds 3]
 """
 import argparse
 import json
@@ -27,31 +31,39 @@ def load_schema(direction):
     return json.loads((ROOT / "schemas" / f"clawline.{direction}.schema.json").read_text())
 
 
-def run(name, lines, parse, validators):
-    start = time.perf_counter()
-    valid = 0
-    for line in lines:
-        envelope = parse(line)
-        frame = envelope["frame"]
-        if validators[envelope["dir"]](frame):
-            valid += 1
-    elapsed = time.perf_counter() - start
-    return name, len(lines) / elapsed, valid
+def run(name, lines, parse, validators, rounds):
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        valid = 0
+        for line in lines:
+            envelope = parse(line)
+            frame = envelope["frame"]
+            if validators[envelope["dir"]](frame):
+                valid += 1
+        elapsed = time.perf_counter() - start
+        best = min(best, elapsed)
+        if elapsed > 10:
+            break
+    return name, len(lines) / best, valid
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("capture")
     parser.add_argument("--wire", default=str(ROOT / ".build/release/wire"))
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     raw = pathlib.Path(args.capture).read_bytes().splitlines()
     lines = [line for line in raw if line.strip()]
     size = sum(len(line) + 1 for line in lines)
     print(f"capture: {len(lines)} frames, {size / 1e6:.1f} MB")
 
-    start = time.perf_counter()
-    result = subprocess.run([args.wire, "validate", "--spec", str(ROOT / "Spec/clawline.yaml"), args.capture], capture_output=True, text=True)
-    wire_elapsed = time.perf_counter() - start
+    wire_elapsed = float("inf")
+    for _ in range(args.rounds):
+        start = time.perf_counter()
+        result = subprocess.run([args.wire, "validate", "--spec", str(ROOT / "Spec/clawline.yaml"), args.capture], capture_output=True, text=True)
+        wire_elapsed = min(wire_elapsed, time.perf_counter() - start)
     wire_rate = len(lines) / wire_elapsed
     print(f"{'wire validate (frames + session rules)':48} {wire_rate:10.0f} frames/s  {size / wire_elapsed / 1e6:6.1f} MB/s   exit {result.returncode}: {result.stdout.strip().splitlines()[-1]}")
 
@@ -76,7 +88,7 @@ def main():
     rows = []
     for name, table in validators.items():
         for parser_name, parse in (("json", json.loads), ("orjson", orjson.loads)):
-            rows.append(run(f"{name} + {parser_name}", lines, parse, table))
+            rows.append(run(f"{name} + {parser_name}", lines, parse, table, args.rounds))
     for name, rate, valid in rows:
         print(f"{name:48} {rate:10.0f} frames/s  {size / (len(lines) / rate) / 1e6:6.1f} MB/s   {valid} valid   wire is {wire_rate / rate:5.1f}x")
 
