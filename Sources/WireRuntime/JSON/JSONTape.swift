@@ -212,18 +212,22 @@ extension JSONTape {
             position += count
         }
 
-        mutating func parseObject(depth: Int) throws(JSONSyntaxError) {
+        /// Opens a container at its bracket; returns its token, or `nil` when it is empty (and closed).
+        mutating func open(_ kind: Kind, closedBy bracket: UInt8, depth: Int) throws(JSONSyntaxError) -> Int? {
             guard depth <= JSONParser.maxDepth else { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
             let index = tokens.count
-            append(.object, start: position, end: position)
+            append(kind, start: position, end: position)
             position += 1
-            var count = 0
             skipWhitespace()
-            if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                close(index, count: 0)
-                return
-            }
+            guard position < bytes.count, bytes[position] == bracket else { return index }
+            position += 1
+            close(index, count: 0)
+            return nil
+        }
+
+        mutating func parseObject(depth: Int) throws(JSONSyntaxError) {
+            guard let index = try open(.object, closedBy: UInt8(ascii: "}"), depth: depth) else { return }
+            var count = 0
             while true {
                 skipWhitespace()
                 guard position < bytes.count else { throw error("unexpected end of input in an object") }
@@ -250,17 +254,8 @@ extension JSONTape {
         }
 
         mutating func parseArray(depth: Int) throws(JSONSyntaxError) {
-            guard depth <= JSONParser.maxDepth else { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
-            let index = tokens.count
-            append(.array, start: position, end: position)
-            position += 1
+            guard let index = try open(.array, closedBy: UInt8(ascii: "]"), depth: depth) else { return }
             var count = 0
-            skipWhitespace()
-            if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-                position += 1
-                close(index, count: 0)
-                return
-            }
             while true {
                 skipWhitespace()
                 try parseValue(depth: depth)
