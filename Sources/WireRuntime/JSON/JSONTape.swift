@@ -213,6 +213,7 @@ extension JSONTape {
         }
 
         /// Opens a container at its bracket; returns its token, or `nil` when it is empty (and closed).
+        @inline(__always)
         mutating func open(_ kind: Kind, closedBy bracket: UInt8, depth: Int) throws(JSONSyntaxError) -> Int? {
             guard depth <= JSONParser.maxDepth else { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
             let index = tokens.count
