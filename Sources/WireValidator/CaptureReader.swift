@@ -83,6 +83,7 @@ public struct CaptureReader {
     }
 
     static let envelopeKeys = (dir: UTF8Key("dir"), ts: UTF8Key("ts"), session: UTF8Key("session"), frame: UTF8Key("frame"))
+    static let directionKeys = (client: UTF8Key(Direction.client.rawValue), server: UTF8Key(Direction.server.rawValue))
 
     static func looksLikeHAR(firstLine: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let start = firstLine.firstIndex(where: { !$0.isJSONWhitespace }), firstLine[start] == UInt8(ascii: "{") else { return false }
@@ -175,10 +176,12 @@ public struct CaptureReader {
         }
         var direction = self.direction
         if let dirIndex {
-            switch tape.kind(dirIndex) == .string ? tape.string(dirIndex) : nil {
-            case "client": direction = .client
-            case "server": direction = .server
-            default: return .problem("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)
+            if tape.kind(dirIndex) == .string, tape.stringEquals(dirIndex, Self.directionKeys.client.bytes) {
+                direction = .client
+            } else if tape.kind(dirIndex) == .string, tape.stringEquals(dirIndex, Self.directionKeys.server.bytes) {
+                direction = .server
+            } else {
+                return .problem("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)
             }
         } else if direction == nil {
             return .problem("envelope 'dir' must be \"client\" or \"server\", found nothing", session: session)
