@@ -1,0 +1,128 @@
+/// Decoding the bytes of strings and numbers, and checking UTF-8.
+extension JSONTape {
+    @usableFromInline
+    static func decodeString(_ buffer: UnsafeBufferPointer<UInt8>, _ token: Token) -> String {
+        let raw = UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])
+        guard token.hasEscapes else { return String(decoding: raw, as: UTF8.self) }
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(raw.count)
+        var position = 0
+        while position < raw.count {
+            let byte = raw[position]
+            position += 1
+            guard byte == UInt8(ascii: "\\"), position < raw.count else {
+                utf8.append(byte)
+                continue
+            }
+            let escape = raw[position]
+            position += 1
+            switch escape {
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(raw, &position)
+                if (0xD800...0xDBFF).contains(scalar), position + 1 < raw.count, raw[position] == UInt8(ascii: "\\") {
+                    position += 2
+                    let low = hex4(raw, &position)
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)
+                }
+                utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+            default: utf8.append(escape)  // " \ /
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    private static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ position: inout Int) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 where position < raw.count {
+            value = value * 16 + (hexDigit(raw[position]) ?? 0)
+            position += 1
+        }
+        return value
+    }
+
+    @inline(__always)
+    static func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    /// The value of an integer's digits, or `nil` when it does not fit in `Int`.
+    static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !digits.isEmpty else { return nil }
+        let negative = digits[0] == UInt8(ascii: "-")
+        var position = negative ? 1 : 0
+        // Up to 18 digits cannot overflow; longer numbers take the checked path.
+        if digits.count - position <= 18 {
+            var value = 0
+            while position < digits.count {
+                value = value &* 10 &+ Int(digits[position] &- UInt8(ascii: "0"))
+                position += 1
+            }
+            return negative ? -value : value
+        }
+        return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    static func double(_ digits: UnsafeBufferPointer<UInt8>) -> Double? {
+        Double(String(decoding: digits, as: UTF8.self))
+    }
+
+    /// Whether `count` bytes at two addresses are equal.
+    @inlinable @inline(__always)
+    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var offset = 0
+        while offset + 8 <= count {
+            let left = UnsafeRawPointer(a + offset).loadUnaligned(as: UInt64.self)
+            let right = UnsafeRawPointer(b + offset).loadUnaligned(as: UInt64.self)
+            if left != right { return false }
+            offset += 8
+        }
+        while offset < count {
+            if a[offset] != b[offset] { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether bytes are well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF).
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = 0
+        let count = bytes.count
+        while position < count {
+            let lead = bytes[position]
+            if lead < 0x80 {
+                position += 1
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80, high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default: return false
+            }
+            guard position + length <= count else { return false }
+            let second = bytes[position + 1]
+            guard second >= low, second <= high else { return false }
+            for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 {
+                return false
+            }
+            position += length
+        }
+        return true
+    }
+}

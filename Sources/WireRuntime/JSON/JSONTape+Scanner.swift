@@ -1,0 +1,323 @@
+/// The strict scanner that fills a tape.
+extension JSONTape {
+    struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var tokens: [Token]
+        var position = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>, tokens: [Token]) {
+            self.bytes = bytes
+            self.tokens = tokens
+        }
+
+        func error(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
+            let offset = min(offset ?? position, bytes.count)
+            var line = 1, lineStart = 0
+            for index in 0..<offset where bytes[index] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = index + 1
+            }
+            return JSONSyntaxError(reason: reason, offset: offset, line: line, column: offset - lineStart + 1)
+        }
+
+        @inline(__always)
+        mutating func skipWhitespace() {
+            while position < bytes.count {
+                switch bytes[position] {
+                case 0x20, 0x0A, 0x0D, 0x09: position += 1
+                default: return
+                }
+            }
+        }
+
+        @inline(__always)
+        mutating func append(_ kind: Kind, start: Int, end: Int, hasEscapes: Bool = false, isASCII: Bool = true) {
+            tokens.append(Token(kind: kind, hasEscapes: hasEscapes, isASCII: isASCII, start: start, end: end, next: tokens.count + 1))
+        }
+
+        mutating func parseValue(depth: Int) throws(JSONSyntaxError) {
+            guard position < bytes.count else { throw error(position == 0 ? "empty input" : "unexpected end of input") }
+            let start = position
+            switch bytes[position] {
+            case UInt8(ascii: "{"): try parseObject(depth: depth + 1)
+            case UInt8(ascii: "["): try parseArray(depth: depth + 1)
+            case UInt8(ascii: "\""): try parseString()
+            case UInt8(ascii: "t"): try expectLiteral("true"); append(.true, start: start, end: position)
+            case UInt8(ascii: "f"): try expectLiteral("false"); append(.false, start: start, end: position)
+            case UInt8(ascii: "n"): try expectLiteral("null"); append(.null, start: start, end: position)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
+            default: throw error("unexpected character '\(Self.printable(bytes[position]))'")
+            }
+        }
+
+        static func printable(_ byte: UInt8) -> String {
+            guard (0x21...0x7E).contains(byte) else {
+                let digits = Array("0123456789ABCDEF")
+                return "\\x\(digits[Int(byte >> 4)])\(digits[Int(byte & 0xF)])"
+            }
+            return String(UnicodeScalar(byte))
+        }
+
+        mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
+            let count = literal.utf8CodeUnitCount
+            guard position + count <= bytes.count else { throw error("unexpected end of input") }
+            for index in 0..<count where bytes[position + index] != literal.utf8Start[index] {
+                throw error("invalid literal, expected '\(literal)'")
+            }
+            position += count
+        }
+
+        /// Opens a container at its bracket; returns its token, or `nil` when it is empty (and closed).
+        @inline(__always)
+        mutating func open(_ kind: Kind, closedBy bracket: UInt8, depth: Int) throws(JSONSyntaxError) -> Int? {
+            guard depth <= JSONParser.maxDepth else { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
+            let index = tokens.count
+            append(kind, start: position, end: position)
+            position += 1
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == bracket else { return index }
+            position += 1
+            close(index, count: 0)
+            return nil
+        }
+
+        mutating func parseObject(depth: Int) throws(JSONSyntaxError) {
+            guard let index = try open(.object, closedBy: UInt8(ascii: "}"), depth: depth) else { return }
+            var count = 0
+            while true {
+                skipWhitespace()
+                guard position < bytes.count else { throw error("unexpected end of input in an object") }
+                guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
+                try parseString()
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
+                position += 1
+                skipWhitespace()
+                try parseValue(depth: depth)
+                count += 1
+                skipWhitespace()
+                guard position < bytes.count else { throw error("unexpected end of input in an object") }
+                switch bytes[position] {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "}"):
+                    position += 1
+                    close(index, count: count)
+                    try checkDuplicateKeys(object: index)
+                    return
+                default: throw error("expected ',' or '}' in an object")
+                }
+            }
+        }
+
+        mutating func parseArray(depth: Int) throws(JSONSyntaxError) {
+            guard let index = try open(.array, closedBy: UInt8(ascii: "]"), depth: depth) else { return }
+            var count = 0
+            while true {
+                skipWhitespace()
+                try parseValue(depth: depth)
+                count += 1
+                skipWhitespace()
+                guard position < bytes.count else { throw error("unexpected end of input in an array") }
+                switch bytes[position] {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "]"):
+                    position += 1
+                    close(index, count: count)
+                    return
+                default: throw error("expected ',' or ']' in an array")
+                }
+            }
+        }
+
+        @inline(__always)
+        mutating func close(_ index: Int, count: Int) {
+            tokens[index].end = position
+            tokens[index].next = tokens.count
+            tokens[index].count = count
+        }
+
+        /// Reports the first key that repeats an earlier key of the same object, and records the
+        /// object's key sketch.
+        mutating func checkDuplicateKeys(object index: Int) throws(JSONSyntaxError) {
+            let count = tokens[index].count
+            if count <= 32 {
+                // Only a key whose sketch bit is already set is compared with the earlier keys.
+                var sketch: UInt64 = 0
+                var sawEscapes = false
+                var later = index + 1
+                for position in 0..<count {
+                    let token = tokens[later]
+                    let length = token.end - token.start
+                    let bit = length == 0 ? 1 : JSONTape.keySignature(length: length, first: bytes[token.start], last: bytes[token.end - 1])
+                    sawEscapes = sawEscapes || token.hasEscapes
+                    // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
+                    if position > 0, sketch & bit != 0 || sawEscapes {
+                        var earlier = index + 1
+                        while earlier != later {
+                            if sameKey(earlier, later) { throw duplicate(later) }
+                            earlier = tokens[earlier + 1].next
+                        }
+                    }
+                    sketch |= bit
+                    later = tokens[later + 1].next
+                }
+                tokens[index].keys = sawEscapes ? ~0 : sketch
+            } else {
+                var seen = Set<String>()
+                var member = index + 1
+                for _ in 0..<count {
+                    if !seen.insert(text(member)).inserted { throw duplicate(member) }
+                    member = tokens[member + 1].next
+                }
+            }
+        }
+
+        func duplicate(_ key: Int) -> JSONSyntaxError {
+            error("duplicate key '\(text(key))' in an object", at: tokens[key].start - 1)
+        }
+
+        func sameKey(_ a: Int, _ b: Int) -> Bool {
+            let first = tokens[a], second = tokens[b]
+            if !first.hasEscapes && !second.hasEscapes {
+                guard first.end - first.start == second.end - second.start else { return false }
+                return JSONTape.equalBytes(bytes.baseAddress! + first.start, bytes.baseAddress! + second.start, first.end - first.start)
+            }
+            return text(a) == text(b)
+        }
+
+        func text(_ index: Int) -> String {
+            JSONTape.decodeString(bytes, tokens[index])
+        }
+
+        mutating func parseNumber() throws(JSONSyntaxError) {
+            let start = position
+            var isInteger = true
+            if bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+            if bytes[position] == UInt8(ascii: "0") {
+                position += 1
+                if position < bytes.count, isDigit(bytes[position]) { throw error("invalid number: leading zero", at: start) }
+            } else {
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+                isInteger = false
+                position += 1
+                guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number: expected a digit after '.'") }
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+                isInteger = false
+                position += 1
+                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+                guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number: expected a digit in the exponent") }
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+            // Up to 18 digits always fit in Int; longer integers are checked.
+            if isInteger, position - start <= 18 || JSONTape.integer(slice) != nil {
+                append(.integer, start: start, end: position)
+                return
+            }
+            guard let value = JSONTape.double(slice), value.isFinite else { throw error("number out of range", at: start) }
+            append(.number, start: start, end: position)
+        }
+
+        @inline(__always)
+        func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+        /// A mask with the high bit set in the first byte (in memory order) of eight that is a
+        /// quote, a backslash, a control byte (< 0x20) or non-ASCII, and 0 when there is none.
+        /// Bits above the first may be set spuriously; only the lowest one is exact.
+        @inline(__always)
+        static func specialBytes(_ loaded: UInt64) -> UInt64 {
+            let word = UInt64(littleEndian: loaded)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let zeroInQuote = (quote &- ones) & ~quote
+            let zeroInBackslash = (backslash &- ones) & ~backslash
+            let control = (word &- ones &* 0x20) & ~word
+            return (zeroInQuote | zeroInBackslash | control | word) & highs
+        }
+
+        mutating func parseString() throws(JSONSyntaxError) {
+            position += 1
+            let start = position
+            var ascii = true
+            var escapes = false
+            while position < bytes.count {
+                // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
+                while position + 8 <= bytes.count {
+                    let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
+                    if special == 0 {
+                        position += 8
+                    } else {
+                        position += special.trailingZeroBitCount >> 3
+                        break
+                    }
+                }
+                guard position < bytes.count else { break }
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    if !ascii, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<position])) {
+                        throw error("invalid UTF-8 in a string", at: start)
+                    }
+                    append(.string, start: start, end: position, hasEscapes: escapes, isASCII: ascii)
+                    position += 1
+                    return
+                }
+                if byte == UInt8(ascii: "\\") {
+                    escapes = true
+                    position += 1
+                    guard position < bytes.count else { throw error("unexpected end of input in a string") }
+                    let escape = bytes[position]
+                    position += 1
+                    switch escape {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                        UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        break
+                    case UInt8(ascii: "u"):
+                        let scalar = try parseUnicodeEscape()
+                        if scalar.value >= 0x80 { ascii = false }
+                    default: throw error("invalid escape '\\\(Self.printable(escape))' in a string", at: position - 2)
+                    }
+                    continue
+                }
+                if byte >= 0x80 { ascii = false } else if byte < 0x20 { throw error("unescaped control character in a string") }
+                position += 1
+            }
+            throw error("unterminated string", at: start - 1)
+        }
+
+        mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+            guard position + 4 <= bytes.count else { throw error("unexpected end of input in a \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = JSONTape.hexDigit(bytes[position]) else { throw error("invalid hex digit in a \\u escape") }
+                value = value * 16 + digit
+                position += 1
+            }
+            return value
+        }
+
+        mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
+            let escapeStart = position - 2
+            let first = try parseHex4()
+            if (0xD800...0xDBFF).contains(first) {
+                guard position + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                    throw error("lone high surrogate in a \\u escape", at: escapeStart)
+                }
+                position += 2
+                let second = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(second) else { throw error("invalid low surrogate in a \\u escape", at: escapeStart) }
+                let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                guard let scalar = Unicode.Scalar(combined) else { throw error("invalid \\u escape", at: escapeStart) }
+                return scalar
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw error("lone low surrogate in a \\u escape", at: escapeStart) }
+            return scalar
+        }
+    }
+}
