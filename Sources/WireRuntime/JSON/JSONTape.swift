@@ -101,8 +101,9 @@ public struct JSONTape: Sendable {
         guard buffer.count <= maxDocumentBytes else {
             throw JSONSyntaxError(reason: "documents larger than 4 GiB are not supported", offset: 0, line: 1, column: 1)
         }
-        // About one token per eight bytes of compact JSON; reserving avoids regrowing.
-        tokens.reserveCapacity(buffer.count / 8 + 8)
+        // About one token per eight bytes of compact JSON; reserving avoids regrowing small
+        // documents, and large ones grow as they are scanned.
+        tokens.reserveCapacity(min(buffer.count / 8 + 8, 1 << 16))
         var scanner = Scanner(bytes: buffer, tokens: tokens)
         tokens = []
         defer { tokens = scanner.tokens }
