@@ -219,7 +219,7 @@ public struct CaptureReader {
     private func readHAR(_ document: [UInt8], frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) {
         var tape = JSONTape()
         do {
-            try tape.parse(document)
+            try tape.parse(adopting: document)
         } catch {
             problem(CaptureProblem(file: file, line: error.line, session: nil, message: "the HAR file is not JSON: \(error)"))
             return
@@ -276,6 +276,7 @@ struct LineReader {
     let handle: FileHandle
     private var buffer: [UInt8] = []
     private var start = 0
+    private var searched = 0
     private var number = 0
     private var atEnd = false
 
@@ -316,10 +317,13 @@ struct LineReader {
 
     mutating func next() throws -> Line? {
         while true {
+            // Bytes before `searched` are known to hold no line break (a long line spans chunks).
+            let from = max(start, searched)
             let newline: Int? = buffer.withUnsafeBufferPointer { bytes in
-                guard start < bytes.count, let found = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start) else { return nil }
+                guard from < bytes.count, let found = memchr(bytes.baseAddress! + from, 0x0A, bytes.count - from) else { return nil }
                 return bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
             }
+            searched = newline ?? buffer.count
             if let newline {
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
@@ -337,6 +341,7 @@ struct LineReader {
             }
             if start > 0 {
                 buffer.removeFirst(start)
+                searched -= start
                 start = 0
             }
             if try fill() == 0 { atEnd = true }

@@ -52,6 +52,20 @@ import WireValidator
         ])
     }
 
+    @Test func linesLongerThanAReadChunkKeepTheirNumbers() throws {
+        // A 2.5 MB line spans three 1 MB reads; the lines after it keep their numbers.
+        let huge = String(repeating: "y", count: 2_500_000)
+        let lines = Self.authenticated + [
+            Self.line("client", "2000", #"{"type":"message","id":"c_1","content":"\#(huge)"}"#),
+            Self.line("client", "3000", #"{"type":"message","id":"c_2"}"#),
+        ]
+        #expect(try Self.validate(lines.joined(separator: "\n")) == [
+            "3: payload_too_large $.content: is 2500000 UTF-8 bytes, more than the 65536 allowed",
+            "3: payload_too_large messageBytes totals 2500000 bytes, more than the 327680 allowed",
+            "4: invalid_message missing required field 'content'",
+        ])
+    }
+
     @Test func slidingWindowsForgetOldFrames() throws {
         let typing = #"{"type":"typing","active":true}"#
         let times = ["\"2024-01-08T00:00:01.000Z\"", "\"2024-01-08T00:00:01.400Z\"", "\"2024-01-08T00:00:01.900Z\"", "\"2024-01-08T00:00:02.450Z\"", "\"2024-01-08T00:00:02.500Z\""]

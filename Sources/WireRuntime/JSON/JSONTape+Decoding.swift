@@ -4,14 +4,27 @@ extension JSONTape {
     static func decodeString(_ buffer: UnsafeBufferPointer<UInt8>, _ token: Token) -> String {
         let raw = UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])
         guard token.hasEscapes else { return String(decoding: raw, as: UTF8.self) }
+        return String(decoding: unescaped(raw), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of a string's text written with escapes (already checked by the scanner).
+    @usableFromInline
+    static func unescaped(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var utf8: [UInt8] = []
         utf8.reserveCapacity(raw.count)
         var position = 0
         while position < raw.count {
-            let byte = raw[position]
+            // Copy the run up to the next backslash at once.
+            var end = position
+            while end < raw.count && raw[end] != UInt8(ascii: "\\") { end += 1 }
+            if end > position {
+                utf8.append(contentsOf: UnsafeBufferPointer(rebasing: raw[position..<end]))
+                position = end
+                continue
+            }
             position += 1
-            guard byte == UInt8(ascii: "\\"), position < raw.count else {
-                utf8.append(byte)
+            guard position < raw.count else {
+                utf8.append(UInt8(ascii: "\\"))
                 continue
             }
             let escape = raw[position]
@@ -33,7 +46,7 @@ extension JSONTape {
             default: utf8.append(escape)  // " \ /
             }
         }
-        return String(decoding: utf8, as: UTF8.self)
+        return utf8
     }
 
     private static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ position: inout Int) -> UInt32 {

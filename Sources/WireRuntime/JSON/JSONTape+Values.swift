@@ -125,7 +125,8 @@ extension JSONTape {
         public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
             let token = tokens[index]
             if token.hasEscapes {
-                return try Array(string(index).utf8).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
+                let raw = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+                return try JSONTape.unescaped(raw).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
             }
             return try body(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
         }

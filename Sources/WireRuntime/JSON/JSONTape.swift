@@ -120,6 +120,15 @@ public struct JSONTape: Sendable {
         return tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
     }
 
+    /// Parses a document, taking `document` as the tape's bytes without copying them.
+    public mutating func parse(adopting document: [UInt8]) throws(JSONSyntaxError) {
+        bytes = document
+        var tokens = self.tokens
+        self.tokens = []
+        defer { self.tokens = tokens }
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try Self.scan(buffer, into: &tokens) }
+    }
+
     /// Parses a document from any bytes.
     public mutating func parse(_ source: some Collection<UInt8>) throws(JSONSyntaxError) {
         let done: Result<Void, JSONSyntaxError>? = source.withContiguousStorageIfAvailable { buffer in
