@@ -159,7 +159,7 @@ public struct CaptureReader {
             var unknown: [String] = []
             tape.forEachMember(of: root) { key, _ in
                 let name = tape.string(key)
-                if !["dir", "ts", "session", "frame"].contains(name) { unknown.append(name) }
+                if ![keys.dir, keys.ts, keys.session, keys.frame].contains(where: { $0.text == name }) { unknown.append(name) }
                 return true
             }
             let first = unknown.min() ?? ""
@@ -176,9 +176,10 @@ public struct CaptureReader {
         }
         var direction = self.direction
         if let dirIndex {
-            if tape.kind(dirIndex) == .string, tape.stringEquals(dirIndex, Self.directionKeys.client.bytes) {
+            let isString = tape.kind(dirIndex) == .string
+            if isString, tape.stringEquals(dirIndex, Self.directionKeys.client.bytes) {
                 direction = .client
-            } else if tape.kind(dirIndex) == .string, tape.stringEquals(dirIndex, Self.directionKeys.server.bytes) {
+            } else if isString, tape.stringEquals(dirIndex, Self.directionKeys.server.bytes) {
                 direction = .server
             } else {
                 return .problem("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)

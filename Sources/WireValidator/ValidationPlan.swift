@@ -64,29 +64,22 @@ final class ValidationPlan: Sendable {
     }
 
     /// One field's checks; a class so that walking an object's fields does not copy them.
-    final class FieldPlan: @unchecked Sendable {
+    final class FieldPlan: Sendable {
         let key: String
-        /// The key's UTF-8 bytes, owned by `keyStorage`.
-        let keyUTF8: UnsafeBufferPointer<UInt8>
-        private let keyStorage: UTF8Key
+        let keyBytes: UTF8Key
         let required: Bool
         let nullable: Bool
         /// The field's own answer; `nil` inherits the caller's.
         let answer: ViolationAnswer?
         let node: Node
-        /// When the node has no rule beyond its kind: the kinds it accepts, one bit per
-        /// `JSONTape.Kind` raw value; 0 when the node has more to check.
-        let plainKinds: UInt16
 
         init(key: String, required: Bool, nullable: Bool, answer: ViolationAnswer?, node: Node) {
             self.key = key
-            keyStorage = UTF8Key(key)
-            keyUTF8 = keyStorage.bytes
+            keyBytes = UTF8Key(key)
             self.required = required
             self.nullable = nullable
             self.answer = answer
             self.node = node
-            self.plainKinds = node.plainKinds
         }
     }
 
@@ -119,6 +112,7 @@ final class ValidationPlan: Sendable {
     }
 
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
+    /// Immutable; unchecked only because `quickFields` hold pointers to the fields' key bytes.
     final class ObjectPlan: @unchecked Sendable {
         let fields: [FieldPlan]
         /// What a walk over the fields reads for every field, without reference counting; aligned with `fields`.
@@ -131,7 +125,7 @@ final class ValidationPlan: Sendable {
 
         init(fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)], budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]) {
             self.fields = fields
-            quickFields = fields.map { QuickField(keyUTF8: $0.keyUTF8, signature: JSONTape.keySignature($0.keyUTF8), plainKinds: $0.plainKinds, required: $0.required, nullable: $0.nullable) }
+            quickFields = fields.map { QuickField(keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds, required: $0.required, nullable: $0.nullable) }
             self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.budgets = budgets
             self.knownKeys = knownKeys
@@ -149,23 +143,20 @@ final class ValidationPlan: Sendable {
     }
 
     /// A message's checks and identity; a class so that it is shared, not copied.
-    final class MessagePlan: @unchecked Sendable {
+    final class MessagePlan: Sendable {
         /// The message's index in `messages`.
         let id: Int
         let ref: MessageRef
-        let tag: String
-        /// The tag's UTF-8 bytes, owned by `tagStorage`.
-        let tagUTF8: UnsafeBufferPointer<UInt8>
-        private let tagStorage: UTF8Key
+        let tagKey: UTF8Key
         let answer: ViolationAnswer
         let object: ObjectPlan
+
+        var tag: String { ref.tag }
 
         init(id: Int, ref: MessageRef, answer: ViolationAnswer, object: ObjectPlan) {
             self.id = id
             self.ref = ref
-            self.tag = ref.tag
-            tagStorage = UTF8Key(ref.tag)
-            tagUTF8 = tagStorage.bytes
+            tagKey = UTF8Key(ref.tag)
             self.answer = answer
             self.object = object
         }
@@ -189,7 +180,7 @@ final class ValidationPlan: Sendable {
 
     /// The id of the message of `direction` whose tag is the string token at `index`.
     func message(_ direction: Direction, tagAt index: Int, in tape: JSONTape.View) -> Int? {
-        for id in ids(direction) where tape.stringEquals(index, messages[id].tagUTF8) { return id }
+        for id in ids(direction) where tape.stringEquals(index, messages[id].tagKey.bytes) { return id }
         return nil
     }
 

@@ -23,9 +23,6 @@ extension JSONTape {
         /// The member count of an object or the item count of an array.
         @inlinable public func count(_ index: Int) -> Int { tokens[index].count }
 
-        /// The value's bytes in the document (a string's without quotes).
-        public func byteRange(_ index: Int) -> Range<Int> { tokens[index].start..<tokens[index].end }
-
         /// The kind as used in validation messages ("a string", "an integer", ...).
         public func kindDescription(_ index: Int) -> String {
             switch kind(index) {
@@ -99,8 +96,7 @@ extension JSONTape {
 
         /// The value of the member `key` of the object at `index`.
         public func member(of index: Int, key: String) -> Int? {
-            var key = key
-            return key.withUTF8 { member(of: index, key: $0) }
+            WireFormats.withUTF8(key) { member(of: index, key: $0) }
         }
 
         /// Whether the string token at `index` holds exactly these UTF-8 bytes (after unescaping).

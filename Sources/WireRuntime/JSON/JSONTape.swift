@@ -89,6 +89,11 @@ public struct JSONTape: Sendable {
     public mutating func parse(_ source: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
         bytes.removeAll(keepingCapacity: true)
         bytes.append(contentsOf: source)
+        try scanBytes()
+    }
+
+    /// Scans `bytes` into `tokens`, keeping the tokens' storage.
+    private mutating func scanBytes() throws(JSONSyntaxError) {
         var tokens = self.tokens
         self.tokens = []
         defer { self.tokens = tokens }
@@ -123,10 +128,7 @@ public struct JSONTape: Sendable {
     /// Parses a document, taking `document` as the tape's bytes without copying them.
     public mutating func parse(adopting document: [UInt8]) throws(JSONSyntaxError) {
         bytes = document
-        var tokens = self.tokens
-        self.tokens = []
-        defer { self.tokens = tokens }
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try Self.scan(buffer, into: &tokens) }
+        try scanBytes()
     }
 
     /// Parses a document from any bytes.

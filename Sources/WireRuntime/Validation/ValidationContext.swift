@@ -105,17 +105,13 @@ public struct ValidationContext: Sendable {
             return nil
         }
         guard let rules else { return text }
-        var utf8 = text
-        let passed = utf8.withUTF8 { bytes in
-            check(utf8: bytes, text: { text }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
-        }
-        return passed ? text : nil
+        return check(text, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer) ? text : nil
     }
 
-    /// Checks a string against its rules; returns whether it passed.
-    public mutating func check(_ text: String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer) -> Bool {
-        var utf8 = text
-        return utf8.withUTF8 { bytes in
+    /// Checks a string against its rules; returns whether it passed. `sizeAnswer` answers size
+    /// violations; `nil` uses the context's.
+    public mutating func check(_ text: String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) -> Bool {
+        WireFormats.withUTF8(text) { bytes in
             check(utf8: bytes, text: { text }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
         }
     }

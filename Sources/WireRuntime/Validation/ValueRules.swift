@@ -74,11 +74,6 @@ public struct ConditionalRequirement: Sendable {
         self.forbidden = forbidden
     }
 
-    /// Whether every condition holds for an object.
-    public func applies(to object: [String: JSONValue]) -> Bool {
-        applies { object[conditions[$0].key] }
-    }
-
     /// Whether every condition holds, given the value of each condition's key by position.
     public func applies(conditionValue: (Int) -> JSONValue?) -> Bool {
         conditions.indices.allSatisfy { position in
