@@ -55,9 +55,16 @@ public struct CaptureValidation {
 
     /// One session's frame count and rule state; a class so it is updated in place.
     private final class SessionState {
+        /// The session's id, and its position among the sessions in the order they were first seen.
+        let id: String
+        let ordinal: Int
         var frames = 0
         var checker: SessionChecker
-        init(checker: SessionChecker) { self.checker = checker }
+        init(id: String, ordinal: Int, checker: SessionChecker) {
+            self.id = id
+            self.ordinal = ordinal
+            self.checker = checker
+        }
     }
 
     public init(spec: ProtocolSpec) {
@@ -76,7 +83,7 @@ public struct CaptureValidation {
             lastFile = file
         }
         if let existing = lastFileSessions[session] { return existing }
-        let created = SessionState(checker: SessionChecker(rules: rules))
+        let created = SessionState(id: session, ordinal: summary.sessions, checker: SessionChecker(rules: rules))
         lastFileSessions[session] = created
         summary.sessions += 1
         return created
@@ -91,13 +98,13 @@ public struct CaptureValidation {
         if let direction = frame.direction {
             switch frame.payload {
             case .notJSON(let error):
-                evaluation = Evaluation(findings: [(Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), nil)])
+                evaluation = Evaluation(findings: [(Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil)])
             case .parsed(let document, let root):
                 let validator = validator
                 evaluation = document.withView { Self.evaluate($0, at: root, direction: direction, validator: validator, session: state, timestamp: frame.timestamp) }
             }
         } else {
-            evaluation = Evaluation(findings: [(Finding(code: validator.malformedFrameAnswer.code, rule: "direction", message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil)])
+            evaluation = Evaluation(findings: [(Finding(code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction", message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil)])
         }
         if let message = evaluation.message { summary.countsByMessage[message] += 1 }
         if let unknown = evaluation.unknownType { summary.unknownTypes[unknown, default: 0] += 1 }
@@ -127,12 +134,12 @@ public struct CaptureValidation {
         var evaluation = Evaluation(message: message)
         switch outcome {
         case .notJSON(let error):
-            evaluation.findings.append((Finding(code: validator.malformedFrameAnswer.code, rule: "json", message: "the frame is not JSON: \(error)"), nil))
+            evaluation.findings.append((Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil))
         case .notAFrame(let reason):
-            evaluation.findings.append((Finding(code: validator.malformedFrameAnswer.code, rule: "frame", message: reason), nil))
+            evaluation.findings.append((Finding(code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "frame", message: reason), nil))
         case .unknownType(let tag):
             evaluation.unknownType = "\(direction.rawValue) \(tag)"
-            evaluation.findings.append((Finding(code: validator.defaultAnswer.code, rule: "unknownType", message: "unknown \(direction.rawValue) message type '\(tag)'"), tag))
+            evaluation.findings.append((Finding(code: validator.defaultAnswer.code ?? "unknown_type", rule: "unknownType", message: "unknown \(direction.rawValue) message type '\(tag)'"), tag))
         case .checked(let tag, let issues):
             guard let message else { break }
             var errorCodes: [String] = []
@@ -147,6 +154,25 @@ public struct CaptureValidation {
             for finding in sessionFindings { evaluation.findings.append((finding, tag)) }
         }
         return evaluation
+    }
+
+    /// Reports what each session still owed when the captures ended (a run cut short), in the
+    /// order the sessions began. Call it once, after the last frame.
+    public mutating func finish() -> [LocatedFinding] {
+        if let lastFile { sessions[lastFile] = lastFileSessions }
+        lastFile = nil
+        lastFileSessions = [:]
+        let all = sessions.flatMap { file, states in states.values.map { (file, $0) } }.sorted { $0.1.ordinal < $1.1.ordinal }
+        return all.flatMap { file, state in
+            state.checker.finish().map { finding in
+                if finding.severity == .error {
+                    summary.errorsByCode[finding.code, default: 0] += 1
+                } else {
+                    summary.warningsByCode[finding.code, default: 0] += 1
+                }
+                return LocatedFinding(file: file, line: nil, session: state.id, frame: state.frames, direction: nil, type: nil, finding: finding)
+            }
+        }
     }
 
     /// Records a capture line or entry that holds no readable frame.

@@ -28,8 +28,10 @@ public struct FrameValidator: Sendable {
 
     public var spec: ProtocolSpec { plan.spec }
 
-    /// The answer to a frame that is not JSON or not a frame.
-    public var malformedFrameAnswer: ViolationAnswer { plan.malformedAnswer }
+    /// The answer to bytes that are not JSON.
+    public var notJSONAnswer: ViolationAnswer { plan.notJSONAnswer }
+    /// The answer to JSON that is not an object with a string tag.
+    public var notAFrameAnswer: ViolationAnswer { plan.notAFrameAnswer }
     /// The answer to a frame of an unknown type, and the default answer.
     public var defaultAnswer: ViolationAnswer { plan.defaultAnswer }
 
@@ -129,7 +131,8 @@ public struct FrameValidator: Sendable {
                     conditional.rule, at: path(), answer: conditional.answer == nil ? answer : conditional.answer ?? answer,
                     conditionValue: { member(conditional.conditionFields[$0], conditional.rule.conditions[$0].key).map { tape.value($0) } },
                     requiredPresence: { presence(conditional.requiredFields[$0], conditional.rule.required[$0]) },
-                    forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) }
+                    forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) },
+                    expectedValue: { member(conditional.expectedFields[$0], conditional.rule.expected[$0].key).map { tape.value($0) } }
                 )
             }
         }
@@ -174,19 +177,19 @@ public struct FrameValidator: Sendable {
             break
         case .array:
             guard kind == .array, let element = node.element else {
-                _ = context.array(tape.value(index), at: path(), rules: node.collectionRules, answer: answer) { _, _, _ -> Bool? in nil }
+                _ = context.array(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) { _, _, _ -> Bool? in nil }
                 return
             }
-            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "items") }
+            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "items") }
             tape.forEachItem(of: index) { position, item in
                 check(item, in: tape, element, at: path().appending(position), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
         case .map:
             guard kind == .object, let element = node.element else {
-                _ = context.map(tape.value(index), at: path(), rules: node.collectionRules, answer: answer) { _, _, _ -> Bool? in nil }
+                _ = context.map(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) { _, _, _ -> Bool? in nil }
                 return
             }
-            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, noun: "entries") }
+            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "entries") }
             var entries: [(key: String, value: Int)] = []
             tape.forEachMember(of: index) { key, value in
                 entries.append((tape.string(key), value))

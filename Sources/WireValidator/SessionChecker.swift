@@ -18,6 +18,11 @@ struct SessionChecker {
         /// Every correlation and uniqueness rule; indexes above point here.
         let correlationPlans: [CorrelationPlan]
         let uniquenessPlans: [UniquenessPlan]
+        /// Every run; `runsAfter` indexes them by the message that starts them.
+        let runPlans: [RunPlan]
+        let runsAfter: [[Int]]
+        /// The plan, for normalized comparison of field values.
+        let plan: ValidationPlan
         /// Per message id: the windowed rate limits counting it (capacity limits cannot be judged from one session).
         let windowedByFrame: [[Int]]
         /// Windowed rate limits that count answers with error codes.
@@ -47,7 +52,10 @@ struct SessionChecker {
             uniqueness = perMessage(session.uniqueness.enumerated().map { ($1.frame, $0) })
             transitions = perMessage(session.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to], flags: flagIndexes)) })
             correlationPlans = session.correlations.map { CorrelationPlan($0, ids: ids) }
-            uniquenessPlans = session.uniqueness.map(UniquenessPlan.init)
+            uniquenessPlans = session.uniqueness.map { UniquenessPlan($0, message: ids[$0.frame].map { plan.messages[$0] }) }
+            runPlans = session.runs.map { RunPlan($0, ids: ids) }
+            runsAfter = perMessage(session.runs.enumerated().map { ($1.after, $0) })
+            self.plan = plan
             windowed = spec.rateLimits.filter { $0.windowMilliseconds != nil }.map(WindowPlan.init)
             var byFrame: [(MessageRef, Int)] = []
             var byViolation: [Int] = []
@@ -67,7 +75,9 @@ struct SessionChecker {
     private var flags = FlagSet()
     /// Hashes of values earlier frames carried, for correlations and uniqueness rules.
     private var memory = SessionMemory()
-    private static let seenTable = 0, fingerprintTable = 1, finalizedTable = 2
+    private static let seenTable = 0, fingerprintTable = 1, finalizedTable = 2, grownLengthTable = 3, grownHashTable = 4
+    /// The run in progress: its index and how many of its frames are still to come.
+    private var run: (index: Int, remaining: Int)?
     /// Per windowed rate limit, the timestamps (ms) still inside its window.
     private var windows: [SlidingWindow] = []
     private var saidNoTimestamps = false
@@ -102,20 +112,33 @@ struct SessionChecker {
     /// Checks one frame of the session. `valid` says whether it passed its own checks;
     /// `answeredCodes` are the error codes of its issues (counted by violation-based rate limits);
     /// `timestamp` is in milliseconds.
+    ///
+    /// A frame with errors still moves the session on (its transition applies and the values it
+    /// answers are remembered), so one bad frame does not make every later frame a finding.
     mutating func observe(_ frame: Frame, valid: Bool, answeredCodes: [String], timestamp: Double?) -> [Finding] {
         var findings: [Finding] = []
         let id = frame.message.id
         checkPhase(frame.message, into: &findings)
-        for rule in rules.guards[id] where !flags.contains(rule.flagIndex) {
+        for rule in rules.guards[id] where flags.value(rule.flagIndex) == false {
             findings.append(Finding(code: rule.code, rule: "guard", message: "only allowed while '\(rule.flag)' is set (\(rule.name))"))
         }
-        if valid {
-            checkCorrelations(frame, into: &findings)
-            checkUniqueness(frame, into: &findings)
-        }
+        checkRun(frame, into: &findings)
+        checkCorrelations(frame, valid: valid, into: &findings)
+        if valid { checkUniqueness(frame, into: &findings) }
         checkRateLimits(id, answeredCodes: answeredCodes, timestamp: timestamp, into: &findings)
-        if valid { applyTransition(frame) }
+        applyTransition(frame)
+        startRun(after: frame, into: &findings)
         return findings
+    }
+
+    /// What the session still owes when it ends: a run that did not get all its frames.
+    func finish() -> [Finding] {
+        guard let run, run.remaining > 0 else { return [] }
+        let plan = rules.runPlans[run.index]
+        return [Finding(
+            severity: .warning, code: plan.code, rule: "run",
+            message: "the session ended \(run.remaining) \(plan.framesText) short of run '\(plan.rule.name)'"
+        )]
     }
 
     // MARK: Phases
@@ -133,18 +156,53 @@ struct SessionChecker {
     private mutating func applyTransition(_ frame: Frame) {
         guard let match = rules.transitions[frame.message.id].first(where: { FieldCondition.allHold($0.when, in: frame.tape, at: frame.index) }) else { return }
         for assignment in match.set {
-            if frame.value(assignment.field) == .bool(true) { flags.insert(assignment.flag) } else { flags.remove(assignment.flag) }
+            // A flag takes a boolean field's value; without the field it stays as it was (unknown until set).
+            switch frame.value(assignment.field) {
+            case .bool(let value)?: flags.set(assignment.flag, value)
+            default: break
+            }
         }
         phase = match.to
     }
 
+    // MARK: Runs
+
+    /// Starts the run a frame opens, reporting a run it cuts short.
+    private mutating func startRun(after frame: Frame, into findings: inout [Finding]) {
+        for index in rules.runsAfter[frame.message.id] {
+            let plan = rules.runPlans[index]
+            guard FieldCondition.allHold(plan.when, in: frame.tape, at: frame.index),
+                  case .integer(let count)? = frame.value(plan.count), count > 0 else { continue }
+            run = (index, count)
+            return
+        }
+    }
+
+    /// Checks that a frame of the run's sender is the next frame of the run in progress.
+    private mutating func checkRun(_ frame: Frame, into findings: inout [Finding]) {
+        guard let current = run else { return }
+        let plan = rules.runPlans[current.index]
+        guard frame.message.ref.direction == plan.rule.frame.direction else { return }
+        if frame.message.id == plan.frame, FieldCondition.allHold(plan.each, in: frame.tape, at: frame.index) {
+            run = current.remaining > 1 ? (current.index, current.remaining - 1) : nil
+            return
+        }
+        findings.append(Finding(
+            code: plan.code, rule: "run",
+            message: "comes while \(current.remaining) more \(plan.framesText) of run '\(plan.rule.name)' are due (\(plan.rule.count) in the \(plan.rule.after))"
+        ))
+        run = nil
+    }
+
     // MARK: Correlations and uniqueness
 
-    private mutating func checkCorrelations(_ frame: Frame, into findings: inout [Finding]) {
+    /// Checks the values a frame must answer (only when it is valid) and remembers the values it
+    /// can be answered by (even when it has errors: a receiver may answer a rejected frame).
+    private mutating func checkCorrelations(_ frame: Frame, valid: Bool, into findings: inout [Finding]) {
         for index in rules.correlations[frame.message.id] {
             let plan = rules.correlationPlans[index]
             let rule = plan.rule
-            if plan.frame == frame.message.id, let hash = frame.hash(plan.field), !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash)) {
+            if valid, plan.frame == frame.message.id, let hash = frame.hash(plan.field), !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash)) {
                 findings.append(Finding(
                     code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
                     message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
@@ -162,39 +220,75 @@ struct SessionChecker {
             let rule = plan.rule
             guard let keyHash = frame.hash(plan.key) else { continue }
             let key = { frame.value(plan.key) ?? .null }
+            func report(_ message: String, path: String = rule.key) {
+                findings.append(Finding(code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(path), message: message + " (\(rule.name))"))
+            }
             if !plan.sameFields.isEmpty {
-                var hash = JSONTape.ValueHash()
-                for field in plan.sameFields {
-                    if let member = frame.tape.member(of: frame.index, key: field.bytes) {
-                        hash.combine(1)
-                        frame.tape.hash(member, into: &hash)
-                    } else {
-                        hash.combine(0)
-                    }
-                }
-                let fingerprint = UInt64(bitPattern: Int64(hash.value))
+                let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
                 let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
                 if let earlier = memory.value(for: slot), earlier != fingerprint {
-                    findings.append(Finding(
-                        code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
-                        message: "reuses '\(rule.key)' \(key()) with a different \(rule.sameFields.joined(separator: " or ")) (\(rule.name))"
-                    ))
+                    report("reuses '\(rule.key)' \(key()) with a different \(rule.sameFields.joined(separator: " or "))")
                 } else {
                     memory.set(slot, fingerprint)
                 }
             }
+            for (position, field) in plan.grows.enumerated() {
+                checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) { report("'\(field.text)' of \(rule.key) \(key()) \($0)", path: field.text) }
+            }
             if !plan.final.isEmpty {
                 let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
                 if memory.contains(slot) {
-                    findings.append(Finding(
-                        code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(rule.key),
-                        message: "repeats '\(rule.key)' \(key()) after its final frame (\(rule.name))"
-                    ))
+                    report("repeats '\(rule.key)' \(key()) after its final frame")
                 } else if FieldCondition.allHold(plan.final, in: frame.tape, at: frame.index) {
                     memory.set(slot)
                 }
             }
         }
+    }
+
+    /// The hash a repeated key's `sameFields` must reproduce, exact or normalized.
+    private func fingerprint(_ frame: Frame, _ plan: UniquenessPlan) -> Int {
+        var hash = JSONTape.ValueHash()
+        for (position, field) in plan.sameFields.enumerated() {
+            let member = frame.tape.member(of: frame.index, key: field.bytes)
+            if plan.normalized {
+                rules.plan.normalizedHash(member, in: frame.tape, node: plan.sameFieldNodes[position], into: &hash)
+            } else if let member {
+                hash.combine(1)
+                frame.tape.hash(member, into: &hash)
+            } else {
+                hash.combine(0)
+            }
+        }
+        return hash.value
+    }
+
+    /// Checks that a string field starts with its value in the previous frame with the same key
+    /// (remembered as its length and the hash of its bytes), then remembers the new value.
+    private mutating func checkGrowth(_ frame: Frame, field: UTF8Key, rule: Int, keyHash: Int, report: (String) -> Void) {
+        guard let member = frame.tape.member(of: frame.index, key: field.bytes), frame.tape.kind(member) == .string else { return }
+        let lengthSlot = SessionMemory.key(table: Self.grownLengthTable, rule: rule, hash: keyHash)
+        let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
+        let earlierLength = memory.value(for: lengthSlot).map { Int($0) }
+        let earlierHash = memory.value(for: hashSlot)
+        let (length, fullHash, prefixHash) = frame.tape.withStringBytes(member) { bytes -> (Int, UInt64, UInt64?) in
+            func hash(_ part: UnsafeBufferPointer<UInt8>) -> UInt64 {
+                var hash = JSONTape.ValueHash()
+                hash.combine(bytes: part)
+                return UInt64(bitPattern: Int64(hash.value))
+            }
+            let prefix = earlierLength.flatMap { $0 <= bytes.count ? hash(UnsafeBufferPointer(rebasing: bytes[0..<$0])) : nil }
+            return (bytes.count, hash(bytes), prefix)
+        }
+        if let earlierLength, let earlierHash {
+            if length < earlierLength {
+                report("is \(length) bytes, shorter than the \(earlierLength) of the frame before; each frame must extend the previous one")
+            } else if prefixHash != earlierHash {
+                report("does not start with the text of the frame before; each frame must extend the previous one")
+            }
+        }
+        memory.set(lengthSlot, UInt64(length))
+        memory.set(hashSlot, fullHash)
     }
 
     private mutating func checkRateLimits(_ id: Int, answeredCodes: [String], timestamp: Double?, into findings: inout [Finding]) {
@@ -224,7 +318,7 @@ struct SessionChecker {
         if windows[index].add(timestamp, window: plan.window) > plan.limit.limit {
             let limit = plan.limit
             findings.append(Finding(
-                code: limit.answer.errorCode, rule: "rateLimit",
+                code: limit.answer?.errorCode ?? limit.name, rule: "rateLimit",
                 message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(DurationText.from(milliseconds: limit.windowMilliseconds ?? 0))"
             ))
         }

@@ -48,34 +48,30 @@ struct SessionMemory {
     }
 }
 
-/// The session flags that are set, by their index in the spec's flag list (-1, a flag the
-/// spec does not declare, is never set).
+/// The session flags, each true, false or unknown, by their index in the spec's flag list. A
+/// flag is unknown until a frame sets it; -1 (a flag the spec does not declare) stays unknown.
 struct FlagSet {
-    private var low: UInt64 = 0
-    private var high: Set<Int> = []
+    private var known: UInt64 = 0
+    private var values: UInt64 = 0
+    private var high: [Int: Bool] = [:]
 
-    func contains(_ flag: Int) -> Bool {
+    /// The flag's value, or `nil` while it is unknown.
+    func value(_ flag: Int) -> Bool? {
         switch flag {
-        case 0..<64: return low & 1 << UInt64(flag) != 0
-        case 64...: return high.contains(flag)
-        default: return false
+        case 0..<64: return known & 1 << UInt64(flag) == 0 ? nil : values & 1 << UInt64(flag) != 0
+        case 64...: return high[flag]
+        default: return nil
         }
     }
 
-    mutating func insert(_ flag: Int) {
+    /// Sets a flag to true or false.
+    mutating func set(_ flag: Int, _ value: Bool) {
         switch flag {
-        case 0..<64: low |= 1 << UInt64(flag)
-        case 64...: high.insert(flag)
-        default: break
-        }
-    }
-
-    mutating func remove(_ flag: Int) {
-        switch flag {
-        case 0..<64: low &= ~(1 << UInt64(flag))
-        case 64...: high.remove(flag)
+        case 0..<64:
+            known |= 1 << UInt64(flag)
+            if value { values |= 1 << UInt64(flag) } else { values &= ~(1 << UInt64(flag)) }
+        case 64...: high[flag] = value
         default: break
         }
     }
 }
-

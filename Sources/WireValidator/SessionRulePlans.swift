@@ -39,7 +39,7 @@ final class CorrelationPlan: Sendable {
     }
 }
 
-/// A guard: a message allowed only while a flag is set.
+/// A guard: a message allowed only while a flag is set (not while it is false; an unknown flag passes).
 final class GuardPlan: Sendable {
     let flag: String
     /// The flag's index in the spec's flag list.
@@ -69,18 +69,53 @@ final class WindowPlan: Sendable {
     }
 }
 
-/// A uniqueness rule with its keys and final-frame conditions.
+/// A uniqueness rule with its keys, the plans of its compared fields and final-frame conditions.
 final class UniquenessPlan: Sendable {
     let rule: SessionRules.Uniqueness
     let key: UTF8Key
     let sameFields: [UTF8Key]
+    /// For normalized comparison: the plan of each of `sameFields` (base64 strings are compared decoded).
+    let sameFieldNodes: [ValidationPlan.Node?]
+    let normalized: Bool
+    let grows: [UTF8Key]
     let final: [FieldCondition]
 
-    init(_ rule: SessionRules.Uniqueness) {
+    init(_ rule: SessionRules.Uniqueness, message: ValidationPlan.MessagePlan?) {
         self.rule = rule
         key = UTF8Key(rule.key)
         sameFields = rule.sameFields.map(UTF8Key.init)
+        sameFieldNodes = rule.sameFields.map { name in message?.object.fields.first { $0.key == name }?.node }
+        normalized = rule.comparison == .normalized
+        grows = rule.grows.map(UTF8Key.init)
         final = rule.final.map(FieldCondition.init)
+    }
+}
+
+/// A run: after a frame, the next frames of a sender must be of one message.
+final class RunPlan: Sendable {
+    let rule: SessionRules.Run
+    /// The plan ids of the frame that starts the run and of the frames the run consists of.
+    let after: Int?
+    let frame: Int?
+    let when: [FieldCondition]
+    let count: UTF8Key
+    let each: [FieldCondition]
+    let code: String
+
+    init(_ rule: SessionRules.Run, ids: [MessageRef: Int]) {
+        self.rule = rule
+        after = ids[rule.after]
+        frame = ids[rule.frame]
+        when = rule.when.map(FieldCondition.init)
+        count = UTF8Key(rule.count)
+        each = rule.each.map(FieldCondition.init)
+        code = rule.otherwise?.errorCode ?? rule.name
+    }
+
+    /// The run's frames as words: `server message frames (streaming false)`.
+    var framesText: String {
+        let conditions = rule.each.map { "\($0.field) \($0.values.map(\.plainText).joined(separator: " or "))" }
+        return "\(rule.frame) frames" + (conditions.isEmpty ? "" : " (" + conditions.joined(separator: ", ") + ")")
     }
 }
 

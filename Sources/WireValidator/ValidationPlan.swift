@@ -91,6 +91,7 @@ final class ValidationPlan: Sendable {
         let conditionFields: [Int]
         let requiredFields: [Int]
         let forbiddenFields: [Int]
+        let expectedFields: [Int]
 
         init(rule: ConditionalRequirement, answer: ViolationAnswer?, fields: [FieldPlan]) {
             self.rule = rule
@@ -99,6 +100,7 @@ final class ValidationPlan: Sendable {
             conditionFields = rule.conditions.map { position($0.key) }
             requiredFields = rule.required.map(position)
             forbiddenFields = rule.forbidden.map(position)
+            expectedFields = rule.expected.map { position($0.key) }
         }
     }
 
@@ -173,7 +175,8 @@ final class ValidationPlan: Sendable {
     let tagKey: UTF8Key
     let defaultAnswer: ViolationAnswer
     let sizeAnswer: ViolationAnswer
-    let malformedAnswer: ViolationAnswer
+    let notJSONAnswer: ViolationAnswer
+    let notAFrameAnswer: ViolationAnswer
 
     /// The ids of a direction's messages.
     func ids(_ direction: Direction) -> [Int] { direction == .client ? client : server }
@@ -193,11 +196,13 @@ final class ValidationPlan: Sendable {
         self.spec = spec
         func answer(_ answer: Answer) -> ViolationAnswer {
             let resolved = spec.resolved(answer)
-            return ViolationAnswer(code: resolved.errorCode, closesConnection: resolved.closesConnection, closeCode: resolved.closeCode)
+            guard let code = resolved.errorCode else { return .closeSilently(closeCode: resolved.closeCode) }
+            return ViolationAnswer(code: code, closesConnection: resolved.closesConnection, closeCode: resolved.closeCode)
         }
         defaultAnswer = answer(Answer(errorCode: spec.defaultErrorCode))
         sizeAnswer = answer(Answer(errorCode: spec.sizeErrorCode))
-        malformedAnswer = spec.malformedFrame.map(answer) ?? defaultAnswer
+        notJSONAnswer = answer(spec.notJSONAnswer)
+        notAFrameAnswer = answer(spec.notAFrameAnswer)
 
         var builder = Builder(spec: spec, answer: answer)
         var messages: [MessagePlan] = []
@@ -244,7 +249,9 @@ final class ValidationPlan: Sendable {
                 switch rule {
                 case .conditional(let rule):
                     let conditions = rule.when.map { (key: $0.field, values: $0.values.map(JSONValue.init(spec:))) }
-                    conditionals.append((ConditionalRequirement(when: conditions, require: rule.require, forbid: rule.forbid), rule.violation.map(answer)))
+                    let expected = rule.then.map { (key: $0.field, values: $0.values.map(JSONValue.init(spec:))) }
+                    let requirement = ConditionalRequirement(when: conditions, require: rule.require, forbid: rule.forbid, expect: expected)
+                    conditionals.append((requirement, rule.violation.map(answer)))
                 case .byteBudget(let budget):
                     let terms = budget.paths.map { ByteBudgetRule.Term(keys: $0.split(separator: ".").map(String.init), decoded: spec.budgetPathIsBase64($0, in: shape)) }
                     budgets.append((ByteBudgetRule(name: budget.name, terms: terms, max: budget.max), budget.violation.map(answer)))

@@ -67,6 +67,7 @@ struct ValidateCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.usage)
             }
         }
+        for finding in validation.finish() { output.print(finding) }
         output.print(validation.summary)
         output.flush()
         // Exit here rather than return: tearing down the state of every session of a large

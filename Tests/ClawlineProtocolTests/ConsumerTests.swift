@@ -22,10 +22,10 @@ import Testing
         let resumed = ClientFrame.auth(Auth(token: "jwt", deviceId: Self.device, lastMessageId: .value("s_789")))
         #expect(resumed.encodedText().contains(#""lastMessageId":"s_789""#))
 
-        let chat = ClientFrame.message(ClientMessage(id: "c_1", content: "Check this", attachments: [
+        let chat = ClientFrame.message(ClientMessage(id: "c_1", content: "Check this", attachments: .value([
             .image(ImageAttachment(mimeType: .imagePng, data: "iVBORw0KGgo=")),
             .asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7")),
-        ]))
+        ])))
         #expect(chat.validate().isEmpty)
         #expect(ClientFrame.decode(chat.encoded()).frame == chat)
     }
@@ -45,7 +45,7 @@ import Testing
         var events: [String] = []
 
         func handlePairResult(_ message: PairResult) async throws { events.append("pair_result \(message.success)") }
-        func handlePairApprovalRequest(_ message: PairApprovalRequest) async throws { events.append("approve? \(message.claimedName)") }
+        func handlePairApprovalRequest(_ message: PairApprovalRequest) async throws { events.append("approve? \(message.claimedName ?? "unnamed")") }
         func handleAuthResult(_ message: AuthResult) async throws { events.append("auth \(message.success) replay \(message.replayCount ?? 0)") }
         func handleMessage(_ message: ServerMessage) async throws {
             timeline[message.id] = message.content
@@ -81,31 +81,40 @@ import Testing
 
     // MARK: A server
 
-    /// What a server sends back for a rejected frame: an `error` frame built from the decode result.
-    func answer(_ text: String) -> (error: ServerFrame, close: Int?)? {
+    /// What a server sends back for a rejected frame: an `error` frame built from the decode result
+    /// (none when the answer sends nothing), and the close code when the socket closes.
+    func answer(_ text: String) -> (error: ServerFrame?, close: Int?)? {
         let result = ClientFrame.decode(text: text)
         guard let answer = result.answer else { return nil }
-        let error = ErrorMessage(code: ErrorCodeName(rawValue: answer.code), message: result.rejectionReason ?? "")
-        return (.error(error), answer.closesConnection ? answer.closeCode : nil)
+        let error = answer.code.map { ServerFrame.error(ErrorMessage(code: ErrorCodeName(rawValue: $0), message: result.rejectionReason ?? "")) }
+        return (error, answer.closesConnection ? answer.closeCode : nil)
     }
 
     @Test func serverAnswersEveryRejectedFrameWithTheSpecsCode() throws {
         #expect(answer(#"{"type":"typing","active":true}"#) == nil)
 
         let badVersion = try #require(answer(#"{"type":"auth","protocolVersion":2,"token":"t","deviceId":"\#(Self.device)"}"#))
-        #expect(badVersion.close == 1008)
-        #expect(badVersion.error.encodedText() == #"{"code":"invalid_message","message":"client auth: $.protocolVersion: must be 1, found 2","type":"error"}"#)
+        #expect(badVersion.close == 1008, "a wrong protocolVersion closes the socket")
+        #expect(badVersion.error?.encodedText() == #"{"code":"invalid_message","message":"client auth: $.protocolVersion: must be 1, found 2","type":"error"}"#)
+
+        let blankCursor = try #require(answer(#"{"type":"auth","protocolVersion":1,"token":"t","deviceId":"\#(Self.device)","lastMessageId":" "}"#))
+        #expect(blankCursor.close == nil, "other broken fields of auth keep the socket open")
+        #expect(answer(#"{"type":"auth","protocolVersion":1,"token":"","deviceId":"\#(Self.device)"}"#) == nil, "the token is the server's business")
 
         let tooLarge = try #require(answer(#"{"type":"message","id":"c_1","content":"\#(String(repeating: "y", count: 65_537))"}"#))
         #expect(tooLarge.close == nil)
-        guard case .error(let error) = tooLarge.error else { return }
+        guard case .error(let error)? = tooLarge.error else { return }
         #expect(error.code == .payloadTooLarge)
 
         let garbage = try #require(answer("{not json"))
-        #expect(garbage.close == 1002)
+        #expect(garbage.close == 1002 && garbage.error == nil, "malformed JSON closes with 1002 and sends nothing")
+        let untyped = try #require(answer(#"{"active":true}"#))
+        #expect(untyped.close == nil)
+        guard case .error(let untypedError)? = untyped.error else { return }
+        #expect(untypedError.code == .invalidMessage)
         let unknown = try #require(answer(#"{"type":"subscribe"}"#))
         #expect(unknown.close == nil)
-        guard case .error(let unknownError) = unknown.error else { return }
+        guard case .error(let unknownError)? = unknown.error else { return }
         #expect(unknownError.message == "unknown client message type 'subscribe'")
     }
 
@@ -117,8 +126,9 @@ import Testing
         #expect(Clawline.Constants.ackTimeout == .seconds(5))
         #expect(Clawline.Constants.maxUploadBytes == 100 * 1024 * 1024)
         #expect(Clawline.RateLimits.message.limit == 5 && Clawline.RateLimits.message.window == .seconds(1))
-        #expect(Clawline.RateLimits.pairRequest.answer.closesConnection)
-        #expect(!Clawline.RateLimits.typing.answer.closesConnection)
+        #expect(Clawline.RateLimits.pairRequest.answer?.closesConnection == true)
+        #expect(Clawline.RateLimits.typing.answer?.closesConnection == false)
+        #expect(Clawline.RateLimits.assistantTyping.answer == nil, "nobody answers the server")
         #expect(Clawline.Endpoints.downloadPath(assetId: "a_1") == "/download/a_1")
         #expect(Clawline.Endpoints.upload.requiresBearerToken && !Clawline.Endpoints.version.requiresBearerToken)
         #expect(Clawline.sessionRules.phase(named: "unauthenticated")?.allows(FrameKey(.client, "message")) == false)

@@ -58,9 +58,29 @@ import WireRuntime
 
         let bad = client(#"{"kind":"post","id":"nope","default":"0123456789012345678901234567890123456789","tags":["a","b","c","d"],"scores":{},"grid":[[1],[2],[3],[4]],"blobs":["AAAAAAAAAAAAAAAAAAAAAAAA","**"],"link":"not a uri"}"#)
         #expect(errors(bad) == [
-            "$.id format bad_frame", "$.tags maxItems bad_frame", "$.scores minItems bad_frame", "$.grid maxItems bad_frame",
+            "$.id format bad_frame", "$.tags maxItems too_big", "$.scores minItems bad_frame", "$.grid maxItems too_big",
             "$.blobs[0] maxDecodedBytes too_big", "$.blobs[1] format bad_frame", "$.link format bad_frame", "$ budget too_big",
-        ])
+        ], "too many items is a size limit (the size answer); too few is not")
+    }
+
+    @Test func conditionalValuesAreRequired() {
+        let green = Self.update.replacingOccurrences(of: #""color":"dark-blue""#, with: #""color":"green""#)
+        #expect(errors(server(green)) == [])
+        let greenError = green.replacingOccurrences(of: #""level":"info""#, with: #""level":"error","detail":"d""#)
+        #expect(server(greenError).issues.errors.map(\.message) == [#"'level' must be info or warn when color is green, found "error""#])
+        let greenWithoutLevel = green.replacingOccurrences(of: #","level":"info""#, with: "")
+        #expect(server(greenWithoutLevel).issues.errors.map(\.message) == ["missing required field 'level'", "missing 'level' (must be info or warn when color is green)"])
+    }
+
+    @Test func base64AcceptsMissingPaddingAndWhiteSpace() throws {
+        for blob in ["AAEC", "AAE", "AAE=", "AA", "AA==", "AA\\nEC", " A A E C "] {
+            let text = #"{"kind":"post","id":"\#(Self.item)","default":"d","blobs":["\#(blob)"]}"#
+            #expect(errors(client(text)) == [], "\(blob.debugDescription) is base64")
+        }
+        for blob in ["A", "AAE==", "AA=A", "AA===", "A*AA", "AAA=="] {
+            let text = #"{"kind":"post","id":"\#(Self.item)","default":"d","blobs":["\#(blob)"]}"#
+            #expect(errors(client(text)) == ["$.blobs[0] format bad_frame"], "\(blob.debugDescription) is not base64")
+        }
     }
 
     @Test func datesEnumsUnionsAndOneOf() throws {

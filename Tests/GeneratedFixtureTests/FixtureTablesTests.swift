@@ -8,7 +8,9 @@ import WireRuntime
         #expect(Everything.transportKind == "sse" && Everything.transportPath == "/events" && Everything.defaultPort == 7117)
         #expect(Everything.defaultAnswer == ViolationAnswer(code: "bad_frame"))
         #expect(Everything.sizeAnswer == ViolationAnswer(code: "too_big"))
-        #expect(Everything.malformedFrameAnswer == ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1002))
+        #expect(Everything.notJSONAnswer == .closeSilently(closeCode: 1002))
+        #expect(Everything.notJSONAnswer.code == nil && !Everything.notJSONAnswer.sendsError)
+        #expect(Everything.notAFrameAnswer == ViolationAnswer(code: "bad_frame"))
     }
 
     @Test func errorCodes() {
@@ -37,7 +39,8 @@ import WireRuntime
         #expect(Everything.RateLimits.oversize.answer == ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
         #expect(Everything.RateLimits.sessions.window == nil)
         #expect(Everything.RateLimits.sessions.answer == ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
-        #expect(Everything.RateLimits.all.map(\.name) == ["posts", "oversize", "sessions"])
+        #expect(Everything.RateLimits.updates.counts == .frames([FrameKey(.server, "update")]) && Everything.RateLimits.updates.answer == nil)
+        #expect(Everything.RateLimits.all.map(\.name) == ["posts", "oversize", "sessions", "updates"])
     }
 
     @Test func endpoints() {
@@ -58,5 +61,11 @@ import WireRuntime
         #expect(rules.guards.map(\.requiredFlag) == ["greeted"])
         #expect(rules.correlations.first?.answers == FrameKey(.client, "ping"))
         #expect(rules.uniqueness.map(\.name) == ["post_ids", "final_updates"])
+        #expect(rules.uniqueness.map(\.comparison) == [.normalized, .exact])
+        #expect(rules.uniqueness[1].grows == ["detail"])
+        #expect(rules.runs == [SessionRuleSet.Run(
+            name: "echoes", after: FrameKey(.client, "ping"), when: [SessionRuleSet.Condition("seq", [1, 2])], countField: "seq",
+            frame: FrameKey(.server, "ping"), each: [SessionRuleSet.Condition("seq", [0, 1, 2])], otherwise: nil
+        )])
     }
 }

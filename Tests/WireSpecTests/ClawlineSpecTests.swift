@@ -55,17 +55,29 @@ import Testing
             "upload_failed_retryable 503 never -",
             "server_error 500 sometimes 1011",
         ])
-        #expect(spec.malformedFrame == Answer(errorCode: "invalid_message", close: true, closeCode: 1002))
+        #expect(spec.notJSON == Answer(errorCode: nil, close: true, closeCode: 1002), "not JSON: close 1002, send nothing")
+        #expect(spec.notAFrame == Answer(errorCode: "invalid_message"), "JSON without a type: invalid_message, stays open")
+        #expect(spec.resolved(spec.notAFrameAnswer).closesConnection == false)
     }
 
-    @Test func protocolVersionIsTheIntegerOneAndClosesTheSocket() throws {
+    @Test func protocolVersionIsTheIntegerOneAndOnlyItClosesTheSocket() throws {
         for tag in ["pair_request", "auth"] {
             let message = try #require(spec.message(MessageRef(direction: .client, tag: tag)))
             let field = try #require(message.shape.field(named: "protocolVersion"))
             #expect(field.type == .integer && field.required && !field.nullable)
             #expect(field.constraints.const == .integer(1))
-            #expect(message.violation == Answer(errorCode: "invalid_message", close: true))
+            #expect(field.violation == Answer(errorCode: "invalid_message", close: true))
+            #expect(message.violation == nil, "other broken fields of \(tag) keep the socket open")
         }
+    }
+
+    @Test func claimedNameIsOptionalAndTheTokenIsTheProvidersBusiness() throws {
+        for ref in [MessageRef(direction: .client, tag: "pair_request"), MessageRef(direction: .server, tag: "pair_approval_request")] {
+            let field = try #require(spec.message(ref)?.shape.field(named: "claimedName"))
+            #expect(!field.required)
+        }
+        let token = try #require(spec.message(MessageRef(direction: .client, tag: "auth"))?.shape.field(named: "token"))
+        #expect(token.type == .string && token.constraints.isEmpty)
     }
 
     @Test func reasonsAreTheSeedsReasons() {
@@ -97,15 +109,17 @@ import Testing
     @Test func rateLimits() {
         let table = spec.rateLimits.map { limit -> String in
             let window = limit.windowMilliseconds.map { "/\($0)ms" } ?? " at once"
-            let close = spec.closes(limit.answer) ? "closes" : "stays open"
-            return "\(limit.name) \(limit.limit)\(window) per \(limit.scope) \(limit.answer.errorCode) \(close)"
+            guard let answer = limit.answer else { return "\(limit.name) \(limit.limit)\(window) per \(limit.scope) unanswered" }
+            let close = spec.closes(answer) ? "closes" : "stays open"
+            return "\(limit.name) \(limit.limit)\(window) per \(limit.scope) \(answer.errorCode ?? "-") \(close)"
         }
         #expect(table == [
             "pair_request 5/60000ms per device rate_limited closes",
             "auth 5/60000ms per device rate_limited closes",
             "message 5/1000ms per device rate_limited stays open",
             "typing 2/1000ms per device rate_limited stays open",
-            "oversize 2/60000ms per connection payload_too_large closes",
+            "oversize 2/60000ms per device payload_too_large closes",
+            "assistant_typing 2/1000ms per device unanswered",
             "pending_pairings 100 at once per provider rate_limited closes",
         ])
     }
@@ -116,8 +130,12 @@ import Testing
         #expect(start.allowedClient == ["pair_request", "auth"])
         #expect(start.otherwise == Answer(errorCode: "auth_failed", close: true))
         #expect(session.guards.first { $0.frame == MessageRef(direction: .client, tag: "pair_decision") }?.requires == "admin")
-        #expect(session.correlations.map(\.name) == ["ack_answers_message"])
-        #expect(session.uniqueness.map(\.name) == ["client_message_retry", "server_event_final"])
+        #expect(session.phase(named: "closed")?.otherwise == Answer(errorCode: "auth_failed", close: true))
+        #expect(session.correlations.map(\.name) == ["ack_answers_message", "error_names_message"])
+        #expect(session.uniqueness.map(\.name) == ["client_message_retry", "server_event_stream"])
+        #expect(session.uniqueness.map(\.comparison) == [.normalized, .normalized])
+        #expect(session.uniqueness[1].grows == ["content"])
+        #expect(session.runs.map { "\($0.after) \($0.count) \($0.frame)" } == ["server auth_result replayCount server message"])
     }
 
     @Test func endpointsAndConstants() {
@@ -129,6 +147,10 @@ import Testing
         #expect(values["maxUploadBytes"] == .integer(100 * 1_048_576))
         #expect(values["pingInterval"] == .integer(30_000))
         #expect(values["pingTimeout"] == .integer(90_000))
+        #expect(values["pongTimeout"] == .integer(90_000))
+        #expect(values["maxFrameBytes"] == .integer(1_048_576))
+        #expect(values["upgradeRequiredStatus"] == .integer(426))
+        #expect(values["uploadRetention"] == .integer(3_600_000))
         #expect(values["maxReplayEvents"] == .integer(500))
         #expect(values["tokenLifetime"] == .integer(365 * 86_400_000))
     }

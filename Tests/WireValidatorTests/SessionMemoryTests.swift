@@ -18,14 +18,18 @@ import Testing
         #expect(memory.value(for: SessionMemory.key(table: 1, rule: 2, hash: 5)) == 99, "a later value replaces an earlier one")
     }
 
-    @Test func flagsBeyondSixtyFour() {
+    @Test func flagsAreUnknownUntilSetAndWorkBeyondSixtyFour() {
         var flags = FlagSet()
-        for flag in [0, 5, 63, 64, 200] { flags.insert(flag) }
-        #expect([0, 5, 63, 64, 200].allSatisfy(flags.contains))
-        #expect(![1, 62, 65].contains(where: flags.contains))
-        flags.remove(63)
-        flags.remove(200)
-        #expect(!flags.contains(63) && !flags.contains(200) && flags.contains(64))
-        #expect(!flags.contains(-1), "an unknown flag is never set")
+        #expect([0, 5, 63, 64, 200].allSatisfy { flags.value($0) == nil }, "every flag starts unknown")
+        for flag in [0, 5, 63, 64, 200] { flags.set(flag, true) }
+        for flag in [1, 62, 65] { flags.set(flag, false) }
+        #expect([0, 5, 63, 64, 200].allSatisfy { flags.value($0) == true })
+        #expect([1, 62, 65].allSatisfy { flags.value($0) == false })
+        #expect([2, 66].allSatisfy { flags.value($0) == nil }, "flags never set stay unknown")
+        flags.set(63, false)
+        flags.set(200, false)
+        #expect(flags.value(63) == false && flags.value(200) == false && flags.value(64) == true)
+        flags.set(-1, true)
+        #expect(flags.value(-1) == nil, "a flag the spec does not declare stays unknown")
     }
 }

@@ -47,16 +47,18 @@ struct ProtocolDocument {
         blocks += paragraphs(spec.transport.description)
         blocks.append(.paragraph("Every frame is a JSON object whose `\(spec.tagField)` names its message; keys are \(spec.keyStyle == .camelCase ? "camelCase" : "snake_case"). This is version \(spec.version) of the protocol. Receivers ignore fields they do not know unless a message says otherwise, and open enums accept values this version does not list, so a newer peer does not break an older one."))
         var answers = "A broken rule is answered with [`\(spec.defaultErrorCode)`](#\(DocAnchor.error(spec.defaultErrorCode))), a broken size limit with [`\(spec.sizeErrorCode)`](#\(DocAnchor.error(spec.sizeErrorCode)))"
-        if let malformed = spec.malformedFrame {
-            answers += ", and a frame that is not JSON, not an object or has no `\(spec.tagField)` with \(answerText(malformed))"
-        }
-        blocks.append(.paragraph(answers + ", unless a message or field says otherwise."))
+        answers += ", unless a message or field says otherwise. Bytes that are not JSON are answered \(answerText(spec.notJSONAnswer))"
+        answers += "; JSON that is not an object with a string `\(spec.tagField)` is answered \(answerText(spec.notAFrameAnswer))"
+        blocks.append(.paragraph(answers + "."))
         return blocks
     }
 
     private func answerText(_ answer: Answer) -> String {
         let resolved = spec.resolved(answer)
-        var text = "[`\(resolved.errorCode)`](#\(DocAnchor.error(resolved.errorCode)))"
+        guard let code = resolved.errorCode else {
+            return "by closing the connection" + (resolved.closeCode.map { " (\($0))" } ?? "") + " without sending an error"
+        }
+        var text = "[`\(code)`](#\(DocAnchor.error(code)))"
         if resolved.closesConnection { text += " and closing the connection" + (resolved.closeCode.map { " (\($0))" } ?? "") }
         return text
     }
@@ -97,10 +99,23 @@ struct ProtocolDocument {
                 rules.append("`\(rule.field)` of \(frameLink(rule.frame)) answers `\(rule.answersField)` of an earlier \(frameLink(rule.answers))" + (rule.description.map { ". " + inline($0) } ?? "."))
             }
             for rule in session.uniqueness {
-                var text = "`\(rule.key)` of \(frameLink(rule.frame))"
-                if !rule.sameFields.isEmpty { text += " may repeat only with the same " + rule.sameFields.map { "`\($0)`" }.joined(separator: ", ") }
-                if !rule.final.isEmpty { text += " never repeats after a frame with " + conditionText(rule.final) }
+                var clauses: [String] = []
+                if !rule.sameFields.isEmpty {
+                    let compared = rule.comparison == .normalized ? " (compared normalized: absent, `null`, `[]` and `{}` alike, base64 by its bytes)" : ""
+                    clauses.append("may repeat only with the same " + rule.sameFields.map { "`\($0)`" }.joined(separator: ", ") + compared)
+                }
+                if !rule.grows.isEmpty { clauses.append("each repeat's " + rule.grows.map { "`\($0)`" }.joined(separator: ", ") + " extending the one before") }
+                if !rule.final.isEmpty { clauses.append("never repeats after a frame with " + conditionText(rule.final)) }
+                let text = "`\(rule.key)` of \(frameLink(rule.frame)) " + Self.series(clauses)
                 rules.append(text + (rule.otherwise.map { ", else " + answerText($0) } ?? "") + (rule.description.map { ". " + inline($0) } ?? "."))
+            }
+            for run in session.runs {
+                var text = "After \(frameLink(run.after))"
+                if !run.when.isEmpty { text += " with " + conditionText(run.when) }
+                text += ", the next `\(run.count)` \(run.frame.direction.rawValue) frames are \(frameLink(run.frame)) frames"
+                if !run.each.isEmpty { text += " with " + conditionText(run.each) }
+                text += ", with no other \(run.frame.direction.rawValue) frame between them"
+                rules.append(text + (run.otherwise.map { ", else " + answerText($0) } ?? "") + (run.description.map { ". " + inline($0) } ?? "."))
             }
             if !rules.isEmpty {
                 blocks.append(.heading(level: 3, text: "Rules across frames", anchor: "session-rules"))
@@ -113,6 +128,12 @@ struct ProtocolDocument {
             blocks.append(.flow(flow))
         }
         return blocks
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    static func series(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
     }
 
     private func conditionText(_ conditions: [Condition]) -> String {
@@ -178,7 +199,9 @@ struct ProtocolDocument {
                 var parts: [String] = []
                 if !rule.require.isEmpty { parts.append("requires " + rule.require.map { "`\($0)`" }.joined(separator: ", ")) }
                 if !rule.forbid.isEmpty { parts.append("forbids " + rule.forbid.map { "`\($0)`" }.joined(separator: ", ")) }
-                return "When " + conditionText(rule.when) + ": " + parts.joined(separator: "; ") + (rule.description.map { ". " + inline($0) } ?? ".")
+                if !rule.then.isEmpty { parts.append("requires " + conditionText(rule.then)) }
+                let answer = rule.violation.map { ", else " + answerText($0) } ?? ""
+                return "When " + conditionText(rule.when) + ": " + parts.joined(separator: "; ") + answer + (rule.description.map { ". " + inline($0) } ?? ".")
             case .byteBudget(let budget):
                 return "`\(budget.name)`: " + budget.paths.map { "`\($0)`" }.joined(separator: " + ") + " total at most \(budget.max) bytes (base64 counted decoded)" + (budget.description.map { ". " + inline($0) } ?? ".")
             }
@@ -221,10 +244,10 @@ struct ProtocolDocument {
         let ref = MessageRef(direction: message.direction, tag: message.tag)
         func visit(_ shape: ObjectShape, seen: inout Set<String>) {
             for field in shape.fields {
-                if let violation = field.violation { codes.append(violation.errorCode) }
+                if let code = field.violation?.errorCode { codes.append(code) }
                 let (resolved, aliasConstraints) = spec.resolve(field.type)
                 let c = field.constraints.merged(over: aliasConstraints)
-                if field.violation == nil, c.maxBytes != nil || c.maxDecodedBytes != nil { codes.append(spec.sizeErrorCode) }
+                if field.violation == nil, c.maxBytes != nil || c.maxDecodedBytes != nil || c.maxItems != nil { codes.append(spec.sizeErrorCode) }
                 var names: [String] = []
                 switch resolved {
                 case .object(let name, _), .union(let name, _): names = [name]
@@ -244,7 +267,7 @@ struct ProtocolDocument {
             }
             for rule in shape.rules {
                 switch rule {
-                case .conditional(let rule): if let violation = rule.violation { codes.append(violation.errorCode) }
+                case .conditional(let rule): if let code = rule.violation?.errorCode { codes.append(code) }
                 case .byteBudget(let budget): codes.append(budget.violation?.errorCode ?? spec.sizeErrorCode)
                 }
             }
@@ -252,7 +275,7 @@ struct ProtocolDocument {
         var seen = Set<String>()
         visit(message.shape, seen: &seen)
         for limit in spec.rateLimits {
-            if case .frames(let refs) = limit.counts, refs.contains(ref) { codes.append(limit.answer.errorCode) }
+            if case .frames(let refs) = limit.counts, refs.contains(ref), let code = limit.answer?.errorCode { codes.append(code) }
         }
         if let session = spec.session {
             if message.direction == .client { codes += session.phases.compactMap { $0.allowedClient.contains(message.tag) ? nil : $0.otherwise?.errorCode } }
@@ -326,7 +349,7 @@ struct ProtocolDocument {
                     case .violations(let codes): counts = codes.map { "[`\($0)`](#\(DocAnchor.error($0))) answers" }.joined(separator: ", ")
                     }
                     let window = limit.windowMilliseconds.map { "\(limit.limit) per \(DurationText.from(milliseconds: $0)) (sliding)" } ?? "\(limit.limit) at once"
-                    return ["`\(limit.name)`" + (limit.description.map { ": " + inline($0) } ?? ""), counts, window, limit.scope, answerText(limit.answer), inline(limit.clientAction)]
+                    return ["`\(limit.name)`" + (limit.description.map { ": " + inline($0) } ?? ""), counts, window, limit.scope, limit.answer.map(answerText) ?? "none: the server must not send more", inline(limit.clientAction)]
                 },
                 anchors: spec.rateLimits.map { DocAnchor.rateLimit($0.name) }
             ),

@@ -77,7 +77,7 @@ public enum AsyncAPIGenerator {
         guard let answer else { return .null }
         let resolved = spec.resolved(answer)
         var object = JSONObject()
-        object["error"] = .string(resolved.errorCode)
+        object["error"] = resolved.errorCode.map(SpecValue.string) ?? .null
         object["close"] = .bool(resolved.closesConnection)
         if let code = resolved.closeCode { object["closeCode"] = .integer(code) }
         return object.value
@@ -140,7 +140,14 @@ public enum AsyncAPIGenerator {
         object["uniqueness"] = .array(session.uniqueness.map { rule in
             .object([.init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
                      .init(key: "key", value: .string(rule.key)), .init(key: "sameFields", value: .strings(rule.sameFields)),
+                     .init(key: "compare", value: .string(rule.comparison.rawValue)), .init(key: "grows", value: .strings(rule.grows)),
                      .init(key: "final", value: conditions(rule.final)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec))])
+        })
+        object["runs"] = .array(session.runs.map { run in
+            .object([.init(key: "name", value: .string(run.name)), .init(key: "after", value: .string(run.after.description)),
+                     .init(key: "when", value: conditions(run.when)), .init(key: "count", value: .string(run.count)),
+                     .init(key: "frame", value: .string(run.frame.description)), .init(key: "each", value: conditions(run.each)),
+                     .init(key: "otherwise", value: answer(run.otherwise, spec: spec))])
         })
         return object.value
     }

@@ -8,8 +8,8 @@ import WireSpec
 public enum JSONSchemaGenerator {
     /// Rules JSON Schema cannot express exactly, each with the reason.
     public static let knownExceptions: [(rule: String, reason: String)] = [
-        ("minBytes, maxBytes", "JSON Schema counts characters, not UTF-8 bytes; the exported schema leaves byte limits out"),
-        ("maxDecodedBytes", "approximated by the longest base64 text that can decode to that many bytes (up to 2 bytes more)"),
+        ("minBytes, maxBytes", "JSON Schema counts characters, not UTF-8 bytes; a maxBytes of N is exported as a maxLength of N characters (sound, but multi-byte text up to N characters passes), minBytes is left out"),
+        ("maxDecodedBytes", "approximated by the longest base64 text without white space that can decode to that many bytes (up to 2 bytes more); white space inside the text counts against it"),
         ("byte budgets", "a sum of sizes across fields cannot be expressed"),
         ("integer", "JSON Schema treats 1.0 as an integer; the spec does not"),
         ("notBlank", "expressed as a pattern requiring a non-space character, with JSON Schema's (ECMA-262) idea of white space"),
@@ -122,8 +122,12 @@ struct SchemaBuilder {
             var thenProperties = JSONObject()
             for key in rule.require { thenProperties[key] = .object([.init(key: "not", value: .object([.init(key: "type", value: .string("null"))]))]) }
             for key in rule.forbid { thenProperties[key] = .bool(false) }
+            for item in rule.then {
+                thenProperties[item.field] = item.values.count == 1 ? .object([.init(key: "const", value: item.values[0])]) : .object([.init(key: "enum", value: .array(item.values))])
+            }
             then["properties"] = thenProperties.value
-            if !rule.require.isEmpty { then["required"] = .strings(rule.require) }
+            let required = rule.require + rule.then.map(\.field).filter { !rule.require.contains($0) }
+            if !required.isEmpty { then["required"] = .strings(required) }
             return .object([.init(key: "if", value: condition.value), .init(key: "then", value: then.value)])
         }
         if !conditionals.isEmpty { object["allOf"] = .array(conditionals) }
@@ -191,7 +195,9 @@ struct SchemaBuilder {
 
     private func stringConstraints(_ c: Constraints, into object: inout JSONObject) {
         if let value = c.minLength { object["minLength"] = .integer(value) }
-        if let value = c.maxLength { object["maxLength"] = .integer(value) }
+        // A string of more than N characters has more than N UTF-8 bytes, so a byte limit bounds the
+        // length in characters too (multi-byte text between the two bounds is let through).
+        if let value = [c.maxLength, c.maxBytes].compactMap({ $0 }).min() { object["maxLength"] = .integer(value) }
         var patterns: [String] = []
         if let prefix = c.prefix { patterns.append("^" + Self.escapeRegex(prefix)) }
         if let pattern = c.pattern { patterns.append("^(?:\(pattern))$") }
@@ -210,7 +216,8 @@ struct SchemaBuilder {
     static let formatPatterns: [ValueFormat: String] = [
         .uuid: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
         .uuidv4: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        .base64: "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+        // Standard alphabet, `=` padding optional, ASCII white space allowed anywhere.
+        .base64: "^[ \\t\\r\\n]*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){4})*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){2}(?:=[ \\t\\r\\n]*=[ \\t\\r\\n]*)?|(?:[A-Za-z0-9+/][ \\t\\r\\n]*){3}(?:=[ \\t\\r\\n]*)?)?$",
         .iso8601: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$",
         .uri: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$",
     ]

@@ -29,7 +29,8 @@ struct FrameEmitter {
             .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(direction.rawValue)")),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "tagField", type: "String", initializer: SwiftNames.literal(spec.tagField))),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "knownTags", type: "[String]", initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "malformedFrameAnswer", type: "ViolationAnswer", initializer: "\(namespace).malformedFrameAnswer")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "notJSONAnswer", type: "ViolationAnswer", initializer: "\(namespace).notJSONAnswer")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "notAFrameAnswer", type: "ViolationAnswer", initializer: "\(namespace).notAFrameAnswer")),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer", initializer: "\(namespace).defaultAnswer")),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "sizeAnswer", type: "ViolationAnswer", initializer: "\(namespace).sizeAnswer")),
             .function(FunctionDeclaration(

@@ -155,10 +155,14 @@ struct ObjectEmitter {
         for (index, rule) in shape.rules.enumerated() {
             switch rule {
             case .conditional(let conditional):
-                let conditions = conditional.when.map { condition in
-                    "(\(SwiftNames.literal(condition.field)), [" + condition.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
-                }.joined(separator: ", ")
-                let expression = "ConditionalRequirement(when: [\(conditions)], require: [\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: [\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))])"
+                func pairs(_ conditions: [Condition]) -> String {
+                    conditions.map { condition in
+                        "(\(SwiftNames.literal(condition.field)), [" + condition.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
+                    }.joined(separator: ", ")
+                }
+                var expression = "ConditionalRequirement(when: [\(pairs(conditional.when))], require: [\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: [\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))]"
+                if !conditional.then.isEmpty { expression += ", expect: [\(pairs(conditional.then))]" }
+                expression += ")"
                 let ruleName = rules.name(for: expression, type: "ConditionalRequirement", suggested: "rule\(index + 1)")
                 let answer = conditional.violation.map(mapper.answerLiteral) ?? "answer"
                 body.append(.line("context.check(Self.\(ruleName), in: object, at: path(), answer: \(answer))"))
@@ -210,7 +214,8 @@ struct ObjectEmitter {
                     SwitchCase(pattern: "case nil", body: []),
                     SwitchCase(pattern: "case .null?", body: [.line("\(property) = .null")]),
                     SwitchCase(pattern: "case let value?", body: [
-                        .line("if let decoded = \(expression) { \(property) = .value(decoded) }"),
+                        // Parenthesized: a decoder ending in a trailing closure must not read as the `if` body.
+                        .line("if let decoded = (\(expression)) { \(property) = .value(decoded) }"),
                     ]),
                 ]),
             ]

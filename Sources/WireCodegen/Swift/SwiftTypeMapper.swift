@@ -110,7 +110,8 @@ struct SwiftTypeMapper {
             inner.sizeAnswer = site.sizeAnswer
             let elementExpression = decodeExpression(element, Constraints(), inner, rules: &rules)
             let function = isArray ? "array" : "map"
-            return "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)) { \(item), \(position), context in \(elementExpression) }"
+            let sizeForCount = rulesArgument != "nil" && constraints.maxItems != nil ? sizeArgument : ""
+            return "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeForCount)) { \(item), \(position), context in \(elementExpression) }"
         case .enumeration(let name, _):
             let call = "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
             guard case .string(let constant)? = constraints.const else { return call }
@@ -182,7 +183,8 @@ struct SwiftTypeMapper {
     /// A `ViolationAnswer` literal for a spec answer, resolving "as the error code says".
     func answerLiteral(_ answer: Answer) -> String {
         let resolved = spec.resolved(answer)
-        var text = "ViolationAnswer(code: \(SwiftNames.literal(resolved.errorCode))"
+        guard let code = resolved.errorCode else { return ".closeSilently(closeCode: \(resolved.closeCode.map(String.init) ?? "nil"))" }
+        var text = "ViolationAnswer(code: \(SwiftNames.literal(code))"
         if resolved.closesConnection { text += ", closesConnection: true" }
         if let closeCode = resolved.closeCode { text += ", closeCode: \(closeCode)" }
         return text + ")"

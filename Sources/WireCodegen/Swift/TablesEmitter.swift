@@ -28,7 +28,8 @@ struct TablesEmitter {
         members += [
             constant("The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "ViolationAnswer", defaultAnswer),
             constant("The answer to a broken size limit.", "sizeAnswer", "ViolationAnswer", mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode))),
-            constant("The answer to a frame that is not JSON, not an object or has no tag.", "malformedFrameAnswer", "ViolationAnswer", spec.malformedFrame.map(mapper.answerLiteral) ?? defaultAnswer),
+            constant("The answer to bytes that are not JSON.", "notJSONAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer)),
+            constant("The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notAFrameAnswer)),
         ]
         if !spec.errorCodes.isEmpty { members.append(.type(errorCodeEnum())) }
         members.append(.type(constantsEnum()))
@@ -98,7 +99,7 @@ struct TablesEmitter {
             var arguments = [
                 "name: \(SwiftNames.literal(limit.name))", "counts: \(counts)", "limit: \(limit.limit)",
                 "window: " + (limit.windowMilliseconds.map { ".milliseconds(\($0))" } ?? "nil"),
-                "scope: \(SwiftNames.literal(limit.scope))", "answer: \(mapper.answerLiteral(limit.answer))",
+                "scope: \(SwiftNames.literal(limit.scope))", "answer: \(optionalAnswer(limit.answer))",
             ]
             if let action = limit.clientAction { arguments.append("clientAction: \(SwiftNames.literal(action))") }
             return constant(limit.description, SwiftNames.escaped(SwiftNames.lowerCamel(limit.name)), "RateLimitRule", "RateLimitRule(" + arguments.joined(separator: ", ") + ")")
@@ -169,12 +170,20 @@ struct TablesEmitter {
         lines.append("    ],")
         lines.append("    uniqueness: [")
         for rule in session.uniqueness {
-            lines.append("        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), key: \(SwiftNames.literal(rule.key)), sameFields: \(set(rule.sameFields)), final: \(conditions(rule.final)), otherwise: \(optionalAnswer(rule.otherwise))),")
+            var arguments = "name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), key: \(SwiftNames.literal(rule.key)), sameFields: \(set(rule.sameFields))"
+            if rule.comparison != .exact { arguments += ", comparison: .\(rule.comparison.rawValue)" }
+            if !rule.grows.isEmpty { arguments += ", grows: \(set(rule.grows))" }
+            lines.append("        .init(\(arguments), final: \(conditions(rule.final)), otherwise: \(optionalAnswer(rule.otherwise))),")
+        }
+        lines.append("    ],")
+        lines.append("    runs: [")
+        for run in session.runs {
+            lines.append("        .init(name: \(SwiftNames.literal(run.name)), after: \(frameKey(run.after)), when: \(conditions(run.when)), countField: \(SwiftNames.literal(run.count)), frame: \(frameKey(run.frame)), each: \(conditions(run.each)), otherwise: \(optionalAnswer(run.otherwise))),")
         }
         lines.append("    ]")
         lines.append(")")
         return .variable(VariableDeclaration(
-            doc: "The rules across the frames of one connection: phases, transitions, guards, correlations and uniqueness.",
+            doc: "The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.",
             access: access, isStatic: true, name: "sessionRules", type: "SessionRuleSet", initializer: lines.joined(separator: "\n")
         ))
     }

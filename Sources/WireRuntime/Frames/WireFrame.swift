@@ -14,8 +14,10 @@ public protocol WireFrame: Sendable, Hashable {
     static var tagField: String { get }
     /// Every tag of this direction.
     static var knownTags: [String] { get }
-    /// The answer to a frame that is not JSON, not an object or has no tag.
-    static var malformedFrameAnswer: ViolationAnswer { get }
+    /// The answer to bytes that are not JSON (possibly closing without sending anything).
+    static var notJSONAnswer: ViolationAnswer { get }
+    /// The answer to JSON that is not an object or has no string tag.
+    static var notAFrameAnswer: ViolationAnswer { get }
     /// The answer to a frame whose tag is unknown, and the default answer to a broken rule.
     static var defaultAnswer: ViolationAnswer { get }
     /// The answer to a broken size limit.
@@ -63,11 +65,13 @@ public enum FrameDecodeResult<Frame: WireFrame>: Sendable {
         }
     }
 
-    /// What a receiver answers: the spec's error code and whether to close; `nil` for a valid frame.
+    /// What a receiver answers: the spec's error code (or nothing, see ``ViolationAnswer/code``)
+    /// and whether to close; `nil` for a valid frame.
     public var answer: ViolationAnswer? {
         switch self {
         case .decoded: return nil
-        case .notJSON, .notAFrame: return Frame.malformedFrameAnswer
+        case .notJSON: return Frame.notJSONAnswer
+        case .notAFrame: return Frame.notAFrameAnswer
         case .unknownType: return Frame.defaultAnswer
         case .invalid(_, let issues): return issues.answer
         }

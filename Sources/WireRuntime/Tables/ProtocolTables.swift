@@ -36,12 +36,13 @@ public struct RateLimitRule: Sendable, Hashable {
     public var window: Duration?
     /// Who the limit applies to, e.g. `device`.
     public var scope: String
-    /// What the frame that breaks the limit is answered with.
-    public var answer: ViolationAnswer
+    /// What the frame that breaks the limit is answered with; `nil` for a limit on what the
+    /// server sends (nobody answers the server: it must not send more).
+    public var answer: ViolationAnswer?
     /// What a client should do.
     public var clientAction: String?
 
-    public init(name: String, counts: Counted, limit: Int, window: Duration?, scope: String, answer: ViolationAnswer, clientAction: String? = nil) {
+    public init(name: String, counts: Counted, limit: Int, window: Duration?, scope: String, answer: ViolationAnswer?, clientAction: String? = nil) {
         self.name = name
         self.counts = counts
         self.limit = limit

@@ -53,7 +53,8 @@ public struct SessionRuleSet: Sendable, Hashable {
         }
     }
 
-    /// A frame only allowed while a flag is set.
+    /// A frame only allowed while a flag is set. Flags are unknown until a transition sets them,
+    /// and a guard on an unknown flag does not fire.
     public struct Guard: Sendable, Hashable {
         public var name: String
         public var frame: FrameKey
@@ -85,20 +86,61 @@ public struct SessionRuleSet: Sendable, Hashable {
         }
     }
 
-    /// A key identifying frames across a session (retries must repeat `sameFields`; nothing repeats a key after a `final` frame).
+    /// How a uniqueness rule compares the fields a repeated key must repeat.
+    public enum Comparison: String, Sendable, Hashable {
+        /// As JSON values: member order and number spelling aside, the same value.
+        case exact
+        /// As JSON values, and also: absent, `null`, `[]` and `{}` are equal, and `base64` strings
+        /// compare by their decoded bytes.
+        case normalized
+    }
+
+    /// A key identifying frames across a session: retries must repeat `sameFields` (compared as
+    /// `comparison` says), each repeat's `grows` fields extend the previous value, and nothing
+    /// repeats a key after a `final` frame.
     public struct Uniqueness: Sendable, Hashable {
         public var name: String
         public var frame: FrameKey
         public var key: String
         public var sameFields: [String]
+        public var comparison: Comparison
+        /// String fields whose value in a repeat must start with the value of the previous frame with the key.
+        public var grows: [String]
         public var final: [Condition]
         public var otherwise: ViolationAnswer?
-        public init(name: String, frame: FrameKey, key: String, sameFields: [String], final: [Condition], otherwise: ViolationAnswer?) {
+        public init(
+            name: String, frame: FrameKey, key: String, sameFields: [String], comparison: Comparison = .exact, grows: [String] = [],
+            final: [Condition], otherwise: ViolationAnswer?
+        ) {
             self.name = name
             self.frame = frame
             self.key = key
             self.sameFields = sameFields
+            self.comparison = comparison
+            self.grows = grows
             self.final = final
+            self.otherwise = otherwise
+        }
+    }
+
+    /// A run of frames that must follow a frame: after `after` (when `when` holds), the next
+    /// `count` frames its sender sends (the integer in `after`'s field `countField`) are `frame`
+    /// frames matching `each` (Clawline's replay after `auth_result`).
+    public struct Run: Sendable, Hashable {
+        public var name: String
+        public var after: FrameKey
+        public var when: [Condition]
+        public var countField: String
+        public var frame: FrameKey
+        public var each: [Condition]
+        public var otherwise: ViolationAnswer?
+        public init(name: String, after: FrameKey, when: [Condition], countField: String, frame: FrameKey, each: [Condition], otherwise: ViolationAnswer?) {
+            self.name = name
+            self.after = after
+            self.when = when
+            self.countField = countField
+            self.frame = frame
+            self.each = each
             self.otherwise = otherwise
         }
     }
@@ -110,8 +152,12 @@ public struct SessionRuleSet: Sendable, Hashable {
     public var guards: [Guard]
     public var correlations: [Correlation]
     public var uniqueness: [Uniqueness]
+    public var runs: [Run]
 
-    public init(initialPhase: String?, phases: [Phase], transitions: [Transition], flags: [String], guards: [Guard], correlations: [Correlation], uniqueness: [Uniqueness]) {
+    public init(
+        initialPhase: String?, phases: [Phase], transitions: [Transition], flags: [String], guards: [Guard], correlations: [Correlation],
+        uniqueness: [Uniqueness], runs: [Run] = []
+    ) {
         self.initialPhase = initialPhase
         self.phases = phases
         self.transitions = transitions
@@ -119,6 +165,7 @@ public struct SessionRuleSet: Sendable, Hashable {
         self.guards = guards
         self.correlations = correlations
         self.uniqueness = uniqueness
+        self.runs = runs
     }
 
     /// The phase with a name.

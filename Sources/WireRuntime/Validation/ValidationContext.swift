@@ -232,10 +232,11 @@ public struct ValidationContext: Sendable {
         number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
-    /// An array value, its item-count constraints and each element.
+    /// An array value, its item-count constraints and each element. Too many items is a size
+    /// violation, answered with `sizeAnswer` (`nil`: the context's).
     @inlinable
     public mutating func array<Element>(
-        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer,
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer, sizeAnswer: ViolationAnswer? = nil,
         element: (JSONValue, _ index: Int, inout ValidationContext) -> Element?
     ) -> [Element]? {
         guard case .array(let items) = value else {
@@ -243,7 +244,7 @@ public struct ValidationContext: Sendable {
             return nil
         }
         let before = errorCount
-        if let rules { checkCount(items.count, at: path(), rules: rules, answer: answer, noun: "items") }
+        if let rules { checkCount(items.count, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "items") }
         var result: [Element] = []
         result.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
@@ -253,9 +254,10 @@ public struct ValidationContext: Sendable {
     }
 
     /// A map value (an object with arbitrary keys), its entry-count constraints and each value.
+    /// Too many entries is a size violation, answered with `sizeAnswer` (`nil`: the context's).
     @inlinable
     public mutating func map<Value>(
-        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer,
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer, sizeAnswer: ViolationAnswer? = nil,
         value decodeValue: (JSONValue, _ key: String, inout ValidationContext) -> Value?
     ) -> [String: Value]? {
         guard case .object(let members) = value else {
@@ -263,7 +265,7 @@ public struct ValidationContext: Sendable {
             return nil
         }
         let before = errorCount
-        if let rules { checkCount(members.count, at: path(), rules: rules, answer: answer, noun: "entries") }
+        if let rules { checkCount(members.count, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "entries") }
         var result: [String: Value] = [:]
         result.reserveCapacity(members.count)
         for key in members.keys.sorted() {
@@ -272,12 +274,13 @@ public struct ValidationContext: Sendable {
         return errorCount == before ? result : nil
     }
 
-    public mutating func checkCount(_ count: Int, at path: @autoclosure () -> JSONPath, rules: CollectionRules, answer: ViolationAnswer, noun: String) {
+    /// Checks an item or entry count; `maxItems` is a size limit, answered with `sizeAnswer` (`nil`: the context's).
+    public mutating func checkCount(_ count: Int, at path: @autoclosure () -> JSONPath, rules: CollectionRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?, noun: String) {
         if let minimum = rules.minItems, count < minimum {
             fail(path(), "minItems", answer, "has \(count) \(noun), fewer than the \(minimum) required")
         }
         if let maximum = rules.maxItems, count > maximum {
-            fail(path(), "maxItems", answer, "has \(count) \(noun), more than the \(maximum) allowed")
+            fail(path(), "maxItems", sizeAnswer ?? self.sizeAnswer, "has \(count) \(noun), more than the \(maximum) allowed")
         }
     }
 
@@ -323,17 +326,20 @@ public struct ValidationContext: Sendable {
             requirement, at: path(), answer: answer,
             conditionValue: { object[requirement.conditions[$0].key] },
             requiredPresence: { presence(requirement.required[$0]) },
-            forbiddenPresence: { presence(requirement.forbidden[$0]) }
+            forbiddenPresence: { presence(requirement.forbidden[$0]) },
+            expectedValue: { object[requirement.expected[$0].key] }
         )
     }
 
     /// Checks a conditional requirement given lookups by position: `conditionValue(i)` is the
     /// value of the key of `requirement.conditions[i]`, and `requiredPresence(i)` and
     /// `forbiddenPresence(i)` say whether `requirement.required[i]` and `requirement.forbidden[i]`
-    /// are present, so callers can find each key once.
+    /// are present, and `expectedValue(i)` is the value of `requirement.expected[i]`'s key, so
+    /// callers can find each key once.
     public mutating func check(
         _ requirement: ConditionalRequirement, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer,
-        conditionValue: (Int) -> JSONValue?, requiredPresence: (Int) -> MemberPresence, forbiddenPresence: (Int) -> MemberPresence
+        conditionValue: (Int) -> JSONValue?, requiredPresence: (Int) -> MemberPresence, forbiddenPresence: (Int) -> MemberPresence,
+        expectedValue: (Int) -> JSONValue?
     ) {
         guard requirement.applies(conditionValue: conditionValue) else { return }
         for (position, key) in requirement.required.enumerated() where requiredPresence(position) != .present {
@@ -341,6 +347,18 @@ public struct ValidationContext: Sendable {
         }
         for (position, key) in requirement.forbidden.enumerated() where forbiddenPresence(position) != .absent {
             fail(path().appending(key), "conditional", answer, "'\(key)' is not allowed when \(requirement.conditionText)")
+        }
+        for (position, expectation) in requirement.expected.enumerated() {
+            let value = expectedValue(position)
+            guard let value, value != .null else {
+                let wanted = ConditionalRequirement.valuesText(expectation.values)
+                fail(path().appending(expectation.key), "conditional", answer, "missing '\(expectation.key)' (must be \(wanted) when \(requirement.conditionText))")
+                continue
+            }
+            if !expectation.values.contains(value) {
+                let wanted = ConditionalRequirement.valuesText(expectation.values)
+                fail(path().appending(expectation.key), "conditional", answer, "'\(expectation.key)' must be \(wanted) when \(requirement.conditionText), found \(JSONWriter.string(value))")
+            }
         }
     }
 

@@ -1,22 +1,35 @@
-/// What a peer answers when a frame breaks a rule: the spec's error code and whether the
-/// connection closes.
+/// What a peer answers when a frame breaks a rule: the spec's error code (or nothing) and whether
+/// the connection closes.
 public struct ViolationAnswer: Sendable, Hashable, CustomStringConvertible {
-    /// The error code, e.g. `invalid_message`.
-    public var code: String
+    /// The error code sent in an `error` frame, e.g. `invalid_message`; `nil` when nothing is sent
+    /// and the connection just closes (Clawline's answer to a frame that is not JSON).
+    public var code: String?
     /// Whether the connection closes after the answer.
     public var closesConnection: Bool
     /// The WebSocket close code when it closes.
     public var closeCode: Int?
 
+    /// An answer that sends an `error` frame with `code`, then closes the connection or not.
     public init(code: String, closesConnection: Bool = false, closeCode: Int? = nil) {
         self.code = code
         self.closesConnection = closesConnection
         self.closeCode = closeCode
     }
 
-    /// `invalid_message`, or `invalid_message, close 1008`.
+    /// An answer that sends nothing and closes the connection with `closeCode`.
+    public static func closeSilently(closeCode: Int?) -> ViolationAnswer {
+        var answer = ViolationAnswer(code: "", closesConnection: true, closeCode: closeCode)
+        answer.code = nil
+        return answer
+    }
+
+    /// Whether the answer sends an `error` frame.
+    public var sendsError: Bool { code != nil }
+
+    /// `invalid_message`, `invalid_message, close 1008`, or `no error, close 1002`.
     public var description: String {
-        closesConnection ? "\(code), close \(closeCode.map(String.init) ?? "")" : code
+        let sent = code ?? "no error"
+        return closesConnection ? "\(sent), close \(closeCode.map(String.init) ?? "")" : sent
     }
 }
 
@@ -50,11 +63,12 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The spec's error code for this issue.
-    public var code: String { answer.code }
+    /// The spec's error code for this issue; the rule's name when its answer sends no error (a
+    /// spec only lets frame-level answers, never a field's, close without one).
+    public var code: String { answer.code ?? rule }
 
     /// `error $.content: ... [payload_too_large]`.
-    public var description: String { "\(severity.rawValue) \(path): \(message) [\(answer.code)]" }
+    public var description: String { "\(severity.rawValue) \(path): \(message) [\(code)]" }
 }
 
 extension Array where Element == ValidationIssue {

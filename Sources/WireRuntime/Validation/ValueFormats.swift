@@ -14,7 +14,7 @@ public enum ValueFormat: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .uuid: return "a UUID"
         case .uuidv4: return "a version 4 UUID"
-        case .base64: return "standard base64 with padding"
+        case .base64: return "base64 (standard alphabet; padding optional, white space ignored)"
         case .iso8601: return "an ISO-8601 date-time such as 2024-01-08T10:00:00Z"
         case .epochMillis: return "milliseconds since the Unix epoch"
         case .uri: return "an absolute URI"
@@ -90,30 +90,68 @@ public enum WireFormats {
         text.utf8.count == 36 && withUTF8(text) { isUUIDv4($0) }
     }
 
-    /// The number of bytes standard, padded base64 decodes to, or `nil` when it is not valid base64.
+    /// The number of bytes base64 text decodes to, or `nil` when it is not base64 (see ``ValueFormat/base64``).
     public static func decodedBase64Length(_ text: String) -> Int? {
         withUTF8(text) { decodedBase64Length(bytes: $0) }
     }
 
-    /// The number of bytes standard, padded base64 (as UTF-8 bytes) decodes to, or `nil` when it is not valid base64.
+    /// The number of bytes base64 (as UTF-8 bytes) decodes to, or `nil` when it is not base64:
+    /// the standard alphabet, `=` padding optional (but complete when present), ASCII white space
+    /// ignored anywhere.
     public static func decodedBase64Length(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard bytes.count % 4 == 0 else { return nil }
+        var symbols = 0
         var padding = 0
-        for (index, byte) in bytes.enumerated() {
-            if byte == UInt8(ascii: "=") {
-                guard index >= bytes.count - 2 else { return nil }
+        for byte in bytes {
+            if base64Value(byte) != nil {
+                guard padding == 0 else { return nil }
+                symbols += 1
+            } else if byte == UInt8(ascii: "=") {
                 padding += 1
-                continue
-            }
-            guard padding == 0 else { return nil }
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
-                continue
-            default:
+                guard padding <= 2 else { return nil }
+            } else if !isBase64WhiteSpace(byte) {
                 return nil
             }
         }
-        return bytes.count / 4 * 3 - padding
+        let remainder = symbols % 4
+        guard remainder != 1 else { return nil }
+        if padding > 0 { guard remainder != 0, remainder + padding == 4 else { return nil } }
+        return symbols / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+    }
+
+    /// The bytes base64 text decodes to, or `nil` when it is not base64 (the same rules as
+    /// ``decodedBase64Length(bytes:)``). Used where values compare by their decoded bytes.
+    public static func decodeBase64(bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let length = decodedBase64Length(bytes: bytes) else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(length)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            guard let value = base64Value(byte) else { continue }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                result.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return result
+    }
+
+    /// The 6-bit value of a base64 symbol of the standard alphabet.
+    @inline(__always) static func base64Value(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): return 62
+        case UInt8(ascii: "/"): return 63
+        default: return nil
+        }
+    }
+
+    @inline(__always) static func isBase64WhiteSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// Whether text is an ISO-8601 / RFC 3339 date-time: `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm)`.

@@ -61,17 +61,24 @@ public struct CollectionRules: Sendable {
     }
 }
 
-/// A conditional requirement: when every condition holds, some keys are required and others forbidden.
+/// A conditional requirement: when every condition holds, some keys are required, others
+/// forbidden, and some must carry one of a few values.
 public struct ConditionalRequirement: Sendable {
     /// A key and the values that satisfy it.
     public var conditions: [(key: String, values: [JSONValue])]
     public var required: [String]
     public var forbidden: [String]
+    /// Keys that must be present with one of the listed values (`then:` in the spec).
+    public var expected: [(key: String, values: [JSONValue])]
 
-    public init(when conditions: [(key: String, values: [JSONValue])], require required: [String] = [], forbid forbidden: [String] = []) {
+    public init(
+        when conditions: [(key: String, values: [JSONValue])], require required: [String] = [], forbid forbidden: [String] = [],
+        expect expected: [(key: String, values: [JSONValue])] = []
+    ) {
         self.conditions = conditions
         self.required = required
         self.forbidden = forbidden
+        self.expected = expected
     }
 
     /// Whether every condition holds, given the value of each condition's key by position.
@@ -84,9 +91,12 @@ public struct ConditionalRequirement: Sendable {
 
     /// The condition as text: `success is true`, `role is user or assistant`.
     public var conditionText: String {
-        conditions.map { condition in
-            "\(condition.key) is " + condition.values.map { $0.stringValue ?? $0.description }.joined(separator: " or ")
-        }.joined(separator: " and ")
+        conditions.map { "\($0.key) is " + Self.valuesText($0.values) }.joined(separator: " and ")
+    }
+
+    /// Values as text: `true`, `user or assistant`.
+    static func valuesText(_ values: [JSONValue]) -> String {
+        values.map { $0.stringValue ?? $0.description }.joined(separator: " or ")
     }
 }
 

@@ -25,6 +25,7 @@ struct SpecChecker {
         }
         if let session = spec.session {
             checkFlagFields(session)
+            checkSessionFieldKinds(session)
         }
         return diagnostics
     }
@@ -82,11 +83,13 @@ struct SpecChecker {
         for rule in shape.rules {
             switch rule {
             case .conditional(let conditional):
-                for condition in conditional.when {
-                    guard let field = shape.field(named: condition.field) else { continue }
-                    for value in condition.values {
-                        if let problem = mismatch(value, field.type) {
-                            error("rule of \(owner): the condition on '\(field.name)' \(problem)", at: conditional.location)
+                for (key, conditions) in [("condition", conditional.when), ("'then' value", conditional.then)] {
+                    for condition in conditions {
+                        guard let field = shape.field(named: condition.field) else { continue }
+                        for value in condition.values {
+                            if let problem = mismatch(value, field.type) {
+                                error("rule of \(owner): the \(key) on '\(field.name)' \(problem)", at: conditional.location)
+                            }
                         }
                     }
                 }
@@ -210,6 +213,23 @@ struct SpecChecker {
     }
 
     // MARK: Session
+
+    /// `grows` names string fields and a run's `count` an integer field.
+    private mutating func checkSessionFieldKinds(_ session: SessionRules) {
+        for rule in session.uniqueness {
+            guard let message = spec.message(rule.frame) else { continue }
+            for name in rule.grows {
+                guard let field = message.shape.field(named: name) else { continue }
+                if case .string = resolver.resolve(field.type) { continue }
+                error("'grows' in uniqueness rule '\(rule.name)' names '\(name)', which is not a string field; only text can grow", at: rule.location)
+            }
+        }
+        for run in session.runs {
+            guard let message = spec.message(run.after), let field = message.shape.field(named: run.count) else { continue }
+            if case .integer = resolver.resolve(field.type) { continue }
+            error("'count' in run '\(run.name)' names '\(run.count)', which is not an integer field of '\(run.after)'", at: run.location)
+        }
+    }
 
     private mutating func checkFlagFields(_ session: SessionRules) {
         for transition in session.transitions {

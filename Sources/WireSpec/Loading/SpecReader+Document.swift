@@ -37,7 +37,7 @@ extension SpecReader {
             description: header.description, keyStyle: header.keyStyle, tagField: header.tagField,
             transport: transport ?? Transport(kind: .websocket, path: "/"),
             defaultErrorCode: validation?.errorCode ?? "", sizeErrorCode: validation?.sizeErrorCode ?? "",
-            malformedFrame: validation?.malformedFrame, types: types,
+            notJSON: validation?.notJSON, notAFrame: validation?.notAFrame, types: types,
             messages: messages, errorCodes: errorCodes, rateLimits: rateLimits, endpoints: endpoints,
             constants: constants, session: session, flows: flows, sourceFile: file
         )
@@ -85,17 +85,21 @@ extension SpecReader {
         )
     }
 
-    private func validationDefaults(_ node: YAMLNode?, index: SpecIndex, at location: SourceLocation) -> (errorCode: String, sizeErrorCode: String, malformedFrame: Answer?)? {
+    private func validationDefaults(_ node: YAMLNode?, index: SpecIndex, at location: SourceLocation) -> (errorCode: String, sizeErrorCode: String, notJSON: Answer?, notAFrame: Answer?)? {
         let context = "'validation'"
         guard let node else {
             error("missing required key 'validation' in the spec: name the error codes for broken rules ('errorCode') and sizes ('sizeErrorCode')", at: location)
             return nil
         }
-        guard let map = mapping(node, in: context, allowedKeys: ["errorCode", "sizeErrorCode", "malformedFrame"]),
+        if case .mapping(let entries) = node.kind, let old = entries.first(where: { $0.key == "malformedFrame" }) {
+            error("'malformedFrame' in \(context) is now two answers: 'notJSON' (bytes that are not JSON) and 'notAFrame' (JSON that is not an object with a string tag)", at: old.keyLocation)
+        }
+        guard let map = mapping(node, in: context, allowedKeys: ["errorCode", "sizeErrorCode", "notJSON", "notAFrame", "malformedFrame"]),
               let code = require("errorCode", in: map, context: context).flatMap({ errorCodeReference($0, "'errorCode' in \(context)", index: index) })
         else { return nil }
         let sizeCode = map["sizeErrorCode"].flatMap { errorCodeReference($0, "'sizeErrorCode' in \(context)", index: index) } ?? code
-        let malformed = map["malformedFrame"].flatMap { answer($0, "'malformedFrame' in \(context)", index: index) }
-        return (code, sizeCode, malformed)
+        let notJSON = map["notJSON"].flatMap { answer($0, "'notJSON' in \(context)", index: index, maySendNothing: true) }
+        let notAFrame = map["notAFrame"].flatMap { answer($0, "'notAFrame' in \(context)", index: index, maySendNothing: true) }
+        return (code, sizeCode, notJSON, notAFrame)
     }
 }

@@ -127,16 +127,26 @@ extension SpecReader {
     // MARK: Answers
 
     /// Reads an answer: an error code (`invalid_message`) or `{error, close, closeCode}`.
-    func answer(_ node: YAMLNode, _ what: String, index: SpecIndex) -> Answer? {
+    func answer(_ node: YAMLNode, _ what: String, index: SpecIndex, maySendNothing: Bool = false) -> Answer? {
         if case .scalar = node.kind {
             guard let code = errorCodeReference(node, what, index: index) else { return nil }
             return Answer(errorCode: code)
         }
-        guard let map = mapping(node, in: what, allowedKeys: ["error", "close", "closeCode"]),
-              let codeNode = require("error", in: map, context: what),
-              let code = errorCodeReference(codeNode, "'error' in \(what)", index: index) else { return nil }
+        guard let map = mapping(node, in: what, allowedKeys: ["error", "close", "closeCode"]) else { return nil }
         let close = map["close"].flatMap { bool($0, "'close' in \(what)") }
         let closeCode = map["closeCode"].flatMap { closeCodeValue($0, "'closeCode' in \(what)") }
+        guard let codeNode = map["error"] else {
+            guard maySendNothing else {
+                error("missing required key 'error' in \(what) (only 'notJSON' and 'notAFrame' under 'validation' may close without sending an error)", at: map.node.location)
+                return nil
+            }
+            guard close == true, closeCode != nil else {
+                error("\(what) has no 'error', so it sends nothing: it must close the connection with 'close: true' and a 'closeCode'", at: map.node.location)
+                return nil
+            }
+            return Answer(errorCode: nil, close: true, closeCode: closeCode)
+        }
+        guard let code = errorCodeReference(codeNode, "'error' in \(what)", index: index) else { return nil }
         return Answer(errorCode: code, close: close, closeCode: closeCode)
     }
 

@@ -21,7 +21,7 @@ extension SpecReader {
 
     // MARK: Rules
 
-    private static let conditionalRuleKeys = ["when", "require", "forbid", "description", "violation"]
+    private static let conditionalRuleKeys = ["when", "require", "forbid", "then", "description", "violation"]
     private static let budgetRuleKeys = ["budget", "sum", "max", "description", "violation"]
 
     /// Reads `rules:`, a list of conditional rules and byte budgets over `fields`.
@@ -53,25 +53,37 @@ extension SpecReader {
         let conditions = self.conditions(whenNode, in: context, check: checkName)
         let require = map["require"].flatMap { stringList($0, "'require' in \(context)") } ?? []
         let forbid = map["forbid"].flatMap { stringList($0, "'forbid' in \(context)") } ?? []
+        let then = map["then"].map { self.conditions($0, in: context, key: "then", check: checkName) }
         let validRequire = require.filter { checkName($0.0, at: $0.1) }.map(\.0)
         let validForbid = forbid.filter { checkName($0.0, at: $0.1) }.map(\.0)
-        if require.isEmpty && forbid.isEmpty {
-            error("\(context) has neither 'require' nor 'forbid'; say which fields the condition requires or forbids", at: map.node.location)
+        if require.isEmpty && forbid.isEmpty && map["then"] == nil {
+            error("\(context) has none of 'require', 'forbid' and 'then'; say which fields the condition requires, forbids or fixes", at: map.node.location)
         }
-        guard let conditions, validRequire.count == require.count, validForbid.count == forbid.count else { return nil }
+        if let then = then ?? nil {
+            for condition in then {
+                if let clash = conditions?.first(where: { $0.field == condition.field }) {
+                    error("\(context) names '\(clash.field)' in both 'when' and 'then'; a rule cannot fix the field it tests", at: map.keyLocation("then") ?? map.node.location)
+                }
+                if validForbid.contains(condition.field) {
+                    error("\(context) both forbids '\(condition.field)' and fixes its value in 'then'", at: map.keyLocation("then") ?? map.node.location)
+                }
+            }
+        }
+        guard let conditions, validRequire.count == require.count, validForbid.count == forbid.count, let then = then ?? [] else { return nil }
         return ConditionalRule(
-            when: conditions, require: validRequire, forbid: validForbid,
+            when: conditions, require: validRequire, forbid: validForbid, then: then,
             description: map["description"].flatMap { string($0, "'description' in \(context)") },
             violation: map["violation"].flatMap { answer($0, "'violation' in \(context)", index: index) },
             location: map.node.location
         )
     }
 
-    /// Reads `{field: value}` or `{field: [value, value]}` conditions; every named field is checked.
-    func conditions(_ node: YAMLNode, in context: String, check: (String, SourceLocation) -> Bool) -> [Condition]? {
-        guard let entries = entries(node, in: "'when' of \(context)") else { return nil }
+    /// Reads `{field: value}` or `{field: [value, value]}` conditions (under `key`: `when`,
+    /// `then`, `final`, ...); every named field is checked.
+    func conditions(_ node: YAMLNode, in context: String, key: String = "when", check: (String, SourceLocation) -> Bool) -> [Condition]? {
+        guard let entries = entries(node, in: "'\(key)' of \(context)") else { return nil }
         if entries.isEmpty {
-            error("'when' of \(context) is empty; give at least one field and value", at: node.location)
+            error("'\(key)' of \(context) is empty; give at least one field and value", at: node.location)
             return nil
         }
         var result: [Condition] = []

@@ -1,7 +1,7 @@
 extension SpecReader {
     /// Reads `session:`, the rules across the frames of one connection.
     func session(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> SessionRules? {
-        let keys = ["flags", "phases", "transitions", "guards", "correlations", "uniqueness"]
+        let keys = ["flags", "phases", "transitions", "guards", "correlations", "uniqueness", "runs"]
         guard let map = mapping(node, in: "'session'", allowedKeys: keys) else { return nil }
         var rules = SessionRules()
         if let node = map["flags"] {
@@ -47,6 +47,9 @@ extension SpecReader {
         }
         if let node = map["uniqueness"] {
             rules.uniqueness = uniqueness(node, index: index, messages: messages)
+        }
+        if let node = map["runs"] {
+            rules.runs = runs(node, index: index, messages: messages)
         }
         return rules
     }
@@ -133,7 +136,8 @@ extension SpecReader {
     private func uniqueness(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Uniqueness] {
         (entries(node, in: "session 'uniqueness'") ?? []).compactMap { entry in
             let context = "uniqueness rule '\(entry.key)'"
-            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "key", "sameFields", "final", "otherwise"]),
+            let keys = ["description", "frame", "key", "sameFields", "compare", "grows", "final", "otherwise"]
+            guard let map = mapping(entry.value, in: context, allowedKeys: keys),
                   let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
                   let message = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
                   let keyNode = require("key", in: map, context: context), let key = string(keyNode, "'key' in \(context)")
@@ -141,14 +145,52 @@ extension SpecReader {
             let check = fieldChecker(of: message, context: context)
             let keyValid = check(key, keyNode.location)
             let same = (map["sameFields"].flatMap { stringList($0, "'sameFields' in \(context)") } ?? []).filter { check($0.0, $0.1) }.map(\.0)
-            let final = map["final"].map { conditions($0, in: context, check: check) } ?? []
-            if map["sameFields"] == nil && map["final"] == nil {
-                error("\(context) needs 'sameFields' (a repeated key must repeat these fields) or 'final' (no frame may repeat the key after a final one)", at: entry.keyLocation)
+            let grows = (map["grows"].flatMap { stringList($0, "'grows' in \(context)") } ?? []).filter { name, location in
+                guard check(name, location) else { return false }
+                if same.contains(name) {
+                    error("'grows' in \(context) names '\(name)', which 'sameFields' also names; a field either stays the same or grows", at: location)
+                    return false
+                }
+                return true
+            }.map(\.0)
+            let comparison = map["compare"].flatMap {
+                oneOf($0, "'compare' in \(context)", SessionRules.Comparison.self, allowed: [.exact, .normalized])
+            } ?? .exact
+            if let node = map["compare"], map["sameFields"] == nil {
+                error("'compare' in \(context) says how 'sameFields' are compared, but the rule has no 'sameFields'", at: node.location)
+            }
+            let final = map["final"].map { conditions($0, in: context, key: "final", check: check) } ?? []
+            if map["sameFields"] == nil && map["final"] == nil && map["grows"] == nil {
+                error("\(context) needs 'sameFields' (a repeated key must repeat these fields), 'grows' (a repeat extends these fields) or 'final' (no frame may repeat the key after a final one)", at: entry.keyLocation)
                 return nil
             }
             guard keyValid, let final else { return nil }
             return SessionRules.Uniqueness(
-                name: entry.key, frame: frame, key: key, sameFields: same, final: final,
+                name: entry.key, frame: frame, key: key, sameFields: same, comparison: comparison, grows: grows, final: final,
+                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) },
+                description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: entry.keyLocation
+            )
+        }
+    }
+
+    private func runs(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Run] {
+        (entries(node, in: "session 'runs'") ?? []).compactMap { entry in
+            let context = "run '\(entry.key)'"
+            let keys = ["description", "after", "when", "count", "frame", "each", "otherwise"]
+            guard let map = mapping(entry.value, in: context, allowedKeys: keys),
+                  let after = require("after", in: map, context: context).flatMap({ messageRef($0, "'after' in \(context)", messages: messages) }),
+                  let afterMessage = messages.first(where: { $0.direction == after.direction && $0.tag == after.tag }),
+                  let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                  let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                  let countNode = require("count", in: map, context: context), let count = string(countNode, "'count' in \(context)")
+            else { return nil }
+            let checkAfter = fieldChecker(of: afterMessage, context: context)
+            let valid = checkAfter(count, countNode.location)
+            let when = map["when"].map { conditions($0, in: context, check: checkAfter) } ?? []
+            let each = map["each"].map { conditions($0, in: context, key: "each", check: fieldChecker(of: frameMessage, context: context)) } ?? []
+            guard valid, let when, let each else { return nil }
+            return SessionRules.Run(
+                name: entry.key, after: after, when: when, count: count, frame: frame, each: each,
                 otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) },
                 description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: entry.keyLocation
             )

@@ -68,8 +68,20 @@ extension SpecReader {
             let limit = require("limit", in: map, context: context).flatMap { positiveInteger($0, "'limit' in \(context)") }
             let window = map["window"].flatMap { duration($0, "'window' in \(context)") }
             let scope = map["scope"].flatMap { identifier($0, "'scope' in \(context)") } ?? "connection"
-            let answer = require("answer", in: map, context: context).flatMap { self.answer($0, "'answer' in \(context)", index: index) }
-            guard let counts, let limit, let answer else { return nil }
+            // A limit on server frames only has nobody to answer it; every other limit says what the server answers.
+            let countsServerFramesOnly: Bool
+            if case .frames(let refs)? = counts { countsServerFramesOnly = refs.allSatisfy { $0.direction == .server } } else { countsServerFramesOnly = false }
+            let answer: Answer?
+            if countsServerFramesOnly {
+                if let node = map["answer"] {
+                    error("\(context) counts only server frames, which nobody answers; remove 'answer' (the server must not send more)", at: node.location)
+                }
+                answer = nil
+            } else {
+                answer = require("answer", in: map, context: context).flatMap { self.answer($0, "'answer' in \(context)", index: index) }
+                if answer == nil { return nil }
+            }
+            guard let counts, let limit else { return nil }
             return RateLimit(
                 name: entry.key, description: map["description"].flatMap { string($0, "'description' in \(context)") },
                 counts: counts, limit: limit, windowMilliseconds: window, scope: scope, answer: answer,

@@ -4,7 +4,7 @@ public enum ValueFormat: String, Sendable, Hashable, Encodable, CaseIterable {
     case uuid
     /// A version-4 (random) UUID in its 36-character text form, any letter case.
     case uuidv4
-    /// Standard base64 (RFC 4648 §4) with padding.
+    /// Base64 with the standard alphabet (RFC 4648 §4); `=` padding optional, ASCII white space ignored.
     case base64
     /// An ISO-8601 / RFC 3339 date-time string such as `2024-01-08T00:00:00Z`.
     case iso8601
@@ -75,5 +75,5 @@ public struct Constraints: Sendable, Hashable, Encodable {
     public var isEmpty: Bool { self == Constraints() }
 
     /// Whether a constraint limits a size (these map to the protocol's size error code).
-    public static let sizeConstraintKeys: Set<String> = ["maxBytes", "maxDecodedBytes"]
+    public static let sizeConstraintKeys: Set<String> = ["maxBytes", "maxDecodedBytes", "maxItems"]
 }

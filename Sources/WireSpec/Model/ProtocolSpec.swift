@@ -51,10 +51,12 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     public var transport: Transport
     /// The error code for a broken rule when nothing more specific is said.
     public var defaultErrorCode: String
-    /// The error code for a broken size limit (`maxBytes`, `maxDecodedBytes`, byte budgets).
+    /// The error code for a broken size limit (`maxBytes`, `maxDecodedBytes`, `maxItems`, byte budgets).
     public var sizeErrorCode: String
-    /// How the server answers a frame that is not JSON, not an object, or has no tag.
-    public var malformedFrame: Answer?
+    /// How a receiver answers bytes that are not JSON; `nil`: the default error code.
+    public var notJSON: Answer?
+    /// How a receiver answers JSON that is not an object with a string tag; `nil`: the default error code.
+    public var notAFrame: Answer?
     public var types: [NamedType]
     /// Messages of both directions in declaration order (client block, server block, then `both`).
     public var messages: [Message]
@@ -71,7 +73,7 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     public init(
         name: String, title: String, version: Int, description: String? = nil, keyStyle: KeyStyle = .camelCase,
         tagField: String = "type", transport: Transport, defaultErrorCode: String, sizeErrorCode: String,
-        malformedFrame: Answer? = nil, types: [NamedType] = [], messages: [Message] = [], errorCodes: [ErrorCode] = [],
+        notJSON: Answer? = nil, notAFrame: Answer? = nil, types: [NamedType] = [], messages: [Message] = [], errorCodes: [ErrorCode] = [],
         rateLimits: [RateLimit] = [], endpoints: [Endpoint] = [], constants: [Constant] = [], session: SessionRules? = nil,
         flows: [Flow] = [], sourceFile: String
     ) {
@@ -84,7 +86,8 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
         self.transport = transport
         self.defaultErrorCode = defaultErrorCode
         self.sizeErrorCode = sizeErrorCode
-        self.malformedFrame = malformedFrame
+        self.notJSON = notJSON
+        self.notAFrame = notAFrame
         self.types = types
         self.messages = messages
         self.errorCodes = errorCodes
@@ -110,9 +113,16 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     /// The error code entry for a code.
     public func errorCode(_ code: String) -> ErrorCode? { errorCodes.first { $0.code == code } }
 
+    /// The answer to bytes that are not JSON, with the default filled in.
+    public var notJSONAnswer: Answer { notJSON ?? Answer(errorCode: defaultErrorCode) }
+
+    /// The answer to JSON that is not an object with a string tag, with the default filled in.
+    public var notAFrameAnswer: Answer { notAFrame ?? Answer(errorCode: defaultErrorCode) }
+
     /// Whether an answer closes the connection, resolving "as the error code says".
     public func closes(_ answer: Answer) -> Bool {
         if let close = answer.close { return close }
-        return errorCode(answer.errorCode)?.closes == .always
+        guard let code = answer.errorCode else { return true }
+        return errorCode(code)?.closes == .always
     }
 }

@@ -53,13 +53,14 @@ public struct RateLimit: Sendable, Hashable, Encodable {
     public var windowMilliseconds: Int?
     /// Who the limit applies to, e.g. `device`.
     public var scope: String
-    /// What the server answers to the frame that breaks the limit.
-    public var answer: Answer
+    /// What the server answers to the frame that breaks the limit; `nil` for a limit that counts
+    /// only server frames (the server must not send more; nobody answers it).
+    public var answer: Answer?
     /// What a client should do.
     public var clientAction: String?
     public var location: SourceLocation
 
-    public init(name: String, description: String? = nil, counts: Counted, limit: Int, windowMilliseconds: Int?, scope: String, answer: Answer, clientAction: String? = nil, location: SourceLocation) {
+    public init(name: String, description: String? = nil, counts: Counted, limit: Int, windowMilliseconds: Int?, scope: String, answer: Answer?, clientAction: String? = nil, location: SourceLocation) {
         self.name = name
         self.description = description
         self.counts = counts

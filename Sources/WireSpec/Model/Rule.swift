@@ -19,21 +19,28 @@ public enum Rule: Sendable, Hashable, Encodable {
     case byteBudget(ByteBudget)
 }
 
-/// `when` all conditions hold, `require` these fields (present and not null) and `forbid` those (absent).
+/// `when` all conditions hold, `require` these fields (present and not null), `forbid` those
+/// (absent), and `then` give these fields one of the listed values (present, not null).
 public struct ConditionalRule: Sendable, Hashable, Encodable {
     public var when: [Condition]
     public var require: [String]
     public var forbid: [String]
+    /// Fields that must be present with one of their condition's values.
+    public var then: [Condition]
     /// What the rule means, for docs and messages.
     public var description: String?
     /// How a violation is answered, when not the protocol default.
     public var violation: Answer?
     public var location: SourceLocation
 
-    public init(when: [Condition], require: [String], forbid: [String], description: String? = nil, violation: Answer? = nil, location: SourceLocation) {
+    public init(
+        when: [Condition], require: [String], forbid: [String], then: [Condition] = [], description: String? = nil, violation: Answer? = nil,
+        location: SourceLocation
+    ) {
         self.when = when
         self.require = require
         self.forbid = forbid
+        self.then = then
         self.description = description
         self.violation = violation
         self.location = location

@@ -6,18 +6,26 @@ public struct SessionRules: Sendable, Hashable, Encodable {
     public var guards: [Guard]
     public var correlations: [Correlation]
     public var uniqueness: [Uniqueness]
+    public var runs: [Run]
 
-    public init(phases: [Phase] = [], transitions: [Transition] = [], flags: [Flag] = [], guards: [Guard] = [], correlations: [Correlation] = [], uniqueness: [Uniqueness] = []) {
+    public init(
+        phases: [Phase] = [], transitions: [Transition] = [], flags: [Flag] = [], guards: [Guard] = [], correlations: [Correlation] = [],
+        uniqueness: [Uniqueness] = [], runs: [Run] = []
+    ) {
         self.phases = phases
         self.transitions = transitions
         self.flags = flags
         self.guards = guards
         self.correlations = correlations
         self.uniqueness = uniqueness
+        self.runs = runs
     }
 
     /// The phase a connection starts in.
     public var initialPhase: Phase? { phases.first { $0.initial } }
+
+    /// The phase with a name.
+    public func phase(named name: String) -> Phase? { phases.first { $0.name == name } }
 
     /// A connection phase and the frames each direction may send in it.
     public struct Phase: Sendable, Hashable, Encodable {
@@ -72,7 +80,8 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         }
     }
 
-    /// Sets a flag from a boolean field of the frame that causes a transition.
+    /// Sets a flag from a boolean field of the frame that causes a transition. When the frame
+    /// does not carry the field, the flag stays as it was (unknown until some frame sets it).
     public struct FlagAssignment: Sendable, Hashable, Encodable {
         public var flag: String
         public var field: String
@@ -82,7 +91,7 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         }
     }
 
-    /// A boolean fact about a connection, false until a transition sets it.
+    /// A fact about a connection that is true, false or unknown; unknown until a transition sets it.
     public struct Flag: Sendable, Hashable, Encodable {
         public var name: String
         public var description: String?
@@ -95,6 +104,7 @@ public struct SessionRules: Sendable, Hashable, Encodable {
     }
 
     /// A frame that is only allowed while a flag is set (e.g. `pair_decision` only from an admin).
+    /// A guard on a flag that is still unknown does not fire.
     public struct Guard: Sendable, Hashable, Encodable {
         public var name: String
         public var frame: MessageRef
@@ -135,28 +145,78 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         }
     }
 
+    /// How a uniqueness rule compares the fields a repeated key must repeat.
+    public enum Comparison: String, Sendable, Hashable, Encodable {
+        /// As JSON values (member order and number spelling aside).
+        case exact
+        /// As JSON values, and also: absent, `null`, `[]` and `{}` are equal, and `base64`
+        /// strings compare by their decoded bytes.
+        case normalized
+    }
+
     /// A key that identifies a frame across a session.
     ///
     /// With `sameFields`, a repeated key must carry the same values in those fields (an idempotent
-    /// retry). With `final` conditions, once a frame matching them carried the key, no later frame
-    /// may carry it again.
+    /// retry), compared as `comparison` says. With `grows`, a repeat's value of each of those
+    /// string fields must start with the previous frame's. With `final` conditions, once a frame
+    /// matching them carried the key, no later frame may carry it again.
     public struct Uniqueness: Sendable, Hashable, Encodable {
         public var name: String
         public var frame: MessageRef
         public var key: String
         /// Fields a repeated key must repeat unchanged.
         public var sameFields: [String]
+        /// How `sameFields` are compared.
+        public var comparison: Comparison
+        /// String fields whose value in a repeat extends the previous value.
+        public var grows: [String]
         /// Conditions that mark a frame as final for its key.
         public var final: [Condition]
         public var otherwise: Answer?
         public var description: String?
         public var location: SourceLocation
-        public init(name: String, frame: MessageRef, key: String, sameFields: [String] = [], final: [Condition] = [], otherwise: Answer? = nil, description: String? = nil, location: SourceLocation) {
+        public init(
+            name: String, frame: MessageRef, key: String, sameFields: [String] = [], comparison: Comparison = .exact, grows: [String] = [],
+            final: [Condition] = [], otherwise: Answer? = nil, description: String? = nil, location: SourceLocation
+        ) {
             self.name = name
             self.frame = frame
             self.key = key
             self.sameFields = sameFields
+            self.comparison = comparison
+            self.grows = grows
             self.final = final
+            self.otherwise = otherwise
+            self.description = description
+            self.location = location
+        }
+    }
+
+    /// A run of frames that must follow a frame: after `after` (when `when` holds), the next
+    /// `count` frames from the sender of `frame` (the integer in `after`'s field `count`) are
+    /// `frame` frames for which `each` holds, and no other frame of that sender comes between.
+    /// Clawline's replay: `replayCount` `message` frames follow a successful `auth_result`.
+    public struct Run: Sendable, Hashable, Encodable {
+        public var name: String
+        public var after: MessageRef
+        public var when: [Condition]
+        /// The integer field of `after` that says how many frames the run has.
+        public var count: String
+        public var frame: MessageRef
+        public var each: [Condition]
+        public var otherwise: Answer?
+        public var description: String?
+        public var location: SourceLocation
+        public init(
+            name: String, after: MessageRef, when: [Condition] = [], count: String, frame: MessageRef, each: [Condition] = [],
+            otherwise: Answer? = nil, description: String? = nil, location: SourceLocation
+        ) {
+            self.name = name
+            self.after = after
+            self.when = when
+            self.count = count
+            self.frame = frame
+            self.each = each
             self.otherwise = otherwise
             self.description = description
             self.location = location

@@ -8,22 +8,29 @@ import WireRuntime
 /// (the provider sends `pair_approval_request` to admins). The provider answers with
 /// `pair_result` and closes the socket.
 ///
+/// A `pair_request` that re-pairs an already-paired device is answered `invalid_message` and
+/// closes the socket, unless the device's token was never delivered (the provider re-issues
+/// it), or once within 10 minutes when the device never authenticated. A wrong, missing or
+/// ill-typed `protocolVersion` also closes the socket; other broken fields leave it open.
+///
 /// Sent by the client with `"type": "pair_request"`.
 public struct PairRequest: Sendable, Hashable {
-    /// The protocol version the client speaks; must be the integer 1.
+    /// The protocol version the client speaks; must be the integer 1. Anything else closes the socket.
     public var protocolVersion: Int
 
     /// This device's id.
     public var deviceId: DeviceId
 
     /// The name the user gave this device.
-    public var claimedName: ClaimedName
+    ///
+    /// `nil` leaves the key out.
+    public var claimedName: ClaimedName?
 
     /// What the device says about itself.
     public var deviceInfo: DeviceInfo
 
     /// Creates a value from its fields.
-    public init(protocolVersion: Int = 1, deviceId: DeviceId, claimedName: ClaimedName, deviceInfo: DeviceInfo) {
+    public init(protocolVersion: Int = 1, deviceId: DeviceId, claimedName: ClaimedName? = nil, deviceInfo: DeviceInfo) {
         self.protocolVersion = protocolVersion
         self.deviceId = deviceId
         self.claimedName = claimedName
@@ -37,7 +44,7 @@ extension PairRequest: WireMessage {
     public static let direction: FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    public static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
+    public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
     static let protocolVersionRules: NumberRules = NumberRules(constant: .integer(1))
 
@@ -54,22 +61,22 @@ extension PairRequest: WireMessage {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _protocolVersion: Int?
-        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
+        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
         }
         var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
         var _claimedName: ClaimedName?
-        if let value = context.member(object, "claimedName", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008), sizeAnswer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
+            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
             _deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let _protocolVersion, let _deviceId, let _claimedName, let _deviceInfo else { return nil }
+        guard context.errorCount == errorsBefore, let _protocolVersion, let _deviceId, let _deviceInfo else { return nil }
         return PairRequest(protocolVersion: _protocolVersion, deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
@@ -79,7 +86,7 @@ extension PairRequest: WireMessage {
         object.reserveCapacity(5)
         object["protocolVersion"] = .integer(self.protocolVersion)
         object["deviceId"] = .string(self.deviceId)
-        object["claimedName"] = .string(self.claimedName)
+        if let value = self.claimedName { object["claimedName"] = .string(value) }
         object["deviceInfo"] = self.deviceInfo.jsonValue()
         return object
     }
@@ -104,12 +111,17 @@ extension PairRequest: WireMessage {
 /// every chat connection; the provider answers with `auth_result` and, on success, replays
 /// the events after `lastMessageId`.
 ///
+/// The token's content is the provider's business, not the frame's: an empty, malformed,
+/// expired or foreign token is a valid `auth` frame that the provider answers with
+/// `auth_result` `auth_failed` (then closes the socket). A wrong, missing or ill-typed
+/// `protocolVersion` is `invalid_message` and closes the socket.
+///
 /// Sent by the client with `"type": "auth"`.
 public struct Auth: Sendable, Hashable {
-    /// The protocol version the client speaks; must be the integer 1.
+    /// The protocol version the client speaks; must be the integer 1. Anything else closes the socket.
     public var protocolVersion: Int
 
-    /// The token `pair_result` returned (a JWT).
+    /// The token `pair_result` returned (a JWT). Any string; the provider judges it.
     public var token: String
 
     /// This device's id; it must match the token's device.
@@ -135,11 +147,9 @@ extension Auth: WireMessage {
     public static let direction: FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    public static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
+    public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
     static let protocolVersionRules: NumberRules = NumberRules(constant: .integer(1))
-
-    static let tokenRules: StringRules = StringRules(minLength: 1)
 
     static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
 
@@ -154,12 +164,12 @@ extension Auth: WireMessage {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _protocolVersion: Int?
-        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
+        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
         }
         var _token: String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
-            _token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
+            _token = context.string(value, at: path().appending("token"), rules: nil, answer: answer)
         }
         var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
@@ -172,7 +182,7 @@ extension Auth: WireMessage {
         case .null?:
             _lastMessageId = .null
         case let value?:
-            if let decoded = context.string(value, at: path().appending("lastMessageId"), rules: lastMessageIdRules, answer: answer) { _lastMessageId = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("lastMessageId"), rules: lastMessageIdRules, answer: answer)) { _lastMessageId = .value(decoded) }
         }
         guard context.errorCount == errorsBefore, let _protocolVersion, let _token, let _deviceId else { return nil }
         return Auth(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
@@ -224,7 +234,7 @@ public struct PairDecision: Sendable, Hashable {
     /// `true` to approve the device, `false` to deny it.
     public var approve: Bool
 
-    /// The account the device joins (an existing user, or a new UUID for a new account). Required when approving.
+    /// The account the device joins (an existing user's id, or a new UUID for a new account). Required when approving.
     ///
     /// `nil` leaves the key out.
     public var userId: UserId?
@@ -247,6 +257,8 @@ extension PairDecision: WireMessage {
 
     static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
 
+    static let userIdRules: StringRules = StringRules(minLength: 1)
+
     static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("approve", [.bool(true)])], require: ["userId"], forbid: [])
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairDecision? {
@@ -267,7 +279,7 @@ extension PairDecision: WireMessage {
         }
         var _userId: UserId?
         if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: deviceIdRules, answer: answer)
+            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
         }
         context.check(Self.rule1, in: object, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _deviceId, let _approve else { return nil }
@@ -302,7 +314,9 @@ extension PairDecision: WireMessage {
 
 /// A chat message from the user. The provider answers with `ack` and then echoes the message
 /// to every device of the account as a server `message` with `role: user`. Retries (no `ack`
-/// within 5 seconds, or after a reconnect) reuse the same `id` and must not change the content.
+/// within 5 seconds, or after a reconnect) reuse the same `id` and must not change the content
+/// or the attachments (compared as values: absent, `null` and `[]` attachments are equal, and
+/// inline images compare by their decoded bytes).
 ///
 /// Sent by the client with `"type": "message"`.
 public struct ClientMessage: Sendable, Hashable {
@@ -312,13 +326,13 @@ public struct ClientMessage: Sendable, Hashable {
     /// The message text, 1 to 65,536 UTF-8 bytes.
     public var content: String
 
-    /// Up to four attachments.
+    /// Up to four attachments; more is `payload_too_large`. Absent, `null` and `[]` mean the same.
     ///
-    /// `nil` leaves the key out.
-    public var attachments: [Attachment]?
+    /// Absent, `null` and a value are distinct.
+    public var attachments: Nullable<[Attachment]>
 
     /// Creates a value from its fields.
-    public init(id: ClientMessageId, content: String, attachments: [Attachment]? = nil) {
+    public init(id: ClientMessageId, content: String, attachments: Nullable<[Attachment]> = .absent) {
         self.id = id
         self.content = content
         self.attachments = attachments
@@ -359,9 +373,14 @@ extension ClientMessage: WireMessage {
         if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
             _content = context.string(value, at: path().appending("content"), rules: contentRules, answer: answer)
         }
-        var _attachments: [Attachment]?
-        if let value = context.member(object, "attachments", at: path(), required: false, nullable: false, answer: answer) {
-            _attachments = context.array(value, at: path().appending("attachments"), rules: attachmentsRules, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }
+        var _attachments: Nullable<[Attachment]> = .absent
+        switch object["attachments"] {
+        case nil:
+            break
+        case .null?:
+            _attachments = .null
+        case let value?:
+            if let decoded = (context.array(value, at: path().appending("attachments"), rules: attachmentsRules, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }) { _attachments = .value(decoded) }
         }
         context.check(Self.inlineBytesBudget, in: object, at: path())
         context.check(Self.messageBytesBudget, in: object, at: path())
@@ -375,7 +394,14 @@ extension ClientMessage: WireMessage {
         object.reserveCapacity(4)
         object["id"] = .string(self.id)
         object["content"] = .string(self.content)
-        if let value = self.attachments { object["attachments"] = .array(value.map { item0 in item0.jsonValue() }) }
+        switch self.attachments {
+        case .absent:
+            break
+        case .null:
+            object["attachments"] = .null
+        case .value(let value):
+            object["attachments"] = .array(value.map { item0 in item0.jsonValue() })
+        }
         return object
     }
 

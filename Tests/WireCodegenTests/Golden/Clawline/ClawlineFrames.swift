@@ -31,7 +31,9 @@ extension ClientFrame: WireFrame {
 
     public static let knownTags: [String] = ["pair_request", "auth", "pair_decision", "message", "typing"]
 
-    public static let malformedFrameAnswer: ViolationAnswer = Clawline.malformedFrameAnswer
+    public static let notJSONAnswer: ViolationAnswer = Clawline.notJSONAnswer
+
+    public static let notAFrameAnswer: ViolationAnswer = Clawline.notAFrameAnswer
 
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
@@ -127,7 +129,9 @@ extension ServerFrame: WireFrame {
 
     public static let knownTags: [String] = ["pair_result", "pair_approval_request", "auth_result", "message", "ack", "typing", "error"]
 
-    public static let malformedFrameAnswer: ViolationAnswer = Clawline.malformedFrameAnswer
+    public static let notJSONAnswer: ViolationAnswer = Clawline.notJSONAnswer
+
+    public static let notAFrameAnswer: ViolationAnswer = Clawline.notAFrameAnswer
 
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 

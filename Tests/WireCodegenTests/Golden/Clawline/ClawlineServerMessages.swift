@@ -44,8 +44,6 @@ extension PairResult: WireMessage {
 
     static let tokenRules: StringRules = StringRules(minLength: 1)
 
-    static let userIdRules: StringRules = StringRules(format: .uuidv4)
-
     static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(true)])], require: ["token", "userId"], forbid: ["reason"])
 
     static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(false)])], require: ["reason"], forbid: ["token", "userId"])
@@ -68,7 +66,7 @@ extension PairResult: WireMessage {
         }
         var _userId: UserId?
         if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
+            _userId = context.string(value, at: path().appending("userId"), rules: tokenRules, answer: answer)
         }
         var _reason: PairFailureReason?
         if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
@@ -116,14 +114,16 @@ public struct PairApprovalRequest: Sendable, Hashable {
     /// The pending device's id.
     public var deviceId: DeviceId
 
-    /// The name the pending device claims.
-    public var claimedName: ClaimedName
+    /// The name the pending device claims, when it gave one.
+    ///
+    /// `nil` leaves the key out.
+    public var claimedName: ClaimedName?
 
     /// What the pending device says about itself.
     public var deviceInfo: DeviceInfo
 
     /// Creates a value from its fields.
-    public init(deviceId: DeviceId, claimedName: ClaimedName, deviceInfo: DeviceInfo) {
+    public init(deviceId: DeviceId, claimedName: ClaimedName? = nil, deviceInfo: DeviceInfo) {
         self.deviceId = deviceId
         self.claimedName = claimedName
         self.deviceInfo = deviceInfo
@@ -155,14 +155,14 @@ extension PairApprovalRequest: WireMessage {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
         var _claimedName: ClaimedName?
-        if let value = context.member(object, "claimedName", at: path(), required: true, nullable: false, answer: answer) {
-            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: answer)
+        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
+            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
             _deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let _deviceId, let _claimedName, let _deviceInfo else { return nil }
+        guard context.errorCount == errorsBefore, let _deviceId, let _deviceInfo else { return nil }
         return PairApprovalRequest(deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
@@ -171,7 +171,7 @@ extension PairApprovalRequest: WireMessage {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(4)
         object["deviceId"] = .string(self.deviceId)
-        object["claimedName"] = .string(self.claimedName)
+        if let value = self.claimedName { object["claimedName"] = .string(value) }
         object["deviceInfo"] = self.deviceInfo.jsonValue()
         return object
     }
@@ -209,7 +209,7 @@ public struct AuthResult: Sendable, Hashable {
     /// `nil` leaves the key out.
     public var sessionId: String?
 
-    /// How many events the provider replays after this frame. Present on success.
+    /// How many `message` frames the provider replays right after this frame, before any live frame. Present on success.
     ///
     /// `nil` leaves the key out.
     public var replayCount: Int?
@@ -219,12 +219,15 @@ public struct AuthResult: Sendable, Hashable {
     /// `nil` leaves the key out.
     public var replayTruncated: Bool?
 
-    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. Present on success.
+    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. May be sent on success; absent means `false`.
     ///
     /// `nil` leaves the key out.
     public var historyReset: Bool?
 
-    /// Whether the device is an admin (admins receive `pair_approval_request`).
+    /// Whether the device is an admin (admins receive `pair_approval_request`). Not part of
+    /// v1's `auth_result`: admin status is the token's `isAdmin` claim, which clients read.
+    /// A provider may also send it here (the reference server does).
+    ///
     ///
     /// `nil` leaves the key out.
     public var isAdmin: Bool?
@@ -255,15 +258,13 @@ extension AuthResult: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let userIdRules: StringRules = StringRules(format: .uuidv4)
-
-    static let sessionIdRules: StringRules = StringRules(minLength: 1)
+    static let userIdRules: StringRules = StringRules(minLength: 1)
 
     static let replayCountRules: NumberRules = NumberRules(minimum: 0.0)
 
-    static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(true)])], require: ["userId", "sessionId", "replayCount", "replayTruncated", "historyReset"], forbid: ["reason"])
+    static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(true)])], require: ["userId", "sessionId", "replayCount", "replayTruncated"], forbid: ["reason"])
 
-    static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(false)])], require: ["reason"], forbid: ["userId", "sessionId", "replayCount", "replayTruncated", "historyReset", "isAdmin"])
+    static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(false)])], require: ["reason"], forbid: [])
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthResult? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -283,7 +284,7 @@ extension AuthResult: WireMessage {
         }
         var _sessionId: String?
         if let value = context.member(object, "sessionId", at: path(), required: false, nullable: false, answer: answer) {
-            _sessionId = context.string(value, at: path().appending("sessionId"), rules: sessionIdRules, answer: answer)
+            _sessionId = context.string(value, at: path().appending("sessionId"), rules: userIdRules, answer: answer)
         }
         var _replayCount: Int?
         if let value = context.member(object, "replayCount", at: path(), required: false, nullable: false, answer: answer) {
@@ -344,8 +345,10 @@ extension AuthResult: WireMessage {
 
 /// A chat event: the echo of a user's message (to every device of the account, the sender
 /// included) or an assistant's answer. A streamed answer arrives as several frames with the
-/// same `id` and `streaming: true`, each carrying the whole text so far, and ends with one
-/// frame with `streaming: false`. Clients apply events idempotently by `id`.
+/// same `id` and `streaming: true`, each carrying the whole text so far (each extends the one
+/// before and keeps its `role` and attachments), and ends with one frame with
+/// `streaming: false`. Clients apply events idempotently by `id`. Only finals are stored and
+/// replayed.
 ///
 /// Sent by the server with `"type": "message"`.
 public struct ServerMessage: Sendable, Hashable {
@@ -404,6 +407,8 @@ extension ServerMessage: WireMessage {
 
     static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("assistant")])], require: [], forbid: ["deviceId"])
 
+    static let rule3: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("user")])], require: [], forbid: [], expect: [("streaming", [.bool(false)])])
+
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ServerMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
@@ -442,6 +447,7 @@ extension ServerMessage: WireMessage {
         }
         context.check(Self.rule1, in: object, at: path(), answer: answer)
         context.check(Self.rule2, in: object, at: path(), answer: answer)
+        context.check(Self.rule3, in: object, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _id, let _role, let _content, let _timestamp, let _streaming else { return nil }
         return ServerMessage(id: _id, role: _role, content: _content, timestamp: _timestamp, streaming: _streaming, deviceId: _deviceId, attachments: _attachments)
     }
@@ -611,7 +617,7 @@ extension ServerTyping: WireMessage {
     }
 }
 
-/// Reports a problem. The connection stays open unless the code's close behaviour or the broken rule says it closes.
+/// Reports a problem. The connection stays open unless the code's close behaviour or the broken rule says it closes. A failed assistant stream is reported as `server_error` with the client message's id in `messageId`, and no final message follows.
 ///
 /// Sent by the server with `"type": "error"`.
 public struct ErrorMessage: Sendable, Hashable {
@@ -621,7 +627,7 @@ public struct ErrorMessage: Sendable, Hashable {
     /// A human-readable explanation.
     public var message: String
 
-    /// The id of the message the error concerns, for message-specific failures such as a failed stream.
+    /// The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed stream.
     ///
     /// `nil` leaves the key out.
     public var messageId: String?

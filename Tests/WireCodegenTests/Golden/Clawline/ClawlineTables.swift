@@ -36,29 +36,36 @@ public enum Clawline {
     /// The answer to a broken size limit.
     public static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "payload_too_large")
 
-    /// The answer to a frame that is not JSON, not an object or has no tag.
-    public static let malformedFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1002)
+    /// The answer to bytes that are not JSON.
+    public static let notJSONAnswer: ViolationAnswer = .closeSilently(closeCode: 1002)
+
+    /// The answer to JSON that is not an object with a string tag.
+    public static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
 
     /// The protocol's error codes.
     public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
-        /// The token, device or credentials are not valid, or a frame that needs an authenticated connection arrived before a successful `auth_result`.
+        /// The token, device or credentials are not valid (garbage, a wrong signature, an expired token,
+        /// a `deviceId` other than the token's, a missing claim), or a frame that needs an authenticated
+        /// connection arrived before a successful `auth_result` (or after a failed one).
         case authFailed = "auth_failed"
 
         /// The token was valid but has been revoked by an admin or by the provider.
         case tokenRevoked = "token_revoked"
 
-        /// The frame breaks the protocol: a missing or ill-typed field, a broken constraint, a wrong
-        /// `protocolVersion`, a reused client message id with different content, or a `pair_decision`
-        /// for a request that is already resolved.
+        /// The frame breaks the protocol: a missing or ill-typed field, a broken constraint, a frame
+        /// without a `type`, a reused client message id with different content, or a `pair_decision`
+        /// for a request that is already resolved. The socket stays open, except for a missing,
+        /// unknown or ill-typed `protocolVersion` (on `pair_request` or `auth`) and a `pair_request`
+        /// that re-pairs an already-paired device, which close it.
         case invalidMessage = "invalid_message"
 
-        /// A message's content, an inline attachment, the message as a whole or an upload is larger than the protocol allows. Three oversize frames within 60 seconds close the socket.
+        /// A message's content, an inline attachment, its attachment count, the message as a whole or an upload is larger than the protocol allows. The third oversize frame from a device within 60 seconds closes the socket.
         case payloadTooLarge = "payload_too_large"
 
         /// The asset named in a download or an attachment does not exist or is not visible to this user.
         case assetNotFound = "asset_not_found"
 
-        /// The device sent more frames of one kind than the rate limits allow, or the pending-pairing queue is full.
+        /// The device sent more frames of one kind than the rate limits allow, the pending-pairing queue is full, or the device's queue of messages waiting for an answer is full (`maxQueuedMessages`).
         case rateLimited = "rate_limited"
 
         /// Another connection authenticated with the same `deviceId`. The old socket closes right after this error and unacknowledged messages on it are not replayed.
@@ -204,7 +211,7 @@ public enum Clawline {
         /// Written in the spec as `100MiB`.
         public static let maxUploadBytes: Int = 104857600
 
-        /// How often the server sends a WebSocket ping.
+        /// How often the server sends a WebSocket ping. Clients never ping.
         ///
         /// Written in the spec as `30s`.
         public static let pingInterval: Duration = .milliseconds(30000)
@@ -213,6 +220,26 @@ public enum Clawline {
         ///
         /// Written in the spec as `90s`.
         public static let pingTimeout: Duration = .milliseconds(90000)
+
+        /// How long the server waits without a pong before it closes the socket.
+        ///
+        /// Written in the spec as `90s`.
+        public static let pongTimeout: Duration = .milliseconds(90000)
+
+        /// The largest WebSocket frame a provider reads; a larger one is closed with 1009. 64 KiB of content (even fully escaped) and 256 KiB of inline bytes in base64 fit well within it.
+        ///
+        /// Written in the spec as `1MiB`.
+        public static let maxFrameBytes: Int = 1048576
+
+        /// The HTTP status of a plain request (without a WebSocket upgrade) to the socket path.
+        ///
+        /// Written in the spec as `426`.
+        public static let upgradeRequiredStatus: Int = 426
+
+        /// How long an upload no message references is kept before it is deleted.
+        ///
+        /// Written in the spec as `1h`.
+        public static let uploadRetention: Duration = .milliseconds(3600000)
 
         /// How long a client waits for a connection to open before it backs off.
         ///
@@ -259,7 +286,7 @@ public enum Clawline {
         /// Written in the spec as `500`.
         public static let maxReplayEvents: Int = 500
 
-        /// The most messages a device queues while it waits for acknowledgements or a connection.
+        /// The provider's per-device queue of messages waiting for an answer (one assistant stream per device at a time, the rest first in, first out). A message that would overflow it is answered `rate_limited`.
         ///
         /// Written in the spec as `20`.
         public static let maxQueuedMessages: Int = 20
@@ -279,7 +306,7 @@ public enum Clawline {
         /// Written in the spec as `365d`.
         public static let tokenLifetime: Duration = .milliseconds(31536000000)
 
-        /// The window in which three oversize frames close the socket.
+        /// The window in which the third oversize frame from a device closes the socket.
         ///
         /// Written in the spec as `60s`.
         public static let oversizeWindow: Duration = .milliseconds(60000)
@@ -299,14 +326,17 @@ public enum Clawline {
         /// Typing indicators per device.
         public static let typing: RateLimitRule = RateLimitRule(name: "typing", counts: .frames([FrameKey(.client, "typing")]), limit: 2, window: .milliseconds(1000), scope: "device", answer: ViolationAnswer(code: "rate_limited"), clientAction: "Drop extra typing updates; indicators expire on their own.")
 
-        /// Oversize frames per connection. Two are answered with `payload_too_large`; the third within 60 seconds closes the socket.
-        public static let oversize: RateLimitRule = RateLimitRule(name: "oversize", counts: .violations(["payload_too_large"]), limit: 2, window: .milliseconds(60000), scope: "connection", answer: ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008), clientAction: "Warn the user and throttle the UI.")
+        /// Oversize frames per device. Two within 60 seconds are answered with `payload_too_large`; the third closes the socket.
+        public static let oversize: RateLimitRule = RateLimitRule(name: "oversize", counts: .violations(["payload_too_large"]), limit: 2, window: .milliseconds(60000), scope: "device", answer: ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008), clientAction: "Warn the user and throttle the UI.")
+
+        /// Assistant typing indicators the provider sends per device; it never sends more.
+        public static let assistantTyping: RateLimitRule = RateLimitRule(name: "assistant_typing", counts: .frames([FrameKey(.server, "typing")]), limit: 2, window: .milliseconds(1000), scope: "device", answer: nil, clientAction: "Nothing; indicators expire on their own after 10 seconds.")
 
         /// Pairing requests waiting for an admin, across the provider. When the queue is full, a new `pair_request` is refused.
         public static let pendingPairings: RateLimitRule = RateLimitRule(name: "pending_pairings", counts: .frames([FrameKey(.client, "pair_request")]), limit: 100, window: nil, scope: "provider", answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Retry later with exponential backoff.")
 
         /// Every rate limit, in spec order.
-        public static let all: [RateLimitRule] = [pairRequest, auth, message, typing, oversize, pendingPairings]
+        public static let all: [RateLimitRule] = [pairRequest, auth, message, typing, oversize, assistantTyping, pendingPairings]
     }
 
     /// The protocol's HTTP endpoints.
@@ -316,15 +346,15 @@ public enum Clawline {
         /// `GET /version`
         public static let version: HTTPEndpoint = HTTPEndpoint(name: "version", method: "GET", path: "/version", requiresBearerToken: false, errorCodes: ["server_error"])
 
-        /// Uploads a file too large to send inline (up to 100 MiB). Attach the returned asset to a message with an `asset` attachment.
+        /// Uploads a file too large to send inline (up to 100 MiB). Attach the returned asset to a message with an `asset` attachment; an upload no message references within `uploadRetention` (one hour) is deleted. A part not named `file` is `invalid_message`.
         ///
         /// `POST /upload`
         public static let upload: HTTPEndpoint = HTTPEndpoint(name: "upload", method: "POST", path: "/upload", requiresBearerToken: true, errorCodes: ["invalid_message", "auth_failed", "token_revoked", "payload_too_large", "rate_limited", "upload_failed_retryable", "server_error"])
 
-        /// Downloads an uploaded file. The response's content type is the stored MIME type and the body is the raw bytes.
+        /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type and the body is the raw bytes. A malformed `assetId` is 400 `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
         ///
         /// `GET /download/{assetId}`
-        public static let download: HTTPEndpoint = HTTPEndpoint(name: "download", method: "GET", path: "/download/{assetId}", requiresBearerToken: true, errorCodes: ["auth_failed", "token_revoked", "asset_not_found", "rate_limited", "server_error"])
+        public static let download: HTTPEndpoint = HTTPEndpoint(name: "download", method: "GET", path: "/download/{assetId}", requiresBearerToken: true, errorCodes: ["invalid_message", "auth_failed", "token_revoked", "asset_not_found", "rate_limited", "server_error"])
 
         /// The path of `GET /download/{assetId}` with its parameters filled in and percent-encoded.
         public static func downloadPath(assetId: String) -> String {
@@ -335,13 +365,13 @@ public enum Clawline {
         public static let all: [HTTPEndpoint] = [version, upload, download]
     }
 
-    /// The rules across the frames of one connection: phases, transitions, guards, correlations and uniqueness.
+    /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
     public static let sessionRules: SessionRuleSet = SessionRuleSet(
         initialPhase: "unauthenticated",
         phases: [
             .init(name: "unauthenticated", allowedClient: ["pair_request", "auth"], allowedServer: ["pair_result", "auth_result", "error"], otherwise: ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
             .init(name: "authenticated", allowedClient: ["message", "typing", "pair_decision"], allowedServer: ["message", "ack", "typing", "error", "pair_approval_request"], otherwise: ViolationAnswer(code: "invalid_message")),
-            .init(name: "closed", allowedClient: [], allowedServer: [], otherwise: nil),
+            .init(name: "closed", allowedClient: [], allowedServer: [], otherwise: ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
         ],
         transitions: [
             .init(on: FrameKey(.server, "auth_result"), when: [SessionRuleSet.Condition("success", [.bool(true)])], to: "authenticated", setFlags: ["admin": "isAdmin"], closeCode: nil),
@@ -357,10 +387,14 @@ public enum Clawline {
         ],
         correlations: [
             .init(name: "ack_answers_message", frame: FrameKey(.server, "ack"), field: "id", answers: FrameKey(.client, "message"), answersField: "id", otherwise: nil),
+            .init(name: "error_names_message", frame: FrameKey(.server, "error"), field: "messageId", answers: FrameKey(.client, "message"), answersField: "id", otherwise: nil),
         ],
         uniqueness: [
-            .init(name: "client_message_retry", frame: FrameKey(.client, "message"), key: "id", sameFields: ["content", "attachments"], final: [], otherwise: ViolationAnswer(code: "invalid_message")),
-            .init(name: "server_event_final", frame: FrameKey(.server, "message"), key: "id", sameFields: [], final: [SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
+            .init(name: "client_message_retry", frame: FrameKey(.client, "message"), key: "id", sameFields: ["content", "attachments"], comparison: .normalized, final: [], otherwise: ViolationAnswer(code: "invalid_message")),
+            .init(name: "server_event_stream", frame: FrameKey(.server, "message"), key: "id", sameFields: ["role", "attachments"], comparison: .normalized, grows: ["content"], final: [SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
+        ],
+        runs: [
+            .init(name: "replay", after: FrameKey(.server, "auth_result"), when: [SessionRuleSet.Condition("success", [.bool(true)])], countField: "replayCount", frame: FrameKey(.server, "message"), each: [SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
         ]
     )
 }

@@ -8,9 +8,11 @@ import WireRuntime
 /// Validated: format uuidv4.
 public typealias DeviceId = String
 
-/// An account's identifier, a version 4 UUID shared by every device of the account.
+/// An account's identifier, shared by every device of the account. Opaque to clients: real
+/// providers send `user_<uuid>`, others a bare UUID (the reference server mints a version 4
+/// UUID). Any non-empty string is valid.
 ///
-/// Validated: format uuidv4.
+/// Validated: at least 1 characters.
 public typealias UserId = String
 
 /// A message id chosen by the client; it starts with `c_` and is unique per device. Retries of the same message reuse it.
@@ -23,9 +25,9 @@ public typealias ClientMessageId = String
 /// Validated: starts with `s_`, at least 3 characters.
 public typealias ServerEventId = String
 
-/// The id of an uploaded file, `a_` followed by a version 4 UUID.
+/// The id of an uploaded file, `a_` followed by a UUID of any version.
 ///
-/// Validated: matches `a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}`.
+/// Validated: matches `a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`.
 public typealias AssetId = String
 
 /// The device name the user chose while pairing (by default the device's friendly name), at most 64 UTF-8 bytes; clients clamp longer names.
@@ -33,7 +35,7 @@ public typealias AssetId = String
 /// Validated: at most 64 UTF-8 bytes.
 public typealias ClaimedName = String
 
-/// What a device says about itself while pairing, shown to the admin who approves it.
+/// What a device says about itself while pairing, shown to the admin who approves it. Each string is at most 64 UTF-8 bytes; a longer one is `invalid_message`.
 public struct DeviceInfo: Sendable, Hashable {
     /// The operating system, e.g. `iOS`.
     public var platform: String
@@ -61,7 +63,9 @@ public struct DeviceInfo: Sendable, Hashable {
 }
 
 extension DeviceInfo: WireValue {
-    static let platformRules: StringRules = StringRules(minLength: 1)
+    static let platformRules: StringRules = StringRules(minLength: 1, maxBytes: 64)
+
+    static let osVersionRules: StringRules = StringRules(maxBytes: 64)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> DeviceInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -72,20 +76,20 @@ extension DeviceInfo: WireValue {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _platform: String?
-        if let value = context.member(object, "platform", at: path(), required: true, nullable: false, answer: answer) {
-            _platform = context.string(value, at: path().appending("platform"), rules: platformRules, answer: answer)
+        if let value = context.member(object, "platform", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
+            _platform = context.string(value, at: path().appending("platform"), rules: platformRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _model: String?
-        if let value = context.member(object, "model", at: path(), required: true, nullable: false, answer: answer) {
-            _model = context.string(value, at: path().appending("model"), rules: platformRules, answer: answer)
+        if let value = context.member(object, "model", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
+            _model = context.string(value, at: path().appending("model"), rules: platformRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _osVersion: String?
-        if let value = context.member(object, "osVersion", at: path(), required: false, nullable: false, answer: answer) {
-            _osVersion = context.string(value, at: path().appending("osVersion"), rules: nil, answer: answer)
+        if let value = context.member(object, "osVersion", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
+            _osVersion = context.string(value, at: path().appending("osVersion"), rules: osVersionRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _appVersion: String?
-        if let value = context.member(object, "appVersion", at: path(), required: false, nullable: false, answer: answer) {
-            _appVersion = context.string(value, at: path().appending("appVersion"), rules: nil, answer: answer)
+        if let value = context.member(object, "appVersion", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
+            _appVersion = context.string(value, at: path().appending("appVersion"), rules: osVersionRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         guard context.errorCount == errorsBefore, let _platform, let _model else { return nil }
         return DeviceInfo(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
@@ -176,7 +180,7 @@ extension Role: WireValue {
 
 /// Why pairing failed.
 public enum PairFailureReason: Sendable, Hashable, RawRepresentable {
-    /// The provider rejected the request (for example a malformed or duplicate request).
+    /// The device is denylisted; the provider refuses to pair it.
     case pairRejected
 
     /// An admin denied the request.
@@ -241,7 +245,7 @@ extension PairFailureReason: WireValue {
 
 /// Why authentication failed.
 public enum AuthFailureReason: Sendable, Hashable, RawRepresentable {
-    /// The token or device is not valid. Clear the token and pair again.
+    /// The token or device is not valid (including an expired token). Clear the token and pair again.
     case authFailed
 
     /// The token was revoked. Clear the token and pair again.
@@ -250,7 +254,7 @@ public enum AuthFailureReason: Sendable, Hashable, RawRepresentable {
     /// The device is still waiting for an admin. Stay on the "awaiting approval" screen and retry about every 30 seconds.
     case deviceNotApproved
 
-    /// The token is past its lifetime. Clear the token and pair again.
+    /// The token is past its lifetime. Kept for clients; providers answer an expired token with `auth_failed`. Clear the token and pair again.
     case tokenExpired
 
     /// A value this version of the spec does not list, kept as received.
@@ -437,12 +441,12 @@ extension ImageMimeType: WireValue {
     }
 }
 
-/// A small image sent inline as base64, at most 256 KiB (262,144 bytes) before encoding.
+/// A small image sent inline as base64, 1 byte to 256 KiB (262,144 bytes) before encoding.
 public struct ImageAttachment: Sendable, Hashable {
     /// The image's MIME type.
     public var mimeType: ImageMimeType
 
-    /// The image bytes, standard base64 with padding.
+    /// The image bytes in standard base64; padding may be left out and white space is ignored. Never empty.
     public var data: String
 
     /// Creates a value from its fields.
@@ -453,7 +457,7 @@ public struct ImageAttachment: Sendable, Hashable {
 }
 
 extension ImageAttachment: WireValue {
-    static let dataRules: StringRules = StringRules(format: .base64, maxDecodedBytes: 262144)
+    static let dataRules: StringRules = StringRules(minLength: 1, format: .base64, maxDecodedBytes: 262144)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ImageAttachment? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -510,7 +514,7 @@ public struct AssetAttachment: Sendable, Hashable {
 }
 
 extension AssetAttachment: WireValue {
-    static let assetIdRules: StringRules = StringRules(pattern: WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"))
+    static let assetIdRules: StringRules = StringRules(pattern: WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AssetAttachment? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -671,7 +675,7 @@ public struct UploadedAsset: Sendable, Hashable {
 }
 
 extension UploadedAsset: WireValue {
-    static let assetIdRules: StringRules = StringRules(pattern: WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"))
+    static let assetIdRules: StringRules = StringRules(pattern: WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
 
     static let mimeTypeRules: StringRules = StringRules(minLength: 1)
 
@@ -727,6 +731,9 @@ extension UploadedAsset: WireValue {
 
 /// The JSON body of an HTTP error response.
 public struct HttpError: Sendable, Hashable {
+    /// Always `error`, as in the WebSocket `error` frame.
+    public var type: String
+
     /// The error code; the HTTP status follows the error codes table.
     public var code: ErrorCodeName
 
@@ -734,13 +741,16 @@ public struct HttpError: Sendable, Hashable {
     public var message: String
 
     /// Creates a value from its fields.
-    public init(code: ErrorCodeName, message: String) {
+    public init(type: String = "error", code: ErrorCodeName, message: String) {
+        self.type = type
         self.code = code
         self.message = message
     }
 }
 
 extension HttpError: WireValue {
+    static let typeRules: StringRules = StringRules(constant: "error")
+
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> HttpError? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
@@ -749,6 +759,10 @@ extension HttpError: WireValue {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> HttpError? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
+        var _type: String?
+        if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
+            _type = context.string(value, at: path().appending("type"), rules: typeRules, answer: answer)
+        }
         var _code: ErrorCodeName?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
             _code = ErrorCodeName.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
@@ -757,14 +771,15 @@ extension HttpError: WireValue {
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
             _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
         }
-        guard context.errorCount == errorsBefore, let _code, let _message else { return nil }
-        return HttpError(code: _code, message: _message)
+        guard context.errorCount == errorsBefore, let _type, let _code, let _message else { return nil }
+        return HttpError(type: _type, code: _code, message: _message)
     }
 
     /// The fields as JSON object members.
     public func jsonObject() -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
-        object.reserveCapacity(3)
+        object.reserveCapacity(4)
+        object["type"] = .string(self.type)
         object["code"] = self.code.jsonValue()
         object["message"] = .string(self.message)
         return object

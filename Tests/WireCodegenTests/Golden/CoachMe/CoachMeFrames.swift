@@ -16,7 +16,9 @@ extension ClientFrame: WireFrame {
 
     static let knownTags: [String] = []
 
-    static let malformedFrameAnswer: ViolationAnswer = CoachMe.malformedFrameAnswer
+    static let notJSONAnswer: ViolationAnswer = CoachMe.notJSONAnswer
+
+    static let notAFrameAnswer: ViolationAnswer = CoachMe.notAFrameAnswer
 
     static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
 
@@ -70,7 +72,9 @@ extension ServerFrame: WireFrame {
 
     static let knownTags: [String] = ["token", "done", "error"]
 
-    static let malformedFrameAnswer: ViolationAnswer = CoachMe.malformedFrameAnswer
+    static let notJSONAnswer: ViolationAnswer = CoachMe.notJSONAnswer
+
+    static let notAFrameAnswer: ViolationAnswer = CoachMe.notAFrameAnswer
 
     static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
 

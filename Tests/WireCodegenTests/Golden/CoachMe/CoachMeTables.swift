@@ -32,8 +32,11 @@ enum CoachMe {
     /// The answer to a broken size limit.
     static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
 
-    /// The answer to a frame that is not JSON, not an object or has no tag.
-    static let malformedFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
+    /// The answer to bytes that are not JSON.
+    static let notJSONAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
+
+    /// The answer to JSON that is not an object with a string tag.
+    static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
 
     /// The protocol's error codes.
     enum ErrorCode: String, Sendable, Hashable, CaseIterable {
@@ -120,7 +123,7 @@ enum CoachMe {
         static let all: [HTTPEndpoint] = [chatStream]
     }
 
-    /// The rules across the frames of one connection: phases, transitions, guards, correlations and uniqueness.
+    /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
     static let sessionRules: SessionRuleSet = SessionRuleSet(
         initialPhase: nil,
         phases: [
@@ -133,6 +136,8 @@ enum CoachMe {
         correlations: [
         ],
         uniqueness: [
+        ],
+        runs: [
         ]
     )
 }

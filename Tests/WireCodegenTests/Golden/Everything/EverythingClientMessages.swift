@@ -87,7 +87,7 @@ extension Greeting: WireMessage {
         case .null?:
             _cursor = .null
         case let value?:
-            if let decoded = context.string(value, at: path().appending("cursor"), rules: cursorRules, answer: answer) { _cursor = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("cursor"), rules: cursorRules, answer: answer)) { _cursor = .value(decoded) }
         }
         var _note: String?
         if let value = context.member(object, "note", at: path(), required: true, nullable: true, answer: answer) {
@@ -426,7 +426,7 @@ extension Names: WireMessage {
         case .null?:
             _context = .null
         case let value?:
-            if let decoded = context.integer(value, at: path().appending("context"), rules: nil, answer: answer) { _context = .value(decoded) }
+            if let decoded = (context.integer(value, at: path().appending("context"), rules: nil, answer: answer)) { _context = .value(decoded) }
         }
         var _answer: Bool?
         if let value = context.member(object, "answer", at: path(), required: true, nullable: true, answer: answer) {

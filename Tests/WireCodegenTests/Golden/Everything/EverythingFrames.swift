@@ -31,7 +31,9 @@ extension ClientFrame: WireFrame {
 
     static let knownTags: [String] = ["hello", "post", "same", "names", "ping"]
 
-    static let malformedFrameAnswer: ViolationAnswer = Everything.malformedFrameAnswer
+    static let notJSONAnswer: ViolationAnswer = Everything.notJSONAnswer
+
+    static let notAFrameAnswer: ViolationAnswer = Everything.notAFrameAnswer
 
     static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
 
@@ -115,7 +117,9 @@ extension ServerFrame: WireFrame {
 
     static let knownTags: [String] = ["same", "update", "ping"]
 
-    static let malformedFrameAnswer: ViolationAnswer = Everything.malformedFrameAnswer
+    static let notJSONAnswer: ViolationAnswer = Everything.notJSONAnswer
+
+    static let notAFrameAnswer: ViolationAnswer = Everything.notAFrameAnswer
 
     static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
 

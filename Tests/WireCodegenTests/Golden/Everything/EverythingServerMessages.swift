@@ -124,6 +124,8 @@ extension Update: WireMessage {
 
     static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("red")]), ("level", [.string("info")])], require: [], forbid: ["detail"])
 
+    static let rule3: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("green")])], require: [], forbid: [], expect: [("level", [.string("info"), .string("warn")])])
+
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Update? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
@@ -178,6 +180,7 @@ extension Update: WireMessage {
         }
         context.check(Self.rule1, in: object, at: path(), answer: ViolationAnswer(code: "bad_frame"))
         context.check(Self.rule2, in: object, at: path(), answer: answer)
+        context.check(Self.rule3, in: object, at: path(), answer: answer)
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["secret"], ignoring: ignoredKey, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _when, let _color, let _shape, let _outcome, let _selector, let _level else { return nil }
         return Update(when: _when, color: _color, mood: _mood, shape: _shape, outcome: _outcome, selector: _selector, bag: _bag, strict: _strict, at: _at, level: _level, detail: _detail)

@@ -31,8 +31,11 @@ enum Everything {
     /// The answer to a broken size limit.
     static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "too_big")
 
-    /// The answer to a frame that is not JSON, not an object or has no tag.
-    static let malformedFrameAnswer: ViolationAnswer = ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1002)
+    /// The answer to bytes that are not JSON.
+    static let notJSONAnswer: ViolationAnswer = .closeSilently(closeCode: 1002)
+
+    /// The answer to JSON that is not an object with a string tag.
+    static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "bad_frame")
 
     /// The protocol's error codes.
     enum ErrorCode: String, Sendable, Hashable, CaseIterable {
@@ -141,8 +144,11 @@ enum Everything {
 
         static let sessions: RateLimitRule = RateLimitRule(name: "sessions", counts: .frames([FrameKey(.client, "hello")]), limit: 50, window: nil, scope: "server", answer: ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
 
+        /// The server sends at most 20 updates a second.
+        static let updates: RateLimitRule = RateLimitRule(name: "updates", counts: .frames([FrameKey(.server, "update")]), limit: 20, window: .milliseconds(1000), scope: "connection", answer: nil)
+
         /// Every rate limit, in spec order.
-        static let all: [RateLimitRule] = [posts, oversize, sessions]
+        static let all: [RateLimitRule] = [posts, oversize, sessions, updates]
     }
 
     /// The protocol's HTTP endpoints.
@@ -162,7 +168,7 @@ enum Everything {
         static let all: [HTTPEndpoint] = [status, upload]
     }
 
-    /// The rules across the frames of one connection: phases, transitions, guards, correlations and uniqueness.
+    /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
     static let sessionRules: SessionRuleSet = SessionRuleSet(
         initialPhase: "start",
         phases: [
@@ -181,8 +187,11 @@ enum Everything {
             .init(name: "pong", frame: FrameKey(.server, "ping"), field: "seq", answers: FrameKey(.client, "ping"), answersField: "seq", otherwise: nil),
         ],
         uniqueness: [
-            .init(name: "post_ids", frame: FrameKey(.client, "post"), key: "id", sameFields: ["default"], final: [], otherwise: ViolationAnswer(code: "bad_frame")),
-            .init(name: "final_updates", frame: FrameKey(.server, "update"), key: "when", sameFields: [], final: [SessionRuleSet.Condition("level", [.string("error")])], otherwise: nil),
+            .init(name: "post_ids", frame: FrameKey(.client, "post"), key: "id", sameFields: ["default", "tags", "blobs"], comparison: .normalized, final: [], otherwise: ViolationAnswer(code: "bad_frame")),
+            .init(name: "final_updates", frame: FrameKey(.server, "update"), key: "when", sameFields: [], grows: ["detail"], final: [SessionRuleSet.Condition("level", [.string("error")])], otherwise: nil),
+        ],
+        runs: [
+            .init(name: "echoes", after: FrameKey(.client, "ping"), when: [SessionRuleSet.Condition("seq", [.integer(1), .integer(2)])], countField: "seq", frame: FrameKey(.server, "ping"), each: [SessionRuleSet.Condition("seq", [.integer(0), .integer(1), .integer(2)])], otherwise: nil),
         ]
     )
 }

@@ -34,7 +34,9 @@ extension ClientFrame: WireFrame {
 
     static let knownTags: [String] = ["hello", "subscribe", "input", "permission_response", "control", "sync"]
 
-    static let malformedFrameAnswer: ViolationAnswer = Wormhole.malformedFrameAnswer
+    static let notJSONAnswer: ViolationAnswer = Wormhole.notJSONAnswer
+
+    static let notAFrameAnswer: ViolationAnswer = Wormhole.notAFrameAnswer
 
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
@@ -130,7 +132,9 @@ extension ServerFrame: WireFrame {
 
     static let knownTags: [String] = ["welcome", "event", "permission_request", "sync_response", "error"]
 
-    static let malformedFrameAnswer: ViolationAnswer = Wormhole.malformedFrameAnswer
+    static let notJSONAnswer: ViolationAnswer = Wormhole.notJSONAnswer
+
+    static let notAFrameAnswer: ViolationAnswer = Wormhole.notAFrameAnswer
 
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 

@@ -34,8 +34,11 @@ enum Wormhole {
     /// The answer to a broken size limit.
     static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
 
-    /// The answer to a frame that is not JSON, not an object or has no tag.
-    static let malformedFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+    /// The answer to bytes that are not JSON.
+    static let notJSONAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+
+    /// The answer to JSON that is not an object with a string tag.
+    static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
 
     /// The protocol's error codes.
     enum ErrorCode: String, Sendable, Hashable, CaseIterable {
@@ -117,7 +120,7 @@ enum Wormhole {
         static let all: [HTTPEndpoint] = []
     }
 
-    /// The rules across the frames of one connection: phases, transitions, guards, correlations and uniqueness.
+    /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
     static let sessionRules: SessionRuleSet = SessionRuleSet(
         initialPhase: "connected",
         phases: [
@@ -134,6 +137,8 @@ enum Wormhole {
             .init(name: "permission_answer", frame: FrameKey(.client, "permission_response"), field: "request_id", answers: FrameKey(.server, "permission_request"), answersField: "request_id", otherwise: nil),
         ],
         uniqueness: [
+        ],
+        runs: [
         ]
     )
 }

@@ -144,7 +144,7 @@ extension SessionInfo: WireValue {
         case .null?:
             _claudeSessionId = .null
         case let value?:
-            if let decoded = context.string(value, at: path().appending("claude_session_id"), rules: nil, answer: answer) { _claudeSessionId = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("claude_session_id"), rules: nil, answer: answer)) { _claudeSessionId = .value(decoded) }
         }
         var _costUsd: Double?
         if let value = context.member(object, "cost_usd", at: path(), required: true, nullable: false, answer: answer) {
@@ -157,7 +157,7 @@ extension SessionInfo: WireValue {
         case .null?:
             _lastActivity = .null
         case let value?:
-            if let decoded = context.string(value, at: path().appending("last_activity"), rules: lastActivityRules, answer: answer).flatMap(WireFormats.parseISO8601) { _lastActivity = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("last_activity"), rules: lastActivityRules, answer: answer).flatMap(WireFormats.parseISO8601)) { _lastActivity = .value(decoded) }
         }
         guard context.errorCount == errorsBefore, let _name, let _directory, let _state, let _costUsd else { return nil }
         return SessionInfo(name: _name, directory: _directory, state: _state, claudeSessionId: _claudeSessionId, costUsd: _costUsd, lastActivity: _lastActivity)
