@@ -25,6 +25,7 @@ import WireValidator
             let finding = validation.process(problem)
             found.append("\(finding.line ?? 0): \(finding.finding.code) \(finding.finding.message)")
         })
+        found += validation.finish().map { "end: \($0.finding.severity.rawValue) \($0.finding.code) \($0.finding.message)" }
         return found
     }
 
