@@ -135,6 +135,16 @@ import Testing
         #expect(Clawline.sessionRules.phase(named: "unauthenticated")?.otherwise == ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008))
     }
 
+    @Test func httpErrorBodiesCarryTheErrorType() throws {
+        let body = HttpError(code: .authFailed, message: "The token is not valid.")
+        #expect(JSONWriter.string(body.jsonValue()) == #"{"code":"auth_failed","message":"The token is not valid.","type":"error"}"#)
+        let decoded = try JSONDecoder().decode(HttpError.self, from: Data(#"{"type":"error","code":"payload_too_large","message":"Too big."}"#.utf8))
+        #expect(decoded.code == .payloadTooLarge && decoded.type == "error")
+        #expect(throws: DecodingError.self, "a body without \"type\": \"error\" is not an error body") {
+            try JSONDecoder().decode(HttpError.self, from: Data(#"{"code":"payload_too_large","message":"Too big."}"#.utf8))
+        }
+    }
+
     @Test func codableInteroperates() throws {
         let message = ServerMessage(id: "s_1", role: .assistant, content: "Hi", timestamp: 1_704_672_000_000, streaming: false)
         let data = try JSONEncoder().encode(message)
