@@ -31,11 +31,8 @@ import Testing
 
     /// `then` names declared fields other than the tested ones, is not empty, does not contradict `forbid`, and its values fit the fields.
     @Test func conditionalValues() {
-        #expect(diagnostics("""
-            protocol: {name: demo, title: Demo, version: 1}
-            transport: {kind: websocket, path: /ws}
-            validation: {errorCode: invalid_message, sizeErrorCode: payload_too_large}
-            errors: {invalid_message: {httpStatus: 400, closes: sometimes, closeCode: 1008}, payload_too_large: {httpStatus: 413}, rate_limited: {httpStatus: 429}}
+        #expect(diagnostics(preamble + """
+
             messages:
               server:
                 update:
@@ -68,11 +65,8 @@ import Testing
 
     /// `grows` is for string fields not in `sameFields`, `compare` needs `sameFields`, a run counts with an integer field of a real frame, and only limits on client frames carry an answer.
     @Test func uniquenessRunsAndRateLimits() {
-        #expect(diagnostics("""
-            protocol: {name: demo, title: Demo, version: 1}
-            transport: {kind: websocket, path: /ws}
-            validation: {errorCode: invalid_message, sizeErrorCode: payload_too_large}
-            errors: {invalid_message: {httpStatus: 400, closes: sometimes, closeCode: 1008}, payload_too_large: {httpStatus: 413}, rate_limited: {httpStatus: 429}}
+        #expect(diagnostics(preamble + """
+
             messages:
               client:
                 post: {fields: {id: string, body: string, tags: {type: array<string>, optional: true}}}
