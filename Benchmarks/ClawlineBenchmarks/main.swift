@@ -27,7 +27,7 @@ func makeFrames(count: Int) -> [(client: Bool, bytes: [UInt8])] {
         case 3, 4: (client, server) = (.typing(ClientTyping(active: index % 2 == 0)), nil)
         case 5: (client, server) = (nil, .typing(ServerTyping(active: true)))
         case 6: (client, server) = (.auth(Auth(token: "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl", deviceId: device, lastMessageId: .value("s_\(index)"))), nil)
-        case 7: (client, server) = (nil, .authResult(AuthResult(success: true, userId: user, sessionId: "sess_\(index)", replayCount: 3, replayTruncated: false, historyReset: false, isAdmin: false)))
+        case 7: (client, server) = (nil, .authResult(.success(userId: user, sessionId: "sess_\(index)", replayCount: 3, replayTruncated: false, historyReset: false, isAdmin: false)))
         case 8: (client, server) = (.message(ClientMessage(id: "c_\(index)", content: text, attachments: .value([.asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7"))]))), nil)
         default:
             // A streamed assistant answer: each partial carries the whole text so far.

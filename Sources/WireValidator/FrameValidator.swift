@@ -71,7 +71,11 @@ public struct FrameValidator: Sendable {
         guard let id = plan.message(direction, tagAt: tag, in: tape) else { return (.unknownType(tag: tape.string(tag)), nil) }
         let message = plan.messages[id]
         var context = ValidationContext(sizeAnswer: plan.sizeAnswer)
-        check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+        if message.variants >= 0 {
+            check(index, in: tape, named: message.variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+        } else {
+            check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+        }
         return (.checked(tag: message.tag, issues: context.issues), id)
     }
 

@@ -52,7 +52,7 @@ struct SessionChecker {
             uniqueness = perMessage(session.uniqueness.enumerated().map { ($1.frame, $0) })
             transitions = perMessage(session.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to], flags: flagIndexes)) })
             correlationPlans = session.correlations.map { CorrelationPlan($0, ids: ids) }
-            uniquenessPlans = session.uniqueness.map { UniquenessPlan($0, message: ids[$0.frame].map { plan.messages[$0] }) }
+            uniquenessPlans = session.uniqueness.map { UniquenessPlan($0, message: ids[$0.frame].map { plan.messages[$0] }, plan: plan) }
             runPlans = session.runs.map { RunPlan($0, ids: ids) }
             runsAfter = perMessage(session.runs.enumerated().map { ($1.after, $0) })
             self.plan = plan

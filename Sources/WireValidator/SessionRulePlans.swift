@@ -80,11 +80,11 @@ final class UniquenessPlan: Sendable {
     let grows: [UTF8Key]
     let final: [FieldCondition]
 
-    init(_ rule: SessionRules.Uniqueness, message: ValidationPlan.MessagePlan?) {
+    init(_ rule: SessionRules.Uniqueness, message: ValidationPlan.MessagePlan?, plan: ValidationPlan) {
         self.rule = rule
         key = UTF8Key(rule.key)
         sameFields = rule.sameFields.map(UTF8Key.init)
-        sameFieldNodes = rule.sameFields.map { name in message?.object.fields.first { $0.key == name }?.node }
+        sameFieldNodes = rule.sameFields.map { name in message.flatMap { plan.fieldNode(name, of: $0) } }
         normalized = rule.comparison == .normalized
         grows = rule.grows.map(UTF8Key.init)
         final = rule.final.map(FieldCondition.init)

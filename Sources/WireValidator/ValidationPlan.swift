@@ -151,16 +151,20 @@ final class ValidationPlan: Sendable {
         let ref: MessageRef
         let tagKey: UTF8Key
         let answer: ViolationAnswer
+        /// The message's fields; empty for a union message.
         let object: ObjectPlan
+        /// For a union message, the index of its union plan in `named`; -1 otherwise.
+        let variants: Int
 
         var tag: String { ref.tag }
 
-        init(id: Int, ref: MessageRef, answer: ViolationAnswer, object: ObjectPlan) {
+        init(id: Int, ref: MessageRef, answer: ViolationAnswer, object: ObjectPlan, variants: Int) {
             self.id = id
             self.ref = ref
             tagKey = UTF8Key(ref.tag)
             self.answer = answer
             self.object = object
+            self.variants = variants
         }
     }
 
@@ -187,6 +191,16 @@ final class ValidationPlan: Sendable {
         return nil
     }
 
+    /// The plan of a message's field, looking into the case types of a union message.
+    func fieldNode(_ name: String, of message: MessagePlan) -> Node? {
+        if let field = message.object.fields.first(where: { $0.key == name }) { return field.node }
+        guard message.variants >= 0, case .union(_, let cases, _, _) = named[message.variants] else { return nil }
+        for unionCase in cases {
+            if case .object(let object) = named[unionCase.plan], let field = object.fields.first(where: { $0.key == name }) { return field.node }
+        }
+        return nil
+    }
+
     /// The id of the message of `direction` with this tag.
     func message(_ direction: Direction, tag: String) -> Int? {
         ids(direction).first { messages[$0].tag == tag }
@@ -210,10 +224,11 @@ final class ValidationPlan: Sendable {
         for direction in Direction.allCases {
             for message in spec.messages(direction) {
                 let object = builder.objectPlan(message.shape)
+                let variants = message.variants.map { builder.unionIndex($0, typeName: message.tag) } ?? -1
                 ids[direction, default: []].append(messages.count)
                 messages.append(MessagePlan(
                     id: messages.count, ref: MessageRef(direction: direction, tag: message.tag),
-                    answer: message.violation.map(answer) ?? defaultAnswer, object: object
+                    answer: message.violation.map(answer) ?? defaultAnswer, object: object, variants: variants
                 ))
             }
         }
@@ -284,6 +299,13 @@ final class ValidationPlan: Sendable {
                 return base
             case .unresolved: return .unresolved
             }
+        }
+
+        /// A plan for a union that is not a named type (a union message's body).
+        mutating func unionIndex(_ union: UnionType, typeName: String) -> Int {
+            let cases = union.cases.map { (value: JSONValue(spec: $0.tagValue), plan: namedIndex($0.type)) }
+            named.append(.union(tag: union.tag, cases: cases, open: union.open, typeName: typeName))
+            return named.count - 1
         }
 
         mutating func namedIndex(_ name: String) -> Int {

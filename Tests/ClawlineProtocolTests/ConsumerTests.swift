@@ -30,6 +30,28 @@ import Testing
         #expect(ClientFrame.decode(chat.encoded()).frame == chat)
     }
 
+    @Test func resultMessagesAreEnumsSoInvalidCombinationsCannotBeBuilt() throws {
+        let paired = ServerFrame.pairResult(.success(token: "jwt", userId: Self.user))
+        #expect(paired.encodedText() == #"{"success":true,"token":"jwt","type":"pair_result","userId":"\#(Self.user)"}"#)
+        #expect(paired.validate().isEmpty)
+        let denied = ServerFrame.pairResult(.failure(reason: .pairDenied))
+        #expect(denied.encodedText() == #"{"reason":"pair_denied","success":false,"type":"pair_result"}"#)
+        #expect(ServerFrame.decode(denied.encoded()).frame == denied)
+
+        let session = AuthResult.success(userId: Self.user, sessionId: "sess_1", replayCount: 2, replayTruncated: false)
+        #expect(JSONWriter.string(session.jsonValue()) == #"{"replayCount":2,"replayTruncated":false,"sessionId":"sess_1","success":true,"type":"auth_result","userId":"\#(Self.user)"}"#)
+        guard case .success(let details)? = ServerFrame.decode(text: JSONWriter.string(session.jsonValue())).frame.flatMap({ frame -> AuthResult? in
+            if case .authResult(let result) = frame { return result } else { return nil }
+        }) else {
+            Issue.record("an auth_result success decodes as .success")
+            return
+        }
+        #expect(details.replayCount == 2 && details.historyReset == nil && details.isAdmin == nil)
+
+        let mixed = ServerFrame.decode(text: #"{"type":"pair_result","success":false,"reason":"pair_denied","token":"jwt"}"#)
+        #expect(mixed.issues.map(\.message) == ["'token' is not allowed here"])
+    }
+
     @Test func clientCatchesItsOwnMistakesBeforeSending() {
         let bad = ClientFrame.message(ClientMessage(id: "s_1", content: String(repeating: "x", count: 70_000)))
         #expect(bad.validate().map { "\($0.path) \($0.rule) \($0.code)" } == ["$.id prefix invalid_message", "$.content maxBytes payload_too_large"])
@@ -44,9 +66,19 @@ import Testing
         var acknowledged: [String] = []
         var events: [String] = []
 
-        func handlePairResult(_ message: PairResult) async throws { events.append("pair_result \(message.success)") }
+        func handlePairResult(_ message: PairResult) async throws {
+            switch message {
+            case .success(let paired): events.append("paired as \(paired.userId)")
+            case .failure(let failed): events.append("pairing failed: \(failed.reason.rawValue)")
+            }
+        }
         func handlePairApprovalRequest(_ message: PairApprovalRequest) async throws { events.append("approve? \(message.claimedName ?? "unnamed")") }
-        func handleAuthResult(_ message: AuthResult) async throws { events.append("auth \(message.success) replay \(message.replayCount ?? 0)") }
+        func handleAuthResult(_ message: AuthResult) async throws {
+            switch message {
+            case .success(let session): events.append("auth true replay \(session.replayCount)")
+            case .failure(let failure): events.append("auth false \(failure.reason.rawValue)")
+            }
+        }
         func handleMessage(_ message: ServerMessage) async throws {
             timeline[message.id] = message.content
             if message.streaming { streaming.insert(message.id) } else { streaming.remove(message.id) }

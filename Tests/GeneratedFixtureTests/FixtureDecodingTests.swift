@@ -158,7 +158,7 @@ import WireRuntime
         #expect(client(#"{"kind":"ping","seq":1}"#).frame == .ping(Ping(seq: 1)))
         #expect(server(#"{"kind":"ping","seq":2}"#).frame == .ping(Ping(seq: 2)))
         #expect(ClientFrame.knownTags == ["hello", "post", "same", "names", "ping"])
-        #expect(ServerFrame.knownTags == ["same", "update", "ping"])
+        #expect(ServerFrame.knownTags == ["same", "update", "verdict", "ping"])
         #expect(Ping.direction == .client, "a shared message type is declared once")
     }
 
@@ -186,5 +186,20 @@ extension String {
     /// The JSON text re-encoded canonically (sorted keys), for comparing with generated encodings.
     func sortedJSON() -> String {
         (try? JSONParser.parse(self)).map(JSONWriter.string) ?? self
+    }
+}
+
+/// A message whose fields depend on one of them generates as an enum with a factory per case.
+@Suite struct FixtureUnionMessageTests {
+    @Test func casesFactoriesAndTheWireForm() throws {
+        let accepted = ServerFrame.verdict(.accepted(token: "t"))
+        #expect(accepted.encodedText() == #"{"accepted":true,"kind":"verdict","token":"t"}"#)
+        #expect(ServerFrame.decode(accepted.encoded()).frame == accepted)
+        let refused = ServerFrame.decode(text: #"{"kind":"verdict","accepted":false}"#)
+        #expect(refused.frame == .verdict(.refused(Refused())))
+        let missing = ServerFrame.decode(text: #"{"kind":"verdict","accepted":true}"#)
+        #expect(missing.issues.map { "\($0.path) \($0.rule)" } == ["$.token required"])
+        let untagged = ServerFrame.decode(text: #"{"kind":"verdict","token":"t"}"#)
+        #expect(untagged.issues.map { "\($0.path) \($0.rule)" } == ["$.accepted required"])
     }
 }

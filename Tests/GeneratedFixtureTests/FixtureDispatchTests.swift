@@ -8,15 +8,18 @@ import WireRuntime
         func handleSame(_ message: ServerSame) async throws { calls.append("same \(message.fromServer)") }
         func handleUpdate(_ message: Update) async throws { calls.append("update \(message.level)") }
         func handlePing(_ message: Ping) async throws { calls.append("ping \(message.seq)") }
+        func handleVerdict(_ message: Verdict) async throws {
+            if case .accepted(let granted) = message { calls.append("accepted \(granted.token)") } else { calls.append("refused") }
+        }
         func handleUnknownFrame(tag: String, json: JSONValue) async throws { calls.append("unknown \(tag)") }
     }
 
     @Test func routesEveryFrame() async throws {
         let recorder = Recorder()
-        for text in [#"{"kind":"ping","seq":1}"#, #"{"kind":"same","from_server":true}"#, #"{"kind":"gossip"}"#, FixtureDecodingTests.update] {
+        for text in [#"{"kind":"ping","seq":1}"#, #"{"kind":"same","from_server":true}"#, #"{"kind":"gossip"}"#, FixtureDecodingTests.update, #"{"kind":"verdict","accepted":true,"token":"t"}"#] {
             let frame = try #require(ServerFrame.decode(text: text).frame)
             try await frame.dispatch(to: recorder)
         }
-        #expect(await recorder.calls == ["ping 1", "same true", "unknown gossip", "update info"])
+        #expect(await recorder.calls == ["ping 1", "same true", "unknown gossip", "update info", "accepted t"])
     }
 }

@@ -105,4 +105,40 @@ import Testing
             #"test.yaml:26:10: error: missing required key 'answer' in rate limit 'mixed'"#,
         ])
     }
+
+    /// A union message has no fields of its own, its tag is not the frame's, its cases have distinct names and real
+    /// types, and its case types let the frame's tag through.
+    @Test func messagesWhoseFieldsDependOnOneField() {
+        #expect(diagnostics(preamble + """
+
+            types:
+              Yes: {fields: {token: string, type: string}}
+              No: {fields: {reason: string}, unknownFields: reject}
+              Maybe: {fields: {why: string}}
+            messages:
+              server:
+                result:
+                  tag: ok
+                  cases:
+                    true: {type: Yes, name: good}
+                    false: {type: No, name: good}
+                  fields: {extra: string}
+                same_tag:
+                  tag: type
+                  cases: {a: Maybe}
+                bad_case:
+                  tag: ok
+                  cases:
+                    true: {type: Maybe, label: fine}
+                    false: Nope
+            """) == [
+            #"test.yaml:6:33: error: type 'Yes' declares the frame's tag field 'type', but it is a case of message 'server result'"#,
+            #"test.yaml:15:9: error: type 'No' rejects unknown fields, but as a case of message 'server result' its objects carry the frame's 'type'; use 'rejectFields' for the keys it must not carry"#,
+            #"test.yaml:15:16: error: case 'false' of message 'server result' is named 'good', like case 'true'; case names must differ"#,
+            #"test.yaml:16:7: error: message 'server result' is a union of cases ('tag' and 'cases'), so 'fields' belongs on its case types, not on the message"#,
+            #"test.yaml:18:7: error: 'tag' in message 'server same_tag' is 'type', the frame's own tag field; name the field that selects the case"#,
+            #"test.yaml:23:29: error: unknown key 'label' in case 'true' of message 'server bad_case'"#,
+            #"test.yaml:24:16: error: undefined type 'Nope' in case 'false' of message 'server bad_case' (did you mean 'No'?)"#,
+        ])
+    }
 }

@@ -154,8 +154,22 @@ struct ProtocolDocument {
         let anchor = DocAnchor.message(message.direction, message.tag)
         var blocks: [DocBlock] = [.heading(level: 3, text: "`\(message.tag)`", anchor: anchor)]
         blocks += paragraphs(message.description)
-        blocks += fieldTable(message.shape, owner: anchor, tag: message.tag)
-        blocks += ruleBlocks(message.shape)
+        if let variants = message.variants {
+            blocks.append(.paragraph("Its fields depend on `\(variants.tag)`: one of these field sets."))
+            for unionCase in variants.cases {
+                let type = spec.type(named: unionCase.type)
+                var lead = "**When `\(variants.tag)` is `\(unionCase.tagValue.plainText)`** (\(typeText(.named(unionCase.type))))"
+                if let description = type?.description { lead += ": " + inline(description) }
+                blocks.append(.paragraph(lead))
+                guard case .object(let shape)? = type?.kind else { continue }
+                let caseTag = (field: variants.tag, type: variants.hasBooleanTag ? "boolean" : "string", value: unionCase.tagValue.plainText)
+                blocks += fieldTable(shape, owner: anchor + "-" + unionCase.tagValue.plainText, tag: message.tag, caseTag: caseTag)
+                blocks += ruleBlocks(shape)
+            }
+        } else {
+            blocks += fieldTable(message.shape, owner: anchor, tag: message.tag)
+            blocks += ruleBlocks(message.shape)
+        }
         blocks.append(.paragraph("Errors it can cause: " + errors(of: message).map { "[`\($0)`](#\(DocAnchor.error($0)))" }.joined(separator: ", ") + (message.violation.map { ". A broken rule is answered with " + answerText($0) + "." } ?? ".")))
         if let example = examples[MessageRef(direction: message.direction, tag: message.tag)] {
             blocks.append(.code(language: "json", text: example))
@@ -163,11 +177,16 @@ struct ProtocolDocument {
         return blocks
     }
 
-    private func fieldTable(_ shape: ObjectShape, owner: String, tag: String?) -> [DocBlock] {
+    private func fieldTable(_ shape: ObjectShape, owner: String, tag: String?, caseTag: (field: String, type: String, value: String)? = nil) -> [DocBlock] {
         var rows: [[String]] = []
         var anchors: [String?] = []
         if let tag {
             rows.append(["`\(spec.tagField)`", "string", "required", "`\"\(tag)\"`", "The message's tag."])
+            anchors.append(nil)
+        }
+        if let caseTag {
+            let value = caseTag.type == "string" ? "`\"\(caseTag.value)\"`" : "`\(caseTag.value)`"
+            rows.append(["`\(caseTag.field)`", caseTag.type, "required", value, "Selects these fields."])
             anchors.append(nil)
         }
         for field in shape.fields {
@@ -274,6 +293,9 @@ struct ProtocolDocument {
         }
         var seen = Set<String>()
         visit(message.shape, seen: &seen)
+        for unionCase in message.variants?.cases ?? [] where seen.insert(unionCase.type).inserted {
+            if case .object(let shape)? = spec.type(named: unionCase.type)?.kind { visit(shape, seen: &seen) }
+        }
         for limit in spec.rateLimits {
             if case .frames(let refs) = limit.counts, refs.contains(ref), let code = limit.answer?.errorCode { codes.append(code) }
         }

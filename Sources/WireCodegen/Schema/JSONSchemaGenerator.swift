@@ -82,6 +82,17 @@ struct SchemaBuilder {
 
     mutating func messageSchema(_ message: Message) -> SpecValue {
         var schema = objectSchema(message.shape, tag: (spec.tagField, .string(message.tag)))
+        if let variants = message.variants {
+            // The frame's tag, and one of the case objects chosen by the union's tag.
+            let cases: [SpecValue] = variants.cases.compactMap { unionCase in
+                guard case .object(_, let shape) = spec.resolve(.named(unionCase.type)).type else { return nil }
+                return objectSchema(shape, tag: (variants.tag, unionCase.tagValue))
+            }
+            if case .object(var members) = schema {
+                members.append(.init(key: "oneOf", value: .array(cases)))
+                schema = .object(members)
+            }
+        }
         var object = JSONObject()
         object["title"] = .string("\(message.direction.rawValue) \(message.tag)")
         if let description = message.description { object["description"] = .string(description.trimmingTrailingNewlines()) }

@@ -77,17 +77,27 @@ struct EnumEmitter {
     // MARK: Unions
 
     private func unionCaseName(_ unionCase: UnionType.Case, booleanTag: Bool) -> String {
-        booleanTag ? SwiftNames.escaped(SwiftNames.lowerCamel(unionCase.type)) : Self.caseName(unionCase.tagValue.plainText)
+        if let name = unionCase.name { return Self.caseName(name) }
+        return booleanTag ? SwiftNames.escaped(SwiftNames.lowerCamel(unionCase.type)) : Self.caseName(unionCase.tagValue.plainText)
     }
 
-    func union(_ type: NamedType, _ union: UnionType) -> [SwiftDeclaration] {
-        let name = naming.typeName(type.name)
+    /// What a union type and a union message share: the cases, the decoding switch on the tag
+    /// (each case type decoded with the tag ignored) and the encoding of each case as an object.
+    private struct UnionParts {
+        var cases: [SwiftDeclaration]
+        var decodeBody: [Statement]
+        /// Cases that build `object`, the case's members with the union's tag.
+        var objectCases: [SwitchCase]
+    }
+
+    private func unionParts(name: String, displayName: String, _ union: UnionType) -> UnionParts {
         let booleanTag = union.hasBooleanTag
         let tag = SwiftNames.literal(union.tag)
         var cases: [SwiftDeclaration] = union.cases.map { unionCase in
-            .enumCase(EnumCaseDeclaration(
-                doc: "`\(union.tag): \(unionCase.tagValue.plainText)`", name: unionCaseName(unionCase, booleanTag: booleanTag),
-                associatedValues: "(\(naming.typeName(unionCase.type)))"
+            let typeDoc = mapper.spec.type(named: unionCase.type)?.description?.trimmingTrailingNewlines()
+            return .enumCase(EnumCaseDeclaration(
+                doc: (["`\(union.tag): \(unionCase.tagValue.plainText)`"] + [typeDoc].compactMap { $0 }).joined(separator: "\n\n"),
+                name: unionCaseName(unionCase, booleanTag: booleanTag), associatedValues: "(\(naming.typeName(unionCase.type)))"
             ))
         }
         if union.open {
@@ -105,7 +115,7 @@ struct EnumEmitter {
         ]))
         if union.open {
             switchCases.append(SwitchCase(pattern: "case let other?", body: [
-                .line("context.report(ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", answer: answer, message: \"\\(other) is not a known \(type.name) case; it is kept as unknown\"))"),
+                .line("context.report(ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", answer: answer, message: \"\\(other) is not a known \(displayName) case; it is kept as unknown\"))"),
                 .line("return .unknown(tag: other, json: json)"),
             ]))
         } else {
@@ -114,26 +124,83 @@ struct EnumEmitter {
                 .line("return nil"),
             ]))
         }
-        var encodeCases = union.cases.map { unionCase in
+        let objectCases = union.cases.map { unionCase in
             SwitchCase(pattern: "case .\(unionCaseName(unionCase, booleanTag: booleanTag))(let value)", body: [
-                .line("var object = value.jsonObject()"),
+                .line("object = value.jsonObject()"),
                 .line("object[\(tag)] = \(SwiftNames.jsonLiteral(unionCase.tagValue))"),
-                .line("return .object(object)"),
             ])
+        }
+        let decodeBody: [Statement] = [
+            .line("guard let object = context.object(json, at: path(), answer: answer) else { return nil }"),
+            .switchOn("object[\(tag)]", switchCases),
+        ]
+        return UnionParts(cases: cases, decodeBody: decodeBody, objectCases: objectCases)
+    }
+
+    func union(_ type: NamedType, _ union: UnionType) -> [SwiftDeclaration] {
+        let name = naming.typeName(type.name)
+        let parts = unionParts(name: name, displayName: type.name, union)
+        var encodeCases = parts.objectCases.map { objectCase in
+            SwitchCase(pattern: objectCase.pattern, body: [.line("var object: [String: JSONValue]")] + objectCase.body + [.line("return .object(object)")])
         }
         if union.open {
             encodeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")]))
         }
         let members: [SwiftDeclaration] = [
-            .function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: [
-                .line("guard let object = context.object(json, at: path(), answer: answer) else { return nil }"),
-                .switchOn("object[\(tag)]", switchCases),
-            ])),
+            .function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
             .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [.switchOn("self", encodeCases)])),
         ] + objects.codableMembers(answer: "\(namespace).defaultAnswer")
         return [
-            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Sendable", "Hashable"], members: parts.cases)),
             .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+        ]
+    }
+
+    /// A message whose fields depend on one of them (`pair_result` on `success`): an enum with a
+    /// case per value, each carrying its case type, and a factory per case that takes the case
+    /// type's fields (`.success(token:userId:)`), so an invalid combination cannot be built.
+    func variantMessage(_ message: Message, _ union: UnionType, doc: String) -> [SwiftDeclaration] {
+        let name = naming.messageName(message)
+        let parts = unionParts(name: name, displayName: message.tag, union)
+        var cases = parts.cases
+        for unionCase in union.cases {
+            guard case .object(let shape)? = mapper.spec.type(named: unionCase.type)?.kind else { continue }
+            let caseName = unionCaseName(unionCase, booleanTag: union.hasBooleanTag)
+            let typeName = naming.typeName(unionCase.type)
+            let (parameters, arguments) = objects.initializerParameters(shape)
+            cases.append(.function(FunctionDeclaration(
+                doc: "A `\(message.tag)` with `\(union.tag): \(unionCase.tagValue.plainText)`; the parameters are the fields of `\(typeName)`.",
+                access: access, isStatic: true, signature: "\(caseName)(\(parameters.joined(separator: ", "))) -> \(name)",
+                body: [.line(".\(caseName)(\(typeName)(\(arguments.joined(separator: ", "))))")]
+            )))
+        }
+        let members: [SwiftDeclaration] = [
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "String", initializer: SwiftNames.literal(message.tag))),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(message.direction.rawValue)")),
+            .variable(VariableDeclaration(
+                doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
+                access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
+                initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
+            )),
+            .function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
+            .function(FunctionDeclaration(
+                doc: "Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.",
+                isStatic: true,
+                signature: "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> \(name)?",
+                body: [.line("decode(from: json, at: path(), in: &context, answer: answer)")]
+            )),
+            .function(FunctionDeclaration(
+                doc: "The fields as JSON object members, without the tag.", access: access,
+                signature: "jsonObject() -> [String: JSONValue]",
+                body: [.line("var object: [String: JSONValue]"), .switchOn("self", parts.objectCases), .line("return object")]
+            )),
+            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [
+                .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(mapper.spec.tagField))] = .string(Self.tag)"), .line("return .object(object)"),
+            ])),
+        ] + objects.codableMembers(answer: "Self.defaultAnswer")
+        return [
+            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireMessage"], members: members)),
         ]
     }
 

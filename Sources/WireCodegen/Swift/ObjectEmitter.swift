@@ -63,16 +63,26 @@ struct ObjectEmitter {
         }
     }
 
-    private func memberwiseInitializer(_ shape: ObjectShape) -> FunctionDeclaration {
+    /// The memberwise initializer's parameters and the arguments that pass them on unchanged.
+    func initializerParameters(_ shape: ObjectShape) -> (parameters: [String], arguments: [String]) {
         var parameters = shape.fields.map { field in
             "\(naming.bareName(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
         }
+        var arguments = shape.fields.map { "\(naming.bareName($0.name)): \(naming.propertyName($0.name))" }
+        if shape.unknownFields == .keep {
+            parameters.append("additionalFields: [String: JSONValue] = [:]")
+            arguments.append("additionalFields: additionalFields")
+        }
+        return (parameters, arguments)
+    }
+
+    private func memberwiseInitializer(_ shape: ObjectShape) -> FunctionDeclaration {
+        let parameters = initializerParameters(shape).parameters
         var body = shape.fields.map { field -> Statement in
             let property = naming.propertyName(field.name)
             return .line("self.\(naming.bareName(field.name)) = \(property)")
         }
         if shape.unknownFields == .keep {
-            parameters.append("additionalFields: [String: JSONValue] = [:]")
             body.append(.line("self.additionalFields = additionalFields"))
         }
         return FunctionDeclaration(

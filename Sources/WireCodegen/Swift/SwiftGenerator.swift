@@ -63,7 +63,11 @@ public enum SwiftGenerator {
         func messages(_ direction: Direction) -> [SwiftDeclaration] {
             spec.messages(direction)
                 .filter { !($0.declaredForBoth && $0.direction == .server) }
-                .flatMap { objects.declarations(name: naming.messageName($0), doc: messageDoc($0, tagField: spec.tagField), shape: $0.shape, message: $0) }
+                .flatMap { message -> [SwiftDeclaration] in
+                    let doc = messageDoc(message, tagField: spec.tagField)
+                    if let variants = message.variants { return enums.variantMessage(message, variants, doc: doc) }
+                    return objects.declarations(name: naming.messageName(message), doc: doc, shape: message.shape, message: message)
+                }
         }
         let names = fileNames(namespace: naming.namespace)
         let header = """

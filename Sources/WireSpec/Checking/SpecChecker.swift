@@ -17,6 +17,7 @@ struct SpecChecker {
         for message in spec.messages where !(message.declaredForBoth && message.direction == .server) {
             let owner = "message '\(message.declaredForBoth ? "" : message.direction.rawValue + " ")\(message.tag)'"
             checkShape(message.shape, owner: owner)
+            if let variants = message.variants { checkMessageUnion(variants, owner: owner, at: message.location) }
         }
         for endpoint in spec.endpoints {
             for parameter in endpoint.parameters {
@@ -70,6 +71,25 @@ struct SpecChecker {
             }
             if let tagField = shape.field(named: union.tag) {
                 error("type '\(unionCase.type)' declares the tag field '\(union.tag)' of \(context); the union sets it", at: tagField.location)
+            }
+        }
+    }
+
+    /// A field of a message, looking into the case types of a union message.
+    private func field(_ name: String, of message: Message) -> Field? {
+        message.allFields(types: spec.types).first { $0.name == name }
+    }
+
+    /// A union message is checked as a union, and its case types must let the frame's own tag through.
+    private mutating func checkMessageUnion(_ union: UnionType, owner: String, at location: SourceLocation) {
+        checkUnion(union, context: owner, at: location)
+        for unionCase in union.cases {
+            guard case .object(_, let shape) = resolver.resolve(.named(unionCase.type)) else { continue }
+            if let tagField = shape.field(named: spec.tagField) {
+                error("type '\(unionCase.type)' declares the frame's tag field '\(spec.tagField)', but it is a case of \(owner)", at: tagField.location)
+            }
+            if shape.unknownFields == .reject {
+                error("type '\(unionCase.type)' rejects unknown fields, but as a case of \(owner) its objects carry the frame's '\(spec.tagField)'; use 'rejectFields' for the keys it must not carry", at: unionCase.location)
             }
         }
     }
@@ -219,13 +239,13 @@ struct SpecChecker {
         for rule in session.uniqueness {
             guard let message = spec.message(rule.frame) else { continue }
             for name in rule.grows {
-                guard let field = message.shape.field(named: name) else { continue }
+                guard let field = field(name, of: message) else { continue }
                 if case .string = resolver.resolve(field.type) { continue }
                 error("'grows' in uniqueness rule '\(rule.name)' names '\(name)', which is not a string field; only text can grow", at: rule.location)
             }
         }
         for run in session.runs {
-            guard let message = spec.message(run.after), let field = message.shape.field(named: run.count) else { continue }
+            guard let message = spec.message(run.after), let field = field(run.count, of: message) else { continue }
             if case .integer = resolver.resolve(field.type) { continue }
             error("'count' in run '\(run.name)' names '\(run.count)', which is not an integer field of '\(run.after)'", at: run.location)
         }
@@ -235,7 +255,7 @@ struct SpecChecker {
         for transition in session.transitions {
             guard let message = spec.message(transition.on) else { continue }
             for assignment in transition.set {
-                guard let field = message.shape.field(named: assignment.field) else { continue }
+                guard let field = field(assignment.field, of: message) else { continue }
                 if case .boolean = resolver.resolve(field.type) { continue }
                 error("transition sets flag '\(assignment.flag)' from '\(assignment.field)', which is not a boolean field", at: transition.location)
             }

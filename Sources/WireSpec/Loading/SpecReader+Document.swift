@@ -24,6 +24,7 @@ extension SpecReader {
             index.typeNames = entries.map(\.key)
         }
         let types = map["types"].map { self.types($0, index: index) } ?? []
+        readTypes = types
         let messages = require("messages", in: map, context: "the spec").map { self.messages($0, index: index) } ?? []
         let session = map["session"].flatMap { self.session($0, index: index, messages: messages) }
         let rateLimits = map["rateLimits"].map { self.rateLimits($0, index: index, messages: messages) } ?? []

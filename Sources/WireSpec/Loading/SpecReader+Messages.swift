@@ -1,5 +1,5 @@
 extension SpecReader {
-    private static let messageKeys = ["description", "typeName", "violation", "examples"] + objectKeys
+    private static let messageKeys = ["description", "typeName", "violation", "examples", "tag", "cases"] + objectKeys
 
     /// Reads `messages:` with its `client`, `server` and `both` blocks.
     func messages(_ node: YAMLNode, index: SpecIndex) -> [Message] {
@@ -37,7 +37,18 @@ extension SpecReader {
     private func message(tag: String, direction: Direction, both: Bool, location: SourceLocation, node: YAMLNode, index: SpecIndex) -> Message? {
         let context = "message '\(both ? "" : direction.rawValue + " ")\(tag)'"
         guard let map = mapping(node, in: context, allowedKeys: Self.messageKeys) else { return nil }
-        let shape = objectShape(map, owner: context, index: index, isMessage: true)
+        var variants: UnionType?
+        if map.has("tag") || map.has("cases") {
+            // A union message: the fields belong to the case types, so the object keys do not apply.
+            for key in Self.objectKeys where map.has(key) {
+                error("\(context) is a union of cases ('tag' and 'cases'), so '\(key)' belongs on its case types, not on the message", at: map.keyLocation(key) ?? location)
+            }
+            variants = union(map, context: context, index: index)
+            if let variants, variants.tag == index.tagField {
+                error("'tag' in \(context) is '\(variants.tag)', the frame's own tag field; name the field that selects the case", at: map.keyLocation("tag") ?? location)
+            }
+        }
+        let shape = variants == nil ? objectShape(map, owner: context, index: index, isMessage: true) : ObjectShape(fields: [])
         let typeName = map["typeName"].flatMap { identifier($0, "'typeName' in \(context)") }
         var examples: [SpecValue] = []
         if let node = map["examples"] {
@@ -61,7 +72,7 @@ extension SpecReader {
         return Message(
             tag: tag, direction: direction, declaredForBoth: both, typeName: typeName,
             description: map["description"].flatMap { string($0, "'description' in \(context)") },
-            shape: shape, violation: map["violation"].flatMap { answer($0, "'violation' in \(context)", index: index) },
+            shape: shape, variants: variants, violation: map["violation"].flatMap { answer($0, "'violation' in \(context)", index: index) },
             examples: examples, location: location
         )
     }

@@ -199,7 +199,7 @@ extension SpecReader {
 
     /// A check that a field name belongs to a message, reporting it otherwise.
     private func fieldChecker(of message: Message, context: String) -> (String, SourceLocation) -> Bool {
-        let names = message.shape.fields.map(\.name)
+        let names = message.allFields(types: readTypes).map(\.name)
         let label = "\(message.direction.rawValue) \(message.tag)"
         return { [self] name, location in
             guard names.contains(name) else {

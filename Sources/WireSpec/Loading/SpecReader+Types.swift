@@ -88,15 +88,26 @@ extension SpecReader {
         return EnumType(values: values, open: open)
     }
 
-    private func union(_ map: Mapping, context: String, index: SpecIndex) -> UnionType? {
+    /// Reads `tag` and `cases` (and `open`) of a union type or a union message. A case is a type
+    /// name, or `{type: Name, name: caseName}` to name the case in generated code.
+    func union(_ map: Mapping, context: String, index: SpecIndex) -> UnionType? {
         guard let tagNode = require("tag", in: map, context: context), let tag = string(tagNode, "'tag' in \(context)"),
-              let casesNode = map["cases"], let entries = entries(casesNode, in: "the cases of \(context)") else { return nil }
+              let casesNode = require("cases", in: map, context: context), let entries = entries(casesNode, in: "the cases of \(context)") else { return nil }
         let open = map["open"].flatMap { bool($0, "'open' in \(context)") } ?? false
         var cases: [UnionType.Case] = []
         for entry in entries {
-            guard let typeName = string(entry.value, "case '\(entry.key)' of \(context)") else { continue }
+            let caseContext = "case '\(entry.key)' of \(context)"
+            var typeNode = entry.value
+            var caseName: String?
+            if case .mapping = entry.value.kind {
+                guard let caseMap = mapping(entry.value, in: caseContext, allowedKeys: ["type", "name"]),
+                      let node = require("type", in: caseMap, context: caseContext) else { continue }
+                typeNode = node
+                caseName = caseMap["name"].flatMap { identifier($0, "'name' in \(caseContext)") }
+            }
+            guard let typeName = string(typeNode, caseContext) else { continue }
             guard index.typeNames.contains(typeName) else {
-                error("undefined type '\(typeName)' in case '\(entry.key)' of \(context)\(Suggestions.hint(for: typeName, in: index.typeNames))", at: entry.value.location)
+                error("undefined type '\(typeName)' in case '\(entry.key)' of \(context)\(Suggestions.hint(for: typeName, in: index.typeNames))", at: typeNode.location)
                 continue
             }
             let tagValue: SpecValue
@@ -104,7 +115,10 @@ extension SpecReader {
             case .bool(let flag): tagValue = .bool(flag)
             default: tagValue = .string(entry.key)
             }
-            cases.append(UnionType.Case(tagValue: tagValue, type: typeName, location: entry.keyLocation))
+            if let caseName, let clash = cases.first(where: { $0.name == caseName }) {
+                error("\(caseContext) is named '\(caseName)', like case '\(clash.tagValue.plainText)'; case names must differ", at: entry.value.location)
+            }
+            cases.append(UnionType.Case(tagValue: tagValue, type: typeName, name: caseName, location: entry.keyLocation))
         }
         guard !cases.isEmpty else {
             error("\(context) has no cases", at: casesNode.location)

@@ -7,6 +7,8 @@ import Foundation
 final class SpecReader {
     private(set) var diagnostics: [Diagnostic] = []
     let file: String
+    /// The named types read so far, for rules that look into a union message's case types.
+    var readTypes: [NamedType] = []
 
     init(file: String) {
         self.file = file

@@ -25,8 +25,12 @@ public struct Message: Sendable, Hashable, Encodable {
     /// An explicit type name for generated code, overriding the one derived from the tag.
     public var typeName: String?
     public var description: String?
-    /// The message's fields (the tag field itself is implied and not listed).
+    /// The message's fields (the tag field itself is implied and not listed). Empty for a message
+    /// whose body is a union (`variants`).
     public var shape: ObjectShape
+    /// For a message whose fields depend on one field (`pair_result` on `success`): that field and
+    /// the object type each of its values selects. The wire form is one flat object either way.
+    public var variants: UnionType?
     /// How any violation of this message's field rules is answered, unless a field or rule says otherwise.
     public var violation: Answer?
     /// Example frames, each a complete JSON object including the tag.
@@ -35,7 +39,7 @@ public struct Message: Sendable, Hashable, Encodable {
 
     public init(
         tag: String, direction: Direction, declaredForBoth: Bool = false, typeName: String? = nil, description: String? = nil,
-        shape: ObjectShape, violation: Answer? = nil, examples: [SpecValue] = [], location: SourceLocation
+        shape: ObjectShape, variants: UnionType? = nil, violation: Answer? = nil, examples: [SpecValue] = [], location: SourceLocation
     ) {
         self.tag = tag
         self.direction = direction
@@ -43,9 +47,33 @@ public struct Message: Sendable, Hashable, Encodable {
         self.typeName = typeName
         self.description = description
         self.shape = shape
+        self.variants = variants
         self.violation = violation
         self.examples = examples
         self.location = location
+    }
+}
+
+extension Message {
+    /// Every field a frame of this message may carry, as session rules and docs name them: the
+    /// message's own fields, or for a union message its tag (required) and the fields of its case
+    /// types (required only when every case requires them). `types` are the spec's named types.
+    public func allFields(types: [NamedType]) -> [Field] {
+        guard let variants else { return shape.fields }
+        let tagType: TypeRef = variants.hasBooleanTag ? .boolean : .string
+        var fields = [Field(name: variants.tag, description: "Selects the case.", type: tagType, location: location)]
+        let shapes = variants.cases.compactMap { unionCase -> ObjectShape? in
+            guard case .object(let shape)? = types.first(where: { $0.name == unionCase.type })?.kind else { return nil }
+            return shape
+        }
+        for shape in shapes {
+            for field in shape.fields where !fields.contains(where: { $0.name == field.name }) {
+                var merged = field
+                merged.required = field.required && shapes.allSatisfy { $0.field(named: field.name)?.required == true }
+                fields.append(merged)
+            }
+        }
+        return fields
     }
 }
 

@@ -58,10 +58,14 @@ public struct UnionType: Sendable, Hashable, Encodable {
         public var tagValue: SpecValue
         /// The object type of this case.
         public var type: String
+        /// A name for the case in generated code (`success`); by default derived from the tag value
+        /// (string tags) or the case type (boolean tags).
+        public var name: String?
         public var location: SourceLocation
-        public init(tagValue: SpecValue, type: String, location: SourceLocation) {
+        public init(tagValue: SpecValue, type: String, name: String? = nil, location: SourceLocation) {
             self.tagValue = tagValue
             self.type = type
+            self.name = name
             self.location = location
         }
     }

@@ -6,31 +6,25 @@ import WireRuntime
 /// The answer to `pair_request`. The provider closes the pairing socket after it (code 1000 after a failure); the client then opens a chat connection with `auth`.
 ///
 /// Sent by the server with `"type": "pair_result"`.
-public struct PairResult: Sendable, Hashable {
-    /// Whether the device is paired.
-    public var success: Bool
-
-    /// The device's token (a JWT valid for one year). Present on success.
+public enum PairResult: Sendable, Hashable {
+    /// `success: true`
     ///
-    /// `nil` leaves the key out.
-    public var token: String?
+    /// A successful pairing (`success: true`) carries the device's token and its account.
+    case success(PairSuccess)
 
-    /// The account the device belongs to. Present on success.
+    /// `success: false`
     ///
-    /// `nil` leaves the key out.
-    public var userId: UserId?
+    /// A failed pairing (`success: false`) carries the reason only.
+    case failure(PairFailure)
 
-    /// Why pairing failed. Present on failure.
-    ///
-    /// `nil` leaves the key out.
-    public var reason: PairFailureReason?
+    /// A `pair_result` with `success: true`; the parameters are the fields of `PairSuccess`.
+    public static func success(token: String, userId: UserId) -> PairResult {
+        .success(PairSuccess(token: token, userId: userId))
+    }
 
-    /// Creates a value from its fields.
-    public init(success: Bool, token: String? = nil, userId: UserId? = nil, reason: PairFailureReason? = nil) {
-        self.success = success
-        self.token = token
-        self.userId = userId
-        self.reason = reason
+    /// A `pair_result` with `success: false`; the parameters are the fields of `PairFailure`.
+    public static func failure(reason: PairFailureReason) -> PairResult {
+        .failure(PairFailure(reason: reason))
     }
 }
 
@@ -42,50 +36,38 @@ extension PairResult: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let tokenRules: StringRules = StringRules(minLength: 1)
-
-    static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(true)])], require: ["token", "userId"], forbid: ["reason"])
-
-    static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(false)])], require: ["reason"], forbid: ["token", "userId"])
-
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairResult? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        switch object["success"] {
+        case .bool(true)?:
+            return PairSuccess.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(PairResult.success)
+        case .bool(false)?:
+            return PairFailure.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(PairResult.failure)
+        case nil:
+            context.fail(path().appending("success"), "required", answer, "missing required field 'success'")
+            return nil
+        case let other?:
+            context.unknownTag(other, tag: "success", at: path(), allowed: ["true", "false"], answer: answer)
+            return nil
+        }
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
+    /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairResult? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _success: Bool?
-        if let value = context.member(object, "success", at: path(), required: true, nullable: false, answer: answer) {
-            _success = context.bool(value, at: path().appending("success"), answer: answer)
-        }
-        var _token: String?
-        if let value = context.member(object, "token", at: path(), required: false, nullable: false, answer: answer) {
-            _token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
-        }
-        var _userId: UserId?
-        if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: tokenRules, answer: answer)
-        }
-        var _reason: PairFailureReason?
-        if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
-            _reason = PairFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
-        }
-        context.check(Self.rule1, in: object, at: path(), answer: answer)
-        context.check(Self.rule2, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _success else { return nil }
-        return PairResult(success: _success, token: _token, userId: _userId, reason: _reason)
+        decode(from: json, at: path(), in: &context, answer: answer)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
-        object.reserveCapacity(5)
-        object["success"] = .bool(self.success)
-        if let value = self.token { object["token"] = .string(value) }
-        if let value = self.userId { object["userId"] = .string(value) }
-        if let value = self.reason { object["reason"] = value.jsonValue() }
+        var object: [String: JSONValue]
+        switch self {
+        case .success(let value):
+            object = value.jsonObject()
+            object["success"] = .bool(true)
+        case .failure(let value):
+            object = value.jsonObject()
+            object["success"] = .bool(false)
+        }
         return object
     }
 
@@ -195,58 +177,25 @@ extension PairApprovalRequest: WireMessage {
 /// The answer to `auth`. After a success the provider replays the events the device missed; after a failure it closes the socket.
 ///
 /// Sent by the server with `"type": "auth_result"`.
-public struct AuthResult: Sendable, Hashable {
-    /// Whether the connection is authenticated.
-    public var success: Bool
-
-    /// The account. Present on success.
+public enum AuthResult: Sendable, Hashable {
+    /// `success: true`
     ///
-    /// `nil` leaves the key out.
-    public var userId: UserId?
+    /// A successful authentication (`success: true`) carries the user, the session and the replay summary.
+    case success(AuthSuccess)
 
-    /// An id for this connection, for diagnostics only; clients do not reuse it. Present on success.
+    /// `success: false`
     ///
-    /// `nil` leaves the key out.
-    public var sessionId: String?
+    /// A failed authentication (`success: false`) carries the reason; other fields may be absent and are ignored.
+    case failure(AuthFailure)
 
-    /// How many `message` frames the provider replays right after this frame, before any live frame. Present on success.
-    ///
-    /// `nil` leaves the key out.
-    public var replayCount: Int?
+    /// A `auth_result` with `success: true`; the parameters are the fields of `AuthSuccess`.
+    public static func success(userId: UserId, sessionId: String, replayCount: Int, replayTruncated: Bool, historyReset: Bool? = nil, isAdmin: Bool? = nil) -> AuthResult {
+        .success(AuthSuccess(userId: userId, sessionId: sessionId, replayCount: replayCount, replayTruncated: replayTruncated, historyReset: historyReset, isAdmin: isAdmin))
+    }
 
-    /// Whether older missed events were dropped because more than 500 were missed. Present on success.
-    ///
-    /// `nil` leaves the key out.
-    public var replayTruncated: Bool?
-
-    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. May be sent on success; absent means `false`.
-    ///
-    /// `nil` leaves the key out.
-    public var historyReset: Bool?
-
-    /// Whether the device is an admin (admins receive `pair_approval_request`). Not part of
-    /// v1's `auth_result`: admin status is the token's `isAdmin` claim, which clients read.
-    /// A provider may also send it here (the reference server does).
-    ///
-    ///
-    /// `nil` leaves the key out.
-    public var isAdmin: Bool?
-
-    /// Why authentication failed. Present on failure.
-    ///
-    /// `nil` leaves the key out.
-    public var reason: AuthFailureReason?
-
-    /// Creates a value from its fields.
-    public init(success: Bool, userId: UserId? = nil, sessionId: String? = nil, replayCount: Int? = nil, replayTruncated: Bool? = nil, historyReset: Bool? = nil, isAdmin: Bool? = nil, reason: AuthFailureReason? = nil) {
-        self.success = success
-        self.userId = userId
-        self.sessionId = sessionId
-        self.replayCount = replayCount
-        self.replayTruncated = replayTruncated
-        self.historyReset = historyReset
-        self.isAdmin = isAdmin
-        self.reason = reason
+    /// A `auth_result` with `success: false`; the parameters are the fields of `AuthFailure`.
+    public static func failure(reason: AuthFailureReason) -> AuthResult {
+        .failure(AuthFailure(reason: reason))
     }
 }
 
@@ -258,72 +207,38 @@ extension AuthResult: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let userIdRules: StringRules = StringRules(minLength: 1)
-
-    static let replayCountRules: NumberRules = NumberRules(minimum: 0.0)
-
-    static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(true)])], require: ["userId", "sessionId", "replayCount", "replayTruncated"], forbid: ["reason"])
-
-    static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("success", [.bool(false)])], require: ["reason"], forbid: [])
-
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthResult? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        switch object["success"] {
+        case .bool(true)?:
+            return AuthSuccess.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(AuthResult.success)
+        case .bool(false)?:
+            return AuthFailure.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(AuthResult.failure)
+        case nil:
+            context.fail(path().appending("success"), "required", answer, "missing required field 'success'")
+            return nil
+        case let other?:
+            context.unknownTag(other, tag: "success", at: path(), allowed: ["true", "false"], answer: answer)
+            return nil
+        }
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
+    /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AuthResult? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _success: Bool?
-        if let value = context.member(object, "success", at: path(), required: true, nullable: false, answer: answer) {
-            _success = context.bool(value, at: path().appending("success"), answer: answer)
-        }
-        var _userId: UserId?
-        if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
-        }
-        var _sessionId: String?
-        if let value = context.member(object, "sessionId", at: path(), required: false, nullable: false, answer: answer) {
-            _sessionId = context.string(value, at: path().appending("sessionId"), rules: userIdRules, answer: answer)
-        }
-        var _replayCount: Int?
-        if let value = context.member(object, "replayCount", at: path(), required: false, nullable: false, answer: answer) {
-            _replayCount = context.integer(value, at: path().appending("replayCount"), rules: replayCountRules, answer: answer)
-        }
-        var _replayTruncated: Bool?
-        if let value = context.member(object, "replayTruncated", at: path(), required: false, nullable: false, answer: answer) {
-            _replayTruncated = context.bool(value, at: path().appending("replayTruncated"), answer: answer)
-        }
-        var _historyReset: Bool?
-        if let value = context.member(object, "historyReset", at: path(), required: false, nullable: false, answer: answer) {
-            _historyReset = context.bool(value, at: path().appending("historyReset"), answer: answer)
-        }
-        var _isAdmin: Bool?
-        if let value = context.member(object, "isAdmin", at: path(), required: false, nullable: false, answer: answer) {
-            _isAdmin = context.bool(value, at: path().appending("isAdmin"), answer: answer)
-        }
-        var _reason: AuthFailureReason?
-        if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
-            _reason = AuthFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
-        }
-        context.check(Self.rule1, in: object, at: path(), answer: answer)
-        context.check(Self.rule2, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _success else { return nil }
-        return AuthResult(success: _success, userId: _userId, sessionId: _sessionId, replayCount: _replayCount, replayTruncated: _replayTruncated, historyReset: _historyReset, isAdmin: _isAdmin, reason: _reason)
+        decode(from: json, at: path(), in: &context, answer: answer)
     }
 
     /// The fields as JSON object members, without the tag.
     public func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
-        object.reserveCapacity(9)
-        object["success"] = .bool(self.success)
-        if let value = self.userId { object["userId"] = .string(value) }
-        if let value = self.sessionId { object["sessionId"] = .string(value) }
-        if let value = self.replayCount { object["replayCount"] = .integer(value) }
-        if let value = self.replayTruncated { object["replayTruncated"] = .bool(value) }
-        if let value = self.historyReset { object["historyReset"] = .bool(value) }
-        if let value = self.isAdmin { object["isAdmin"] = .bool(value) }
-        if let value = self.reason { object["reason"] = value.jsonValue() }
+        var object: [String: JSONValue]
+        switch self {
+        case .success(let value):
+            object = value.jsonObject()
+            object["success"] = .bool(true)
+        case .failure(let value):
+            object = value.jsonObject()
+            object["success"] = .bool(false)
+        }
         return object
     }
 

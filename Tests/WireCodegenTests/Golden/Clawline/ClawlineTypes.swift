@@ -422,6 +422,276 @@ extension ErrorCodeName: WireValue {
     }
 }
 
+/// A successful pairing (`success: true`) carries the device's token and its account.
+public struct PairSuccess: Sendable, Hashable {
+    /// The device's token (a JWT valid for one year).
+    public var token: String
+
+    /// The account the device belongs to.
+    public var userId: UserId
+
+    /// Creates a value from its fields.
+    public init(token: String, userId: UserId) {
+        self.token = token
+        self.userId = userId
+    }
+}
+
+extension PairSuccess: WireValue {
+    static let tokenRules: StringRules = StringRules(minLength: 1)
+
+    public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairSuccess? {
+        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    }
+
+    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairSuccess? {
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        let errorsBefore = context.errorCount
+        var _token: String?
+        if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
+            _token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
+        }
+        var _userId: UserId?
+        if let value = context.member(object, "userId", at: path(), required: true, nullable: false, answer: answer) {
+            _userId = context.string(value, at: path().appending("userId"), rules: tokenRules, answer: answer)
+        }
+        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["reason"], ignoring: ignoredKey, at: path(), answer: answer)
+        guard context.errorCount == errorsBefore, let _token, let _userId else { return nil }
+        return PairSuccess(token: _token, userId: _userId)
+    }
+
+    /// The fields as JSON object members.
+    public func jsonObject() -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(3)
+        object["token"] = .string(self.token)
+        object["userId"] = .string(self.userId)
+        return object
+    }
+
+    public func jsonValue() -> JSONValue {
+        .object(jsonObject())
+    }
+
+    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    public init(from decoder: any Decoder) throws {
+        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try jsonValue().encode(to: encoder)
+    }
+}
+
+/// A failed pairing (`success: false`) carries the reason only.
+public struct PairFailure: Sendable, Hashable {
+    /// Why pairing failed.
+    public var reason: PairFailureReason
+
+    /// Creates a value from its fields.
+    public init(reason: PairFailureReason) {
+        self.reason = reason
+    }
+}
+
+extension PairFailure: WireValue {
+    public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairFailure? {
+        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    }
+
+    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairFailure? {
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        let errorsBefore = context.errorCount
+        var _reason: PairFailureReason?
+        if let value = context.member(object, "reason", at: path(), required: true, nullable: false, answer: answer) {
+            _reason = PairFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
+        }
+        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["token", "userId"], ignoring: ignoredKey, at: path(), answer: answer)
+        guard context.errorCount == errorsBefore, let _reason else { return nil }
+        return PairFailure(reason: _reason)
+    }
+
+    /// The fields as JSON object members.
+    public func jsonObject() -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(2)
+        object["reason"] = self.reason.jsonValue()
+        return object
+    }
+
+    public func jsonValue() -> JSONValue {
+        .object(jsonObject())
+    }
+
+    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    public init(from decoder: any Decoder) throws {
+        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try jsonValue().encode(to: encoder)
+    }
+}
+
+/// A successful authentication (`success: true`) carries the user, the session and the replay summary.
+public struct AuthSuccess: Sendable, Hashable {
+    /// The account.
+    public var userId: UserId
+
+    /// An id for this connection, for diagnostics only; clients do not reuse it.
+    public var sessionId: String
+
+    /// How many `message` frames the provider replays right after this frame, before any live frame.
+    public var replayCount: Int
+
+    /// Whether older missed events were dropped because more than 500 were missed.
+    public var replayTruncated: Bool
+
+    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. Absent means `false`.
+    ///
+    /// `nil` leaves the key out.
+    public var historyReset: Bool?
+
+    /// Whether the device is an admin (admins receive `pair_approval_request`). Not part of
+    /// v1's `auth_result`: admin status is the token's `isAdmin` claim, which clients read.
+    /// A provider may also send it here (the reference server does).
+    ///
+    ///
+    /// `nil` leaves the key out.
+    public var isAdmin: Bool?
+
+    /// Creates a value from its fields.
+    public init(userId: UserId, sessionId: String, replayCount: Int, replayTruncated: Bool, historyReset: Bool? = nil, isAdmin: Bool? = nil) {
+        self.userId = userId
+        self.sessionId = sessionId
+        self.replayCount = replayCount
+        self.replayTruncated = replayTruncated
+        self.historyReset = historyReset
+        self.isAdmin = isAdmin
+    }
+}
+
+extension AuthSuccess: WireValue {
+    static let userIdRules: StringRules = StringRules(minLength: 1)
+
+    static let replayCountRules: NumberRules = NumberRules(minimum: 0.0)
+
+    public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthSuccess? {
+        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    }
+
+    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AuthSuccess? {
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        let errorsBefore = context.errorCount
+        var _userId: UserId?
+        if let value = context.member(object, "userId", at: path(), required: true, nullable: false, answer: answer) {
+            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
+        }
+        var _sessionId: String?
+        if let value = context.member(object, "sessionId", at: path(), required: true, nullable: false, answer: answer) {
+            _sessionId = context.string(value, at: path().appending("sessionId"), rules: userIdRules, answer: answer)
+        }
+        var _replayCount: Int?
+        if let value = context.member(object, "replayCount", at: path(), required: true, nullable: false, answer: answer) {
+            _replayCount = context.integer(value, at: path().appending("replayCount"), rules: replayCountRules, answer: answer)
+        }
+        var _replayTruncated: Bool?
+        if let value = context.member(object, "replayTruncated", at: path(), required: true, nullable: false, answer: answer) {
+            _replayTruncated = context.bool(value, at: path().appending("replayTruncated"), answer: answer)
+        }
+        var _historyReset: Bool?
+        if let value = context.member(object, "historyReset", at: path(), required: false, nullable: false, answer: answer) {
+            _historyReset = context.bool(value, at: path().appending("historyReset"), answer: answer)
+        }
+        var _isAdmin: Bool?
+        if let value = context.member(object, "isAdmin", at: path(), required: false, nullable: false, answer: answer) {
+            _isAdmin = context.bool(value, at: path().appending("isAdmin"), answer: answer)
+        }
+        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["reason"], ignoring: ignoredKey, at: path(), answer: answer)
+        guard context.errorCount == errorsBefore, let _userId, let _sessionId, let _replayCount, let _replayTruncated else { return nil }
+        return AuthSuccess(userId: _userId, sessionId: _sessionId, replayCount: _replayCount, replayTruncated: _replayTruncated, historyReset: _historyReset, isAdmin: _isAdmin)
+    }
+
+    /// The fields as JSON object members.
+    public func jsonObject() -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(7)
+        object["userId"] = .string(self.userId)
+        object["sessionId"] = .string(self.sessionId)
+        object["replayCount"] = .integer(self.replayCount)
+        object["replayTruncated"] = .bool(self.replayTruncated)
+        if let value = self.historyReset { object["historyReset"] = .bool(value) }
+        if let value = self.isAdmin { object["isAdmin"] = .bool(value) }
+        return object
+    }
+
+    public func jsonValue() -> JSONValue {
+        .object(jsonObject())
+    }
+
+    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    public init(from decoder: any Decoder) throws {
+        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try jsonValue().encode(to: encoder)
+    }
+}
+
+/// A failed authentication (`success: false`) carries the reason; other fields may be absent and are ignored.
+public struct AuthFailure: Sendable, Hashable {
+    /// Why authentication failed.
+    public var reason: AuthFailureReason
+
+    /// Creates a value from its fields.
+    public init(reason: AuthFailureReason) {
+        self.reason = reason
+    }
+}
+
+extension AuthFailure: WireValue {
+    public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthFailure? {
+        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    }
+
+    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AuthFailure? {
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        let errorsBefore = context.errorCount
+        var _reason: AuthFailureReason?
+        if let value = context.member(object, "reason", at: path(), required: true, nullable: false, answer: answer) {
+            _reason = AuthFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
+        }
+        guard context.errorCount == errorsBefore, let _reason else { return nil }
+        return AuthFailure(reason: _reason)
+    }
+
+    /// The fields as JSON object members.
+    public func jsonObject() -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(2)
+        object["reason"] = self.reason.jsonValue()
+        return object
+    }
+
+    public func jsonValue() -> JSONValue {
+        .object(jsonObject())
+    }
+
+    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    public init(from decoder: any Decoder) throws {
+        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try jsonValue().encode(to: encoder)
+    }
+}
+
 /// The image types an inline attachment may carry.
 public enum ImageMimeType: String, Sendable, Hashable, CaseIterable {
     case imagePng = "image/png"
@@ -557,9 +827,13 @@ extension AssetAttachment: WireValue {
 /// A file attached to a message, inline (`image`) or uploaded (`asset`).
 public enum Attachment: Sendable, Hashable {
     /// `type: image`
+    ///
+    /// A small image sent inline as base64, 1 byte to 256 KiB (262,144 bytes) before encoding.
     case image(ImageAttachment)
 
     /// `type: asset`
+    ///
+    /// A reference to a file uploaded with `POST /upload`; receivers fetch it with `GET /download/{assetId}`.
     case asset(AssetAttachment)
 }
 
@@ -583,11 +857,13 @@ extension Attachment: WireValue {
     public func jsonValue() -> JSONValue {
         switch self {
         case .image(let value):
-            var object = value.jsonObject()
+            var object: [String: JSONValue]
+            object = value.jsonObject()
             object["type"] = .string("image")
             return .object(object)
         case .asset(let value):
-            var object = value.jsonObject()
+            var object: [String: JSONValue]
+            object = value.jsonObject()
             object["type"] = .string("asset")
             return .object(object)
         }

@@ -52,6 +52,9 @@ protocol ServerFrameHandler {
     /// Handles a `update` frame.
     func handleUpdate(_ message: Update) async throws
 
+    /// Handles a `verdict` frame.
+    func handleVerdict(_ message: Verdict) async throws
+
     /// Handles a `ping` frame.
     func handlePing(_ message: Ping) async throws
 
@@ -67,6 +70,8 @@ extension ServerFrame {
             try await handler.handleSame(message)
         case .update(let message):
             try await handler.handleUpdate(message)
+        case .verdict(let message):
+            try await handler.handleVerdict(message)
         case .ping(let message):
             try await handler.handlePing(message)
         case .unknown(let tag, let json):

@@ -103,6 +103,9 @@ enum ServerFrame: Sendable, Hashable {
     /// `update`
     case update(Update)
 
+    /// `verdict`
+    case verdict(Verdict)
+
     /// `ping`
     case ping(Ping)
 
@@ -115,7 +118,7 @@ extension ServerFrame: WireFrame {
 
     static let tagField: String = "kind"
 
-    static let knownTags: [String] = ["same", "update", "ping"]
+    static let knownTags: [String] = ["same", "update", "verdict", "ping"]
 
     static let notJSONAnswer: ViolationAnswer = Everything.notJSONAnswer
 
@@ -131,6 +134,8 @@ extension ServerFrame: WireFrame {
             return ServerSame.decode(from: .object(object), at: .root, in: &context, answer: ServerSame.defaultAnswer, ignoring: tagField).map(ServerFrame.same)
         case "update":
             return Update.decode(from: .object(object), at: .root, in: &context, answer: Update.defaultAnswer, ignoring: tagField).map(ServerFrame.update)
+        case "verdict":
+            return Verdict.decode(from: .object(object), at: .root, in: &context, answer: Verdict.defaultAnswer, ignoring: tagField).map(ServerFrame.verdict)
         case "ping":
             return Ping.decode(from: .object(object), at: .root, in: &context, answer: Ping.defaultAnswer, ignoring: tagField).map(ServerFrame.ping)
         default:
@@ -148,6 +153,8 @@ extension ServerFrame: WireFrame {
             return "same"
         case .update:
             return "update"
+        case .verdict:
+            return "verdict"
         case .ping:
             return "ping"
         case .unknown(let tag, _):
@@ -160,6 +167,8 @@ extension ServerFrame: WireFrame {
         case .same(let message):
             return message.jsonValue()
         case .update(let message):
+            return message.jsonValue()
+        case .verdict(let message):
             return message.jsonValue()
         case .ping(let message):
             return message.jsonValue()

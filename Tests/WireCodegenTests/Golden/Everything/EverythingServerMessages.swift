@@ -219,3 +219,83 @@ extension Update: WireMessage {
         try jsonValue().encode(to: encoder)
     }
 }
+
+/// A message whose fields depend on one of them.
+///
+/// Sent by the server with `"kind": "verdict"`.
+enum Verdict: Sendable, Hashable {
+    /// `accepted: true`
+    case accepted(Granted)
+
+    /// `accepted: false`
+    case refused(Refused)
+
+    /// A `verdict` with `accepted: true`; the parameters are the fields of `Granted`.
+    static func accepted(token: String) -> Verdict {
+        .accepted(Granted(token: token))
+    }
+
+    /// A `verdict` with `accepted: false`; the parameters are the fields of `Refused`.
+    static func refused(reason: String? = nil) -> Verdict {
+        .refused(Refused(reason: reason))
+    }
+}
+
+extension Verdict: WireMessage {
+    static let tag: String = "verdict"
+
+    static let direction: FrameDirection = .server
+
+    /// What a receiver answers when this message breaks a rule that says nothing more specific.
+    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Verdict? {
+        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
+        switch object["accepted"] {
+        case .bool(true)?:
+            return Granted.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "accepted").map(Verdict.accepted)
+        case .bool(false)?:
+            return Refused.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "accepted").map(Verdict.refused)
+        case nil:
+            context.fail(path().appending("accepted"), "required", answer, "missing required field 'accepted'")
+            return nil
+        case let other?:
+            context.unknownTag(other, tag: "accepted", at: path(), allowed: ["true", "false"], answer: answer)
+            return nil
+        }
+    }
+
+    /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Verdict? {
+        decode(from: json, at: path(), in: &context, answer: answer)
+    }
+
+    /// The fields as JSON object members, without the tag.
+    func jsonObject() -> [String: JSONValue] {
+        var object: [String: JSONValue]
+        switch self {
+        case .accepted(let value):
+            object = value.jsonObject()
+            object["accepted"] = .bool(true)
+        case .refused(let value):
+            object = value.jsonObject()
+            object["accepted"] = .bool(false)
+        }
+        return object
+    }
+
+    func jsonValue() -> JSONValue {
+        var object = jsonObject()
+        object["kind"] = .string(Self.tag)
+        return .object(object)
+    }
+
+    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    init(from decoder: any Decoder) throws {
+        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try jsonValue().encode(to: encoder)
+    }
+}

@@ -173,7 +173,7 @@ enum Everything {
         initialPhase: "start",
         phases: [
             .init(name: "start", allowedClient: ["hello", "ping"], allowedServer: ["ping"], otherwise: ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000)),
-            .init(name: "open", allowedClient: ["post", "same", "ping"], allowedServer: ["update", "same", "ping"], otherwise: nil),
+            .init(name: "open", allowedClient: ["post", "same", "ping"], allowedServer: ["update", "same", "ping", "verdict"], otherwise: nil),
         ],
         transitions: [
             .init(on: FrameKey(.client, "hello"), when: [], to: "open", setFlags: ["greeted": "wants_color"], closeCode: nil),

@@ -288,11 +288,13 @@ extension Shape: WireValue {
     func jsonValue() -> JSONValue {
         switch self {
         case .circle(let value):
-            var object = value.jsonObject()
+            var object: [String: JSONValue]
+            object = value.jsonObject()
             object["shape"] = .string("circle")
             return .object(object)
         case .square(let value):
-            var object = value.jsonObject()
+            var object: [String: JSONValue]
+            object = value.jsonObject()
             object["shape"] = .string("square")
             return .object(object)
         case .unknown(_, let json):
@@ -436,11 +438,13 @@ extension Outcome: WireValue {
     func jsonValue() -> JSONValue {
         switch self {
         case .granted(let value):
-            var object = value.jsonObject()
+            var object: [String: JSONValue]
+            object = value.jsonObject()
             object["ok"] = .bool(true)
             return .object(object)
         case .refused(let value):
-            var object = value.jsonObject()
+            var object: [String: JSONValue]
+            object = value.jsonObject()
             object["ok"] = .bool(false)
             return .object(object)
         }
