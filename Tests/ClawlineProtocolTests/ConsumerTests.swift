@@ -118,7 +118,7 @@ import Testing
     func answer(_ text: String) -> (error: ServerFrame?, close: Int?)? {
         let result = ClientFrame.decode(text: text)
         guard let answer = result.answer else { return nil }
-        let error = answer.code.map { ServerFrame.error(ErrorMessage(code: ErrorCodeName(rawValue: $0), message: result.rejectionReason ?? "")) }
+        let error = answer.code.map { ServerFrame.error(ErrorMessage(code: ErrorCode(rawValue: $0), message: result.rejectionReason ?? "")) }
         return (error, answer.closesConnection ? answer.closeCode : nil)
     }
 
@@ -151,9 +151,11 @@ import Testing
     }
 
     @Test func tablesAreCode() {
-        #expect(Clawline.ErrorCode.sessionReplaced.closeCode == 1000)
-        #expect(Clawline.ErrorCode.authFailed.httpStatus == 401)
-        #expect(Clawline.ErrorCode.allCases.count == 9)
+        #expect(ErrorCode.sessionReplaced.closeCode == 1000)
+        #expect(ErrorCode.authFailed.httpStatus == 401)
+        #expect(ErrorCode.allCases.count == 9)
+        #expect(Clawline.Endpoints.upload.method == .post && Clawline.Endpoints.upload.errorCodes.contains(.payloadTooLarge))
+        #expect(Clawline.RateLimits.message.scope == .device && Clawline.RateLimits.message.answerCode == .rateLimited)
         #expect(Clawline.Constants.pingInterval == .seconds(30))
         #expect(Clawline.Constants.ackTimeout == .seconds(5))
         #expect(Clawline.Constants.maxUploadBytes == 100 * 1024 * 1024)

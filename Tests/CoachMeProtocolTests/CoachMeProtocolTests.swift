@@ -45,7 +45,7 @@ import WireTestSupport
     @Test func theRequestBodyAndEndpoint() {
         let request = ChatRequest(message: "How do I stay focused?", conversationId: "550e8400-e29b-41d4-a716-446655440000")
         #expect(JSONWriter.string(request.jsonValue()) == #"{"conversation_id":"550e8400-e29b-41d4-a716-446655440000","message":"How do I stay focused?"}"#)
-        #expect(CoachMe.Endpoints.chatStream.method == "POST" && CoachMe.Endpoints.chatStream.requiresBearerToken)
+        #expect(CoachMe.Endpoints.chatStream.method == .post && CoachMe.Endpoints.chatStream.requiresBearerToken)
         #expect(CoachMe.transportKind == "sse")
         #expect(CoachMe.Constants.tokenBufferInterval == .milliseconds(75))
         #expect(ClientFrame.knownTags.isEmpty, "the client sends a request body, not frames")

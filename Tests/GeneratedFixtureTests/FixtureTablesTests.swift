@@ -14,12 +14,14 @@ import WireRuntime
     }
 
     @Test func errorCodes() {
-        #expect(Everything.ErrorCode.allCases.map(\.rawValue) == ["bad_frame", "too_big", "slow_down", "gone"])
-        #expect(Everything.ErrorCode.badFrame.httpStatus == 400)
-        #expect(Everything.ErrorCode.badFrame.closeBehavior == .sometimes && Everything.ErrorCode.badFrame.closeCode == 1008)
-        #expect(Everything.ErrorCode.gone.closeBehavior == .always && Everything.ErrorCode.gone.httpStatus == nil)
-        #expect(Everything.ErrorCode.slowDown.closeBehavior == .never)
-        #expect(Everything.ErrorCode.badFrame.clientAction == "Fix the frame.")
+        #expect(ErrorCode.allCases.map(\.rawValue) == ["bad_frame", "too_big", "slow_down", "gone"])
+        #expect(ErrorCode.badFrame.httpStatus == 400)
+        #expect(ErrorCode.badFrame.closeBehavior == .sometimes && ErrorCode.badFrame.closeCode == 1008)
+        #expect(ErrorCode.gone.closeBehavior == .always && ErrorCode.gone.httpStatus == nil)
+        #expect(ErrorCode.slowDown.closeBehavior == .never)
+        #expect(ErrorCode.badFrame.clientAction == "Fix the frame.")
+        #expect(ErrorCode(rawValue: "teapot") == .unknown("teapot"), "a code this version does not know is kept")
+        #expect(ErrorCode.unknown("teapot").closeBehavior == .sometimes && ErrorCode.unknown("teapot").httpStatus == nil)
     }
 
     @Test func constants() {
@@ -32,10 +34,12 @@ import WireRuntime
 
     @Test func rateLimits() {
         #expect(Everything.RateLimits.posts == RateLimitRule(
-            name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .seconds(1), scope: "device",
+            name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .seconds(1), scope: .device,
             answer: ViolationAnswer(code: "slow_down"), clientAction: "Wait."
         ))
-        #expect(Everything.RateLimits.oversize.counts == .violations(["too_big"]))
+        #expect(Everything.RateLimits.posts.answerCode == .slowDown)
+        #expect(Everything.RateLimits.oversize.counts == .violations([.tooBig]) && Everything.RateLimits.oversize.scope == .connection)
+        #expect(Everything.RateLimits.sessions.scope == RateLimitScope(rawValue: "server"))
         #expect(Everything.RateLimits.oversize.answer == ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
         #expect(Everything.RateLimits.sessions.window == nil)
         #expect(Everything.RateLimits.sessions.answer == ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
@@ -44,8 +48,9 @@ import WireRuntime
     }
 
     @Test func endpoints() {
-        #expect(Everything.Endpoints.status == HTTPEndpoint(name: "status", method: "GET", path: "/status", requiresBearerToken: false, errorCodes: []))
-        #expect(Everything.Endpoints.upload.requiresBearerToken && Everything.Endpoints.upload.errorCodes == ["too_big", "slow_down"])
+        #expect(Everything.Endpoints.status == HTTPEndpoint(name: "status", method: .get, path: "/status", requiresBearerToken: false, errorCodes: []))
+        #expect(Everything.Endpoints.upload.method == .put)
+        #expect(Everything.Endpoints.upload.requiresBearerToken && Everything.Endpoints.upload.errorCodes == [.tooBig, .slowDown])
         #expect(Everything.Endpoints.uploadPath(itemId: "a b/c", slot: "ü~") == "/items/a%20b%2Fc/blob/%C3%BC~")
     }
 

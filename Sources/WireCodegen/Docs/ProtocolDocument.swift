@@ -230,6 +230,8 @@ struct ProtocolDocument {
 
     private func typeText(_ type: TypeRef) -> String {
         switch type {
+        case .named(let name) where name == ProtocolSpec.errorCodeTypeName && spec.type(named: name).map(\.isErrorCodeTable) == true:
+            return "one of the [error codes](#errors)"
         case .named(let name): return "[`\(name)`](#\(DocAnchor.type(name)))"
         case .array(let element): return "array of " + typeText(element)
         case .map(let value): return "map of " + typeText(value)
@@ -312,9 +314,10 @@ struct ProtocolDocument {
     // MARK: Tables
 
     private func types() -> [DocBlock] {
-        guard !spec.types.isEmpty else { return [] }
+        guard spec.types.contains(where: { !$0.isErrorCodeTable }) else { return [] }
         var blocks: [DocBlock] = [.heading(level: 2, text: "Types", anchor: "types")]
-        for type in spec.types {
+        // The error code type is the error codes table, documented there.
+        for type in spec.types where !type.isErrorCodeTable {
             let anchor = DocAnchor.type(type.name)
             blocks.append(.heading(level: 3, text: "`\(type.name)`", anchor: anchor))
             blocks += paragraphs(type.description)

@@ -67,10 +67,34 @@ struct EnumEmitter {
                 body: [.line("var container = encoder.singleValueContainer()"), .line("try container.encode(rawValue)")]
             )))
         }
+        if values.isErrorCodeTable { cases += errorTableProperties() }
         let conformances = values.open ? ["Sendable", "Hashable", "RawRepresentable"] : ["String", "Sendable", "Hashable", "CaseIterable"]
         return [
             .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: conformances, members: cases)),
             .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+        ]
+    }
+
+    /// The error table's columns as properties of the error code enum; a code this version does
+    /// not know has no HTTP status, close code or advice, and closes when the peer says so.
+    private func errorTableProperties() -> [SwiftDeclaration] {
+        let codes = mapper.spec.errorCodes
+        func property(_ doc: String, _ name: String, _ type: String, unknown: String, _ value: (ErrorCode) -> String) -> SwiftDeclaration {
+            .variable(VariableDeclaration(doc: doc, access: access, name: name, type: type, getter: [
+                .switchOn("self", codes.map { code in
+                    SwitchCase(pattern: "case .\(Self.caseName(code.code))", body: [.line("return \(value(code))")])
+                } + [SwitchCase(pattern: "case .unknown", body: [.line("return \(unknown)")])]),
+            ]))
+        }
+        return [
+            property("The HTTP status that carries this code, if any.", "httpStatus", "Int?", unknown: "nil") { $0.httpStatus.map(String.init) ?? "nil" },
+            property("Whether the connection closes after this error.", "closeBehavior", "CloseBehavior", unknown: ".sometimes") { ".\($0.closes.rawValue)" },
+            property("The WebSocket close code used when the connection closes for this error.", "closeCode", "Int?", unknown: "nil") { $0.closeCode.map(String.init) ?? "nil" },
+            property("What a client should do when it receives this code.", "clientAction", "String?", unknown: "nil") { $0.clientAction.map(SwiftNames.literal) ?? "nil" },
+            .variable(VariableDeclaration(
+                doc: "Every code of the error table, in its order.", access: access, isStatic: true, name: "allCases", type: "[Self]",
+                initializer: "[" + codes.map { "." + Self.caseName($0.code) }.joined(separator: ", ") + "]"
+            )),
         ]
     }
 

@@ -29,6 +29,7 @@ struct FrameEmitter {
             .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(direction.rawValue)")),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "tagField", type: "String", initializer: SwiftNames.literal(spec.tagField))),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "knownTags", type: "[String]", initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
+            .typeAlias(doc: "The protocol's error codes.", access: access, name: "ErrorCodeType", type: ProtocolSpec.errorCodeTypeName),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "notJSONAnswer", type: "ViolationAnswer", initializer: "\(namespace).notJSONAnswer")),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "notAFrameAnswer", type: "ViolationAnswer", initializer: "\(namespace).notAFrameAnswer")),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer", initializer: "\(namespace).defaultAnswer")),

@@ -31,36 +31,12 @@ struct TablesEmitter {
             constant("The answer to bytes that are not JSON.", "notJSONAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer)),
             constant("The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notAFrameAnswer)),
         ]
-        if !spec.errorCodes.isEmpty { members.append(.type(errorCodeEnum())) }
         members.append(.type(constantsEnum()))
         members.append(.type(rateLimitsEnum()))
         members.append(.type(endpointsEnum()))
         members.append(sessionRules())
         let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description?.trimmingTrailingNewlines()].compactMap { $0 }).joined(separator: "\n\n")
         return [.type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: namespace, members: members))]
-    }
-
-    // MARK: Error codes
-
-    private func errorCodeEnum() -> TypeDeclaration {
-        let codes = spec.errorCodes
-        func property(_ doc: String, _ name: String, _ type: String, _ value: (ErrorCode) -> String) -> SwiftDeclaration {
-            .variable(VariableDeclaration(doc: doc, access: access, name: name, type: type, getter: [
-                .switchOn("self", codes.map { code in
-                    SwitchCase(pattern: "case .\(EnumEmitter.caseName(code.code))", body: [.line("return \(value(code))")])
-                }),
-            ]))
-        }
-        var members: [SwiftDeclaration] = codes.map { code in
-            .enumCase(EnumCaseDeclaration(doc: code.description, name: EnumEmitter.caseName(code.code), rawValue: SwiftNames.literal(code.code)))
-        }
-        members += [
-            property("The HTTP status that carries this code, if any.", "httpStatus", "Int?") { $0.httpStatus.map(String.init) ?? "nil" },
-            property("Whether the connection closes after this error.", "closeBehavior", "CloseBehavior") { ".\($0.closes.rawValue)" },
-            property("The WebSocket close code used when the connection closes for this error.", "closeCode", "Int?") { $0.closeCode.map(String.init) ?? "nil" },
-            property("What a client should do when it receives this code.", "clientAction", "String?") { $0.clientAction.map(SwiftNames.literal) ?? "nil" },
-        ]
-        return TypeDeclaration(kind: .enum, doc: "The protocol's error codes.", access: access, name: "ErrorCode", conformances: ["String", "Sendable", "Hashable", "CaseIterable"], members: members)
     }
 
     // MARK: Constants
@@ -89,22 +65,31 @@ struct TablesEmitter {
         "FrameKey(.\(ref.direction.rawValue), \(SwiftNames.literal(ref.tag)))"
     }
 
+    /// The runtime's table types, with the protocol's error code enum.
+    private var errorCodeType: String { ProtocolSpec.errorCodeTypeName }
+    private var rateLimitType: String { "RateLimitRule<\(errorCodeType)>" }
+    private var endpointType: String { "HTTPEndpoint<\(errorCodeType)>" }
+
+    private func scopeLiteral(_ scope: String) -> String {
+        ["connection", "device"].contains(scope) ? ".\(scope)" : "RateLimitScope(rawValue: \(SwiftNames.literal(scope)))"
+    }
+
     private func rateLimitsEnum() -> TypeDeclaration {
         var members: [SwiftDeclaration] = spec.rateLimits.map { limit in
             let counts: String
             switch limit.counts {
             case .frames(let refs): counts = ".frames([" + refs.map(frameKey).joined(separator: ", ") + "])"
-            case .violations(let codes): counts = ".violations([" + codes.map(SwiftNames.literal).joined(separator: ", ") + "])"
+            case .violations(let codes): counts = ".violations([" + codes.map { "." + EnumEmitter.caseName($0) }.joined(separator: ", ") + "])"
             }
             var arguments = [
                 "name: \(SwiftNames.literal(limit.name))", "counts: \(counts)", "limit: \(limit.limit)",
                 "window: " + (limit.windowMilliseconds.map { ".milliseconds(\($0))" } ?? "nil"),
-                "scope: \(SwiftNames.literal(limit.scope))", "answer: \(optionalAnswer(limit.answer))",
+                "scope: \(scopeLiteral(limit.scope))", "answer: \(optionalAnswer(limit.answer))",
             ]
             if let action = limit.clientAction { arguments.append("clientAction: \(SwiftNames.literal(action))") }
-            return constant(limit.description, SwiftNames.escaped(SwiftNames.lowerCamel(limit.name)), "RateLimitRule", "RateLimitRule(" + arguments.joined(separator: ", ") + ")")
+            return constant(limit.description, SwiftNames.escaped(SwiftNames.lowerCamel(limit.name)), rateLimitType, "\(rateLimitType)(" + arguments.joined(separator: ", ") + ")")
         }
-        members.append(constant("Every rate limit, in spec order.", "all", "[RateLimitRule]", "[" + spec.rateLimits.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
+        members.append(constant("Every rate limit, in spec order.", "all", "[\(rateLimitType)]", "[" + spec.rateLimits.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
         return TypeDeclaration(kind: .enum, doc: "The protocol's rate limits.", access: access, name: "RateLimits", members: members)
     }
 
@@ -114,10 +99,11 @@ struct TablesEmitter {
         var members: [SwiftDeclaration] = []
         for endpoint in spec.endpoints {
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(endpoint.name))
-            let errors = "[" + endpoint.errors.map(SwiftNames.literal).joined(separator: ", ") + "]"
-            let value = "HTTPEndpoint(name: \(SwiftNames.literal(endpoint.name)), method: \(SwiftNames.literal(endpoint.method)), path: \(SwiftNames.literal(endpoint.path)), requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"
+            let errors = "[" + endpoint.errors.map { "." + EnumEmitter.caseName($0) }.joined(separator: ", ") + "]"
+            let method = ".\(endpoint.method.lowercased())"
+            let value = "\(endpointType)(name: \(SwiftNames.literal(endpoint.name)), method: \(method), path: \(SwiftNames.literal(endpoint.path)), requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"
             let doc = [endpoint.description?.trimmingTrailingNewlines(), "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(separator: "\n\n")
-            members.append(constant(doc, name, "HTTPEndpoint", value))
+            members.append(constant(doc, name, endpointType, value))
             guard !endpoint.parameters.isEmpty else { continue }
             let parameters = endpoint.parameters.map { "\(SwiftNames.escaped(SwiftNames.lowerCamel($0.name))): String" }.joined(separator: ", ")
             let dictionary = endpoint.parameters.map { "\(SwiftNames.literal($0.name)): \(SwiftNames.escaped(SwiftNames.lowerCamel($0.name)))" }.joined(separator: ", ")
@@ -127,7 +113,7 @@ struct TablesEmitter {
                 body: [.line("\(name).path([\(dictionary)])")]
             )))
         }
-        members.append(constant("Every endpoint, in spec order.", "all", "[HTTPEndpoint]", "[" + spec.endpoints.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
+        members.append(constant("Every endpoint, in spec order.", "all", "[\(endpointType)]", "[" + spec.endpoints.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
         return TypeDeclaration(kind: .enum, doc: "The protocol's HTTP endpoints.", access: access, name: "Endpoints", members: members)
     }
 

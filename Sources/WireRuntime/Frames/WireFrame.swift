@@ -18,6 +18,8 @@ public protocol WireFrame: Sendable, Hashable {
     static var notJSONAnswer: ViolationAnswer { get }
     /// The answer to JSON that is not an object or has no string tag.
     static var notAFrameAnswer: ViolationAnswer { get }
+    /// The protocol's error codes, generated from its error table.
+    associatedtype ErrorCodeType: RawRepresentable & Sendable & Hashable where ErrorCodeType.RawValue == String
     /// The answer to a frame whose tag is unknown, and the default answer to a broken rule.
     static var defaultAnswer: ViolationAnswer { get }
     /// The answer to a broken size limit.
@@ -76,6 +78,10 @@ public enum FrameDecodeResult<Frame: WireFrame>: Sendable {
         case .invalid(_, let issues): return issues.answer
         }
     }
+
+    /// The error code to answer with, as the protocol's enum; `nil` for a valid frame, and for
+    /// an answer that sends no error (it only closes the connection).
+    public var errorCode: Frame.ErrorCodeType? { answer?.code.flatMap(Frame.ErrorCodeType.init(rawValue:)) }
 
     /// One line describing why the frame was rejected; `nil` for a valid frame.
     public var rejectionReason: String? {

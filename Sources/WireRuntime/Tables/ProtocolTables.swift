@@ -18,15 +18,29 @@ public enum CloseBehavior: String, Sendable, Hashable {
     case sometimes
 }
 
+/// Who a rate limit applies to: a word from the spec, with the common ones named.
+public struct RateLimitScope: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Each connection counts on its own.
+    public static let connection = RateLimitScope(rawValue: "connection")
+    /// Each device counts on its own, across its connections.
+    public static let device = RateLimitScope(rawValue: "device")
+
+    public var description: String { rawValue }
+}
+
 /// A rate limit of a protocol: at most `limit` counted events per `window` (sliding), or at most
-/// `limit` outstanding at once when there is no window.
-public struct RateLimitRule: Sendable, Hashable {
+/// `limit` outstanding at once when there is no window. `ErrorCode` is the protocol's generated
+/// error code enum.
+public struct RateLimitRule<ErrorCode: Sendable & Hashable>: Sendable, Hashable {
     /// What a limit counts.
     public enum Counted: Sendable, Hashable {
         /// Frames of these messages.
         case frames([FrameKey])
         /// Answers with these error codes.
-        case violations([String])
+        case violations([ErrorCode])
     }
 
     public var name: String
@@ -34,15 +48,15 @@ public struct RateLimitRule: Sendable, Hashable {
     public var limit: Int
     /// The sliding window; `nil` for a capacity limit.
     public var window: Duration?
-    /// Who the limit applies to, e.g. `device`.
-    public var scope: String
+    /// Who the limit applies to.
+    public var scope: RateLimitScope
     /// What the frame that breaks the limit is answered with; `nil` for a limit on what the
     /// server sends (nobody answers the server: it must not send more).
     public var answer: ViolationAnswer?
     /// What a client should do.
     public var clientAction: String?
 
-    public init(name: String, counts: Counted, limit: Int, window: Duration?, scope: String, answer: ViolationAnswer?, clientAction: String? = nil) {
+    public init(name: String, counts: Counted, limit: Int, window: Duration?, scope: RateLimitScope, answer: ViolationAnswer?, clientAction: String? = nil) {
         self.name = name
         self.counts = counts
         self.limit = limit
@@ -53,18 +67,28 @@ public struct RateLimitRule: Sendable, Hashable {
     }
 }
 
-/// An HTTP endpoint of a protocol.
-public struct HTTPEndpoint: Sendable, Hashable {
+extension RateLimitRule where ErrorCode: RawRepresentable, ErrorCode.RawValue == String {
+    /// The error code the breaking frame is answered with, as the protocol's enum.
+    public var answerCode: ErrorCode? { answer?.code.flatMap(ErrorCode.init(rawValue:)) }
+}
+
+/// An HTTP method.
+public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
+    case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", head = "HEAD", options = "OPTIONS"
+}
+
+/// An HTTP endpoint of a protocol. `ErrorCode` is the protocol's generated error code enum.
+public struct HTTPEndpoint<ErrorCode: Sendable & Hashable>: Sendable, Hashable {
     public var name: String
-    public var method: String
+    public var method: HTTPMethod
     /// The path template; `{name}` segments are parameters.
     public var path: String
     /// Whether requests carry `Authorization: Bearer <token>`.
     public var requiresBearerToken: Bool
     /// The error codes the endpoint answers with.
-    public var errorCodes: [String]
+    public var errorCodes: [ErrorCode]
 
-    public init(name: String, method: String, path: String, requiresBearerToken: Bool, errorCodes: [String]) {
+    public init(name: String, method: HTTPMethod, path: String, requiresBearerToken: Bool, errorCodes: [ErrorCode]) {
         self.name = name
         self.method = method
         self.path = path
@@ -89,7 +113,10 @@ public struct HTTPEndpoint: Sendable, Hashable {
         return result
     }
 
-    private static let unreserved = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8)
+    private static var unreserved: Set<UInt8> { unreservedBytes }
 }
+
+/// RFC 3986's unreserved characters, which path parameters keep as they are.
+private let unreservedBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8)
 
 import Foundation

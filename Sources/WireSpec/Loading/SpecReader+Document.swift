@@ -22,8 +22,22 @@ extension SpecReader {
 
         if let typesNode = map["types"], case .mapping(let entries) = typesNode.kind {
             index.typeNames = entries.map(\.key)
+            if let clash = entries.first(where: { $0.key == ProtocolSpec.errorCodeTypeName }) {
+                error("'\(clash.key)' is the type of the error codes under 'errors' (an open enum of them); rename this type", at: clash.keyLocation)
+            }
         }
-        let types = map["types"].map { self.types($0, index: index) } ?? []
+        if !errorCodes.isEmpty { index.typeNames.append(ProtocolSpec.errorCodeTypeName) }
+        var types = map["types"].map { self.types($0, index: index) } ?? []
+        if !errorCodes.isEmpty {
+            // The error table is also a type, so a field can carry an error code (an `error` frame's `code`).
+            let values = errorCodes.map { EnumType.Value(value: $0.code, description: $0.description) }
+            types.append(NamedType(
+                name: ProtocolSpec.errorCodeTypeName,
+                description: "One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.",
+                kind: .enumeration(EnumType(values: values, open: true, isErrorCodeTable: true)),
+                location: map.keyLocation("errors") ?? map.node.location
+            ))
+        }
         readTypes = types
         let messages = require("messages", in: map, context: "the spec").map { self.messages($0, index: index) } ?? []
         let session = map["session"].flatMap { self.session($0, index: index, messages: messages) }

@@ -20,6 +20,12 @@ public struct NamedType: Sendable, Hashable, Encodable {
         case alias(AliasType)
     }
 
+    /// Whether this is the type the loader made of the error codes table.
+    public var isErrorCodeTable: Bool {
+        if case .enumeration(let values) = kind { return values.isErrorCodeTable }
+        return false
+    }
+
     public init(name: String, description: String? = nil, kind: Kind, location: SourceLocation) {
         self.name = name
         self.description = description
@@ -43,10 +49,14 @@ public struct EnumType: Sendable, Hashable, Encodable {
     public var values: [Value]
     /// Whether values not listed are accepted and kept (`true`) or rejected (`false`, the default).
     public var open: Bool
+    /// Whether this is the type of the spec's error codes (``ProtocolSpec/errorCodeTypeName``),
+    /// made by the loader from `errors:` rather than written under `types:`.
+    public var isErrorCodeTable: Bool
 
-    public init(values: [Value], open: Bool = false) {
+    public init(values: [Value], open: Bool = false, isErrorCodeTable: Bool = false) {
         self.values = values
         self.open = open
+        self.isErrorCodeTable = isErrorCodeTable
     }
 }
 

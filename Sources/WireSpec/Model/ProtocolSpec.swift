@@ -113,6 +113,10 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     /// The error code entry for a code.
     public func errorCode(_ code: String) -> ErrorCode? { errorCodes.first { $0.code == code } }
 
+    /// The name of the type a field uses to carry one of the spec's error codes: an open enum of
+    /// the codes under `errors:`, which the loader adds to `types`.
+    public static let errorCodeTypeName = "ErrorCode"
+
     /// The answer to bytes that are not JSON, with the default filled in.
     public var notJSONAnswer: Answer { notJSON ?? Answer(errorCode: defaultErrorCode) }
 

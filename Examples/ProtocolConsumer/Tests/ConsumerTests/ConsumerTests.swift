@@ -16,6 +16,8 @@ import Testing
     @Test func clawlineProtocolIsUsable() {
         let frame = ClawlineProtocol.ServerFrame.decode(text: #"{"type":"ack","id":"c_1"}"#).frame
         #expect(frame == .ack(Ack(id: "c_1")))
-        #expect(Clawline.ErrorCode.rateLimited.httpStatus == 429)
+        // Both modules generate an `ErrorCode`; the module name tells them apart.
+        #expect(ClawlineProtocol.ErrorCode.rateLimited.httpStatus == 429)
+        #expect(TelemetryProtocol.ErrorCode.allCases.map(\.rawValue).contains("bad_report"))
     }
 }

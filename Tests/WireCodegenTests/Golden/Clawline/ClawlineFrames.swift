@@ -31,6 +31,9 @@ extension ClientFrame: WireFrame {
 
     public static let knownTags: [String] = ["pair_request", "auth", "pair_decision", "message", "typing"]
 
+    /// The protocol's error codes.
+    public typealias ErrorCodeType = ErrorCode
+
     public static let notJSONAnswer: ViolationAnswer = Clawline.notJSONAnswer
 
     public static let notAFrameAnswer: ViolationAnswer = Clawline.notAFrameAnswer
@@ -128,6 +131,9 @@ extension ServerFrame: WireFrame {
     public static let tagField: String = "type"
 
     public static let knownTags: [String] = ["pair_result", "pair_approval_request", "auth_result", "message", "ack", "typing", "error"]
+
+    /// The protocol's error codes.
+    public typealias ErrorCodeType = ErrorCode
 
     public static let notJSONAnswer: ViolationAnswer = Clawline.notJSONAnswer
 

@@ -537,7 +537,7 @@ extension ServerTyping: WireMessage {
 /// Sent by the server with `"type": "error"`.
 public struct ErrorMessage: Sendable, Hashable {
     /// What went wrong; see the error codes table.
-    public var code: ErrorCodeName
+    public var code: ErrorCode
 
     /// A human-readable explanation.
     public var message: String
@@ -548,7 +548,7 @@ public struct ErrorMessage: Sendable, Hashable {
     public var messageId: String?
 
     /// Creates a value from its fields.
-    public init(code: ErrorCodeName, message: String, messageId: String? = nil) {
+    public init(code: ErrorCode, message: String, messageId: String? = nil) {
         self.code = code
         self.message = message
         self.messageId = messageId
@@ -571,9 +571,9 @@ extension ErrorMessage: WireMessage {
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ErrorMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _code: ErrorCodeName?
+        var _code: ErrorCode?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
-            _code = ErrorCodeName.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
+            _code = ErrorCode.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
         }
         var _message: String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {

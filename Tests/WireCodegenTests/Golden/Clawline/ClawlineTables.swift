@@ -42,138 +42,6 @@ public enum Clawline {
     /// The answer to JSON that is not an object with a string tag.
     public static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
 
-    /// The protocol's error codes.
-    public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
-        /// The token, device or credentials are not valid (garbage, a wrong signature, an expired token,
-        /// a `deviceId` other than the token's, a missing claim), or a frame that needs an authenticated
-        /// connection arrived before a successful `auth_result` (or after a failed one).
-        case authFailed = "auth_failed"
-
-        /// The token was valid but has been revoked by an admin or by the provider.
-        case tokenRevoked = "token_revoked"
-
-        /// The frame breaks the protocol: a missing or ill-typed field, a broken constraint, a frame
-        /// without a `type`, a reused client message id with different content, or a `pair_decision`
-        /// for a request that is already resolved. The socket stays open, except for a missing,
-        /// unknown or ill-typed `protocolVersion` (on `pair_request` or `auth`) and a `pair_request`
-        /// that re-pairs an already-paired device, which close it.
-        case invalidMessage = "invalid_message"
-
-        /// A message's content, an inline attachment, its attachment count, the message as a whole or an upload is larger than the protocol allows. The third oversize frame from a device within 60 seconds closes the socket.
-        case payloadTooLarge = "payload_too_large"
-
-        /// The asset named in a download or an attachment does not exist or is not visible to this user.
-        case assetNotFound = "asset_not_found"
-
-        /// The device sent more frames of one kind than the rate limits allow, the pending-pairing queue is full, or the device's queue of messages waiting for an answer is full (`maxQueuedMessages`).
-        case rateLimited = "rate_limited"
-
-        /// Another connection authenticated with the same `deviceId`. The old socket closes right after this error and unacknowledged messages on it are not replayed.
-        case sessionReplaced = "session_replaced"
-
-        /// The upload failed for a reason that may pass (storage busy or unavailable).
-        case uploadFailedRetryable = "upload_failed_retryable"
-
-        /// The provider failed unexpectedly.
-        case serverError = "server_error"
-
-        /// The HTTP status that carries this code, if any.
-        public var httpStatus: Int? {
-            switch self {
-            case .authFailed:
-                return 401
-            case .tokenRevoked:
-                return 403
-            case .invalidMessage:
-                return 400
-            case .payloadTooLarge:
-                return 413
-            case .assetNotFound:
-                return 404
-            case .rateLimited:
-                return 429
-            case .sessionReplaced:
-                return nil
-            case .uploadFailedRetryable:
-                return 503
-            case .serverError:
-                return 500
-            }
-        }
-
-        /// Whether the connection closes after this error.
-        public var closeBehavior: CloseBehavior {
-            switch self {
-            case .authFailed:
-                return .always
-            case .tokenRevoked:
-                return .always
-            case .invalidMessage:
-                return .sometimes
-            case .payloadTooLarge:
-                return .sometimes
-            case .assetNotFound:
-                return .never
-            case .rateLimited:
-                return .sometimes
-            case .sessionReplaced:
-                return .always
-            case .uploadFailedRetryable:
-                return .never
-            case .serverError:
-                return .sometimes
-            }
-        }
-
-        /// The WebSocket close code used when the connection closes for this error.
-        public var closeCode: Int? {
-            switch self {
-            case .authFailed:
-                return 1008
-            case .tokenRevoked:
-                return 1008
-            case .invalidMessage:
-                return 1008
-            case .payloadTooLarge:
-                return 1008
-            case .assetNotFound:
-                return nil
-            case .rateLimited:
-                return 1008
-            case .sessionReplaced:
-                return 1000
-            case .uploadFailedRetryable:
-                return nil
-            case .serverError:
-                return 1011
-            }
-        }
-
-        /// What a client should do when it receives this code.
-        public var clientAction: String? {
-            switch self {
-            case .authFailed:
-                return "Clear the stored token and return to pairing."
-            case .tokenRevoked:
-                return "Clear the stored token and return to pairing."
-            case .invalidMessage:
-                return "Fix the frame; do not resend it unchanged. Admin UIs treat it as \"request already resolved\" after a `pair_decision` and remove the pending item."
-            case .payloadTooLarge:
-                return "Reject larger payloads locally before sending; send large files through `POST /upload`."
-            case .assetNotFound:
-                return "Show the attachment as unavailable."
-            case .rateLimited:
-                return "Back off and show a subtle error; see each rate limit for what to do."
-            case .sessionReplaced:
-                return "Show \"connected elsewhere\" and do not reconnect until the user chooses to; resend pending messages after reconnecting."
-            case .uploadFailedRetryable:
-                return "Retry the upload."
-            case .serverError:
-                return "Reconnect with backoff; show an error if it persists."
-            }
-        }
-    }
-
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     public enum Constants {
         /// The protocol version of this spec, sent in `pair_request` and `auth` and served by `GET /version`.
@@ -315,28 +183,28 @@ public enum Clawline {
     /// The protocol's rate limits.
     public enum RateLimits {
         /// Pairing attempts per device.
-        public static let pairRequest: RateLimitRule = RateLimitRule(name: "pair_request", counts: .frames([FrameKey(.client, "pair_request")]), limit: 5, window: .milliseconds(60000), scope: "device", answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Show \"Too many attempts\" and retry with exponential backoff.")
+        public static let pairRequest: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "pair_request", counts: .frames([FrameKey(.client, "pair_request")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Show \"Too many attempts\" and retry with exponential backoff.")
 
         /// Authentication attempts per device.
-        public static let auth: RateLimitRule = RateLimitRule(name: "auth", counts: .frames([FrameKey(.client, "auth")]), limit: 5, window: .milliseconds(60000), scope: "device", answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Clear the token after repeated failures and return to pairing.")
+        public static let auth: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "auth", counts: .frames([FrameKey(.client, "auth")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Clear the token after repeated failures and return to pairing.")
 
         /// Chat messages per device.
-        public static let message: RateLimitRule = RateLimitRule(name: "message", counts: .frames([FrameKey(.client, "message")]), limit: 5, window: .milliseconds(1000), scope: "device", answer: ViolationAnswer(code: "rate_limited"), clientAction: "Queue messages locally and retry after 200–500 ms.")
+        public static let message: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "message", counts: .frames([FrameKey(.client, "message")]), limit: 5, window: .milliseconds(1000), scope: .device, answer: ViolationAnswer(code: "rate_limited"), clientAction: "Queue messages locally and retry after 200–500 ms.")
 
         /// Typing indicators per device.
-        public static let typing: RateLimitRule = RateLimitRule(name: "typing", counts: .frames([FrameKey(.client, "typing")]), limit: 2, window: .milliseconds(1000), scope: "device", answer: ViolationAnswer(code: "rate_limited"), clientAction: "Drop extra typing updates; indicators expire on their own.")
+        public static let typing: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "typing", counts: .frames([FrameKey(.client, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: ViolationAnswer(code: "rate_limited"), clientAction: "Drop extra typing updates; indicators expire on their own.")
 
         /// Oversize frames per device. Two within 60 seconds are answered with `payload_too_large`; the third closes the socket.
-        public static let oversize: RateLimitRule = RateLimitRule(name: "oversize", counts: .violations(["payload_too_large"]), limit: 2, window: .milliseconds(60000), scope: "device", answer: ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008), clientAction: "Warn the user and throttle the UI.")
+        public static let oversize: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.payloadTooLarge]), limit: 2, window: .milliseconds(60000), scope: .device, answer: ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008), clientAction: "Warn the user and throttle the UI.")
 
         /// Assistant typing indicators the provider sends per device; it never sends more.
-        public static let assistantTyping: RateLimitRule = RateLimitRule(name: "assistant_typing", counts: .frames([FrameKey(.server, "typing")]), limit: 2, window: .milliseconds(1000), scope: "device", answer: nil, clientAction: "Nothing; indicators expire on their own after 10 seconds.")
+        public static let assistantTyping: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "assistant_typing", counts: .frames([FrameKey(.server, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: nil, clientAction: "Nothing; indicators expire on their own after 10 seconds.")
 
         /// Pairing requests waiting for an admin, across the provider. When the queue is full, a new `pair_request` is refused.
-        public static let pendingPairings: RateLimitRule = RateLimitRule(name: "pending_pairings", counts: .frames([FrameKey(.client, "pair_request")]), limit: 100, window: nil, scope: "provider", answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Retry later with exponential backoff.")
+        public static let pendingPairings: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "pending_pairings", counts: .frames([FrameKey(.client, "pair_request")]), limit: 100, window: nil, scope: RateLimitScope(rawValue: "provider"), answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Retry later with exponential backoff.")
 
         /// Every rate limit, in spec order.
-        public static let all: [RateLimitRule] = [pairRequest, auth, message, typing, oversize, assistantTyping, pendingPairings]
+        public static let all: [RateLimitRule<ErrorCode>] = [pairRequest, auth, message, typing, oversize, assistantTyping, pendingPairings]
     }
 
     /// The protocol's HTTP endpoints.
@@ -344,17 +212,17 @@ public enum Clawline {
         /// The protocol version the provider speaks. Clients may call it before connecting and show an update-required screen when it is not 1.
         ///
         /// `GET /version`
-        public static let version: HTTPEndpoint = HTTPEndpoint(name: "version", method: "GET", path: "/version", requiresBearerToken: false, errorCodes: ["server_error"])
+        public static let version: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "version", method: .get, path: "/version", requiresBearerToken: false, errorCodes: [.serverError])
 
         /// Uploads a file too large to send inline (up to 100 MiB). Attach the returned asset to a message with an `asset` attachment; an upload no message references within `uploadRetention` (one hour) is deleted. A part not named `file` is `invalid_message`.
         ///
         /// `POST /upload`
-        public static let upload: HTTPEndpoint = HTTPEndpoint(name: "upload", method: "POST", path: "/upload", requiresBearerToken: true, errorCodes: ["invalid_message", "auth_failed", "token_revoked", "payload_too_large", "rate_limited", "upload_failed_retryable", "server_error"])
+        public static let upload: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "upload", method: .post, path: "/upload", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .payloadTooLarge, .rateLimited, .uploadFailedRetryable, .serverError])
 
         /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type and the body is the raw bytes. A malformed `assetId` is 400 `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
         ///
         /// `GET /download/{assetId}`
-        public static let download: HTTPEndpoint = HTTPEndpoint(name: "download", method: "GET", path: "/download/{assetId}", requiresBearerToken: true, errorCodes: ["invalid_message", "auth_failed", "token_revoked", "asset_not_found", "rate_limited", "server_error"])
+        public static let download: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "download", method: .get, path: "/download/{assetId}", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .assetNotFound, .rateLimited, .serverError])
 
         /// The path of `GET /download/{assetId}` with its parameters filled in and percent-encoded.
         public static func downloadPath(assetId: String) -> String {
@@ -362,7 +230,7 @@ public enum Clawline {
         }
 
         /// Every endpoint, in spec order.
-        public static let all: [HTTPEndpoint] = [version, upload, download]
+        public static let all: [HTTPEndpoint<ErrorCode>] = [version, upload, download]
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.

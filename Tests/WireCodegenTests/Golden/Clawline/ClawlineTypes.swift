@@ -315,113 +315,6 @@ extension AuthFailureReason: WireValue {
     }
 }
 
-/// The code carried by an `error` frame or an HTTP error body; see the error codes table.
-public enum ErrorCodeName: Sendable, Hashable, RawRepresentable {
-    /// See the error codes table.
-    case authFailed
-
-    /// See the error codes table.
-    case tokenRevoked
-
-    /// See the error codes table.
-    case invalidMessage
-
-    /// See the error codes table.
-    case payloadTooLarge
-
-    /// See the error codes table.
-    case assetNotFound
-
-    /// See the error codes table.
-    case rateLimited
-
-    /// See the error codes table.
-    case sessionReplaced
-
-    /// See the error codes table.
-    case uploadFailedRetryable
-
-    /// See the error codes table.
-    case serverError
-
-    /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
-}
-
-extension ErrorCodeName: WireValue {
-    /// The case for a raw value; values the spec does not list become `.unknown`.
-    public init(rawValue: String) {
-        switch rawValue {
-        case "auth_failed":
-            self = .authFailed
-        case "token_revoked":
-            self = .tokenRevoked
-        case "invalid_message":
-            self = .invalidMessage
-        case "payload_too_large":
-            self = .payloadTooLarge
-        case "asset_not_found":
-            self = .assetNotFound
-        case "rate_limited":
-            self = .rateLimited
-        case "session_replaced":
-            self = .sessionReplaced
-        case "upload_failed_retryable":
-            self = .uploadFailedRetryable
-        case "server_error":
-            self = .serverError
-        default:
-            self = .unknown(rawValue)
-        }
-    }
-
-    /// The value on the wire.
-    public var rawValue: String {
-        switch self {
-        case .authFailed:
-            return "auth_failed"
-        case .tokenRevoked:
-            return "token_revoked"
-        case .invalidMessage:
-            return "invalid_message"
-        case .payloadTooLarge:
-            return "payload_too_large"
-        case .assetNotFound:
-            return "asset_not_found"
-        case .rateLimited:
-            return "rate_limited"
-        case .sessionReplaced:
-            return "session_replaced"
-        case .uploadFailedRetryable:
-            return "upload_failed_retryable"
-        case .serverError:
-            return "server_error"
-        case .unknown(let value):
-            return value
-        }
-    }
-
-    /// The values the spec lists.
-    public static let knownValues: Set<String> = ["auth_failed", "token_revoked", "invalid_message", "payload_too_large", "asset_not_found", "rate_limited", "session_replaced", "upload_failed_retryable", "server_error"]
-
-    public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCodeName? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCodeName", answer: answer).map(ErrorCodeName.init(rawValue:))
-    }
-
-    public func jsonValue() -> JSONValue {
-        .string(rawValue)
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-}
-
 /// A successful pairing (`success: true`) carries the device's token and its account.
 public struct PairSuccess: Sendable, Hashable {
     /// The device's token (a JWT valid for one year).
@@ -1011,13 +904,13 @@ public struct HttpError: Sendable, Hashable {
     public var type: String
 
     /// The error code; the HTTP status follows the error codes table.
-    public var code: ErrorCodeName
+    public var code: ErrorCode
 
     /// A human-readable explanation for logs.
     public var message: String
 
     /// Creates a value from its fields.
-    public init(type: String = "error", code: ErrorCodeName, message: String) {
+    public init(type: String = "error", code: ErrorCode, message: String) {
         self.type = type
         self.code = code
         self.message = message
@@ -1039,9 +932,9 @@ extension HttpError: WireValue {
         if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
             _type = context.string(value, at: path().appending("type"), rules: typeRules, answer: answer)
         }
-        var _code: ErrorCodeName?
+        var _code: ErrorCode?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
-            _code = ErrorCodeName.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
+            _code = ErrorCode.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
         }
         var _message: String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
@@ -1072,5 +965,225 @@ extension HttpError: WireValue {
 
     public func encode(to encoder: any Encoder) throws {
         try jsonValue().encode(to: encoder)
+    }
+}
+
+/// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
+public enum ErrorCode: Sendable, Hashable, RawRepresentable {
+    /// The token, device or credentials are not valid (garbage, a wrong signature, an expired token,
+    /// a `deviceId` other than the token's, a missing claim), or a frame that needs an authenticated
+    /// connection arrived before a successful `auth_result` (or after a failed one).
+    case authFailed
+
+    /// The token was valid but has been revoked by an admin or by the provider.
+    case tokenRevoked
+
+    /// The frame breaks the protocol: a missing or ill-typed field, a broken constraint, a frame
+    /// without a `type`, a reused client message id with different content, or a `pair_decision`
+    /// for a request that is already resolved. The socket stays open, except for a missing,
+    /// unknown or ill-typed `protocolVersion` (on `pair_request` or `auth`) and a `pair_request`
+    /// that re-pairs an already-paired device, which close it.
+    case invalidMessage
+
+    /// A message's content, an inline attachment, its attachment count, the message as a whole or an upload is larger than the protocol allows. The third oversize frame from a device within 60 seconds closes the socket.
+    case payloadTooLarge
+
+    /// The asset named in a download or an attachment does not exist or is not visible to this user.
+    case assetNotFound
+
+    /// The device sent more frames of one kind than the rate limits allow, the pending-pairing queue is full, or the device's queue of messages waiting for an answer is full (`maxQueuedMessages`).
+    case rateLimited
+
+    /// Another connection authenticated with the same `deviceId`. The old socket closes right after this error and unacknowledged messages on it are not replayed.
+    case sessionReplaced
+
+    /// The upload failed for a reason that may pass (storage busy or unavailable).
+    case uploadFailedRetryable
+
+    /// The provider failed unexpectedly.
+    case serverError
+
+    /// A value this version of the spec does not list, kept as received.
+    case unknown(String)
+
+    /// The HTTP status that carries this code, if any.
+    public var httpStatus: Int? {
+        switch self {
+        case .authFailed:
+            return 401
+        case .tokenRevoked:
+            return 403
+        case .invalidMessage:
+            return 400
+        case .payloadTooLarge:
+            return 413
+        case .assetNotFound:
+            return 404
+        case .rateLimited:
+            return 429
+        case .sessionReplaced:
+            return nil
+        case .uploadFailedRetryable:
+            return 503
+        case .serverError:
+            return 500
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Whether the connection closes after this error.
+    public var closeBehavior: CloseBehavior {
+        switch self {
+        case .authFailed:
+            return .always
+        case .tokenRevoked:
+            return .always
+        case .invalidMessage:
+            return .sometimes
+        case .payloadTooLarge:
+            return .sometimes
+        case .assetNotFound:
+            return .never
+        case .rateLimited:
+            return .sometimes
+        case .sessionReplaced:
+            return .always
+        case .uploadFailedRetryable:
+            return .never
+        case .serverError:
+            return .sometimes
+        case .unknown:
+            return .sometimes
+        }
+    }
+
+    /// The WebSocket close code used when the connection closes for this error.
+    public var closeCode: Int? {
+        switch self {
+        case .authFailed:
+            return 1008
+        case .tokenRevoked:
+            return 1008
+        case .invalidMessage:
+            return 1008
+        case .payloadTooLarge:
+            return 1008
+        case .assetNotFound:
+            return nil
+        case .rateLimited:
+            return 1008
+        case .sessionReplaced:
+            return 1000
+        case .uploadFailedRetryable:
+            return nil
+        case .serverError:
+            return 1011
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// What a client should do when it receives this code.
+    public var clientAction: String? {
+        switch self {
+        case .authFailed:
+            return "Clear the stored token and return to pairing."
+        case .tokenRevoked:
+            return "Clear the stored token and return to pairing."
+        case .invalidMessage:
+            return "Fix the frame; do not resend it unchanged. Admin UIs treat it as \"request already resolved\" after a `pair_decision` and remove the pending item."
+        case .payloadTooLarge:
+            return "Reject larger payloads locally before sending; send large files through `POST /upload`."
+        case .assetNotFound:
+            return "Show the attachment as unavailable."
+        case .rateLimited:
+            return "Back off and show a subtle error; see each rate limit for what to do."
+        case .sessionReplaced:
+            return "Show \"connected elsewhere\" and do not reconnect until the user chooses to; resend pending messages after reconnecting."
+        case .uploadFailedRetryable:
+            return "Retry the upload."
+        case .serverError:
+            return "Reconnect with backoff; show an error if it persists."
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Every code of the error table, in its order.
+    public static let allCases: [Self] = [.authFailed, .tokenRevoked, .invalidMessage, .payloadTooLarge, .assetNotFound, .rateLimited, .sessionReplaced, .uploadFailedRetryable, .serverError]
+}
+
+extension ErrorCode: WireValue {
+    /// The case for a raw value; values the spec does not list become `.unknown`.
+    public init(rawValue: String) {
+        switch rawValue {
+        case "auth_failed":
+            self = .authFailed
+        case "token_revoked":
+            self = .tokenRevoked
+        case "invalid_message":
+            self = .invalidMessage
+        case "payload_too_large":
+            self = .payloadTooLarge
+        case "asset_not_found":
+            self = .assetNotFound
+        case "rate_limited":
+            self = .rateLimited
+        case "session_replaced":
+            self = .sessionReplaced
+        case "upload_failed_retryable":
+            self = .uploadFailedRetryable
+        case "server_error":
+            self = .serverError
+        default:
+            self = .unknown(rawValue)
+        }
+    }
+
+    /// The value on the wire.
+    public var rawValue: String {
+        switch self {
+        case .authFailed:
+            return "auth_failed"
+        case .tokenRevoked:
+            return "token_revoked"
+        case .invalidMessage:
+            return "invalid_message"
+        case .payloadTooLarge:
+            return "payload_too_large"
+        case .assetNotFound:
+            return "asset_not_found"
+        case .rateLimited:
+            return "rate_limited"
+        case .sessionReplaced:
+            return "session_replaced"
+        case .uploadFailedRetryable:
+            return "upload_failed_retryable"
+        case .serverError:
+            return "server_error"
+        case .unknown(let value):
+            return value
+        }
+    }
+
+    /// The values the spec lists.
+    public static let knownValues: Set<String> = ["auth_failed", "token_revoked", "invalid_message", "payload_too_large", "asset_not_found", "rate_limited", "session_replaced", "upload_failed_retryable", "server_error"]
+
+    public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    }
+
+    public func jsonValue() -> JSONValue {
+        .string(rawValue)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 }

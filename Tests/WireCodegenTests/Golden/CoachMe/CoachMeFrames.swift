@@ -16,6 +16,9 @@ extension ClientFrame: WireFrame {
 
     static let knownTags: [String] = []
 
+    /// The protocol's error codes.
+    typealias ErrorCodeType = ErrorCode
+
     static let notJSONAnswer: ViolationAnswer = CoachMe.notJSONAnswer
 
     static let notAFrameAnswer: ViolationAnswer = CoachMe.notAFrameAnswer
@@ -71,6 +74,9 @@ extension ServerFrame: WireFrame {
     static let tagField: String = "type"
 
     static let knownTags: [String] = ["token", "done", "error"]
+
+    /// The protocol's error codes.
+    typealias ErrorCodeType = ErrorCode
 
     static let notJSONAnswer: ViolationAnswer = CoachMe.notJSONAnswer
 

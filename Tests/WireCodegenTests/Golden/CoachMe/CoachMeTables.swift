@@ -38,66 +38,6 @@ enum CoachMe {
     /// The answer to JSON that is not an object with a string tag.
     static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
 
-    /// The protocol's error codes.
-    enum ErrorCode: String, Sendable, Hashable, CaseIterable {
-        /// An event the app does not understand.
-        case invalidEvent = "invalid_event"
-
-        /// The token is missing or expired.
-        case unauthorized = "unauthorized"
-
-        /// The conversation does not exist or belongs to another user.
-        case conversationNotFound = "conversation_not_found"
-
-        /// The HTTP status that carries this code, if any.
-        var httpStatus: Int? {
-            switch self {
-            case .invalidEvent:
-                return nil
-            case .unauthorized:
-                return 401
-            case .conversationNotFound:
-                return 404
-            }
-        }
-
-        /// Whether the connection closes after this error.
-        var closeBehavior: CloseBehavior {
-            switch self {
-            case .invalidEvent:
-                return .never
-            case .unauthorized:
-                return .never
-            case .conversationNotFound:
-                return .never
-            }
-        }
-
-        /// The WebSocket close code used when the connection closes for this error.
-        var closeCode: Int? {
-            switch self {
-            case .invalidEvent:
-                return nil
-            case .unauthorized:
-                return nil
-            case .conversationNotFound:
-                return nil
-            }
-        }
-
-        /// What a client should do when it receives this code.
-        var clientAction: String? {
-            switch self {
-            case .invalidEvent:
-                return "Ignore the event and keep reading the stream."
-            case .unauthorized:
-                return "Sign in again."
-            case .conversationNotFound:
-                return "Start a new conversation."
-            }
-        }
-    }
-
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     enum Constants {
         /// How long the app buffers tokens before rendering them.
@@ -109,7 +49,7 @@ enum CoachMe {
     /// The protocol's rate limits.
     enum RateLimits {
         /// Every rate limit, in spec order.
-        static let all: [RateLimitRule] = []
+        static let all: [RateLimitRule<ErrorCode>] = []
     }
 
     /// The protocol's HTTP endpoints.
@@ -117,10 +57,10 @@ enum CoachMe {
         /// Opens the stream of one answer.
         ///
         /// `POST /functions/v1/chat-stream`
-        static let chatStream: HTTPEndpoint = HTTPEndpoint(name: "chat_stream", method: "POST", path: "/functions/v1/chat-stream", requiresBearerToken: true, errorCodes: ["unauthorized", "conversation_not_found"])
+        static let chatStream: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "chat_stream", method: .post, path: "/functions/v1/chat-stream", requiresBearerToken: true, errorCodes: [.unauthorized, .conversationNotFound])
 
         /// Every endpoint, in spec order.
-        static let all: [HTTPEndpoint] = [chatStream]
+        static let all: [HTTPEndpoint<ErrorCode>] = [chatStream]
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.

@@ -135,3 +135,127 @@ extension TokenUsage: WireValue {
         try jsonValue().encode(to: encoder)
     }
 }
+
+/// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
+enum ErrorCode: Sendable, Hashable, RawRepresentable {
+    /// An event the app does not understand.
+    case invalidEvent
+
+    /// The token is missing or expired.
+    case unauthorized
+
+    /// The conversation does not exist or belongs to another user.
+    case conversationNotFound
+
+    /// A value this version of the spec does not list, kept as received.
+    case unknown(String)
+
+    /// The HTTP status that carries this code, if any.
+    var httpStatus: Int? {
+        switch self {
+        case .invalidEvent:
+            return nil
+        case .unauthorized:
+            return 401
+        case .conversationNotFound:
+            return 404
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Whether the connection closes after this error.
+    var closeBehavior: CloseBehavior {
+        switch self {
+        case .invalidEvent:
+            return .never
+        case .unauthorized:
+            return .never
+        case .conversationNotFound:
+            return .never
+        case .unknown:
+            return .sometimes
+        }
+    }
+
+    /// The WebSocket close code used when the connection closes for this error.
+    var closeCode: Int? {
+        switch self {
+        case .invalidEvent:
+            return nil
+        case .unauthorized:
+            return nil
+        case .conversationNotFound:
+            return nil
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// What a client should do when it receives this code.
+    var clientAction: String? {
+        switch self {
+        case .invalidEvent:
+            return "Ignore the event and keep reading the stream."
+        case .unauthorized:
+            return "Sign in again."
+        case .conversationNotFound:
+            return "Start a new conversation."
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Every code of the error table, in its order.
+    static let allCases: [Self] = [.invalidEvent, .unauthorized, .conversationNotFound]
+}
+
+extension ErrorCode: WireValue {
+    /// The case for a raw value; values the spec does not list become `.unknown`.
+    init(rawValue: String) {
+        switch rawValue {
+        case "invalid_event":
+            self = .invalidEvent
+        case "unauthorized":
+            self = .unauthorized
+        case "conversation_not_found":
+            self = .conversationNotFound
+        default:
+            self = .unknown(rawValue)
+        }
+    }
+
+    /// The value on the wire.
+    var rawValue: String {
+        switch self {
+        case .invalidEvent:
+            return "invalid_event"
+        case .unauthorized:
+            return "unauthorized"
+        case .conversationNotFound:
+            return "conversation_not_found"
+        case .unknown(let value):
+            return value
+        }
+    }
+
+    /// The values the spec lists.
+    static let knownValues: Set<String> = ["invalid_event", "unauthorized", "conversation_not_found"]
+
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    }
+
+    func jsonValue() -> JSONValue {
+        .string(rawValue)
+    }
+
+    init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

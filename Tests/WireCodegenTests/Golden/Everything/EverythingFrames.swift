@@ -31,6 +31,9 @@ extension ClientFrame: WireFrame {
 
     static let knownTags: [String] = ["hello", "post", "same", "names", "ping"]
 
+    /// The protocol's error codes.
+    typealias ErrorCodeType = ErrorCode
+
     static let notJSONAnswer: ViolationAnswer = Everything.notJSONAnswer
 
     static let notAFrameAnswer: ViolationAnswer = Everything.notAFrameAnswer
@@ -119,6 +122,9 @@ extension ServerFrame: WireFrame {
     static let tagField: String = "kind"
 
     static let knownTags: [String] = ["same", "update", "verdict", "ping"]
+
+    /// The protocol's error codes.
+    typealias ErrorCodeType = ErrorCode
 
     static let notJSONAnswer: ViolationAnswer = Everything.notJSONAnswer
 

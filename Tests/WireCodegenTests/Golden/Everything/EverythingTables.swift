@@ -37,77 +37,6 @@ enum Everything {
     /// The answer to JSON that is not an object with a string tag.
     static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "bad_frame")
 
-    /// The protocol's error codes.
-    enum ErrorCode: String, Sendable, Hashable, CaseIterable {
-        /// The frame breaks the spec.
-        case badFrame = "bad_frame"
-
-        /// Too large.
-        case tooBig = "too_big"
-
-        /// Too many frames.
-        case slowDown = "slow_down"
-
-        /// The session ended.
-        case gone = "gone"
-
-        /// The HTTP status that carries this code, if any.
-        var httpStatus: Int? {
-            switch self {
-            case .badFrame:
-                return 400
-            case .tooBig:
-                return 413
-            case .slowDown:
-                return 429
-            case .gone:
-                return nil
-            }
-        }
-
-        /// Whether the connection closes after this error.
-        var closeBehavior: CloseBehavior {
-            switch self {
-            case .badFrame:
-                return .sometimes
-            case .tooBig:
-                return .never
-            case .slowDown:
-                return .never
-            case .gone:
-                return .always
-            }
-        }
-
-        /// The WebSocket close code used when the connection closes for this error.
-        var closeCode: Int? {
-            switch self {
-            case .badFrame:
-                return 1008
-            case .tooBig:
-                return nil
-            case .slowDown:
-                return nil
-            case .gone:
-                return 1000
-            }
-        }
-
-        /// What a client should do when it receives this code.
-        var clientAction: String? {
-            switch self {
-            case .badFrame:
-                return "Fix the frame."
-            case .tooBig:
-                return nil
-            case .slowDown:
-                return nil
-            case .gone:
-                return nil
-            }
-        }
-    }
-
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     enum Constants {
         /// How often.
@@ -138,26 +67,26 @@ enum Everything {
 
     /// The protocol's rate limits.
     enum RateLimits {
-        static let posts: RateLimitRule = RateLimitRule(name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .milliseconds(1000), scope: "device", answer: ViolationAnswer(code: "slow_down"), clientAction: "Wait.")
+        static let posts: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .milliseconds(1000), scope: .device, answer: ViolationAnswer(code: "slow_down"), clientAction: "Wait.")
 
-        static let oversize: RateLimitRule = RateLimitRule(name: "oversize", counts: .violations(["too_big"]), limit: 2, window: .milliseconds(60000), scope: "connection", answer: ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
+        static let oversize: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.tooBig]), limit: 2, window: .milliseconds(60000), scope: .connection, answer: ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
 
-        static let sessions: RateLimitRule = RateLimitRule(name: "sessions", counts: .frames([FrameKey(.client, "hello")]), limit: 50, window: nil, scope: "server", answer: ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
+        static let sessions: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "sessions", counts: .frames([FrameKey(.client, "hello")]), limit: 50, window: nil, scope: RateLimitScope(rawValue: "server"), answer: ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
 
         /// The server sends at most 20 updates a second.
-        static let updates: RateLimitRule = RateLimitRule(name: "updates", counts: .frames([FrameKey(.server, "update")]), limit: 20, window: .milliseconds(1000), scope: "connection", answer: nil)
+        static let updates: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "updates", counts: .frames([FrameKey(.server, "update")]), limit: 20, window: .milliseconds(1000), scope: .connection, answer: nil)
 
         /// Every rate limit, in spec order.
-        static let all: [RateLimitRule] = [posts, oversize, sessions, updates]
+        static let all: [RateLimitRule<ErrorCode>] = [posts, oversize, sessions, updates]
     }
 
     /// The protocol's HTTP endpoints.
     enum Endpoints {
         /// `GET /status`
-        static let status: HTTPEndpoint = HTTPEndpoint(name: "status", method: "GET", path: "/status", requiresBearerToken: false, errorCodes: [])
+        static let status: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "status", method: .get, path: "/status", requiresBearerToken: false, errorCodes: [])
 
         /// `PUT /items/{item_id}/blob/{slot}`
-        static let upload: HTTPEndpoint = HTTPEndpoint(name: "upload", method: "PUT", path: "/items/{item_id}/blob/{slot}", requiresBearerToken: true, errorCodes: ["too_big", "slow_down"])
+        static let upload: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "upload", method: .put, path: "/items/{item_id}/blob/{slot}", requiresBearerToken: true, errorCodes: [.tooBig, .slowDown])
 
         /// The path of `PUT /items/{item_id}/blob/{slot}` with its parameters filled in and percent-encoded.
         static func uploadPath(itemId: String, slot: String) -> String {
@@ -165,7 +94,7 @@ enum Everything {
         }
 
         /// Every endpoint, in spec order.
-        static let all: [HTTPEndpoint] = [status, upload]
+        static let all: [HTTPEndpoint<ErrorCode>] = [status, upload]
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.

@@ -607,3 +607,142 @@ extension Strict: WireValue {
         try jsonValue().encode(to: encoder)
     }
 }
+
+/// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
+enum ErrorCode: Sendable, Hashable, RawRepresentable {
+    /// The frame breaks the spec.
+    case badFrame
+
+    /// Too large.
+    case tooBig
+
+    /// Too many frames.
+    case slowDown
+
+    /// The session ended.
+    case gone
+
+    /// A value this version of the spec does not list, kept as received.
+    case unknown(String)
+
+    /// The HTTP status that carries this code, if any.
+    var httpStatus: Int? {
+        switch self {
+        case .badFrame:
+            return 400
+        case .tooBig:
+            return 413
+        case .slowDown:
+            return 429
+        case .gone:
+            return nil
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Whether the connection closes after this error.
+    var closeBehavior: CloseBehavior {
+        switch self {
+        case .badFrame:
+            return .sometimes
+        case .tooBig:
+            return .never
+        case .slowDown:
+            return .never
+        case .gone:
+            return .always
+        case .unknown:
+            return .sometimes
+        }
+    }
+
+    /// The WebSocket close code used when the connection closes for this error.
+    var closeCode: Int? {
+        switch self {
+        case .badFrame:
+            return 1008
+        case .tooBig:
+            return nil
+        case .slowDown:
+            return nil
+        case .gone:
+            return 1000
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// What a client should do when it receives this code.
+    var clientAction: String? {
+        switch self {
+        case .badFrame:
+            return "Fix the frame."
+        case .tooBig:
+            return nil
+        case .slowDown:
+            return nil
+        case .gone:
+            return nil
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Every code of the error table, in its order.
+    static let allCases: [Self] = [.badFrame, .tooBig, .slowDown, .gone]
+}
+
+extension ErrorCode: WireValue {
+    /// The case for a raw value; values the spec does not list become `.unknown`.
+    init(rawValue: String) {
+        switch rawValue {
+        case "bad_frame":
+            self = .badFrame
+        case "too_big":
+            self = .tooBig
+        case "slow_down":
+            self = .slowDown
+        case "gone":
+            self = .gone
+        default:
+            self = .unknown(rawValue)
+        }
+    }
+
+    /// The value on the wire.
+    var rawValue: String {
+        switch self {
+        case .badFrame:
+            return "bad_frame"
+        case .tooBig:
+            return "too_big"
+        case .slowDown:
+            return "slow_down"
+        case .gone:
+            return "gone"
+        case .unknown(let value):
+            return value
+        }
+    }
+
+    /// The values the spec lists.
+    static let knownValues: Set<String> = ["bad_frame", "too_big", "slow_down", "gone"]
+
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    }
+
+    func jsonValue() -> JSONValue {
+        .string(rawValue)
+    }
+
+    init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

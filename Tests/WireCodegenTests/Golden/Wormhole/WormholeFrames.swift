@@ -34,6 +34,9 @@ extension ClientFrame: WireFrame {
 
     static let knownTags: [String] = ["hello", "subscribe", "input", "permission_response", "control", "sync"]
 
+    /// The protocol's error codes.
+    typealias ErrorCodeType = ErrorCode
+
     static let notJSONAnswer: ViolationAnswer = Wormhole.notJSONAnswer
 
     static let notAFrameAnswer: ViolationAnswer = Wormhole.notAFrameAnswer
@@ -131,6 +134,9 @@ extension ServerFrame: WireFrame {
     static let tagField: String = "type"
 
     static let knownTags: [String] = ["welcome", "event", "permission_request", "sync_response", "error"]
+
+    /// The protocol's error codes.
+    typealias ErrorCodeType = ErrorCode
 
     static let notJSONAnswer: ViolationAnswer = Wormhole.notJSONAnswer
 

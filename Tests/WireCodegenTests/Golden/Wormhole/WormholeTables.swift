@@ -40,66 +40,6 @@ enum Wormhole {
     /// The answer to JSON that is not an object with a string tag.
     static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
 
-    /// The protocol's error codes.
-    enum ErrorCode: String, Sendable, Hashable, CaseIterable {
-        /// The frame is not one the daemon understands.
-        case invalidMessage = "invalid_message"
-
-        /// The frame names a session the machine does not run.
-        case unknownSession = "unknown_session"
-
-        /// The daemon failed to carry out the request.
-        case internalError = "internal_error"
-
-        /// The HTTP status that carries this code, if any.
-        var httpStatus: Int? {
-            switch self {
-            case .invalidMessage:
-                return nil
-            case .unknownSession:
-                return nil
-            case .internalError:
-                return nil
-            }
-        }
-
-        /// Whether the connection closes after this error.
-        var closeBehavior: CloseBehavior {
-            switch self {
-            case .invalidMessage:
-                return .never
-            case .unknownSession:
-                return .never
-            case .internalError:
-                return .never
-            }
-        }
-
-        /// The WebSocket close code used when the connection closes for this error.
-        var closeCode: Int? {
-            switch self {
-            case .invalidMessage:
-                return nil
-            case .unknownSession:
-                return nil
-            case .internalError:
-                return nil
-            }
-        }
-
-        /// What a client should do when it receives this code.
-        var clientAction: String? {
-            switch self {
-            case .invalidMessage:
-                return "Report the problem; the connection stays open."
-            case .unknownSession:
-                return "Refresh the session list from the last welcome."
-            case .internalError:
-                return "Retry; show the message if it persists."
-            }
-        }
-    }
-
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     enum Constants {
         /// The daemon's default port.
@@ -111,13 +51,13 @@ enum Wormhole {
     /// The protocol's rate limits.
     enum RateLimits {
         /// Every rate limit, in spec order.
-        static let all: [RateLimitRule] = []
+        static let all: [RateLimitRule<ErrorCode>] = []
     }
 
     /// The protocol's HTTP endpoints.
     enum Endpoints {
         /// Every endpoint, in spec order.
-        static let all: [HTTPEndpoint] = []
+        static let all: [HTTPEndpoint<ErrorCode>] = []
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.

@@ -435,3 +435,127 @@ extension EventPayload: WireValue {
         try jsonValue().encode(to: encoder)
     }
 }
+
+/// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
+enum ErrorCode: Sendable, Hashable, RawRepresentable {
+    /// The frame is not one the daemon understands.
+    case invalidMessage
+
+    /// The frame names a session the machine does not run.
+    case unknownSession
+
+    /// The daemon failed to carry out the request.
+    case internalError
+
+    /// A value this version of the spec does not list, kept as received.
+    case unknown(String)
+
+    /// The HTTP status that carries this code, if any.
+    var httpStatus: Int? {
+        switch self {
+        case .invalidMessage:
+            return nil
+        case .unknownSession:
+            return nil
+        case .internalError:
+            return nil
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Whether the connection closes after this error.
+    var closeBehavior: CloseBehavior {
+        switch self {
+        case .invalidMessage:
+            return .never
+        case .unknownSession:
+            return .never
+        case .internalError:
+            return .never
+        case .unknown:
+            return .sometimes
+        }
+    }
+
+    /// The WebSocket close code used when the connection closes for this error.
+    var closeCode: Int? {
+        switch self {
+        case .invalidMessage:
+            return nil
+        case .unknownSession:
+            return nil
+        case .internalError:
+            return nil
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// What a client should do when it receives this code.
+    var clientAction: String? {
+        switch self {
+        case .invalidMessage:
+            return "Report the problem; the connection stays open."
+        case .unknownSession:
+            return "Refresh the session list from the last welcome."
+        case .internalError:
+            return "Retry; show the message if it persists."
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// Every code of the error table, in its order.
+    static let allCases: [Self] = [.invalidMessage, .unknownSession, .internalError]
+}
+
+extension ErrorCode: WireValue {
+    /// The case for a raw value; values the spec does not list become `.unknown`.
+    init(rawValue: String) {
+        switch rawValue {
+        case "invalid_message":
+            self = .invalidMessage
+        case "unknown_session":
+            self = .unknownSession
+        case "internal_error":
+            self = .internalError
+        default:
+            self = .unknown(rawValue)
+        }
+    }
+
+    /// The value on the wire.
+    var rawValue: String {
+        switch self {
+        case .invalidMessage:
+            return "invalid_message"
+        case .unknownSession:
+            return "unknown_session"
+        case .internalError:
+            return "internal_error"
+        case .unknown(let value):
+            return value
+        }
+    }
+
+    /// The values the spec lists.
+    static let knownValues: Set<String> = ["invalid_message", "unknown_session", "internal_error"]
+
+    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    }
+
+    func jsonValue() -> JSONValue {
+        .string(rawValue)
+    }
+
+    init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
