@@ -240,23 +240,7 @@ struct ProtocolDocument {
     }
 
     private func constraintText(_ type: TypeRef, _ c: Constraints, violation: Answer?) -> String {
-        var parts: [String] = []
-        if let value = c.const { parts.append("always `\(value)`") }
-        if let format = c.format { parts.append("format \(format.rawValue)") }
-        if let value = c.prefix { parts.append("starts with `\(value)`") }
-        if let value = c.pattern { parts.append("matches `\(value)`") }
-        if let value = c.minLength { parts.append(value == 1 ? "not empty" : "≥ \(value) characters") }
-        if let value = c.maxLength { parts.append("≤ \(value) characters") }
-        if let value = c.minBytes { parts.append("≥ \(value) UTF-8 bytes") }
-        if let value = c.maxBytes { parts.append("≤ \(value) UTF-8 bytes") }
-        if c.notBlank { parts.append("not blank") }
-        if let value = c.maxDecodedBytes { parts.append("≤ \(value) bytes decoded") }
-        if let value = c.minimum { parts.append("≥ \(SpecValue.number(value).description.replacingOccurrences(of: ".0", with: ""))") }
-        if let value = c.maximum { parts.append("≤ \(SpecValue.number(value).description.replacingOccurrences(of: ".0", with: ""))") }
-        if let value = c.minItems { parts.append("≥ \(value) items") }
-        if let value = c.maxItems { parts.append("≤ \(value) items") }
-        if let violation { parts.append("else " + answerText(violation)) }
-        return parts.joined(separator: ", ")
+        (ConstraintText.phrases(c) + [violation.map { "else " + answerText($0) }].compactMap { $0 }).joined(separator: ", ")
     }
 
     /// The error codes a message can be answered with: its rule answers, size limits, rate limits and session rules.

@@ -24,7 +24,7 @@ public enum AsyncAPIGenerator {
             var entry = JSONObject()
             entry["name"] = .string(message.tag)
             entry["title"] = .string("\(message.direction.rawValue) \(message.tag)")
-            if let description = message.description { entry["summary"] = .string(firstSentence(description)) }
+            if let description = message.description { entry["summary"] = .string(description.firstSentence()) }
             if let description = message.description { entry["description"] = .string(description.trimmingTrailingNewlines()) }
             entry["payload"] = .object([.init(key: "$ref", value: .string("#/components/schemas/\(key)"))])
             if !message.examples.isEmpty {
@@ -67,11 +67,6 @@ public enum AsyncAPIGenerator {
         return PrettyJSON.render(root.value)
     }
 
-    static func firstSentence(_ text: String) -> String {
-        let flat = text.trimmingTrailingNewlines().split(separator: "\n").joined(separator: " ")
-        guard let end = flat.range(of: ". ") else { return flat }
-        return String(flat[..<end.lowerBound]) + "."
-    }
 
     private static func answer(_ answer: Answer?, spec: ProtocolSpec) -> SpecValue {
         guard let answer else { return .null }

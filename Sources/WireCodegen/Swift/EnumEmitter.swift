@@ -238,7 +238,7 @@ struct EnumEmitter {
         }
         var decodeBody: [Statement] = []
         for variant in oneOf.variants {
-            let site = SwiftTypeMapper.Site(value: "json", path: "path()", answer: "answer", sizeAnswer: nil, ruleName: SwiftNames.lowerCamel(variant.name) + "Rules")
+            let site = SwiftTypeMapper.Site(value: "json", path: "path()", answer: "answer", sizeAnswer: nil)
             let expression = mapper.decodeExpression(variant.type, variant.constraints, site, rules: &rules)
             decodeBody.append(.line("if let value = context.attempt({ context in \(expression) }) { return .\(Self.caseName(variant.name))(value) }"))
         }

@@ -12,7 +12,8 @@ struct FrameEmitter {
         let name = SwiftNaming.frameName(direction)
         let messages = spec.messages(direction)
         var cases: [SwiftDeclaration] = messages.map { message in
-            .enumCase(EnumCaseDeclaration(doc: "`\(message.tag)`", name: naming.frameCase(message), associatedValues: "(\(naming.messageName(message)))"))
+            let summary = message.description.map { " " + $0.firstSentence() } ?? ""
+            return .enumCase(EnumCaseDeclaration(doc: "`\(message.tag)`:\(summary)", name: naming.frameCase(message), associatedValues: "(\(naming.messageName(message)))"))
         }
         cases.append(.enumCase(EnumCaseDeclaration(
             doc: "A frame whose tag this version of the spec does not know, with its JSON as received.",
@@ -66,15 +67,20 @@ struct FrameEmitter {
         let handler = SwiftNaming.handlerName(direction)
         let messages = spec.messages(direction)
         var requirements: [SwiftDeclaration] = messages.map { message in
-            .function(FunctionDeclaration(
-                doc: "Handles a `\(message.tag)` frame.",
+            let summary = message.description.map { " " + $0.firstSentence() } ?? ""
+            return .function(FunctionDeclaration(
+                doc: "Handles \(Self.article(message.tag)) `\(message.tag)` frame.\(summary)",
                 signature: "\(methodName(message))(_ message: \(naming.messageName(message))) async throws"
             ))
         }
         requirements.append(.function(FunctionDeclaration(
-            doc: "Handles a frame whose tag this version of the spec does not know.",
+            doc: "Handles a frame whose tag this version of the spec does not know (by default: ignores it).",
             signature: "handleUnknownFrame(tag: String, json: JSONValue) async throws"
         )))
+        let defaults = FunctionDeclaration(
+            doc: "Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.",
+            access: access, signature: "handleUnknownFrame(tag: String, json: JSONValue) async throws", body: []
+        )
         let dispatch = FunctionDeclaration(
             doc: "Routes the frame to the handler method for its message.", access: access,
             signature: "dispatch(to handler: some \(handler)) async throws",
@@ -84,11 +90,25 @@ struct FrameEmitter {
         )
         return [
             .type(TypeDeclaration(
-                kind: .protocol, doc: "Receives \(direction.rawValue) frames, one method per message; see `\(frame).dispatch(to:)`.",
+                kind: .protocol,
+                doc: """
+                    Receives \(direction.rawValue) frames, one method per message; see `\(frame).dispatch(to:)`.
+
+                    Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+                    task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+                    between tasks makes itself safe to share, as an actor does.
+                    """,
                 access: access, name: handler, members: requirements
             )),
+            .type(TypeDeclaration(kind: .extension, name: handler, members: [.function(defaults)])),
             .type(TypeDeclaration(kind: .extension, name: frame, members: [.function(dispatch)])),
         ]
+    }
+
+    /// `a` or `an` before a tag read aloud (`an auth`, `a message`).
+    static func article(_ word: String) -> String {
+        guard let first = word.lowercased().first else { return "a" }
+        return "aeiou".contains(first) ? "an" : "a"
     }
 
     private func methodName(_ message: Message) -> String {

@@ -21,7 +21,8 @@ struct ObjectEmitter {
                 access: access, isLet: false, name: "additionalFields", type: "[String: JSONValue]"
             )))
         }
-        members.append(.function(memberwiseInitializer(shape)))
+        let subject = message.map { "\(FrameEmitter.article($0.tag)) `\($0.tag)` message" } ?? "a `\(name)`"
+        members.append(.function(memberwiseInitializer(shape, subject: subject)))
         let structure = TypeDeclaration(kind: .struct, doc: doc, access: access, name: name, conformances: ["Sendable", "Hashable"], members: members)
         let conformance = TypeDeclaration(
             kind: .extension, name: name, conformances: [message == nil ? "WireValue" : "WireMessage"],
@@ -40,6 +41,8 @@ struct ObjectEmitter {
         case (false, true): notes.append("Absent, `null` and a value are distinct.")
         default: break
         }
+        let rules = ConstraintText.phrases(field.constraints)
+        if !rules.isEmpty { notes.append("Validated: " + rules.joined(separator: ", ") + ".") }
         if let defaultValue = field.defaultValue { notes.append("A receiver assumes `\(defaultValue)` when it is absent.") }
         if field.deprecated { notes.append("Deprecated.") }
         if !notes.isEmpty { lines.append((lines.isEmpty ? "" : "\n") + notes.joined(separator: " ")) }
@@ -76,7 +79,18 @@ struct ObjectEmitter {
         return (parameters, arguments)
     }
 
-    private func memberwiseInitializer(_ shape: ObjectShape) -> FunctionDeclaration {
+    /// `Creates a `pair_request` message.` and a parameter list from the fields' descriptions.
+    private func initializerDoc(_ shape: ObjectShape, subject: String) -> String {
+        var lines = ["Creates \(subject)."]
+        var parameters = shape.fields.map { field in
+            "  - \(naming.bareName(field.name)): " + (field.description?.firstSentence() ?? "The `\(field.name)` field.")
+        }
+        if shape.unknownFields == .keep { parameters.append("  - additionalFields: Keys the spec does not declare, kept as received.") }
+        if !parameters.isEmpty { lines += ["", "- Parameters:"] + parameters }
+        return lines.joined(separator: "\n")
+    }
+
+    private func memberwiseInitializer(_ shape: ObjectShape, subject: String) -> FunctionDeclaration {
         let parameters = initializerParameters(shape).parameters
         var body = shape.fields.map { field -> Statement in
             let property = naming.propertyName(field.name)
@@ -86,7 +100,7 @@ struct ObjectEmitter {
             body.append(.line("self.additionalFields = additionalFields"))
         }
         return FunctionDeclaration(
-            doc: "Creates a value from its fields.", access: access,
+            doc: initializerDoc(shape, subject: subject), access: access,
             signature: "init(" + parameters.joined(separator: ", ") + ")", isInitializer: true, body: body
         )
     }
@@ -162,7 +176,7 @@ struct ObjectEmitter {
         for field in shape.fields {
             body += fieldStatements(field, rules: &rules)
         }
-        for (index, rule) in shape.rules.enumerated() {
+        for rule in shape.rules {
             switch rule {
             case .conditional(let conditional):
                 func pairs(_ conditions: [Condition]) -> String {
@@ -173,7 +187,7 @@ struct ObjectEmitter {
                 var expression = "ConditionalRequirement(when: [\(pairs(conditional.when))], require: [\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: [\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))]"
                 if !conditional.then.isEmpty { expression += ", expect: [\(pairs(conditional.then))]" }
                 expression += ")"
-                let ruleName = rules.name(for: expression, type: "ConditionalRequirement", suggested: "rule\(index + 1)")
+                let ruleName = rules.name(for: expression, type: "ConditionalRequirement", suggested: RuleNames.conditional(conditional), longer: RuleNames.conditional(conditional, detailed: true))
                 let answer = conditional.violation.map(mapper.answerLiteral) ?? "answer"
                 body.append(.line("context.check(Self.\(ruleName), in: object, at: path(), answer: \(answer))"))
             case .byteBudget(let budget):
@@ -213,7 +227,7 @@ struct ObjectEmitter {
         let fieldAnswer = field.violation.map(mapper.answerLiteral)
         let site = SwiftTypeMapper.Site(
             value: "value", path: "path().appending(\(key))", answer: fieldAnswer ?? "answer",
-            sizeAnswer: fieldAnswer, ruleName: naming.bareName(field.name) + "Rules"
+            sizeAnswer: fieldAnswer
         )
         let expression = mapper.decodeExpression(field.type, field.constraints, site, rules: &rules)
         let valueType = mapper.valueType(field.type, field.constraints)

@@ -88,8 +88,8 @@ public enum SwiftGenerator {
 
     private static func aliasDoc(_ type: NamedType, _ alias: AliasType) -> String {
         var parts = [type.description?.trimmingTrailingNewlines()].compactMap { $0 }
-        let rules = describe(alias.constraints)
-        if !rules.isEmpty { parts.append("Validated: " + rules + ".") }
+        let rules = ConstraintText.phrases(alias.constraints)
+        if !rules.isEmpty { parts.append("Validated: " + rules.joined(separator: ", ") + ".") }
         return parts.joined(separator: "\n\n")
     }
 
@@ -97,20 +97,5 @@ public enum SwiftGenerator {
         var parts = [(message.description ?? "The `\(message.tag)` message.").trimmingTrailingNewlines()]
         parts.append("Sent by the \(message.declaredForBoth ? "client and the server" : message.direction.rawValue) with `\"\(tagField)\": \"\(message.tag)\"`.")
         return parts.joined(separator: "\n\n")
-    }
-
-    /// Constraints in words, for doc comments.
-    static func describe(_ c: Constraints) -> String {
-        var parts: [String] = []
-        if let format = c.format { parts.append("format \(format.rawValue)") }
-        if let prefix = c.prefix { parts.append("starts with `\(prefix)`") }
-        if let pattern = c.pattern { parts.append("matches `\(pattern)`") }
-        if let value = c.minLength { parts.append("at least \(value) characters") }
-        if let value = c.maxLength { parts.append("at most \(value) characters") }
-        if let value = c.minBytes { parts.append("at least \(value) UTF-8 bytes") }
-        if let value = c.maxBytes { parts.append("at most \(value) UTF-8 bytes") }
-        if let value = c.maxDecodedBytes { parts.append("at most \(value) decoded bytes") }
-        if c.notBlank { parts.append("not blank") }
-        return parts.joined(separator: ", ")
     }
 }

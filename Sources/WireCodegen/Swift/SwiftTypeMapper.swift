@@ -4,13 +4,16 @@ import WireSpec
 struct RulesRegistry {
     private(set) var entries: [(name: String, type: String, expression: String)] = []
 
-    /// The name of a static constant holding `expression`, declaring it on first use.
-    mutating func name(for expression: String, type: String, suggested: String) -> String {
+    /// The name of a static constant holding `expression`, declaring it on first use; `longer`
+    /// is tried when another constant already has the suggested name.
+    mutating func name(for expression: String, type: String, suggested: String, longer: String? = nil) -> String {
         if let existing = entries.first(where: { $0.expression == expression && $0.type == type }) { return existing.name }
         var name = suggested
+        if let longer, entries.contains(where: { $0.name == name }) { name = longer }
+        let base = name
         var counter = 2
         while entries.contains(where: { $0.name == name }) {
-            name = suggested + String(counter)
+            name = base + String(counter)
             counter += 1
         }
         entries.append((name, type, expression))
@@ -74,7 +77,6 @@ struct SwiftTypeMapper {
         var path: String
         var answer: String
         var sizeAnswer: String?
-        var ruleName: String
         var depth = 0
     }
 
@@ -83,13 +85,17 @@ struct SwiftTypeMapper {
         let (resolved, aliasConstraints) = spec.resolve(type)
         let constraints = own.merged(over: aliasConstraints)
         let sizeArgument = site.sizeAnswer.map { ", sizeAnswer: \($0)" } ?? ""
+        // Rules that all come from one alias are named after it (`assetIdRules`), others after what they check.
+        var alias: String?
+        if case .named(let name) = type, case .alias? = spec.type(named: name)?.kind, own.isEmpty { alias = name }
+        let ruleName = RuleNames.constraints(constraints, alias: alias)
         switch resolved {
         case .string:
-            let rulesArgument = stringRules(constraints, allowed: nil).map { rules.name(for: $0, type: "StringRules", suggested: site.ruleName) } ?? "nil"
+            let rulesArgument = stringRules(constraints, allowed: nil).map { rules.name(for: $0, type: "StringRules", suggested: ruleName) } ?? "nil"
             let base = "context.string(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeArgument))"
             return isDate(resolved, constraints) ? base + ".flatMap(WireFormats.parseISO8601)" : base
         case .integer, .number:
-            let rulesArgument = numberRules(constraints).map { rules.name(for: $0, type: "NumberRules", suggested: site.ruleName) } ?? "nil"
+            let rulesArgument = numberRules(constraints).map { rules.name(for: $0, type: "NumberRules", suggested: ruleName) } ?? "nil"
             let function = resolved == .integer ? "integer" : "number"
             return "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer))"
         case .boolean:
@@ -100,12 +106,11 @@ struct SwiftTypeMapper {
         case .array(let element), .map(let element):
             let isArray: Bool
             if case .array = resolved { isArray = true } else { isArray = false }
-            let rulesArgument = collectionRules(constraints).map { rules.name(for: $0, type: "CollectionRules", suggested: site.ruleName) } ?? "nil"
+            let rulesArgument = collectionRules(constraints).map { rules.name(for: $0, type: "CollectionRules", suggested: ruleName) } ?? "nil"
             let item = "item\(site.depth)", position = (isArray ? "index" : "key") + "\(site.depth)"
             var inner = site
             inner.value = item
             inner.path = "\(site.path).appending(\(position))"
-            inner.ruleName = site.ruleName + "Element"
             inner.depth += 1
             inner.sizeAnswer = site.sizeAnswer
             let elementExpression = decodeExpression(element, Constraints(), inner, rules: &rules)
@@ -115,7 +120,7 @@ struct SwiftTypeMapper {
         case .enumeration(let name, _):
             let call = "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
             guard case .string(let constant)? = constraints.const else { return call }
-            let rulesName = rules.name(for: "StringRules(constant: \(SwiftNames.literal(constant)))", type: "StringRules", suggested: site.ruleName)
+            let rulesName = rules.name(for: "StringRules(constant: \(SwiftNames.literal(constant)))", type: "StringRules", suggested: ruleName)
             return "context.string(\(site.value), at: \(site.path), rules: \(rulesName), answer: \(site.answer)).flatMap { _ in \(call) }"
         case .object(let name, _), .union(let name, _), .oneOf(let name, _):
             return "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"

@@ -130,11 +130,3 @@ struct SwiftRenderer {
         }
     }
 }
-
-extension String {
-    func trimmingTrailingNewlines() -> String {
-        var text = self
-        while text.hasSuffix("\n") { text.removeLast() }
-        return text
-    }
-}

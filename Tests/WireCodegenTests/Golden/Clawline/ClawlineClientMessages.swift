@@ -16,6 +16,8 @@ import WireRuntime
 /// Sent by the client with `"type": "pair_request"`.
 public struct PairRequest: Sendable, Hashable {
     /// The protocol version the client speaks; must be the integer 1. Anything else closes the socket.
+    ///
+    /// Validated: always `1`.
     public var protocolVersion: Int
 
     /// This device's id.
@@ -29,7 +31,13 @@ public struct PairRequest: Sendable, Hashable {
     /// What the device says about itself.
     public var deviceInfo: DeviceInfo
 
-    /// Creates a value from its fields.
+    /// Creates a `pair_request` message.
+    ///
+    /// - Parameters:
+    ///   - protocolVersion: The protocol version the client speaks; must be the integer 1.
+    ///   - deviceId: This device's id.
+    ///   - claimedName: The name the user gave this device.
+    ///   - deviceInfo: What the device says about itself.
     public init(protocolVersion: Int = 1, deviceId: DeviceId, claimedName: ClaimedName? = nil, deviceInfo: DeviceInfo) {
         self.protocolVersion = protocolVersion
         self.deviceId = deviceId
@@ -46,7 +54,7 @@ extension PairRequest: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let protocolVersionRules: NumberRules = NumberRules(constant: .integer(1))
+    static let equals1Rules: NumberRules = NumberRules(constant: .integer(1))
 
     static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
 
@@ -62,7 +70,7 @@ extension PairRequest: WireMessage {
         let errorsBefore = context.errorCount
         var _protocolVersion: Int?
         if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
         }
         var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
@@ -119,6 +127,8 @@ extension PairRequest: WireMessage {
 /// Sent by the client with `"type": "auth"`.
 public struct Auth: Sendable, Hashable {
     /// The protocol version the client speaks; must be the integer 1. Anything else closes the socket.
+    ///
+    /// Validated: always `1`.
     public var protocolVersion: Int
 
     /// The token `pair_result` returned (a JWT). Any string; the provider judges it.
@@ -129,10 +139,16 @@ public struct Auth: Sendable, Hashable {
 
     /// The id of the last server event (`s_…`) this device fully processed. Absent or `null` on the first authentication after pairing, or when no event was ever processed.
     ///
-    /// Absent, `null` and a value are distinct.
+    /// Absent, `null` and a value are distinct. Validated: not blank.
     public var lastMessageId: Nullable<String>
 
-    /// Creates a value from its fields.
+    /// Creates an `auth` message.
+    ///
+    /// - Parameters:
+    ///   - protocolVersion: The protocol version the client speaks; must be the integer 1.
+    ///   - token: The token `pair_result` returned (a JWT).
+    ///   - deviceId: This device's id; it must match the token's device.
+    ///   - lastMessageId: The id of the last server event (`s_…`) this device fully processed.
     public init(protocolVersion: Int = 1, token: String, deviceId: DeviceId, lastMessageId: Nullable<String> = .absent) {
         self.protocolVersion = protocolVersion
         self.token = token
@@ -149,11 +165,11 @@ extension Auth: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let protocolVersionRules: NumberRules = NumberRules(constant: .integer(1))
+    static let equals1Rules: NumberRules = NumberRules(constant: .integer(1))
 
     static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
 
-    static let lastMessageIdRules: StringRules = StringRules(notBlank: true)
+    static let notBlankRules: StringRules = StringRules(notBlank: true)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Auth? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -165,7 +181,7 @@ extension Auth: WireMessage {
         let errorsBefore = context.errorCount
         var _protocolVersion: Int?
         if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
         }
         var _token: String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
@@ -182,7 +198,7 @@ extension Auth: WireMessage {
         case .null?:
             _lastMessageId = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("lastMessageId"), rules: lastMessageIdRules, answer: answer)) { _lastMessageId = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("lastMessageId"), rules: notBlankRules, answer: answer)) { _lastMessageId = .value(decoded) }
         }
         guard context.errorCount == errorsBefore, let _protocolVersion, let _token, let _deviceId else { return nil }
         return Auth(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
@@ -239,7 +255,12 @@ public struct PairDecision: Sendable, Hashable {
     /// `nil` leaves the key out.
     public var userId: UserId?
 
-    /// Creates a value from its fields.
+    /// Creates a `pair_decision` message.
+    ///
+    /// - Parameters:
+    ///   - deviceId: The pending device's id, from the `pair_approval_request`.
+    ///   - approve: `true` to approve the device, `false` to deny it.
+    ///   - userId: The account the device joins (an existing user's id, or a new UUID for a new account).
     public init(deviceId: DeviceId, approve: Bool, userId: UserId? = nil) {
         self.deviceId = deviceId
         self.approve = approve
@@ -259,7 +280,7 @@ extension PairDecision: WireMessage {
 
     static let userIdRules: StringRules = StringRules(minLength: 1)
 
-    static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("approve", [.bool(true)])], require: ["userId"], forbid: [])
+    static let whenApproveTrue: ConditionalRequirement = ConditionalRequirement(when: [("approve", [.bool(true)])], require: ["userId"], forbid: [])
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairDecision? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -281,7 +302,7 @@ extension PairDecision: WireMessage {
         if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
             _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
         }
-        context.check(Self.rule1, in: object, at: path(), answer: answer)
+        context.check(Self.whenApproveTrue, in: object, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _deviceId, let _approve else { return nil }
         return PairDecision(deviceId: _deviceId, approve: _approve, userId: _userId)
     }
@@ -324,14 +345,21 @@ public struct ClientMessage: Sendable, Hashable {
     public var id: ClientMessageId
 
     /// The message text, 1 to 65,536 UTF-8 bytes.
+    ///
+    /// Validated: not empty, ≤ 65536 UTF-8 bytes.
     public var content: String
 
     /// Up to four attachments; more is `payload_too_large`. Absent, `null` and `[]` mean the same.
     ///
-    /// Absent, `null` and a value are distinct.
+    /// Absent, `null` and a value are distinct. Validated: ≤ 4 items.
     public var attachments: Nullable<[Attachment]>
 
-    /// Creates a value from its fields.
+    /// Creates a `message` message.
+    ///
+    /// - Parameters:
+    ///   - id: The client's id for this message, `c_…`, unique per device.
+    ///   - content: The message text, 1 to 65,536 UTF-8 bytes.
+    ///   - attachments: Up to four attachments; more is `payload_too_large`.
     public init(id: ClientMessageId, content: String, attachments: Nullable<[Attachment]> = .absent) {
         self.id = id
         self.content = content
@@ -347,11 +375,11 @@ extension ClientMessage: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let idRules: StringRules = StringRules(minLength: 3, prefix: "c_")
+    static let clientMessageIdRules: StringRules = StringRules(minLength: 3, prefix: "c_")
 
-    static let contentRules: StringRules = StringRules(minLength: 1, maxBytes: 65536)
+    static let nonEmptyMaxBytes65536Rules: StringRules = StringRules(minLength: 1, maxBytes: 65536)
 
-    static let attachmentsRules: CollectionRules = CollectionRules(maxItems: 4)
+    static let maxItems4Rules: CollectionRules = CollectionRules(maxItems: 4)
 
     static let inlineBytesBudget: ByteBudgetRule = ByteBudgetRule(name: "inlineBytes", terms: [.init(keys: ["attachments", "data"], decoded: true)], max: 262144)
 
@@ -367,11 +395,11 @@ extension ClientMessage: WireMessage {
         let errorsBefore = context.errorCount
         var _id: ClientMessageId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: clientMessageIdRules, answer: answer)
         }
         var _content: String?
         if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
-            _content = context.string(value, at: path().appending("content"), rules: contentRules, answer: answer)
+            _content = context.string(value, at: path().appending("content"), rules: nonEmptyMaxBytes65536Rules, answer: answer)
         }
         var _attachments: Nullable<[Attachment]> = .absent
         switch object["attachments"] {
@@ -380,7 +408,7 @@ extension ClientMessage: WireMessage {
         case .null?:
             _attachments = .null
         case let value?:
-            if let decoded = (context.array(value, at: path().appending("attachments"), rules: attachmentsRules, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }) { _attachments = .value(decoded) }
+            if let decoded = (context.array(value, at: path().appending("attachments"), rules: maxItems4Rules, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }) { _attachments = .value(decoded) }
         }
         context.check(Self.inlineBytesBudget, in: object, at: path())
         context.check(Self.messageBytesBudget, in: object, at: path())
@@ -428,7 +456,10 @@ public struct ClientTyping: Sendable, Hashable {
     /// `true` while the user types.
     public var active: Bool
 
-    /// Creates a value from its fields.
+    /// Creates a `typing` message.
+    ///
+    /// - Parameters:
+    ///   - active: `true` while the user types.
     public init(active: Bool) {
         self.active = active
     }

@@ -4,24 +4,34 @@ import Foundation
 import WireRuntime
 
 /// Receives client frames, one method per message; see `ClientFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 public protocol ClientFrameHandler {
-    /// Handles a `pair_request` frame.
+    /// Handles a `pair_request` frame. Asks to pair this device, on a short-lived pairing socket.
     func handlePairRequest(_ message: PairRequest) async throws
 
-    /// Handles a `auth` frame.
+    /// Handles an `auth` frame. Authenticates a connection with the token from pairing.
     func handleAuth(_ message: Auth) async throws
 
-    /// Handles a `pair_decision` frame.
+    /// Handles a `pair_decision` frame. An admin's answer to a `pair_approval_request`.
     func handlePairDecision(_ message: PairDecision) async throws
 
-    /// Handles a `message` frame.
+    /// Handles a `message` frame. A chat message from the user.
     func handleMessage(_ message: ClientMessage) async throws
 
-    /// Handles a `typing` frame.
+    /// Handles a `typing` frame. Says whether the user is typing.
     func handleTyping(_ message: ClientTyping) async throws
 
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ClientFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    public func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ClientFrame {
@@ -45,30 +55,40 @@ extension ClientFrame {
 }
 
 /// Receives server frames, one method per message; see `ServerFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 public protocol ServerFrameHandler {
-    /// Handles a `pair_result` frame.
+    /// Handles a `pair_result` frame. The answer to `pair_request`.
     func handlePairResult(_ message: PairResult) async throws
 
-    /// Handles a `pair_approval_request` frame.
+    /// Handles a `pair_approval_request` frame. Asks an admin to approve or deny a pending device, on the admin's chat connection.
     func handlePairApprovalRequest(_ message: PairApprovalRequest) async throws
 
-    /// Handles a `auth_result` frame.
+    /// Handles an `auth_result` frame. The answer to `auth`.
     func handleAuthResult(_ message: AuthResult) async throws
 
-    /// Handles a `message` frame.
+    /// Handles a `message` frame. A chat event: the echo of a user's message (to every device of the account, the sender included) or an assistant's answer.
     func handleMessage(_ message: ServerMessage) async throws
 
-    /// Handles a `ack` frame.
+    /// Handles an `ack` frame. Acknowledges a client `message`; the client moves the message out of its "sending" state.
     func handleAck(_ message: Ack) async throws
 
-    /// Handles a `typing` frame.
+    /// Handles a `typing` frame. Says whether the assistant is typing.
     func handleTyping(_ message: ServerTyping) async throws
 
-    /// Handles a `error` frame.
+    /// Handles an `error` frame. Reports a problem.
     func handleError(_ message: ErrorMessage) async throws
 
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ServerFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    public func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ServerFrame {

@@ -5,19 +5,19 @@ import WireRuntime
 
 /// Every frame the client sends, decoded in one pass by `ClientFrame.decode(_:)`.
 public enum ClientFrame: Sendable, Hashable {
-    /// `pair_request`
+    /// `pair_request`: Asks to pair this device, on a short-lived pairing socket.
     case pairRequest(PairRequest)
 
-    /// `auth`
+    /// `auth`: Authenticates a connection with the token from pairing.
     case auth(Auth)
 
-    /// `pair_decision`
+    /// `pair_decision`: An admin's answer to a `pair_approval_request`.
     case pairDecision(PairDecision)
 
-    /// `message`
+    /// `message`: A chat message from the user.
     case message(ClientMessage)
 
-    /// `typing`
+    /// `typing`: Says whether the user is typing.
     case typing(ClientTyping)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
@@ -100,25 +100,25 @@ extension ClientFrame: WireFrame {
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
 public enum ServerFrame: Sendable, Hashable {
-    /// `pair_result`
+    /// `pair_result`: The answer to `pair_request`.
     case pairResult(PairResult)
 
-    /// `pair_approval_request`
+    /// `pair_approval_request`: Asks an admin to approve or deny a pending device, on the admin's chat connection.
     case pairApprovalRequest(PairApprovalRequest)
 
-    /// `auth_result`
+    /// `auth_result`: The answer to `auth`.
     case authResult(AuthResult)
 
-    /// `message`
+    /// `message`: A chat event: the echo of a user's message (to every device of the account, the sender included) or an assistant's answer.
     case message(ServerMessage)
 
-    /// `ack`
+    /// `ack`: Acknowledges a client `message`; the client moves the message out of its "sending" state.
     case ack(Ack)
 
-    /// `typing`
+    /// `typing`: Says whether the assistant is typing.
     case typing(ServerTyping)
 
-    /// `error`
+    /// `error`: Reports a problem.
     case error(ErrorMessage)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.

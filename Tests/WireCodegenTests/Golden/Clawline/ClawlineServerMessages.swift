@@ -104,7 +104,12 @@ public struct PairApprovalRequest: Sendable, Hashable {
     /// What the pending device says about itself.
     public var deviceInfo: DeviceInfo
 
-    /// Creates a value from its fields.
+    /// Creates a `pair_approval_request` message.
+    ///
+    /// - Parameters:
+    ///   - deviceId: The pending device's id.
+    ///   - claimedName: The name the pending device claims, when it gave one.
+    ///   - deviceInfo: What the pending device says about itself.
     public init(deviceId: DeviceId, claimedName: ClaimedName? = nil, deviceInfo: DeviceInfo) {
         self.deviceId = deviceId
         self.claimedName = claimedName
@@ -277,6 +282,8 @@ public struct ServerMessage: Sendable, Hashable {
     public var content: String
 
     /// When the message was created, in milliseconds since the Unix epoch.
+    ///
+    /// Validated: format epochMillis, ≥ 0.
     public var timestamp: Int
 
     /// `true` for a partial answer that will be continued; `false` for a final message.
@@ -292,7 +299,16 @@ public struct ServerMessage: Sendable, Hashable {
     /// `nil` leaves the key out.
     public var attachments: [Attachment]?
 
-    /// Creates a value from its fields.
+    /// Creates a `message` message.
+    ///
+    /// - Parameters:
+    ///   - id: The event id, `s_…`; the device's replay cursor.
+    ///   - role: Who wrote the message.
+    ///   - content: The message text; for a streamed answer, the whole text so far.
+    ///   - timestamp: When the message was created, in milliseconds since the Unix epoch.
+    ///   - streaming: `true` for a partial answer that will be continued; `false` for a final message.
+    ///   - deviceId: The device that sent a user message (only with `role: user`).
+    ///   - attachments: Attachments; `asset` attachments are fetched with `GET /download/{assetId}`.
     public init(id: ServerEventId, role: Role, content: String, timestamp: Int, streaming: Bool, deviceId: DeviceId? = nil, attachments: [Attachment]? = nil) {
         self.id = id
         self.role = role
@@ -312,17 +328,17 @@ extension ServerMessage: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let idRules: StringRules = StringRules(minLength: 3, prefix: "s_")
+    static let serverEventIdRules: StringRules = StringRules(minLength: 3, prefix: "s_")
 
-    static let timestampRules: NumberRules = NumberRules(minimum: 0.0, format: .epochMillis)
+    static let epochMillisNonNegativeRules: NumberRules = NumberRules(minimum: 0.0, format: .epochMillis)
 
     static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
 
-    static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("user")])], require: ["deviceId"], forbid: [])
+    static let whenRoleUser: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("user")])], require: ["deviceId"], forbid: [])
 
-    static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("assistant")])], require: [], forbid: ["deviceId"])
+    static let whenRoleAssistant: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("assistant")])], require: [], forbid: ["deviceId"])
 
-    static let rule3: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("user")])], require: [], forbid: [], expect: [("streaming", [.bool(false)])])
+    static let whenRoleUserThenStreamingFalse: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("user")])], require: [], forbid: [], expect: [("streaming", [.bool(false)])])
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ServerMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -334,7 +350,7 @@ extension ServerMessage: WireMessage {
         let errorsBefore = context.errorCount
         var _id: ServerEventId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: serverEventIdRules, answer: answer)
         }
         var _role: Role?
         if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
@@ -346,7 +362,7 @@ extension ServerMessage: WireMessage {
         }
         var _timestamp: Int?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.integer(value, at: path().appending("timestamp"), rules: timestampRules, answer: answer)
+            _timestamp = context.integer(value, at: path().appending("timestamp"), rules: epochMillisNonNegativeRules, answer: answer)
         }
         var _streaming: Bool?
         if let value = context.member(object, "streaming", at: path(), required: true, nullable: false, answer: answer) {
@@ -360,9 +376,9 @@ extension ServerMessage: WireMessage {
         if let value = context.member(object, "attachments", at: path(), required: false, nullable: false, answer: answer) {
             _attachments = context.array(value, at: path().appending("attachments"), rules: nil, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }
         }
-        context.check(Self.rule1, in: object, at: path(), answer: answer)
-        context.check(Self.rule2, in: object, at: path(), answer: answer)
-        context.check(Self.rule3, in: object, at: path(), answer: answer)
+        context.check(Self.whenRoleUser, in: object, at: path(), answer: answer)
+        context.check(Self.whenRoleAssistant, in: object, at: path(), answer: answer)
+        context.check(Self.whenRoleUserThenStreamingFalse, in: object, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _id, let _role, let _content, let _timestamp, let _streaming else { return nil }
         return ServerMessage(id: _id, role: _role, content: _content, timestamp: _timestamp, streaming: _streaming, deviceId: _deviceId, attachments: _attachments)
     }
@@ -404,7 +420,10 @@ public struct Ack: Sendable, Hashable {
     /// The `id` of the client message being acknowledged.
     public var id: ClientMessageId
 
-    /// Creates a value from its fields.
+    /// Creates an `ack` message.
+    ///
+    /// - Parameters:
+    ///   - id: The `id` of the client message being acknowledged.
     public init(id: ClientMessageId) {
         self.id = id
     }
@@ -418,7 +437,7 @@ extension Ack: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let idRules: StringRules = StringRules(minLength: 3, prefix: "c_")
+    static let clientMessageIdRules: StringRules = StringRules(minLength: 3, prefix: "c_")
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Ack? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -430,7 +449,7 @@ extension Ack: WireMessage {
         let errorsBefore = context.errorCount
         var _id: ClientMessageId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: clientMessageIdRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _id else { return nil }
         return Ack(id: _id)
@@ -465,12 +484,18 @@ extension Ack: WireMessage {
 /// Sent by the server with `"type": "typing"`.
 public struct ServerTyping: Sendable, Hashable {
     /// Always `assistant` in v1.
+    ///
+    /// Validated: always `"assistant"`.
     public var role: Role
 
     /// `true` while the assistant types.
     public var active: Bool
 
-    /// Creates a value from its fields.
+    /// Creates a `typing` message.
+    ///
+    /// - Parameters:
+    ///   - role: Always `assistant` in v1.
+    ///   - active: `true` while the assistant types.
     public init(role: Role = .assistant, active: Bool) {
         self.role = role
         self.active = active
@@ -485,7 +510,7 @@ extension ServerTyping: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
 
-    static let roleRules: StringRules = StringRules(constant: "assistant")
+    static let equalsAssistantRules: StringRules = StringRules(constant: "assistant")
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ServerTyping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -497,7 +522,7 @@ extension ServerTyping: WireMessage {
         let errorsBefore = context.errorCount
         var _role: Role?
         if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
-            _role = context.string(value, at: path().appending("role"), rules: roleRules, answer: answer).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
+            _role = context.string(value, at: path().appending("role"), rules: equalsAssistantRules, answer: answer).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
         }
         var _active: Bool?
         if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
@@ -547,7 +572,12 @@ public struct ErrorMessage: Sendable, Hashable {
     /// `nil` leaves the key out.
     public var messageId: String?
 
-    /// Creates a value from its fields.
+    /// Creates an `error` message.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong; see the error codes table.
+    ///   - message: A human-readable explanation.
+    ///   - messageId: The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed stream.
     public init(code: ErrorCode, message: String, messageId: String? = nil) {
         self.code = code
         self.message = message

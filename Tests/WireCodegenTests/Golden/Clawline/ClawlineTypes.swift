@@ -12,17 +12,17 @@ public typealias DeviceId = String
 /// providers send `user_<uuid>`, others a bare UUID (the reference server mints a version 4
 /// UUID). Any non-empty string is valid.
 ///
-/// Validated: at least 1 characters.
+/// Validated: not empty.
 public typealias UserId = String
 
 /// A message id chosen by the client; it starts with `c_` and is unique per device. Retries of the same message reuse it.
 ///
-/// Validated: starts with `c_`, at least 3 characters.
+/// Validated: starts with `c_`, ≥ 3 characters.
 public typealias ClientMessageId = String
 
 /// A server event id, `s_` followed by a UUID. Clients treat it as an opaque replay cursor.
 ///
-/// Validated: starts with `s_`, at least 3 characters.
+/// Validated: starts with `s_`, ≥ 3 characters.
 public typealias ServerEventId = String
 
 /// The id of an uploaded file, `a_` followed by a UUID of any version.
@@ -32,28 +32,38 @@ public typealias AssetId = String
 
 /// The device name the user chose while pairing (by default the device's friendly name), at most 64 UTF-8 bytes; clients clamp longer names.
 ///
-/// Validated: at most 64 UTF-8 bytes.
+/// Validated: ≤ 64 UTF-8 bytes.
 public typealias ClaimedName = String
 
 /// What a device says about itself while pairing, shown to the admin who approves it. Each string is at most 64 UTF-8 bytes; a longer one is `invalid_message`.
 public struct DeviceInfo: Sendable, Hashable {
     /// The operating system, e.g. `iOS`.
+    ///
+    /// Validated: not empty, ≤ 64 UTF-8 bytes.
     public var platform: String
 
     /// The device model, e.g. `iPhone 15`.
+    ///
+    /// Validated: not empty, ≤ 64 UTF-8 bytes.
     public var model: String
 
     /// The operating system version, e.g. `17.2`.
     ///
-    /// `nil` leaves the key out.
+    /// `nil` leaves the key out. Validated: ≤ 64 UTF-8 bytes.
     public var osVersion: String?
 
     /// The client app's version, e.g. `1.0.3`.
     ///
-    /// `nil` leaves the key out.
+    /// `nil` leaves the key out. Validated: ≤ 64 UTF-8 bytes.
     public var appVersion: String?
 
-    /// Creates a value from its fields.
+    /// Creates a `DeviceInfo`.
+    ///
+    /// - Parameters:
+    ///   - platform: The operating system, e.g.
+    ///   - model: The device model, e.g.
+    ///   - osVersion: The operating system version, e.g.
+    ///   - appVersion: The client app's version, e.g.
     public init(platform: String, model: String, osVersion: String? = nil, appVersion: String? = nil) {
         self.platform = platform
         self.model = model
@@ -63,9 +73,9 @@ public struct DeviceInfo: Sendable, Hashable {
 }
 
 extension DeviceInfo: WireValue {
-    static let platformRules: StringRules = StringRules(minLength: 1, maxBytes: 64)
+    static let nonEmptyMaxBytes64Rules: StringRules = StringRules(minLength: 1, maxBytes: 64)
 
-    static let osVersionRules: StringRules = StringRules(maxBytes: 64)
+    static let maxBytes64Rules: StringRules = StringRules(maxBytes: 64)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> DeviceInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -77,19 +87,19 @@ extension DeviceInfo: WireValue {
         let errorsBefore = context.errorCount
         var _platform: String?
         if let value = context.member(object, "platform", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _platform = context.string(value, at: path().appending("platform"), rules: platformRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+            _platform = context.string(value, at: path().appending("platform"), rules: nonEmptyMaxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _model: String?
         if let value = context.member(object, "model", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _model = context.string(value, at: path().appending("model"), rules: platformRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+            _model = context.string(value, at: path().appending("model"), rules: nonEmptyMaxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _osVersion: String?
         if let value = context.member(object, "osVersion", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _osVersion = context.string(value, at: path().appending("osVersion"), rules: osVersionRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+            _osVersion = context.string(value, at: path().appending("osVersion"), rules: maxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         var _appVersion: String?
         if let value = context.member(object, "appVersion", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _appVersion = context.string(value, at: path().appending("appVersion"), rules: osVersionRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+            _appVersion = context.string(value, at: path().appending("appVersion"), rules: maxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
         }
         guard context.errorCount == errorsBefore, let _platform, let _model else { return nil }
         return DeviceInfo(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
@@ -318,12 +328,18 @@ extension AuthFailureReason: WireValue {
 /// A successful pairing (`success: true`) carries the device's token and its account.
 public struct PairSuccess: Sendable, Hashable {
     /// The device's token (a JWT valid for one year).
+    ///
+    /// Validated: not empty.
     public var token: String
 
     /// The account the device belongs to.
     public var userId: UserId
 
-    /// Creates a value from its fields.
+    /// Creates a `PairSuccess`.
+    ///
+    /// - Parameters:
+    ///   - token: The device's token (a JWT valid for one year).
+    ///   - userId: The account the device belongs to.
     public init(token: String, userId: UserId) {
         self.token = token
         self.userId = userId
@@ -331,7 +347,7 @@ public struct PairSuccess: Sendable, Hashable {
 }
 
 extension PairSuccess: WireValue {
-    static let tokenRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairSuccess? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -343,11 +359,11 @@ extension PairSuccess: WireValue {
         let errorsBefore = context.errorCount
         var _token: String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
-            _token = context.string(value, at: path().appending("token"), rules: tokenRules, answer: answer)
+            _token = context.string(value, at: path().appending("token"), rules: nonEmptyRules, answer: answer)
         }
         var _userId: UserId?
         if let value = context.member(object, "userId", at: path(), required: true, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: tokenRules, answer: answer)
+            _userId = context.string(value, at: path().appending("userId"), rules: nonEmptyRules, answer: answer)
         }
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["reason"], ignoring: ignoredKey, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _token, let _userId else { return nil }
@@ -382,7 +398,10 @@ public struct PairFailure: Sendable, Hashable {
     /// Why pairing failed.
     public var reason: PairFailureReason
 
-    /// Creates a value from its fields.
+    /// Creates a `PairFailure`.
+    ///
+    /// - Parameters:
+    ///   - reason: Why pairing failed.
     public init(reason: PairFailureReason) {
         self.reason = reason
     }
@@ -434,9 +453,13 @@ public struct AuthSuccess: Sendable, Hashable {
     public var userId: UserId
 
     /// An id for this connection, for diagnostics only; clients do not reuse it.
+    ///
+    /// Validated: not empty.
     public var sessionId: String
 
     /// How many `message` frames the provider replays right after this frame, before any live frame.
+    ///
+    /// Validated: ≥ 0.
     public var replayCount: Int
 
     /// Whether older missed events were dropped because more than 500 were missed.
@@ -455,7 +478,15 @@ public struct AuthSuccess: Sendable, Hashable {
     /// `nil` leaves the key out.
     public var isAdmin: Bool?
 
-    /// Creates a value from its fields.
+    /// Creates a `AuthSuccess`.
+    ///
+    /// - Parameters:
+    ///   - userId: The account.
+    ///   - sessionId: An id for this connection, for diagnostics only; clients do not reuse it.
+    ///   - replayCount: How many `message` frames the provider replays right after this frame, before any live frame.
+    ///   - replayTruncated: Whether older missed events were dropped because more than 500 were missed.
+    ///   - historyReset: Whether the history was reset; the client drops local conversation state beyond what the replay delivers.
+    ///   - isAdmin: Whether the device is an admin (admins receive `pair_approval_request`).
     public init(userId: UserId, sessionId: String, replayCount: Int, replayTruncated: Bool, historyReset: Bool? = nil, isAdmin: Bool? = nil) {
         self.userId = userId
         self.sessionId = sessionId
@@ -469,7 +500,7 @@ public struct AuthSuccess: Sendable, Hashable {
 extension AuthSuccess: WireValue {
     static let userIdRules: StringRules = StringRules(minLength: 1)
 
-    static let replayCountRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthSuccess? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -489,7 +520,7 @@ extension AuthSuccess: WireValue {
         }
         var _replayCount: Int?
         if let value = context.member(object, "replayCount", at: path(), required: true, nullable: false, answer: answer) {
-            _replayCount = context.integer(value, at: path().appending("replayCount"), rules: replayCountRules, answer: answer)
+            _replayCount = context.integer(value, at: path().appending("replayCount"), rules: nonNegativeRules, answer: answer)
         }
         var _replayTruncated: Bool?
         if let value = context.member(object, "replayTruncated", at: path(), required: true, nullable: false, answer: answer) {
@@ -540,7 +571,10 @@ public struct AuthFailure: Sendable, Hashable {
     /// Why authentication failed.
     public var reason: AuthFailureReason
 
-    /// Creates a value from its fields.
+    /// Creates a `AuthFailure`.
+    ///
+    /// - Parameters:
+    ///   - reason: Why authentication failed.
     public init(reason: AuthFailureReason) {
         self.reason = reason
     }
@@ -610,9 +644,15 @@ public struct ImageAttachment: Sendable, Hashable {
     public var mimeType: ImageMimeType
 
     /// The image bytes in standard base64; padding may be left out and white space is ignored. Never empty.
+    ///
+    /// Validated: format base64, not empty, ≤ 262144 bytes decoded.
     public var data: String
 
-    /// Creates a value from its fields.
+    /// Creates a `ImageAttachment`.
+    ///
+    /// - Parameters:
+    ///   - mimeType: The image's MIME type.
+    ///   - data: The image bytes in standard base64; padding may be left out and white space is ignored.
     public init(mimeType: ImageMimeType, data: String) {
         self.mimeType = mimeType
         self.data = data
@@ -620,7 +660,7 @@ public struct ImageAttachment: Sendable, Hashable {
 }
 
 extension ImageAttachment: WireValue {
-    static let dataRules: StringRules = StringRules(minLength: 1, format: .base64, maxDecodedBytes: 262144)
+    static let base64NonEmptyMaxDecodedBytes262144Rules: StringRules = StringRules(minLength: 1, format: .base64, maxDecodedBytes: 262144)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ImageAttachment? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -636,7 +676,7 @@ extension ImageAttachment: WireValue {
         }
         var _data: String?
         if let value = context.member(object, "data", at: path(), required: true, nullable: false, answer: answer) {
-            _data = context.string(value, at: path().appending("data"), rules: dataRules, answer: answer)
+            _data = context.string(value, at: path().appending("data"), rules: base64NonEmptyMaxDecodedBytes262144Rules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _mimeType, let _data else { return nil }
         return ImageAttachment(mimeType: _mimeType, data: _data)
@@ -670,7 +710,10 @@ public struct AssetAttachment: Sendable, Hashable {
     /// The id `POST /upload` returned.
     public var assetId: AssetId
 
-    /// Creates a value from its fields.
+    /// Creates a `AssetAttachment`.
+    ///
+    /// - Parameters:
+    ///   - assetId: The id `POST /upload` returned.
     public init(assetId: AssetId) {
         self.assetId = assetId
     }
@@ -775,16 +818,21 @@ extension Attachment: WireValue {
 /// The body of `GET /version`.
 public struct VersionInfo: Sendable, Hashable {
     /// The protocol version the provider speaks. A client that does not speak it shows an update-required screen.
+    ///
+    /// Validated: ≥ 1.
     public var protocolVersion: Int
 
-    /// Creates a value from its fields.
+    /// Creates a `VersionInfo`.
+    ///
+    /// - Parameters:
+    ///   - protocolVersion: The protocol version the provider speaks.
     public init(protocolVersion: Int) {
         self.protocolVersion = protocolVersion
     }
 }
 
 extension VersionInfo: WireValue {
-    static let protocolVersionRules: NumberRules = NumberRules(minimum: 1.0)
+    static let minimum1Rules: NumberRules = NumberRules(minimum: 1.0)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> VersionInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -796,7 +844,7 @@ extension VersionInfo: WireValue {
         let errorsBefore = context.errorCount
         var _protocolVersion: Int?
         if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: protocolVersionRules, answer: answer)
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: minimum1Rules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _protocolVersion else { return nil }
         return VersionInfo(protocolVersion: _protocolVersion)
@@ -830,12 +878,21 @@ public struct UploadedAsset: Sendable, Hashable {
     public var assetId: AssetId
 
     /// The MIME type the provider stored; downloads are served with it.
+    ///
+    /// Validated: not empty.
     public var mimeType: String
 
     /// The file's size in bytes.
+    ///
+    /// Validated: ≥ 0.
     public var size: Int
 
-    /// Creates a value from its fields.
+    /// Creates a `UploadedAsset`.
+    ///
+    /// - Parameters:
+    ///   - assetId: The id to attach to messages and to download with.
+    ///   - mimeType: The MIME type the provider stored; downloads are served with it.
+    ///   - size: The file's size in bytes.
     public init(assetId: AssetId, mimeType: String, size: Int) {
         self.assetId = assetId
         self.mimeType = mimeType
@@ -846,9 +903,9 @@ public struct UploadedAsset: Sendable, Hashable {
 extension UploadedAsset: WireValue {
     static let assetIdRules: StringRules = StringRules(pattern: WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
 
-    static let mimeTypeRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
-    static let sizeRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> UploadedAsset? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -864,11 +921,11 @@ extension UploadedAsset: WireValue {
         }
         var _mimeType: String?
         if let value = context.member(object, "mimeType", at: path(), required: true, nullable: false, answer: answer) {
-            _mimeType = context.string(value, at: path().appending("mimeType"), rules: mimeTypeRules, answer: answer)
+            _mimeType = context.string(value, at: path().appending("mimeType"), rules: nonEmptyRules, answer: answer)
         }
         var _size: Int?
         if let value = context.member(object, "size", at: path(), required: true, nullable: false, answer: answer) {
-            _size = context.integer(value, at: path().appending("size"), rules: sizeRules, answer: answer)
+            _size = context.integer(value, at: path().appending("size"), rules: nonNegativeRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _assetId, let _mimeType, let _size else { return nil }
         return UploadedAsset(assetId: _assetId, mimeType: _mimeType, size: _size)
@@ -901,6 +958,8 @@ extension UploadedAsset: WireValue {
 /// The JSON body of an HTTP error response.
 public struct HttpError: Sendable, Hashable {
     /// Always `error`, as in the WebSocket `error` frame.
+    ///
+    /// Validated: always `"error"`.
     public var type: String
 
     /// The error code; the HTTP status follows the error codes table.
@@ -909,7 +968,12 @@ public struct HttpError: Sendable, Hashable {
     /// A human-readable explanation for logs.
     public var message: String
 
-    /// Creates a value from its fields.
+    /// Creates a `HttpError`.
+    ///
+    /// - Parameters:
+    ///   - type: Always `error`, as in the WebSocket `error` frame.
+    ///   - code: The error code; the HTTP status follows the error codes table.
+    ///   - message: A human-readable explanation for logs.
     public init(type: String = "error", code: ErrorCode, message: String) {
         self.type = type
         self.code = code
@@ -918,7 +982,7 @@ public struct HttpError: Sendable, Hashable {
 }
 
 extension HttpError: WireValue {
-    static let typeRules: StringRules = StringRules(constant: "error")
+    static let equalsErrorRules: StringRules = StringRules(constant: "error")
 
     public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> HttpError? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -930,7 +994,7 @@ extension HttpError: WireValue {
         let errorsBefore = context.errorCount
         var _type: String?
         if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
-            _type = context.string(value, at: path().appending("type"), rules: typeRules, answer: answer)
+            _type = context.string(value, at: path().appending("type"), rules: equalsErrorRules, answer: answer)
         }
         var _code: ErrorCode?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {

@@ -4,9 +4,19 @@ import Foundation
 import WireRuntime
 
 /// Receives client frames, one method per message; see `ClientFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 protocol ClientFrameHandler {
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ClientFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ClientFrame {
@@ -20,18 +30,28 @@ extension ClientFrame {
 }
 
 /// Receives server frames, one method per message; see `ServerFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 protocol ServerFrameHandler {
-    /// Handles a `token` frame.
+    /// Handles a `token` frame. The next piece of the answer.
     func handleToken(_ message: Token) async throws
 
-    /// Handles a `done` frame.
+    /// Handles a `done` frame. The answer is complete and stored.
     func handleDone(_ message: Done) async throws
 
-    /// Handles a `error` frame.
+    /// Handles an `error` frame. The stream failed; the message is written for the user.
     func handleError(_ message: ErrorMessage) async throws
 
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ServerFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ServerFrame {

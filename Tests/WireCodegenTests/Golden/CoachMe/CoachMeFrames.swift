@@ -55,13 +55,13 @@ extension ClientFrame: WireFrame {
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
 enum ServerFrame: Sendable, Hashable {
-    /// `token`
+    /// `token`: The next piece of the answer.
     case token(Token)
 
-    /// `done`
+    /// `done`: The answer is complete and stored.
     case done(Done)
 
-    /// `error`
+    /// `error`: The stream failed; the message is written for the user.
     case error(ErrorMessage)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.

@@ -10,7 +10,10 @@ struct Token: Sendable, Hashable {
     /// Text to append to the answer.
     var content: String
 
-    /// Creates a value from its fields.
+    /// Creates a `token` message.
+    ///
+    /// - Parameters:
+    ///   - content: Text to append to the answer.
     init(content: String) {
         self.content = content
     }
@@ -69,12 +72,18 @@ extension Token: WireMessage {
 /// Sent by the server with `"type": "done"`.
 struct Done: Sendable, Hashable {
     /// The id of the stored assistant message.
+    ///
+    /// Validated: format uuid.
     var messageId: String
 
     /// The tokens the answer used.
     var usage: TokenUsage
 
-    /// Creates a value from its fields.
+    /// Creates a `done` message.
+    ///
+    /// - Parameters:
+    ///   - messageId: The id of the stored assistant message.
+    ///   - usage: The tokens the answer used.
     init(messageId: String, usage: TokenUsage) {
         self.messageId = messageId
         self.usage = usage
@@ -89,7 +98,7 @@ extension Done: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
 
-    static let messageIdRules: StringRules = StringRules(format: .uuid)
+    static let uuidRules: StringRules = StringRules(format: .uuid)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Done? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -101,7 +110,7 @@ extension Done: WireMessage {
         let errorsBefore = context.errorCount
         var _messageId: String?
         if let value = context.member(object, "message_id", at: path(), required: true, nullable: false, answer: answer) {
-            _messageId = context.string(value, at: path().appending("message_id"), rules: messageIdRules, answer: answer)
+            _messageId = context.string(value, at: path().appending("message_id"), rules: uuidRules, answer: answer)
         }
         var _usage: TokenUsage?
         if let value = context.member(object, "usage", at: path(), required: true, nullable: false, answer: answer) {
@@ -143,7 +152,10 @@ struct ErrorMessage: Sendable, Hashable {
     /// What to show the user.
     var message: String
 
-    /// Creates a value from its fields.
+    /// Creates an `error` message.
+    ///
+    /// - Parameters:
+    ///   - message: What to show the user.
     init(message: String) {
         self.message = message
     }

@@ -6,12 +6,20 @@ import WireRuntime
 /// The body of the request that opens a stream.
 struct ChatRequest: Sendable, Hashable {
     /// The user's message.
+    ///
+    /// Validated: not empty.
     var message: String
 
     /// The conversation the message belongs to.
+    ///
+    /// Validated: format uuid.
     var conversationId: String
 
-    /// Creates a value from its fields.
+    /// Creates a `ChatRequest`.
+    ///
+    /// - Parameters:
+    ///   - message: The user's message.
+    ///   - conversationId: The conversation the message belongs to.
     init(message: String, conversationId: String) {
         self.message = message
         self.conversationId = conversationId
@@ -19,9 +27,9 @@ struct ChatRequest: Sendable, Hashable {
 }
 
 extension ChatRequest: WireValue {
-    static let messageRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
-    static let conversationIdRules: StringRules = StringRules(format: .uuid)
+    static let uuidRules: StringRules = StringRules(format: .uuid)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ChatRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -33,11 +41,11 @@ extension ChatRequest: WireValue {
         let errorsBefore = context.errorCount
         var _message: String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = context.string(value, at: path().appending("message"), rules: messageRules, answer: answer)
+            _message = context.string(value, at: path().appending("message"), rules: nonEmptyRules, answer: answer)
         }
         var _conversationId: String?
         if let value = context.member(object, "conversation_id", at: path(), required: true, nullable: false, answer: answer) {
-            _conversationId = context.string(value, at: path().appending("conversation_id"), rules: conversationIdRules, answer: answer)
+            _conversationId = context.string(value, at: path().appending("conversation_id"), rules: uuidRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _message, let _conversationId else { return nil }
         return ChatRequest(message: _message, conversationId: _conversationId)
@@ -69,15 +77,26 @@ extension ChatRequest: WireValue {
 /// How many tokens the answer used.
 struct TokenUsage: Sendable, Hashable {
     /// Tokens of the prompt.
+    ///
+    /// Validated: ≥ 0.
     var promptTokens: Int
 
     /// Tokens of the answer.
+    ///
+    /// Validated: ≥ 0.
     var completionTokens: Int
 
     /// Both together.
+    ///
+    /// Validated: ≥ 0.
     var totalTokens: Int
 
-    /// Creates a value from its fields.
+    /// Creates a `TokenUsage`.
+    ///
+    /// - Parameters:
+    ///   - promptTokens: Tokens of the prompt.
+    ///   - completionTokens: Tokens of the answer.
+    ///   - totalTokens: Both together.
     init(promptTokens: Int, completionTokens: Int, totalTokens: Int) {
         self.promptTokens = promptTokens
         self.completionTokens = completionTokens
@@ -86,7 +105,7 @@ struct TokenUsage: Sendable, Hashable {
 }
 
 extension TokenUsage: WireValue {
-    static let promptTokensRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> TokenUsage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -98,15 +117,15 @@ extension TokenUsage: WireValue {
         let errorsBefore = context.errorCount
         var _promptTokens: Int?
         if let value = context.member(object, "prompt_tokens", at: path(), required: true, nullable: false, answer: answer) {
-            _promptTokens = context.integer(value, at: path().appending("prompt_tokens"), rules: promptTokensRules, answer: answer)
+            _promptTokens = context.integer(value, at: path().appending("prompt_tokens"), rules: nonNegativeRules, answer: answer)
         }
         var _completionTokens: Int?
         if let value = context.member(object, "completion_tokens", at: path(), required: true, nullable: false, answer: answer) {
-            _completionTokens = context.integer(value, at: path().appending("completion_tokens"), rules: promptTokensRules, answer: answer)
+            _completionTokens = context.integer(value, at: path().appending("completion_tokens"), rules: nonNegativeRules, answer: answer)
         }
         var _totalTokens: Int?
         if let value = context.member(object, "total_tokens", at: path(), required: true, nullable: false, answer: answer) {
-            _totalTokens = context.integer(value, at: path().appending("total_tokens"), rules: promptTokensRules, answer: answer)
+            _totalTokens = context.integer(value, at: path().appending("total_tokens"), rules: nonNegativeRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _promptTokens, let _completionTokens, let _totalTokens else { return nil }
         return TokenUsage(promptTokens: _promptTokens, completionTokens: _completionTokens, totalTokens: _totalTokens)

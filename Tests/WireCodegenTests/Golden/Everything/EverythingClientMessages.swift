@@ -8,14 +8,17 @@ import WireRuntime
 /// Sent by the client with `"kind": "hello"`.
 struct Greeting: Sendable, Hashable {
     /// Must be 3.
+    ///
+    /// Validated: always `3`.
     var clientVersion: Int
 
+    /// Validated: ≥ 1 UTF-8 bytes, ≤ 8 UTF-8 bytes.
     var name: String
 
-    /// `nil` leaves the key out.
+    /// `nil` leaves the key out. Validated: not blank.
     var nick: String?
 
-    /// Absent, `null` and a value are distinct.
+    /// Absent, `null` and a value are distinct. Validated: starts with `c-`.
     var cursor: Nullable<String>
 
     /// `nil` is sent as `null`.
@@ -24,12 +27,23 @@ struct Greeting: Sendable, Hashable {
     /// `nil` leaves the key out. A receiver assumes `3` when it is absent. Deprecated.
     var retries: Int?
 
-    /// `nil` leaves the key out.
+    /// `nil` leaves the key out. Validated: format epochMillis.
     var since: Int?
 
+    /// Validated: always `true`.
     var wantsColor: Bool
 
-    /// Creates a value from its fields.
+    /// Creates a `hello` message.
+    ///
+    /// - Parameters:
+    ///   - clientVersion: Must be 3.
+    ///   - name: The `name` field.
+    ///   - nick: The `nick` field.
+    ///   - cursor: The `cursor` field.
+    ///   - note: The `note` field.
+    ///   - retries: The `retries` field.
+    ///   - since: The `since` field.
+    ///   - wantsColor: The `wants_color` field.
     init(clientVersion: Int = 3, name: String, nick: String? = nil, cursor: Nullable<String> = .absent, note: String?, retries: Int? = nil, since: Int? = nil, wantsColor: Bool = true) {
         self.clientVersion = clientVersion
         self.name = name
@@ -50,15 +64,15 @@ extension Greeting: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008)
 
-    static let clientVersionRules: NumberRules = NumberRules(constant: .integer(3))
+    static let equals3Rules: NumberRules = NumberRules(constant: .integer(3))
 
-    static let nameRules: StringRules = StringRules(minBytes: 1, maxBytes: 8)
+    static let minBytes1MaxBytes8Rules: StringRules = StringRules(minBytes: 1, maxBytes: 8)
 
-    static let nickRules: StringRules = StringRules(notBlank: true)
+    static let notBlankRules: StringRules = StringRules(notBlank: true)
 
-    static let cursorRules: StringRules = StringRules(prefix: "c-")
+    static let prefixCRules: StringRules = StringRules(prefix: "c-")
 
-    static let sinceRules: NumberRules = NumberRules(format: .epochMillis)
+    static let epochMillisRules: NumberRules = NumberRules(format: .epochMillis)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Greeting? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
@@ -70,15 +84,15 @@ extension Greeting: WireMessage {
         let errorsBefore = context.errorCount
         var _clientVersion: Int?
         if let value = context.member(object, "client_version", at: path(), required: true, nullable: false, answer: answer) {
-            _clientVersion = context.integer(value, at: path().appending("client_version"), rules: clientVersionRules, answer: answer)
+            _clientVersion = context.integer(value, at: path().appending("client_version"), rules: equals3Rules, answer: answer)
         }
         var _name: String?
         if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "bad_frame")) {
-            _name = context.string(value, at: path().appending("name"), rules: nameRules, answer: ViolationAnswer(code: "bad_frame"), sizeAnswer: ViolationAnswer(code: "bad_frame"))
+            _name = context.string(value, at: path().appending("name"), rules: minBytes1MaxBytes8Rules, answer: ViolationAnswer(code: "bad_frame"), sizeAnswer: ViolationAnswer(code: "bad_frame"))
         }
         var _nick: String?
         if let value = context.member(object, "nick", at: path(), required: false, nullable: false, answer: answer) {
-            _nick = context.string(value, at: path().appending("nick"), rules: nickRules, answer: answer)
+            _nick = context.string(value, at: path().appending("nick"), rules: notBlankRules, answer: answer)
         }
         var _cursor: Nullable<String> = .absent
         switch object["cursor"] {
@@ -87,7 +101,7 @@ extension Greeting: WireMessage {
         case .null?:
             _cursor = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("cursor"), rules: cursorRules, answer: answer)) { _cursor = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("cursor"), rules: prefixCRules, answer: answer)) { _cursor = .value(decoded) }
         }
         var _note: String?
         if let value = context.member(object, "note", at: path(), required: true, nullable: true, answer: answer) {
@@ -99,7 +113,7 @@ extension Greeting: WireMessage {
         }
         var _since: Int?
         if let value = context.member(object, "since", at: path(), required: false, nullable: false, answer: answer) {
-            _since = context.integer(value, at: path().appending("since"), rules: sinceRules, answer: answer)
+            _since = context.integer(value, at: path().appending("since"), rules: epochMillisRules, answer: answer)
         }
         var _wantsColor: Bool?
         if let value = context.member(object, "wants_color", at: path(), required: true, nullable: false, answer: answer) {
@@ -159,10 +173,10 @@ struct Post: Sendable, Hashable {
     /// `nil` leaves the key out.
     var `protocol`: String?
 
-    /// `nil` leaves the key out.
+    /// `nil` leaves the key out. Validated: ≤ 3 items.
     var tags: [String]?
 
-    /// `nil` leaves the key out.
+    /// `nil` leaves the key out. Validated: ≥ 1 items.
     var scores: [String: Int]?
 
     /// `nil` leaves the key out.
@@ -177,7 +191,18 @@ struct Post: Sendable, Hashable {
     /// `nil` leaves the key out.
     var extra: JSONValue?
 
-    /// Creates a value from its fields.
+    /// Creates a `post` message.
+    ///
+    /// - Parameters:
+    ///   - id: The `id` field.
+    ///   - default: A keyword as a field name.
+    ///   - protocol: The `protocol` field.
+    ///   - tags: The `tags` field.
+    ///   - scores: The `scores` field.
+    ///   - grid: The `grid` field.
+    ///   - blobs: The `blobs` field.
+    ///   - link: The `link` field.
+    ///   - extra: The `extra` field.
     init(id: ItemId, default: String, protocol: String? = nil, tags: [String]? = nil, scores: [String: Int]? = nil, grid: Grid? = nil, blobs: [Blob]? = nil, link: Link? = nil, extra: JSONValue? = nil) {
         self.id = id
         self.default = `default`
@@ -199,13 +224,13 @@ extension Post: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
 
-    static let idRules: StringRules = StringRules(format: .uuid)
+    static let itemIdRules: StringRules = StringRules(format: .uuid)
 
-    static let tagsRules: CollectionRules = CollectionRules(maxItems: 3)
+    static let maxItems3Rules: CollectionRules = CollectionRules(maxItems: 3)
 
-    static let scoresRules: CollectionRules = CollectionRules(minItems: 1)
+    static let nonEmptyRules: CollectionRules = CollectionRules(minItems: 1)
 
-    static let blobsRulesElement: StringRules = StringRules(format: .base64, maxDecodedBytes: 16)
+    static let blobRules: StringRules = StringRules(format: .base64, maxDecodedBytes: 16)
 
     static let linkRules: StringRules = StringRules(format: .uri)
 
@@ -221,7 +246,7 @@ extension Post: WireMessage {
         let errorsBefore = context.errorCount
         var _id: ItemId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: idRules, answer: answer)
+            _id = context.string(value, at: path().appending("id"), rules: itemIdRules, answer: answer)
         }
         var _default: String?
         if let value = context.member(object, "default", at: path(), required: true, nullable: false, answer: answer) {
@@ -233,19 +258,19 @@ extension Post: WireMessage {
         }
         var _tags: [String]?
         if let value = context.member(object, "tags", at: path(), required: false, nullable: false, answer: answer) {
-            _tags = context.array(value, at: path().appending("tags"), rules: tagsRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
+            _tags = context.array(value, at: path().appending("tags"), rules: maxItems3Rules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
         }
         var _scores: [String: Int]?
         if let value = context.member(object, "scores", at: path(), required: false, nullable: false, answer: answer) {
-            _scores = context.map(value, at: path().appending("scores"), rules: scoresRules, answer: answer) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
+            _scores = context.map(value, at: path().appending("scores"), rules: nonEmptyRules, answer: answer) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
         }
         var _grid: Grid?
         if let value = context.member(object, "grid", at: path(), required: false, nullable: false, answer: answer) {
-            _grid = context.array(value, at: path().appending("grid"), rules: tagsRules, answer: answer) { item0, index0, context in context.array(item0, at: path().appending("grid").appending(index0), rules: nil, answer: answer) { item1, index1, context in context.integer(item1, at: path().appending("grid").appending(index0).appending(index1), rules: nil, answer: answer) } }
+            _grid = context.array(value, at: path().appending("grid"), rules: maxItems3Rules, answer: answer) { item0, index0, context in context.array(item0, at: path().appending("grid").appending(index0), rules: nil, answer: answer) { item1, index1, context in context.integer(item1, at: path().appending("grid").appending(index0).appending(index1), rules: nil, answer: answer) } }
         }
         var _blobs: [Blob]?
         if let value = context.member(object, "blobs", at: path(), required: false, nullable: false, answer: answer) {
-            _blobs = context.array(value, at: path().appending("blobs"), rules: nil, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("blobs").appending(index0), rules: blobsRulesElement, answer: answer) }
+            _blobs = context.array(value, at: path().appending("blobs"), rules: nil, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("blobs").appending(index0), rules: blobRules, answer: answer) }
         }
         var _link: Link?
         if let value = context.member(object, "link", at: path(), required: false, nullable: false, answer: answer) {
@@ -298,7 +323,10 @@ extension Post: WireMessage {
 struct ClientSame: Sendable, Hashable {
     var fromClient: Bool
 
-    /// Creates a value from its fields.
+    /// Creates a `same` message.
+    ///
+    /// - Parameters:
+    ///   - fromClient: The `from_client` field.
     init(fromClient: Bool) {
         self.fromClient = fromClient
     }
@@ -375,7 +403,16 @@ struct Names: Sendable, Hashable {
     /// `nil` leaves the key out.
     var errorsBefore: Int?
 
-    /// Creates a value from its fields.
+    /// Creates a `names` message.
+    ///
+    /// - Parameters:
+    ///   - value: The `value` field.
+    ///   - path: The `path` field.
+    ///   - json: The `json` field.
+    ///   - object: The `object` field.
+    ///   - context: The `context` field.
+    ///   - answer: The `answer` field.
+    ///   - errorsBefore: The `errors_before` field.
     init(value: Double, path: String, json: JSONValue? = nil, object: String? = nil, context: Nullable<Int> = .absent, answer: Bool?, errorsBefore: Int? = nil) {
         self.value = value
         self.path = path
@@ -481,9 +518,13 @@ extension Names: WireMessage {
 ///
 /// Sent by the client and the server with `"kind": "ping"`.
 struct Ping: Sendable, Hashable {
+    /// Validated: ≥ 0.
     var seq: Int
 
-    /// Creates a value from its fields.
+    /// Creates a `ping` message.
+    ///
+    /// - Parameters:
+    ///   - seq: The `seq` field.
     init(seq: Int) {
         self.seq = seq
     }
@@ -497,7 +538,7 @@ extension Ping: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
 
-    static let seqRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Ping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
@@ -509,7 +550,7 @@ extension Ping: WireMessage {
         let errorsBefore = context.errorCount
         var _seq: Int?
         if let value = context.member(object, "seq", at: path(), required: true, nullable: false, answer: answer) {
-            _seq = context.integer(value, at: path().appending("seq"), rules: seqRules, answer: answer)
+            _seq = context.integer(value, at: path().appending("seq"), rules: nonNegativeRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _seq else { return nil }
         return Ping(seq: _seq)

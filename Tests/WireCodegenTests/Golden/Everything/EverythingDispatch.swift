@@ -4,8 +4,12 @@ import Foundation
 import WireRuntime
 
 /// Receives client frames, one method per message; see `ClientFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 protocol ClientFrameHandler {
-    /// Handles a `hello` frame.
+    /// Handles a `hello` frame. Opens the session.
     func handleHello(_ message: Greeting) async throws
 
     /// Handles a `post` frame.
@@ -14,14 +18,20 @@ protocol ClientFrameHandler {
     /// Handles a `same` frame.
     func handleSame(_ message: ClientSame) async throws
 
-    /// Handles a `names` frame.
+    /// Handles a `names` frame. Fields named like the generated decoder's own locals and parameters.
     func handleNames(_ message: Names) async throws
 
     /// Handles a `ping` frame.
     func handlePing(_ message: Ping) async throws
 
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ClientFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ClientFrame {
@@ -45,21 +55,31 @@ extension ClientFrame {
 }
 
 /// Receives server frames, one method per message; see `ServerFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 protocol ServerFrameHandler {
     /// Handles a `same` frame.
     func handleSame(_ message: ServerSame) async throws
 
-    /// Handles a `update` frame.
+    /// Handles an `update` frame. Everything a server can say.
     func handleUpdate(_ message: Update) async throws
 
-    /// Handles a `verdict` frame.
+    /// Handles a `verdict` frame. A message whose fields depend on one of them.
     func handleVerdict(_ message: Verdict) async throws
 
     /// Handles a `ping` frame.
     func handlePing(_ message: Ping) async throws
 
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ServerFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ServerFrame {

@@ -5,19 +5,19 @@ import WireRuntime
 
 /// Every frame the client sends, decoded in one pass by `ClientFrame.decode(_:)`.
 enum ClientFrame: Sendable, Hashable {
-    /// `hello`
+    /// `hello`: Opens the session.
     case hello(Greeting)
 
-    /// `post`
+    /// `post`:
     case post(Post)
 
-    /// `same`
+    /// `same`:
     case same(ClientSame)
 
-    /// `names`
+    /// `names`: Fields named like the generated decoder's own locals and parameters.
     case names(Names)
 
-    /// `ping`
+    /// `ping`:
     case ping(Ping)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
@@ -100,16 +100,16 @@ extension ClientFrame: WireFrame {
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
 enum ServerFrame: Sendable, Hashable {
-    /// `same`
+    /// `same`:
     case same(ServerSame)
 
-    /// `update`
+    /// `update`: Everything a server can say.
     case update(Update)
 
-    /// `verdict`
+    /// `verdict`: A message whose fields depend on one of them.
     case verdict(Verdict)
 
-    /// `ping`
+    /// `ping`:
     case ping(Ping)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.

@@ -9,7 +9,10 @@ import WireRuntime
 struct ServerSame: Sendable, Hashable {
     var fromServer: Bool
 
-    /// Creates a value from its fields.
+    /// Creates a `same` message.
+    ///
+    /// - Parameters:
+    ///   - fromServer: The `from_server` field.
     init(fromServer: Bool) {
         self.fromServer = fromServer
     }
@@ -94,7 +97,20 @@ struct Update: Sendable, Hashable {
     /// `nil` leaves the key out.
     var detail: String?
 
-    /// Creates a value from its fields.
+    /// Creates an `update` message.
+    ///
+    /// - Parameters:
+    ///   - when: The `when` field.
+    ///   - color: The `color` field.
+    ///   - mood: The `mood` field.
+    ///   - shape: The `shape` field.
+    ///   - outcome: The `outcome` field.
+    ///   - selector: The `selector` field.
+    ///   - bag: The `bag` field.
+    ///   - strict: The `strict` field.
+    ///   - at: The `at` field.
+    ///   - level: The `level` field.
+    ///   - detail: The `detail` field.
     init(when: Stamp, color: Color, mood: Mood? = nil, shape: Shape, outcome: Outcome, selector: Selector, bag: Bag? = nil, strict: Strict? = nil, at: Point?, level: String, detail: String? = nil) {
         self.when = when
         self.color = color
@@ -118,13 +134,13 @@ extension Update: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
 
-    static let whenRules: StringRules = StringRules(format: .iso8601)
+    static let stampRules: StringRules = StringRules(format: .iso8601)
 
-    static let rule1: ConditionalRequirement = ConditionalRequirement(when: [("level", [.string("warn"), .string("error")])], require: ["detail"], forbid: [])
+    static let whenLevelWarnOrError: ConditionalRequirement = ConditionalRequirement(when: [("level", [.string("warn"), .string("error")])], require: ["detail"], forbid: [])
 
-    static let rule2: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("red")]), ("level", [.string("info")])], require: [], forbid: ["detail"])
+    static let whenColorRedAndLevelInfo: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("red")]), ("level", [.string("info")])], require: [], forbid: ["detail"])
 
-    static let rule3: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("green")])], require: [], forbid: [], expect: [("level", [.string("info"), .string("warn")])])
+    static let whenColorGreen: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("green")])], require: [], forbid: [], expect: [("level", [.string("info"), .string("warn")])])
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Update? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
@@ -136,7 +152,7 @@ extension Update: WireMessage {
         let errorsBefore = context.errorCount
         var _when: Stamp?
         if let value = context.member(object, "when", at: path(), required: true, nullable: false, answer: answer) {
-            _when = context.string(value, at: path().appending("when"), rules: whenRules, answer: answer).flatMap(WireFormats.parseISO8601)
+            _when = context.string(value, at: path().appending("when"), rules: stampRules, answer: answer).flatMap(WireFormats.parseISO8601)
         }
         var _color: Color?
         if let value = context.member(object, "color", at: path(), required: true, nullable: false, answer: answer) {
@@ -178,9 +194,9 @@ extension Update: WireMessage {
         if let value = context.member(object, "detail", at: path(), required: false, nullable: false, answer: answer) {
             _detail = context.string(value, at: path().appending("detail"), rules: nil, answer: answer)
         }
-        context.check(Self.rule1, in: object, at: path(), answer: ViolationAnswer(code: "bad_frame"))
-        context.check(Self.rule2, in: object, at: path(), answer: answer)
-        context.check(Self.rule3, in: object, at: path(), answer: answer)
+        context.check(Self.whenLevelWarnOrError, in: object, at: path(), answer: ViolationAnswer(code: "bad_frame"))
+        context.check(Self.whenColorRedAndLevelInfo, in: object, at: path(), answer: answer)
+        context.check(Self.whenColorGreen, in: object, at: path(), answer: answer)
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["secret"], ignoring: ignoredKey, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _when, let _color, let _shape, let _outcome, let _selector, let _level else { return nil }
         return Update(when: _when, color: _color, mood: _mood, shape: _shape, outcome: _outcome, selector: _selector, bag: _bag, strict: _strict, at: _at, level: _level, detail: _detail)

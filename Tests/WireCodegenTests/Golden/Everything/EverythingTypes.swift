@@ -8,10 +8,10 @@ import WireRuntime
 /// Validated: format uuid.
 typealias ItemId = String
 
-/// Validated: format base64, at most 16 decoded bytes.
+/// Validated: format base64, ≤ 16 bytes decoded.
 typealias Blob = String
 
-/// Validated: matches `[a-z0-9-]+`, at least 2 characters, at most 20 characters.
+/// Validated: matches `[a-z0-9-]+`, ≥ 2 characters, ≤ 20 characters.
 typealias Slug = String
 
 /// A point in time.
@@ -22,6 +22,7 @@ typealias Stamp = Date
 /// Validated: format uri.
 typealias Link = String
 
+/// Validated: ≤ 3 items.
 typealias Grid = [[Int]]
 
 /// A closed enum written as a list.
@@ -103,9 +104,14 @@ extension Mood: WireValue {
 struct Point: Sendable, Hashable {
     var x: Double
 
+    /// Validated: ≥ -1.5, ≤ 1.5.
     var y: Double
 
-    /// Creates a value from its fields.
+    /// Creates a `Point`.
+    ///
+    /// - Parameters:
+    ///   - x: The `x` field.
+    ///   - y: The `y` field.
     init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -113,7 +119,7 @@ struct Point: Sendable, Hashable {
 }
 
 extension Point: WireValue {
-    static let yRules: NumberRules = NumberRules(minimum: -1.5, maximum: 1.5)
+    static let minimumMinus1Point5Maximum1Point5Rules: NumberRules = NumberRules(minimum: -1.5, maximum: 1.5)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Point? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -129,7 +135,7 @@ extension Point: WireValue {
         }
         var _y: Double?
         if let value = context.member(object, "y", at: path(), required: true, nullable: false, answer: answer) {
-            _y = context.number(value, at: path().appending("y"), rules: yRules, answer: answer)
+            _y = context.number(value, at: path().appending("y"), rules: minimumMinus1Point5Maximum1Point5Rules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _x, let _y else { return nil }
         return Point(x: _x, y: _y)
@@ -159,16 +165,20 @@ extension Point: WireValue {
 }
 
 struct Circle: Sendable, Hashable {
+    /// Validated: ≥ 0.
     var radius: Double
 
-    /// Creates a value from its fields.
+    /// Creates a `Circle`.
+    ///
+    /// - Parameters:
+    ///   - radius: The `radius` field.
     init(radius: Double) {
         self.radius = radius
     }
 }
 
 extension Circle: WireValue {
-    static let radiusRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Circle? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -180,7 +190,7 @@ extension Circle: WireValue {
         let errorsBefore = context.errorCount
         var _radius: Double?
         if let value = context.member(object, "radius", at: path(), required: true, nullable: false, answer: answer) {
-            _radius = context.number(value, at: path().appending("radius"), rules: radiusRules, answer: answer)
+            _radius = context.number(value, at: path().appending("radius"), rules: nonNegativeRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _radius else { return nil }
         return Circle(radius: _radius)
@@ -211,7 +221,10 @@ extension Circle: WireValue {
 struct Square: Sendable, Hashable {
     var side: Int
 
-    /// Creates a value from its fields.
+    /// Creates a `Square`.
+    ///
+    /// - Parameters:
+    ///   - side: The `side` field.
     init(side: Int) {
         self.side = side
     }
@@ -315,7 +328,10 @@ extension Shape: WireValue {
 struct Granted: Sendable, Hashable {
     var token: String
 
-    /// Creates a value from its fields.
+    /// Creates a `Granted`.
+    ///
+    /// - Parameters:
+    ///   - token: The `token` field.
     init(token: String) {
         self.token = token
     }
@@ -364,7 +380,10 @@ struct Refused: Sendable, Hashable {
     /// `nil` leaves the key out.
     var reason: String?
 
-    /// Creates a value from its fields.
+    /// Creates a `Refused`.
+    ///
+    /// - Parameters:
+    ///   - reason: The `reason` field.
     init(reason: String? = nil) {
         self.reason = reason
     }
@@ -469,15 +488,15 @@ enum Selector: Sendable, Hashable {
 }
 
 extension Selector: WireValue {
-    static let allRules: StringRules = StringRules(constant: "*")
+    static let equalsValueRules: StringRules = StringRules(constant: "*")
 
-    static let namesRules: CollectionRules = CollectionRules(minItems: 1)
+    static let nonEmptyRules: CollectionRules = CollectionRules(minItems: 1)
 
-    static let namesRulesElement: StringRules = StringRules(minLength: 2, maxLength: 20, pattern: WirePattern("[a-z0-9-]+"))
+    static let slugRules: StringRules = StringRules(minLength: 2, maxLength: 20, pattern: WirePattern("[a-z0-9-]+"))
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Selector? {
-        if let value = context.attempt({ context in context.string(json, at: path(), rules: allRules, answer: answer) }) { return .all(value) }
-        if let value = context.attempt({ context in context.array(json, at: path(), rules: namesRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: namesRulesElement, answer: answer) } }) { return .names(value) }
+        if let value = context.attempt({ context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }) { return .all(value) }
+        if let value = context.attempt({ context in context.array(json, at: path(), rules: nonEmptyRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: slugRules, answer: answer) } }) { return .names(value) }
         context.noVariant(json, at: path(), expected: "all, names", answer: answer)
         return nil
     }
@@ -508,7 +527,11 @@ struct Bag: Sendable, Hashable {
     /// Keys the spec does not declare, kept as received so they survive re-encoding.
     var additionalFields: [String: JSONValue]
 
-    /// Creates a value from its fields.
+    /// Creates a `Bag`.
+    ///
+    /// - Parameters:
+    ///   - label: The `label` field.
+    ///   - additionalFields: Keys the spec does not declare, kept as received.
     init(label: String, additionalFields: [String: JSONValue] = [:]) {
         self.label = label
         self.additionalFields = additionalFields
@@ -560,7 +583,10 @@ extension Bag: WireValue {
 struct Strict: Sendable, Hashable {
     var a: Int
 
-    /// Creates a value from its fields.
+    /// Creates a `Strict`.
+    ///
+    /// - Parameters:
+    ///   - a: The `a` field.
     init(a: Int) {
         self.a = a
     }

@@ -8,12 +8,20 @@ import WireRuntime
 /// Sent by the client with `"type": "hello"`.
 struct Hello: Sendable, Hashable {
     /// The app's version.
+    ///
+    /// Validated: not empty.
     var clientVersion: String
 
     /// The device's name, shown on the machine.
+    ///
+    /// Validated: not empty.
     var deviceName: String
 
-    /// Creates a value from its fields.
+    /// Creates a `hello` message.
+    ///
+    /// - Parameters:
+    ///   - clientVersion: The app's version.
+    ///   - deviceName: The device's name, shown on the machine.
     init(clientVersion: String, deviceName: String) {
         self.clientVersion = clientVersion
         self.deviceName = deviceName
@@ -28,7 +36,7 @@ extension Hello: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
-    static let clientVersionRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Hello? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -40,11 +48,11 @@ extension Hello: WireMessage {
         let errorsBefore = context.errorCount
         var _clientVersion: String?
         if let value = context.member(object, "client_version", at: path(), required: true, nullable: false, answer: answer) {
-            _clientVersion = context.string(value, at: path().appending("client_version"), rules: clientVersionRules, answer: answer)
+            _clientVersion = context.string(value, at: path().appending("client_version"), rules: nonEmptyRules, answer: answer)
         }
         var _deviceName: String?
         if let value = context.member(object, "device_name", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceName = context.string(value, at: path().appending("device_name"), rules: clientVersionRules, answer: answer)
+            _deviceName = context.string(value, at: path().appending("device_name"), rules: nonEmptyRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _clientVersion, let _deviceName else { return nil }
         return Hello(clientVersion: _clientVersion, deviceName: _deviceName)
@@ -82,7 +90,10 @@ struct Subscribe: Sendable, Hashable {
     /// `*` for every session, or a list of names.
     var sessions: SessionSelector
 
-    /// Creates a value from its fields.
+    /// Creates a `subscribe` message.
+    ///
+    /// - Parameters:
+    ///   - sessions: `*` for every session, or a list of names.
     init(sessions: SessionSelector) {
         self.sessions = sessions
     }
@@ -141,12 +152,20 @@ extension Subscribe: WireMessage {
 /// Sent by the client with `"type": "input"`.
 struct Input: Sendable, Hashable {
     /// The session's name.
+    ///
+    /// Validated: not empty.
     var session: String
 
     /// The text.
+    ///
+    /// Validated: not empty.
     var text: String
 
-    /// Creates a value from its fields.
+    /// Creates an `input` message.
+    ///
+    /// - Parameters:
+    ///   - session: The session's name.
+    ///   - text: The text.
     init(session: String, text: String) {
         self.session = session
         self.text = text
@@ -161,7 +180,7 @@ extension Input: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
-    static let sessionRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Input? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -173,11 +192,11 @@ extension Input: WireMessage {
         let errorsBefore = context.errorCount
         var _session: String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: sessionRules, answer: answer)
+            _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
         }
         var _text: String?
         if let value = context.member(object, "text", at: path(), required: true, nullable: false, answer: answer) {
-            _text = context.string(value, at: path().appending("text"), rules: sessionRules, answer: answer)
+            _text = context.string(value, at: path().appending("text"), rules: nonEmptyRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _session, let _text else { return nil }
         return Input(session: _session, text: _text)
@@ -213,12 +232,18 @@ extension Input: WireMessage {
 /// Sent by the client with `"type": "permission_response"`.
 struct PermissionResponse: Sendable, Hashable {
     /// The `request_id` of the permission request.
+    ///
+    /// Validated: not empty.
     var requestId: String
 
     /// Allow or deny the tool use.
     var decision: Decision
 
-    /// Creates a value from its fields.
+    /// Creates a `permission_response` message.
+    ///
+    /// - Parameters:
+    ///   - requestId: The `request_id` of the permission request.
+    ///   - decision: Allow or deny the tool use.
     init(requestId: String, decision: Decision) {
         self.requestId = requestId
         self.decision = decision
@@ -233,7 +258,7 @@ extension PermissionResponse: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
-    static let requestIdRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PermissionResponse? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -245,7 +270,7 @@ extension PermissionResponse: WireMessage {
         let errorsBefore = context.errorCount
         var _requestId: String?
         if let value = context.member(object, "request_id", at: path(), required: true, nullable: false, answer: answer) {
-            _requestId = context.string(value, at: path().appending("request_id"), rules: requestIdRules, answer: answer)
+            _requestId = context.string(value, at: path().appending("request_id"), rules: nonEmptyRules, answer: answer)
         }
         var _decision: Decision?
         if let value = context.member(object, "decision", at: path(), required: true, nullable: false, answer: answer) {
@@ -285,12 +310,18 @@ extension PermissionResponse: WireMessage {
 /// Sent by the client with `"type": "control"`.
 struct Control: Sendable, Hashable {
     /// The session's name.
+    ///
+    /// Validated: not empty.
     var session: String
 
     /// What to do.
     var action: ControlAction
 
-    /// Creates a value from its fields.
+    /// Creates a `control` message.
+    ///
+    /// - Parameters:
+    ///   - session: The session's name.
+    ///   - action: What to do.
     init(session: String, action: ControlAction) {
         self.session = session
         self.action = action
@@ -305,7 +336,7 @@ extension Control: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
-    static let sessionRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Control? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -317,7 +348,7 @@ extension Control: WireMessage {
         let errorsBefore = context.errorCount
         var _session: String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: sessionRules, answer: answer)
+            _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
         }
         var _action: ControlAction?
         if let value = context.member(object, "action", at: path(), required: true, nullable: false, answer: answer) {
@@ -357,12 +388,20 @@ extension Control: WireMessage {
 /// Sent by the client with `"type": "sync"`.
 struct Sync: Sendable, Hashable {
     /// The session's name.
+    ///
+    /// Validated: not empty.
     var session: String
 
     /// The sequence of the last event the client processed.
+    ///
+    /// Validated: ≥ 0.
     var lastSeenSequence: Int
 
-    /// Creates a value from its fields.
+    /// Creates a `sync` message.
+    ///
+    /// - Parameters:
+    ///   - session: The session's name.
+    ///   - lastSeenSequence: The sequence of the last event the client processed.
     init(session: String, lastSeenSequence: Int) {
         self.session = session
         self.lastSeenSequence = lastSeenSequence
@@ -377,9 +416,9 @@ extension Sync: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
-    static let sessionRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
-    static let lastSeenSequenceRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Sync? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -391,11 +430,11 @@ extension Sync: WireMessage {
         let errorsBefore = context.errorCount
         var _session: String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: sessionRules, answer: answer)
+            _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
         }
         var _lastSeenSequence: Int?
         if let value = context.member(object, "last_seen_sequence", at: path(), required: true, nullable: false, answer: answer) {
-            _lastSeenSequence = context.integer(value, at: path().appending("last_seen_sequence"), rules: lastSeenSequenceRules, answer: answer)
+            _lastSeenSequence = context.integer(value, at: path().appending("last_seen_sequence"), rules: nonNegativeRules, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _session, let _lastSeenSequence else { return nil }
         return Sync(session: _session, lastSeenSequence: _lastSeenSequence)

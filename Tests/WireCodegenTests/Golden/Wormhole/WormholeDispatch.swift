@@ -4,27 +4,37 @@ import Foundation
 import WireRuntime
 
 /// Receives client frames, one method per message; see `ClientFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 protocol ClientFrameHandler {
-    /// Handles a `hello` frame.
+    /// Handles a `hello` frame. The first frame of a connection.
     func handleHello(_ message: Hello) async throws
 
-    /// Handles a `subscribe` frame.
+    /// Handles a `subscribe` frame. Chooses the sessions whose events the client receives.
     func handleSubscribe(_ message: Subscribe) async throws
 
-    /// Handles a `input` frame.
+    /// Handles an `input` frame. Sends text to a session, as if typed at its prompt.
     func handleInput(_ message: Input) async throws
 
-    /// Handles a `permission_response` frame.
+    /// Handles a `permission_response` frame. Answers a permission request.
     func handlePermissionResponse(_ message: PermissionResponse) async throws
 
-    /// Handles a `control` frame.
+    /// Handles a `control` frame. Controls a session.
     func handleControl(_ message: Control) async throws
 
-    /// Handles a `sync` frame.
+    /// Handles a `sync` frame. Asks for the events of a session after the last one the client saw.
     func handleSync(_ message: Sync) async throws
 
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ClientFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ClientFrame {
@@ -50,24 +60,34 @@ extension ClientFrame {
 }
 
 /// Receives server frames, one method per message; see `ServerFrame.dispatch(to:)`.
+///
+/// Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+/// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+/// between tasks makes itself safe to share, as an actor does.
 protocol ServerFrameHandler {
-    /// Handles a `welcome` frame.
+    /// Handles a `welcome` frame. The answer to hello, with the machine's sessions.
     func handleWelcome(_ message: Welcome) async throws
 
-    /// Handles a `event` frame.
+    /// Handles an `event` frame. A session event, in sequence order.
     func handleEvent(_ message: Event) async throws
 
-    /// Handles a `permission_request` frame.
+    /// Handles a `permission_request` frame. Asks the client to allow or deny a tool use.
     func handlePermissionRequest(_ message: PermissionRequest) async throws
 
-    /// Handles a `sync_response` frame.
+    /// Handles a `sync_response` frame. The events a sync asked for.
     func handleSyncResponse(_ message: SyncResponse) async throws
 
-    /// Handles a `error` frame.
+    /// Handles an `error` frame. Reports a problem with a client frame.
     func handleError(_ message: ErrorMessage) async throws
 
-    /// Handles a frame whose tag this version of the spec does not know.
+    /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
     func handleUnknownFrame(tag: String, json: JSONValue) async throws
+}
+
+extension ServerFrameHandler {
+    /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
+    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    }
 }
 
 extension ServerFrame {

@@ -5,22 +5,22 @@ import WireRuntime
 
 /// Every frame the client sends, decoded in one pass by `ClientFrame.decode(_:)`.
 enum ClientFrame: Sendable, Hashable {
-    /// `hello`
+    /// `hello`: The first frame of a connection.
     case hello(Hello)
 
-    /// `subscribe`
+    /// `subscribe`: Chooses the sessions whose events the client receives.
     case subscribe(Subscribe)
 
-    /// `input`
+    /// `input`: Sends text to a session, as if typed at its prompt.
     case input(Input)
 
-    /// `permission_response`
+    /// `permission_response`: Answers a permission request.
     case permissionResponse(PermissionResponse)
 
-    /// `control`
+    /// `control`: Controls a session.
     case control(Control)
 
-    /// `sync`
+    /// `sync`: Asks for the events of a session after the last one the client saw.
     case sync(Sync)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
@@ -109,19 +109,19 @@ extension ClientFrame: WireFrame {
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
 enum ServerFrame: Sendable, Hashable {
-    /// `welcome`
+    /// `welcome`: The answer to hello, with the machine's sessions.
     case welcome(Welcome)
 
-    /// `event`
+    /// `event`: A session event, in sequence order.
     case event(Event)
 
-    /// `permission_request`
+    /// `permission_request`: Asks the client to allow or deny a tool use.
     case permissionRequest(PermissionRequest)
 
-    /// `sync_response`
+    /// `sync_response`: The events a sync asked for.
     case syncResponse(SyncResponse)
 
-    /// `error`
+    /// `error`: Reports a problem with a client frame.
     case error(ErrorMessage)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.

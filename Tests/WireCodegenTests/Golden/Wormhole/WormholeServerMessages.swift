@@ -16,7 +16,12 @@ struct Welcome: Sendable, Hashable {
     /// The sessions the machine runs.
     var sessions: [SessionInfo]
 
-    /// Creates a value from its fields.
+    /// Creates a `welcome` message.
+    ///
+    /// - Parameters:
+    ///   - serverVersion: The daemon's version.
+    ///   - machineName: The machine's name.
+    ///   - sessions: The sessions the machine runs.
     init(serverVersion: String, machineName: String, sessions: [SessionInfo]) {
         self.serverVersion = serverVersion
         self.machineName = machineName
@@ -90,15 +95,25 @@ struct Event: Sendable, Hashable {
     var session: String
 
     /// The event's number within its session.
+    ///
+    /// Validated: ≥ 0.
     var sequence: Int
 
     /// When the event happened.
+    ///
+    /// Validated: format iso8601.
     var timestamp: Date
 
     /// The SDK message, with every field it carries.
     var message: SDKMessage
 
-    /// Creates a value from its fields.
+    /// Creates an `event` message.
+    ///
+    /// - Parameters:
+    ///   - session: The session's name.
+    ///   - sequence: The event's number within its session.
+    ///   - timestamp: When the event happened.
+    ///   - message: The SDK message, with every field it carries.
     init(session: String, sequence: Int, timestamp: Date, message: SDKMessage) {
         self.session = session
         self.sequence = sequence
@@ -115,9 +130,9 @@ extension Event: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
-    static let sequenceRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
-    static let timestampRules: StringRules = StringRules(format: .iso8601)
+    static let iso8601Rules: StringRules = StringRules(format: .iso8601)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Event? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -133,11 +148,11 @@ extension Event: WireMessage {
         }
         var _sequence: Int?
         if let value = context.member(object, "sequence", at: path(), required: true, nullable: false, answer: answer) {
-            _sequence = context.integer(value, at: path().appending("sequence"), rules: sequenceRules, answer: answer)
+            _sequence = context.integer(value, at: path().appending("sequence"), rules: nonNegativeRules, answer: answer)
         }
         var _timestamp: Date?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(value, at: path().appending("timestamp"), rules: timestampRules, answer: answer).flatMap(WireFormats.parseISO8601)
+            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireFormats.parseISO8601)
         }
         var _message: SDKMessage?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
@@ -179,6 +194,8 @@ extension Event: WireMessage {
 /// Sent by the server with `"type": "permission_request"`.
 struct PermissionRequest: Sendable, Hashable {
     /// The id to answer with.
+    ///
+    /// Validated: not empty.
     var requestId: String
 
     /// The tool, e.g. `Bash`.
@@ -190,7 +207,13 @@ struct PermissionRequest: Sendable, Hashable {
     /// The session asking.
     var sessionName: String
 
-    /// Creates a value from its fields.
+    /// Creates a `permission_request` message.
+    ///
+    /// - Parameters:
+    ///   - requestId: The id to answer with.
+    ///   - toolName: The tool, e.g.
+    ///   - toolInput: The tool's input, as the SDK gives it.
+    ///   - sessionName: The session asking.
     init(requestId: String, toolName: String, toolInput: [String: JSONValue], sessionName: String) {
         self.requestId = requestId
         self.toolName = toolName
@@ -207,7 +230,7 @@ extension PermissionRequest: WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
 
-    static let requestIdRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PermissionRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
@@ -219,7 +242,7 @@ extension PermissionRequest: WireMessage {
         let errorsBefore = context.errorCount
         var _requestId: String?
         if let value = context.member(object, "request_id", at: path(), required: true, nullable: false, answer: answer) {
-            _requestId = context.string(value, at: path().appending("request_id"), rules: requestIdRules, answer: answer)
+            _requestId = context.string(value, at: path().appending("request_id"), rules: nonEmptyRules, answer: answer)
         }
         var _toolName: String?
         if let value = context.member(object, "tool_name", at: path(), required: true, nullable: false, answer: answer) {
@@ -274,7 +297,11 @@ struct SyncResponse: Sendable, Hashable {
     /// The events after the client's last seen sequence, in order.
     var events: [EventPayload]
 
-    /// Creates a value from its fields.
+    /// Creates a `sync_response` message.
+    ///
+    /// - Parameters:
+    ///   - session: The session's name.
+    ///   - events: The events after the client's last seen sequence, in order.
     init(session: String, events: [EventPayload]) {
         self.session = session
         self.events = events
@@ -349,7 +376,12 @@ struct ErrorMessage: Sendable, Hashable {
     /// `nil` leaves the key out.
     var session: String?
 
-    /// Creates a value from its fields.
+    /// Creates an `error` message.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong, e.g.
+    ///   - message: A readable explanation.
+    ///   - session: The session concerned.
     init(code: String, message: String, session: String? = nil) {
         self.code = code
         self.message = message

@@ -78,6 +78,8 @@ extension SessionState: WireValue {
 /// One session of the machine, as the welcome lists it.
 struct SessionInfo: Sendable, Hashable {
     /// The session's name.
+    ///
+    /// Validated: not empty.
     var name: String
 
     /// The working directory.
@@ -92,14 +94,24 @@ struct SessionInfo: Sendable, Hashable {
     var claudeSessionId: Nullable<String>
 
     /// What the session has cost so far, in US dollars.
+    ///
+    /// Validated: ≥ 0.
     var costUsd: Double
 
     /// When the session last did something.
     ///
-    /// Absent, `null` and a value are distinct.
+    /// Absent, `null` and a value are distinct. Validated: format iso8601.
     var lastActivity: Nullable<Date>
 
-    /// Creates a value from its fields.
+    /// Creates a `SessionInfo`.
+    ///
+    /// - Parameters:
+    ///   - name: The session's name.
+    ///   - directory: The working directory.
+    ///   - state: What the session is doing.
+    ///   - claudeSessionId: The Claude session behind it, when one runs.
+    ///   - costUsd: What the session has cost so far, in US dollars.
+    ///   - lastActivity: When the session last did something.
     init(name: String, directory: String, state: SessionState, claudeSessionId: Nullable<String> = .absent, costUsd: Double, lastActivity: Nullable<Date> = .absent) {
         self.name = name
         self.directory = directory
@@ -111,11 +123,11 @@ struct SessionInfo: Sendable, Hashable {
 }
 
 extension SessionInfo: WireValue {
-    static let nameRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
-    static let costUsdRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
-    static let lastActivityRules: StringRules = StringRules(format: .iso8601)
+    static let iso8601Rules: StringRules = StringRules(format: .iso8601)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SessionInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -127,7 +139,7 @@ extension SessionInfo: WireValue {
         let errorsBefore = context.errorCount
         var _name: String?
         if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: answer) {
-            _name = context.string(value, at: path().appending("name"), rules: nameRules, answer: answer)
+            _name = context.string(value, at: path().appending("name"), rules: nonEmptyRules, answer: answer)
         }
         var _directory: String?
         if let value = context.member(object, "directory", at: path(), required: true, nullable: false, answer: answer) {
@@ -148,7 +160,7 @@ extension SessionInfo: WireValue {
         }
         var _costUsd: Double?
         if let value = context.member(object, "cost_usd", at: path(), required: true, nullable: false, answer: answer) {
-            _costUsd = context.number(value, at: path().appending("cost_usd"), rules: costUsdRules, answer: answer)
+            _costUsd = context.number(value, at: path().appending("cost_usd"), rules: nonNegativeRules, answer: answer)
         }
         var _lastActivity: Nullable<Date> = .absent
         switch object["last_activity"] {
@@ -157,7 +169,7 @@ extension SessionInfo: WireValue {
         case .null?:
             _lastActivity = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("last_activity"), rules: lastActivityRules, answer: answer).flatMap(WireFormats.parseISO8601)) { _lastActivity = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("last_activity"), rules: iso8601Rules, answer: answer).flatMap(WireFormats.parseISO8601)) { _lastActivity = .value(decoded) }
         }
         guard context.errorCount == errorsBefore, let _name, let _directory, let _state, let _costUsd else { return nil }
         return SessionInfo(name: _name, directory: _directory, state: _state, claudeSessionId: _claudeSessionId, costUsd: _costUsd, lastActivity: _lastActivity)
@@ -214,13 +226,13 @@ enum SessionSelector: Sendable, Hashable {
 }
 
 extension SessionSelector: WireValue {
-    static let allRules: StringRules = StringRules(constant: "*")
+    static let equalsValueRules: StringRules = StringRules(constant: "*")
 
-    static let namesRules: CollectionRules = CollectionRules(minItems: 1)
+    static let nonEmptyRules: CollectionRules = CollectionRules(minItems: 1)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SessionSelector? {
-        if let value = context.attempt({ context in context.string(json, at: path(), rules: allRules, answer: answer) }) { return .all(value) }
-        if let value = context.attempt({ context in context.array(json, at: path(), rules: namesRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: nil, answer: answer) } }) { return .names(value) }
+        if let value = context.attempt({ context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }) { return .all(value) }
+        if let value = context.attempt({ context in context.array(json, at: path(), rules: nonEmptyRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: nil, answer: answer) } }) { return .names(value) }
         context.noVariant(json, at: path(), expected: "all, names", answer: answer)
         return nil
     }
@@ -247,6 +259,8 @@ extension SessionSelector: WireValue {
 /// A message of the Claude Agent SDK, kept with every field it was sent with.
 struct SDKMessage: Sendable, Hashable {
     /// The SDK message type, e.g. `assistant`, `user`, `result`, `system`.
+    ///
+    /// Validated: not empty.
     var type: String
 
     /// The SDK message subtype, e.g. `init` or `success`.
@@ -257,7 +271,12 @@ struct SDKMessage: Sendable, Hashable {
     /// Keys the spec does not declare, kept as received so they survive re-encoding.
     var additionalFields: [String: JSONValue]
 
-    /// Creates a value from its fields.
+    /// Creates a `SDKMessage`.
+    ///
+    /// - Parameters:
+    ///   - type: The SDK message type, e.g.
+    ///   - subtype: The SDK message subtype, e.g.
+    ///   - additionalFields: Keys the spec does not declare, kept as received.
     init(type: String, subtype: String? = nil, additionalFields: [String: JSONValue] = [:]) {
         self.type = type
         self.subtype = subtype
@@ -268,7 +287,7 @@ struct SDKMessage: Sendable, Hashable {
 extension SDKMessage: WireValue {
     static let knownKeys: Set<String> = ["type", "subtype"]
 
-    static let typeRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SDKMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -280,7 +299,7 @@ extension SDKMessage: WireValue {
         let errorsBefore = context.errorCount
         var _type: String?
         if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
-            _type = context.string(value, at: path().appending("type"), rules: typeRules, answer: answer)
+            _type = context.string(value, at: path().appending("type"), rules: nonEmptyRules, answer: answer)
         }
         var _subtype: String?
         if let value = context.member(object, "subtype", at: path(), required: false, nullable: false, answer: answer) {
@@ -361,15 +380,25 @@ struct EventPayload: Sendable, Hashable {
     var session: String
 
     /// The event's number within its session; clients sync from the last one they saw.
+    ///
+    /// Validated: ≥ 0.
     var sequence: Int
 
     /// When the event happened.
+    ///
+    /// Validated: format iso8601.
     var timestamp: Date
 
     /// The SDK message.
     var message: SDKMessage
 
-    /// Creates a value from its fields.
+    /// Creates a `EventPayload`.
+    ///
+    /// - Parameters:
+    ///   - session: The session's name.
+    ///   - sequence: The event's number within its session; clients sync from the last one they saw.
+    ///   - timestamp: When the event happened.
+    ///   - message: The SDK message.
     init(session: String, sequence: Int, timestamp: Date, message: SDKMessage) {
         self.session = session
         self.sequence = sequence
@@ -379,9 +408,9 @@ struct EventPayload: Sendable, Hashable {
 }
 
 extension EventPayload: WireValue {
-    static let sequenceRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
 
-    static let timestampRules: StringRules = StringRules(format: .iso8601)
+    static let iso8601Rules: StringRules = StringRules(format: .iso8601)
 
     static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> EventPayload? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
@@ -397,11 +426,11 @@ extension EventPayload: WireValue {
         }
         var _sequence: Int?
         if let value = context.member(object, "sequence", at: path(), required: true, nullable: false, answer: answer) {
-            _sequence = context.integer(value, at: path().appending("sequence"), rules: sequenceRules, answer: answer)
+            _sequence = context.integer(value, at: path().appending("sequence"), rules: nonNegativeRules, answer: answer)
         }
         var _timestamp: Date?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(value, at: path().appending("timestamp"), rules: timestampRules, answer: answer).flatMap(WireFormats.parseISO8601)
+            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireFormats.parseISO8601)
         }
         var _message: SDKMessage?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
