@@ -179,6 +179,26 @@ import Testing
         }
     }
 
+    @Test func httpBodiesDecodeInOneCall() throws {
+        #expect(try VersionInfo.decode(Array(#"{"protocolVersion":1}"#.utf8)) == VersionInfo(protocolVersion: 1))
+        let asset = try UploadedAsset.decode(Data(#"{"assetId":"a_7c9e6679-7425-40de-944b-e07fc1f90ae7","mimeType":"image/png","size":5242880}"#.utf8))
+        #expect(asset.size == 5_242_880 && asset.encoded() == Array(#"{"assetId":"a_7c9e6679-7425-40de-944b-e07fc1f90ae7","mimeType":"image/png","size":5242880}"#.utf8))
+        let error = try HttpError.decode(Array(#"{"type":"error","code":"asset_not_found","message":"No such asset."}"#.utf8))
+        #expect(error.code == .assetNotFound && error.code.httpStatus == 404)
+        do {
+            _ = try VersionInfo.decode(Array("<html>".utf8))
+            Issue.record("an HTML body is not a VersionInfo")
+        } catch {
+            #expect(error.syntaxError != nil && error.issues.isEmpty)
+        }
+        do {
+            _ = try VersionInfo.decode(Array(#"{"protocolVersion":0}"#.utf8))
+            Issue.record("protocolVersion 0 is below the minimum")
+        } catch {
+            #expect(error.issues.map { "\($0.path) \($0.rule)" } == ["$.protocolVersion minimum"])
+        }
+    }
+
     @Test func codableInteroperates() throws {
         let message = ServerMessage(id: "s_1", role: .assistant, content: "Hi", timestamp: 1_704_672_000_000, streaming: false)
         let data = try JSONEncoder().encode(message)

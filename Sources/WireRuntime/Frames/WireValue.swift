@@ -7,11 +7,22 @@ public protocol WireValue: Sendable, Hashable, Codable {
     func jsonValue() -> JSONValue
 }
 
-/// A value that did not pass validation when decoded through `Codable`.
+/// A value that did not decode: bytes that are not JSON, or JSON that breaks the spec.
 public struct WireDecodingError: Error, Sendable, CustomStringConvertible {
-    /// Every issue found.
+    /// Every issue found; empty when the bytes are not JSON.
     public var issues: [ValidationIssue]
-    public var description: String { issues.map(\.description).joined(separator: "; ") }
+    /// Why the bytes are not JSON, when they are not.
+    public var syntaxError: JSONSyntaxError?
+
+    public init(issues: [ValidationIssue], syntaxError: JSONSyntaxError? = nil) {
+        self.issues = issues
+        self.syntaxError = syntaxError
+    }
+
+    public var description: String {
+        if let syntaxError { return "not JSON: \(syntaxError)" }
+        return issues.map(\.description).joined(separator: "; ")
+    }
 }
 
 extension WireValue {
@@ -23,6 +34,21 @@ extension WireValue {
         }
         return value
     }
+
+    /// Decodes a value from UTF-8 JSON bytes (an HTTP body), validating it completely. Generated
+    /// body types have a one-argument `decode(_:)` that passes their protocol's answers.
+    public static func decode(_ bytes: some Collection<UInt8>, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws(WireDecodingError) -> Self {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes)
+        } catch {
+            throw WireDecodingError(issues: [], syntaxError: error)
+        }
+        return try decode(from: json, sizeAnswer: sizeAnswer, answer: answer)
+    }
+
+    /// The canonical JSON bytes of the value (sorted keys, no white space), e.g. an HTTP body.
+    public func encoded() -> [UInt8] { JSONWriter.bytes(jsonValue()) }
 
     /// The `Codable` bridge: decodes through a `JSONValue`, so `Codable` applies the same validation.
     public static func decode(from decoder: any Decoder, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws -> Self {

@@ -117,6 +117,19 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     /// the codes under `errors:`, which the loader adds to `types`.
     public static let errorCodeTypeName = "ErrorCode"
 
+    /// The named types that are JSON bodies of HTTP endpoints (requests, responses, error bodies),
+    /// in the order the endpoints name them.
+    public var httpBodyTypeNames: [String] {
+        var names: [String] = []
+        for endpoint in endpoints {
+            for body in [endpoint.request, endpoint.response.body] {
+                if case .json(.named(let name))? = body, !names.contains(name) { names.append(name) }
+            }
+            if case .named(let name)? = endpoint.errorBody, !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
     /// The answer to bytes that are not JSON, with the default filled in.
     public var notJSONAnswer: Answer { notJSON ?? Answer(errorCode: defaultErrorCode) }
 

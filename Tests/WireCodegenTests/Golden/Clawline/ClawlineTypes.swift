@@ -1251,3 +1251,24 @@ extension ErrorCode: WireValue {
         try container.encode(rawValue)
     }
 }
+
+extension VersionInfo {
+    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> VersionInfo {
+        try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+    }
+}
+
+extension HttpError {
+    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> HttpError {
+        try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+    }
+}
+
+extension UploadedAsset {
+    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> UploadedAsset {
+        try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+    }
+}

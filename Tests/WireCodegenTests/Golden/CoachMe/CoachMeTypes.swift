@@ -278,3 +278,10 @@ extension ErrorCode: WireValue {
         try container.encode(rawValue)
     }
 }
+
+extension ChatRequest {
+    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
+    static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> ChatRequest {
+        try decode(bytes, sizeAnswer: CoachMe.sizeAnswer, answer: CoachMe.defaultAnswer)
+    }
+}

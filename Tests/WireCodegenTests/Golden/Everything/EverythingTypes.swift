@@ -772,3 +772,10 @@ extension ErrorCode: WireValue {
         try container.encode(rawValue)
     }
 }
+
+extension Point {
+    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
+    static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> Point {
+        try decode(bytes, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+    }
+}
