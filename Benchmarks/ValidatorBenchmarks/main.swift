@@ -1,5 +1,5 @@
 import Foundation
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 import WireValidator
 

@@ -1,4 +1,4 @@
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 
 /// Checks frames against a spec with the WireRuntime rules generated code uses, for any spec and

@@ -1,4 +1,4 @@
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 extension ValidationPlan {
     /// Mixes the value at `index` (or an absent value, `nil`) into `hash` the way a `normalized`

@@ -1,4 +1,4 @@
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 
 /// Checks the rules across the frames of one session, driven only by the spec's session rules and

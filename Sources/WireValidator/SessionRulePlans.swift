@@ -1,4 +1,4 @@
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 
 /// A condition on a top-level field of a frame, with its key and values ready for a tape.

@@ -1,4 +1,4 @@
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 
 /// A spec compiled for validation: every field's checks worked out once, as the generator does

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import WireCodegen
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 import WireValidator
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 import WireValidator
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 /// The strict JSON parser and the canonical writer.
 @Suite struct JSONParserTests {

@@ -1,5 +1,5 @@
 import Testing
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 /// The token tape behind the parser: reading values in place, member lookups (with a cursor and
 /// key sketches), the same strictness as `JSONParser`, and value hashes.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 /// The SSE parser against the WHATWG rules, on the cases the standard calls out.
 @Suite struct ServerSentEventTests {

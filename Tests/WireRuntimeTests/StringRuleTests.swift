@@ -1,5 +1,5 @@
 import Testing
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 /// String rules judged from UTF-8 bytes: the same issues whether a check starts from a `String`
 /// (generated code) or from bytes in a tape (`wire validate`), including non-ASCII text.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 /// Golden frames of a protocol: `<dir>/<direction>/valid/*.json` decode without issues and
 /// re-encode to identical bytes; `<dir>/<direction>/invalid/*.json` give exactly the result in the

@@ -1,7 +1,7 @@
 import ClawlineProtocol
 import Foundation
 import Testing
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 import WireTestSupport
 import WireValidator

@@ -55,7 +55,7 @@ struct EnumEmitter {
         } else {
             decodeBody = [.line("context.closedEnum(json, \(name).self, at: path(), allowed: [\(literals.joined(separator: ", "))], answer: answer)")]
         }
-        members.append(.function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+        members.append(.function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
         members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [.line(".string(rawValue)")])))
         if values.open {
             members.append(.function(FunctionDeclaration(
@@ -171,7 +171,7 @@ struct EnumEmitter {
             encodeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")]))
         }
         let members: [SwiftDeclaration] = [
-            .function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
+            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
             .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [.switchOn("self", encodeCases)])),
         ] + objects.codableMembers(answer: "\(namespace).defaultAnswer")
         return [
@@ -203,10 +203,10 @@ struct EnumEmitter {
             .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(message.direction.rawValue)")),
             .variable(VariableDeclaration(
                 doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
+                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
                 initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
             )),
-            .function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
+            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
             .function(FunctionDeclaration(
                 doc: "Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.",
                 isStatic: true,
@@ -214,7 +214,7 @@ struct EnumEmitter {
                 body: [.line("decode(from: json, at: path(), in: &context, answer: answer)")]
             )),
             .function(FunctionDeclaration(
-                doc: "The fields as JSON object members, without the tag.", access: access,
+                doc: "The fields as JSON object members, without the tag.",
                 signature: "jsonObject() -> [String: JSONValue]",
                 body: [.line("var object: [String: JSONValue]"), .switchOn("self", parts.objectCases), .line("return object")]
             )),
@@ -248,7 +248,7 @@ struct EnumEmitter {
         var members: [SwiftDeclaration] = rules.entries.map { entry in
             .variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression))
         }
-        members.append(.function(FunctionDeclaration(access: access, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+        members.append(.function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
         members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [
             .switchOn("self", oneOf.variants.map { variant in
                 SwitchCase(pattern: "case .\(Self.caseName(variant.name))(let value)", body: [

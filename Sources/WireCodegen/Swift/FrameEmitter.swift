@@ -31,17 +31,17 @@ struct FrameEmitter {
             .variable(VariableDeclaration(access: access, isStatic: true, name: "tagField", type: "String", initializer: SwiftNames.literal(spec.tagField))),
             .variable(VariableDeclaration(access: access, isStatic: true, name: "knownTags", type: "[String]", initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
             .typeAlias(doc: "The protocol's error codes.", access: access, name: "ErrorCodeType", type: ProtocolSpec.errorCodeTypeName),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "notJSONAnswer", type: "ViolationAnswer", initializer: "\(namespace).notJSONAnswer")),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "notAFrameAnswer", type: "ViolationAnswer", initializer: "\(namespace).notAFrameAnswer")),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer", initializer: "\(namespace).defaultAnswer")),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "sizeAnswer", type: "ViolationAnswer", initializer: "\(namespace).sizeAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notJSONAnswer", type: "ViolationAnswer", initializer: "\(namespace).notJSONAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notAFrameAnswer", type: "ViolationAnswer", initializer: "\(namespace).notAFrameAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer", initializer: "\(namespace).defaultAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "sizeAnswer", type: "ViolationAnswer", initializer: "\(namespace).sizeAnswer")),
             .function(FunctionDeclaration(
-                access: access, isStatic: true,
+                access: access, isPlumbing: true, isStatic: true,
                 signature: "decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> \(name)?",
                 body: [.switchOn("tag", decodeCases)]
             )),
             .function(FunctionDeclaration(
-                access: access, isStatic: true, signature: "makeUnknown(tag: String, json: JSONValue) -> \(name)",
+                access: access, isPlumbing: true, isStatic: true, signature: "makeUnknown(tag: String, json: JSONValue) -> \(name)",
                 body: [.line(".unknown(tag: tag, json: json)")]
             )),
             .variable(VariableDeclaration(access: access, name: "tag", type: "String", getter: [

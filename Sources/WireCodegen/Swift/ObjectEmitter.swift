@@ -116,7 +116,7 @@ struct ObjectEmitter {
             members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(message.direction.rawValue)")))
             members.append(.variable(VariableDeclaration(
                 doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                access: access, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
+                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
                 initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
             )))
         }
@@ -129,7 +129,7 @@ struct ObjectEmitter {
         }
         let ignored = message == nil ? "nil" : SwiftNames.literal(spec.tagField)
         members.append(.function(FunctionDeclaration(
-            access: access, isStatic: true,
+            access: access, isPlumbing: true, isStatic: true,
             signature: "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> \(name)?",
             body: [.line("decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(ignored))")]
         )))
@@ -140,7 +140,7 @@ struct ObjectEmitter {
             body: decodeBody
         )))
         members.append(.function(FunctionDeclaration(
-            doc: "The fields as JSON object members\(message == nil ? "" : ", without the tag").", access: access,
+            doc: "The fields as JSON object members\(message == nil ? "" : ", without the tag").",
             signature: "jsonObject() -> [String: JSONValue]", body: encodeStatements(shape)
         )))
         let valueBody: [Statement]

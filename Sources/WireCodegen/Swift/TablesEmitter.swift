@@ -9,8 +9,8 @@ struct TablesEmitter {
     private var spec: ProtocolSpec { mapper.spec }
     private var namespace: String { mapper.naming.namespace }
 
-    private func constant(_ doc: String?, _ name: String, _ type: String, _ value: String) -> SwiftDeclaration {
-        .variable(VariableDeclaration(doc: doc, access: access, isStatic: true, name: name, type: type, initializer: value))
+    private func constant(_ doc: String?, _ name: String, _ type: String, _ value: String, plumbing: Bool = false) -> SwiftDeclaration {
+        .variable(VariableDeclaration(doc: doc, access: access, isPlumbing: plumbing, isStatic: true, name: name, type: type, initializer: value))
     }
 
     func namespaceDeclarations() -> [SwiftDeclaration] {
@@ -26,10 +26,10 @@ struct TablesEmitter {
             members.append(constant("The protocol's default port.", "defaultPort", "Int", String(port)))
         }
         members += [
-            constant("The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "ViolationAnswer", defaultAnswer),
-            constant("The answer to a broken size limit.", "sizeAnswer", "ViolationAnswer", mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode))),
-            constant("The answer to bytes that are not JSON.", "notJSONAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer)),
-            constant("The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notAFrameAnswer)),
+            constant("The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "ViolationAnswer", defaultAnswer, plumbing: true),
+            constant("The answer to a broken size limit.", "sizeAnswer", "ViolationAnswer", mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode)), plumbing: true),
+            constant("The answer to bytes that are not JSON.", "notJSONAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer), plumbing: true),
+            constant("The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notAFrameAnswer), plumbing: true),
         ]
         members.append(.type(constantsEnum()))
         members.append(.type(rateLimitsEnum()))

@@ -10,7 +10,7 @@ struct SwiftRenderer {
             renderer.emit(String(line))
         }
         for module in file.imports {
-            renderer.emit("import \(module)")
+            renderer.emit((module.spi.map { "@_spi(\($0)) " } ?? "") + "import \(module.module)")
         }
         for declaration in file.declarations {
             renderer.emit("")
@@ -72,7 +72,7 @@ struct SwiftRenderer {
 
     private mutating func render(_ variable: VariableDeclaration) {
         doc(variable.doc)
-        var line = variable.access?.prefix ?? ""
+        var line = (variable.isPlumbing ? variable.access?.plumbingPrefix : variable.access?.prefix) ?? ""
         if variable.isStatic { line += "static " }
         line += (variable.getter != nil || variable.isRequirement || !variable.isLet) ? "var " : "let "
         line += variable.name
@@ -94,7 +94,7 @@ struct SwiftRenderer {
 
     private mutating func render(_ function: FunctionDeclaration) {
         doc(function.doc)
-        var line = function.access?.prefix ?? ""
+        var line = (function.isPlumbing ? function.access?.plumbingPrefix : function.access?.prefix) ?? ""
         if function.isStatic { line += "static " }
         line += function.isInitializer ? function.signature : "func " + function.signature
         guard let statements = function.body else {

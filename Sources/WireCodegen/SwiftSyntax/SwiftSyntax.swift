@@ -3,8 +3,14 @@
 /// (indentation, doc comments, blank lines), so emitters never assemble whitespace by hand.
 struct SwiftFile: Equatable {
     var name: String
-    var imports: [String]
+    var imports: [SwiftImport]
     var declarations: [SwiftDeclaration]
+}
+
+/// `import Foundation`, or `@_spi(Generated) import WireRuntime` to see the runtime's plumbing.
+struct SwiftImport: Equatable {
+    var module: String
+    var spi: String?
 }
 
 /// Access levels a generated declaration can have.
@@ -15,6 +21,13 @@ public enum AccessLevel: String, Sendable, CaseIterable {
 
     /// The keyword followed by a space, or nothing for `internal`.
     var prefix: String { self == .internal ? "" : rawValue + " " }
+
+    /// The keyword of a declaration only generated code uses: `@_spi(Generated) public` when the
+    /// code is public (apps do not see it without importing the SPI), the plain keyword otherwise.
+    var plumbingPrefix: String { self == .public ? "@_spi(\(Self.spiName)) public " : prefix }
+
+    /// The SPI under which WireRuntime and generated code share what apps need not see.
+    static let spiName = "Generated"
 }
 
 indirect enum SwiftDeclaration: Equatable {
@@ -42,6 +55,8 @@ struct TypeDeclaration: Equatable {
 struct VariableDeclaration: Equatable {
     var doc: String?
     var access: AccessLevel?
+    /// Plumbing that only generated code uses: behind `@_spi(Generated)` when public.
+    var isPlumbing = false
     var isStatic = false
     var isLet = true
     var name: String
@@ -56,6 +71,8 @@ struct VariableDeclaration: Equatable {
 struct FunctionDeclaration: Equatable {
     var doc: String?
     var access: AccessLevel?
+    /// Plumbing that only generated code uses: behind `@_spi(Generated)` when public.
+    var isPlumbing = false
     var isStatic = false
     /// Everything after `func` (or the whole signature for initialisers): `decode(from json: JSONValue) -> Self?`.
     var signature: String

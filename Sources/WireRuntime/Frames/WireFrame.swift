@@ -15,21 +15,21 @@ public protocol WireFrame: Sendable, Hashable {
     /// Every tag of this direction.
     static var knownTags: [String] { get }
     /// The answer to bytes that are not JSON (possibly closing without sending anything).
-    static var notJSONAnswer: ViolationAnswer { get }
+    @_spi(Generated) static var notJSONAnswer: ViolationAnswer { get }
     /// The answer to JSON that is not an object or has no string tag.
-    static var notAFrameAnswer: ViolationAnswer { get }
+    @_spi(Generated) static var notAFrameAnswer: ViolationAnswer { get }
     /// The protocol's error codes, generated from its error table.
     associatedtype ErrorCodeType: RawRepresentable & Sendable & Hashable where ErrorCodeType.RawValue == String
     /// The answer to a frame whose tag is unknown, and the default answer to a broken rule.
-    static var defaultAnswer: ViolationAnswer { get }
+    @_spi(Generated) static var defaultAnswer: ViolationAnswer { get }
     /// The answer to a broken size limit.
-    static var sizeAnswer: ViolationAnswer { get }
+    @_spi(Generated) static var sizeAnswer: ViolationAnswer { get }
 
     /// Decodes a frame whose tag is known to be `tag`; issues go into `context`.
-    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> Self?
+    @_spi(Generated) static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> Self?
 
     /// A frame for a tag this side does not know, keeping the raw JSON.
-    static func makeUnknown(tag: String, json: JSONValue) -> Self
+    @_spi(Generated) static func makeUnknown(tag: String, json: JSONValue) -> Self
 
     /// The frame's tag.
     var tag: String { get }

@@ -1,7 +1,7 @@
 /// A type generated from a spec: decoded from JSON with full validation, encoded to JSON.
 public protocol WireValue: Sendable, Hashable, Codable {
     /// Decodes and validates a value, reporting every issue into `context`; `nil` when there is an error.
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Self?
+    @_spi(Generated) static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Self?
 
     /// The value as JSON.
     func jsonValue() -> JSONValue
@@ -14,7 +14,7 @@ public struct WireDecodingError: Error, Sendable, CustomStringConvertible {
     /// Why the bytes are not JSON, when they are not.
     public var syntaxError: JSONSyntaxError?
 
-    public init(issues: [ValidationIssue], syntaxError: JSONSyntaxError? = nil) {
+    @_spi(Generated) public init(issues: [ValidationIssue], syntaxError: JSONSyntaxError? = nil) {
         self.issues = issues
         self.syntaxError = syntaxError
     }
@@ -27,7 +27,7 @@ public struct WireDecodingError: Error, Sendable, CustomStringConvertible {
 
 extension WireValue {
     /// Decodes a value from JSON, validating it completely; throws every issue when it is invalid.
-    public static func decode(from json: JSONValue, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws(WireDecodingError) -> Self {
+    @_spi(Generated) public static func decode(from json: JSONValue, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws(WireDecodingError) -> Self {
         var context = ValidationContext(sizeAnswer: sizeAnswer)
         guard let value = decode(from: json, at: .root, in: &context, answer: answer) else {
             throw WireDecodingError(issues: context.issues)
@@ -37,7 +37,7 @@ extension WireValue {
 
     /// Decodes a value from UTF-8 JSON bytes (an HTTP body), validating it completely. Generated
     /// body types have a one-argument `decode(_:)` that passes their protocol's answers.
-    public static func decode(_ bytes: some Collection<UInt8>, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws(WireDecodingError) -> Self {
+    @_spi(Generated) public static func decode(_ bytes: some Collection<UInt8>, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws(WireDecodingError) -> Self {
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)
@@ -51,7 +51,7 @@ extension WireValue {
     public func encoded() -> [UInt8] { JSONWriter.bytes(jsonValue()) }
 
     /// The `Codable` bridge: decodes through a `JSONValue`, so `Codable` applies the same validation.
-    public static func decode(from decoder: any Decoder, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws -> Self {
+    @_spi(Generated) public static func decode(from decoder: any Decoder, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws -> Self {
         let json = try JSONValue(from: decoder)
         do {
             return try decode(from: json, sizeAnswer: sizeAnswer, answer: answer)

@@ -13,7 +13,7 @@ extension JSONTape {
         }
 
         /// Mixes in bytes, eight at a time, and their count.
-        public mutating func combine(bytes: UnsafeBufferPointer<UInt8>) {
+        @_spi(Generated) public mutating func combine(bytes: UnsafeBufferPointer<UInt8>) {
             var offset = 0
             while offset + 8 <= bytes.count {
                 combine(UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
@@ -30,7 +30,7 @@ extension JSONTape {
 
         /// Mixes in the value at `index` of a tape: its kind, then a string's text, a number's
         /// value, an array's items in order, or an object's members in any order.
-        public mutating func combine(_ tape: View, _ index: Int) {
+        @_spi(Generated) public mutating func combine(_ tape: View, _ index: Int) {
             let kind = tape.kind(index)
             combine(UInt64(kind.rawValue))
             switch kind {

@@ -5,7 +5,7 @@ extension JSONTape {
 
     /// A read-only view of a parsed tape over its storage, for walking it without reference
     /// counting. Valid only inside ``JSONTape/withView(_:)``; it must not escape that call.
-    public struct View {
+    @_spi(Generated) public struct View {
         @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
         @usableFromInline let tokens: UnsafeBufferPointer<Token>
 
@@ -118,7 +118,7 @@ extension JSONTape {
 
         /// The string at `index` as UTF-8 bytes (unescaped), without copying when it has no escapes.
         @inlinable
-        public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        @_spi(Generated) public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
             let token = tokens[index]
             if token.hasEscapes {
                 let raw = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
@@ -184,7 +184,7 @@ extension JSONTape {
 
     /// Calls `body` with a view of this tape for fast reading.
     @inlinable
-    public func withView<R, E: Error>(_ body: (View) throws(E) -> R) throws(E) -> R {
+    @_spi(Generated) public func withView<R, E: Error>(_ body: (View) throws(E) -> R) throws(E) -> R {
         try bytes.withUnsafeBufferPointer { bytes throws(E) in
             try tokens.withUnsafeBufferPointer { tokens throws(E) in try body(View(bytes: bytes, tokens: tokens)) }
         }
@@ -219,7 +219,7 @@ extension JSONTape {
         withView { $0.forEachMember(of: index, body) }
     }
     /// The string at `index` as UTF-8 bytes (unescaped), without copying when it has no escapes.
-    public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+    @_spi(Generated) public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
         try withView { view throws(E) in try view.withStringBytes(index, body) }
     }
 }

@@ -67,7 +67,7 @@ public struct JSONTape: Sendable {
 
     /// A key's bit in object key sketches, from its length and first and last bytes.
     @inlinable
-    public static func keySignature(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    @_spi(Generated) public static func keySignature(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let count = key.count
         guard count > 0 else { return 1 }
         return keySignature(length: count, first: key[0], last: key[count - 1])

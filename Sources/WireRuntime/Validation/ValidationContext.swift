@@ -2,7 +2,7 @@
 ///
 /// Generated decoders and spec-driven validators call these checks, so the rules are written
 /// once here. Paths are passed as autoclosures and only built when an issue is reported.
-public struct ValidationContext: Sendable {
+@_spi(Generated) public struct ValidationContext: Sendable {
     /// Every issue, in the order found.
     public private(set) var issues: [ValidationIssue] = []
     /// How many of them are errors.
@@ -398,7 +398,7 @@ public struct ValidationContext: Sendable {
 }
 
 /// Whether an object carries a key, and whether its value is `null`.
-public enum MemberPresence: Sendable {
+@_spi(Generated) public enum MemberPresence: Sendable {
     case absent
     case null
     case present

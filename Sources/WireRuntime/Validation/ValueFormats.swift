@@ -247,7 +247,7 @@ public enum WireFormats {
 }
 
 /// A compiled regular expression that must match a whole string.
-public final class WirePattern: Sendable {
+@_spi(Generated) public final class WirePattern: Sendable {
     /// The pattern as written in the spec.
     public let source: String
     private let expression: NSRegularExpression?

@@ -1,5 +1,5 @@
 /// The constraints on a string value. Immutable, and a class so that checks read it in place.
-public final class StringRules: Sendable {
+@_spi(Generated) public final class StringRules: Sendable {
     public let minLength: Int?
     public let maxLength: Int?
     public let minBytes: Int?
@@ -35,7 +35,7 @@ public final class StringRules: Sendable {
 
 /// The constraints on a number (integer or decimal) value. Immutable, and a class so that
 /// checks read it in place.
-public final class NumberRules: Sendable {
+@_spi(Generated) public final class NumberRules: Sendable {
     public let minimum: Double?
     public let maximum: Double?
     public let format: ValueFormat?
@@ -51,7 +51,7 @@ public final class NumberRules: Sendable {
 }
 
 /// The constraints on an array or a map.
-public struct CollectionRules: Sendable {
+@_spi(Generated) public struct CollectionRules: Sendable {
     public var minItems: Int?
     public var maxItems: Int?
 
@@ -63,7 +63,7 @@ public struct CollectionRules: Sendable {
 
 /// A conditional requirement: when every condition holds, some keys are required, others
 /// forbidden, and some must carry one of a few values.
-public struct ConditionalRequirement: Sendable {
+@_spi(Generated) public struct ConditionalRequirement: Sendable {
     /// A key and the values that satisfy it.
     public var conditions: [(key: String, values: [JSONValue])]
     public var required: [String]
@@ -101,7 +101,7 @@ public struct ConditionalRequirement: Sendable {
 }
 
 /// A limit on the summed size of several values of one object.
-public struct ByteBudgetRule: Sendable {
+@_spi(Generated) public struct ByteBudgetRule: Sendable {
     /// One summed path: keys from the object, arrays traversed implicitly; `decoded` counts base64's decoded bytes.
     public struct Term: Sendable {
         public var keys: [String]
