@@ -9,9 +9,10 @@ import PackagePlugin
 /// { "spec": "../../Spec/clawline.yaml", "namespace": "Clawline", "accessLevel": "public" }
 /// ```
 ///
-/// `spec` is relative to the config file; `namespace` defaults to the spec's file name in
-/// UpperCamelCase and `accessLevel` to `public`. The spec, the config and the `wire` tool are the
-/// command's inputs, so editing the spec regenerates on the next build.
+/// `spec` is relative to the config file; `namespace` defaults to the protocol's `name` in
+/// UpperCamelCase (`wire generate` decides it; the plugin passes only a configured one) and
+/// `accessLevel` to `public`. The spec, the config and the `wire` tool are the command's inputs, so
+/// editing the spec regenerates on the next build.
 @main
 struct WireCodegenPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
@@ -21,17 +22,18 @@ struct WireCodegenPlugin: BuildToolPlugin {
         let config = try WireConfig.load(configFile, targetName: target.name)
         let tool = try context.tool(named: "wire")
         let outputDirectory = context.pluginWorkDirectoryURL.appending(path: "GeneratedSources")
-        let outputs = config.outputFileNames.map { outputDirectory.appending(path: $0) }
+        let outputs = WireConfig.outputFileNames.map { outputDirectory.appending(path: $0) }
+        var arguments = [
+            "generate", config.spec.path(percentEncoded: false),
+            "--output", outputDirectory.path(percentEncoded: false),
+            "--access-level", config.accessLevel,
+        ]
+        if let namespace = config.namespace { arguments += ["--namespace", namespace] }
         return [
             .buildCommand(
-                displayName: "Generating \(config.namespace) from \(config.spec.lastPathComponent)",
+                displayName: "Generating \(target.name) from \(config.spec.lastPathComponent)",
                 executable: tool.url,
-                arguments: [
-                    "generate", config.spec.path(percentEncoded: false),
-                    "--output-directory", outputDirectory.path(percentEncoded: false),
-                    "--namespace", config.namespace,
-                    "--access-level", config.accessLevel,
-                ],
+                arguments: arguments,
                 inputFiles: [config.spec, configFile, tool.url],
                 outputFiles: outputs
             ),
@@ -44,13 +46,16 @@ struct WireConfig {
     static let fileName = "wire-config.json"
 
     var spec: URL
-    var namespace: String
+    /// The configured namespace; `nil` leaves the default to `wire generate`.
+    var namespace: String?
     var accessLevel: String
 
-    /// The files `wire generate` writes for this namespace (kept in step with `SwiftGenerator.fileNames`).
-    var outputFileNames: [String] {
-        ["Types", "ClientMessages", "ServerMessages", "Frames", "Dispatch", "Tables"].map { "\(namespace)\($0).swift" }
-    }
+    /// The files `wire generate` writes, whatever the spec (a copy of `SwiftGenerator.fileNames`,
+    /// which a plugin cannot link; a test checks that they agree).
+    static let outputFileNames = [
+        "GeneratedTypes.swift", "GeneratedClientMessages.swift", "GeneratedServerMessages.swift",
+        "GeneratedFrames.swift", "GeneratedDispatch.swift", "GeneratedTables.swift",
+    ]
 
     struct ConfigError: Error, CustomStringConvertible {
         var description: String
@@ -72,17 +77,11 @@ struct WireConfig {
             throw ConfigError(description: "\(location) \(fileName) needs \"spec\", the path of the spec relative to this file")
         }
         let spec = url.deletingLastPathComponent().appending(path: specPath).standardized
-        let baseName = spec.deletingPathExtension().lastPathComponent
-        let namespace = (object["namespace"] as? String) ?? upperCamel(baseName)
+        let namespace = object["namespace"] as? String
         let accessLevel = (object["accessLevel"] as? String) ?? "public"
         guard ["public", "package", "internal"].contains(accessLevel) else {
             throw ConfigError(description: "\(location) accessLevel must be public, package or internal, found '\(accessLevel)'")
         }
         return WireConfig(spec: spec, namespace: namespace, accessLevel: accessLevel)
-    }
-
-    /// `clawline` → `Clawline`, `coach-me` → `CoachMe`.
-    static func upperCamel(_ name: String) -> String {
-        name.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 }

@@ -17,20 +17,19 @@ struct DocsCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The spec file (YAML).")
-    var spec: String
+    @OptionGroup var spec: SpecInput
 
     @Option(name: .long, help: "markdown or html.")
     var format: DocsGenerator.Format
 
-    @Option(name: .long, help: "The directory to write into.")
+    @Option(name: .output, help: "The directory to write into.")
     var output: String
 
     @Option(name: .long, help: "A folder of golden frames to take examples from.")
     var examples: String?
 
     func run() throws {
-        let model = try loadCheckedSpec(spec)
+        let model = try loadCheckedSpec(spec.path)
         var frames: [MessageRef: String] = [:]
         if let examples {
             do {

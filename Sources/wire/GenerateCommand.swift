@@ -3,7 +3,7 @@ import Foundation
 import WireCodegen
 import WireSpec
 
-/// `wire generate SPEC --output-directory DIR`: writes the Swift SDK of a spec.
+/// `wire generate SPEC --output DIR`: writes the Swift SDK of a spec.
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
@@ -11,20 +11,19 @@ struct GenerateCommand: ParsableCommand {
         discussion: "Writes a fixed set of files and rewrites a file only when its bytes change, so builds stay incremental."
     )
 
-    @Argument(help: "The spec file (YAML).")
-    var spec: String
+    @OptionGroup var spec: SpecInput
 
-    @Option(name: .long, help: "The directory to write the generated files into (created if missing).")
-    var outputDirectory: String
+    @Option(name: .output, help: "The directory to write the generated files into (created if missing).")
+    var output: String
 
     @Option(name: .long, help: "The access level of generated declarations: public, package or internal.")
     var accessLevel: AccessLevel = .public
 
-    @Option(name: .long, help: "The name of the enum holding the protocol's tables (default: the spec's name in UpperCamelCase).")
+    @Option(name: .long, help: "The name of the enum holding the protocol's tables (default: the protocol's name in UpperCamelCase).")
     var namespace: String?
 
     func run() throws {
-        let model = try loadCheckedSpec(spec)
+        let model = try loadCheckedSpec(spec.path)
         let options = SwiftGeneratorOptions(accessLevel: accessLevel, namespace: namespace)
         let files: [GeneratedFile]
         do {
@@ -34,7 +33,7 @@ struct GenerateCommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         do {
-            try GeneratedFileWriter.writeChanged(files, to: outputDirectory)
+            try GeneratedFileWriter.writeChanged(files, to: output)
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.usage)

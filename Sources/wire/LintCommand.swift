@@ -17,11 +17,10 @@ struct LintCommand: ParsableCommand {
     @Option(name: .long, help: "Also print the checked model in this format (json) on standard output.")
     var dump: DumpFormat?
 
-    @Argument(help: "The spec file (YAML).")
-    var spec: String
+    @OptionGroup var spec: SpecInput
 
     func run() throws {
-        let model = try loadCheckedSpec(spec)
+        let model = try loadCheckedSpec(spec.path)
         if dump == .json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

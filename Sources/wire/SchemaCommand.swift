@@ -9,9 +9,10 @@ struct SchemaCommand: ParsableCommand {
         commandName: "schema",
         abstract: "Export a spec as JSON Schema 2020-12 (one schema per direction) or AsyncAPI 3.0.",
         discussion: """
-            Without --output, prints one document: the AsyncAPI document, or the JSON Schema of --direction. \
-            With --output DIR, writes <name>.client.schema.json and <name>.server.schema.json, or <name>.asyncapi.json, \
-            rewriting a file only when its bytes change.
+            Without --output, prints one document: the AsyncAPI document, or the JSON Schema of --direction \
+            (of both directions without it). With --output DIR, writes <name>.client.schema.json and \
+            <name>.server.schema.json (or the one of --direction), or <name>.asyncapi.json, rewriting a file only \
+            when its bytes change.
             """
     )
 
@@ -20,30 +21,27 @@ struct SchemaCommand: ParsableCommand {
         case asyncapi
     }
 
-    @Argument(help: "The spec file (YAML).")
-    var spec: String
+    @OptionGroup var spec: SpecInput
 
     @Option(name: .long, help: "json-schema or asyncapi.")
     var format: Format
 
-    @Option(name: .long, help: "For json-schema printed to standard output: the direction (client or server).")
+    @Option(name: .long, help: "For json-schema: only the frames of this direction (client or server).")
     var direction: Direction?
 
-    @Option(name: .long, help: "A directory to write the documents into.")
+    @Option(name: .output, help: "A directory to write the documents into.")
     var output: String?
 
     func run() throws {
-        let model = try loadCheckedSpec(spec)
+        let model = try loadCheckedSpec(spec.path)
         var files: [GeneratedFile] = []
         switch format {
         case .asyncapi:
             files = [GeneratedFile(name: "\(model.name).asyncapi.json", contents: AsyncAPIGenerator.document(for: model))]
+        case .jsonSchema where output == nil && direction == nil:
+            files = [GeneratedFile(name: "\(model.name).schema.json", contents: JSONSchemaGenerator.schema(for: model, id: "\(model.name).schema.json"))]
         case .jsonSchema:
-            let directions = output == nil ? [direction ?? .client] : (direction.map { [$0] } ?? Direction.allCases)
-            if output == nil, direction == nil {
-                printError("error: json-schema to standard output needs --direction client or --direction server (or --output DIR for both)")
-                throw ExitCode(ExitStatus.usage)
-            }
+            let directions = direction.map { [$0] } ?? Direction.allCases
             files = directions.map { direction in
                 GeneratedFile(name: "\(model.name).\(direction.rawValue).schema.json", contents: JSONSchemaGenerator.schema(for: model, direction: direction, id: "\(model.name).\(direction.rawValue).schema.json"))
             }

@@ -32,9 +32,34 @@ import WireTestSupport
         #expect(missing.stderr == "error: cannot read spec 'no/such/spec.yaml': no such file\n")
         let usage = try Self.wire(["lint"])
         #expect(usage.status == 2)
-        #expect(usage.stderr.contains("Missing expected argument '<spec>'"))
+        #expect(usage.stderr.contains("give the spec file, as an argument or with --spec"))
+        #expect(usage.stderr.contains("wire lint [--dump <dump>] [<spec>] [--spec <spec>]"))
+        let twoSpecs = try Self.wire(["lint", "Spec/clawline.yaml", "--spec", "Spec/examples/coachme.yaml"])
+        #expect(twoSpecs.status == 2 && twoSpecs.stderr.contains("two specs given"))
         let unknownFormat = try Self.wire(["lint", "--dump", "xml", "Spec/clawline.yaml"])
         #expect(unknownFormat.status == 2)
+    }
+
+    @Test func everyCommandTakesTheSpecAsAnArgumentOrWithSpec() throws {
+        #expect(try Self.wire(["lint", "--spec", "Spec/clawline.yaml"]).status == 0)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-flags-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try Self.wire(["generate", "--spec", "Spec/examples/coachme.yaml", "--output", directory + "/a"]).status == 0)
+        #expect(try Self.wire(["generate", "Spec/examples/coachme.yaml", "--output-directory", directory + "/b"]).status == 0, "the former spelling still works")
+        #expect(try Self.wire(["schema", "--spec", "Spec/examples/coachme.yaml", "--format", "asyncapi", "-o", directory + "/c"]).status == 0)
+        #expect(try Self.wire(["docs", "Spec/examples/coachme.yaml", "--format", "markdown", "--output", directory + "/d"]).status == 0)
+        for (folder, file) in [("a", "GeneratedTypes.swift"), ("b", "GeneratedTables.swift"), ("c", "coachme.asyncapi.json"), ("d", "coachme.md")] {
+            #expect(FileManager.default.fileExists(atPath: "\(directory)/\(folder)/\(file)"), "\(folder)/\(file)")
+        }
+    }
+
+    @Test func jsonSchemaWithoutADirectionCoversBothDirections() throws {
+        let run = try Self.wire(["schema", "Spec/clawline.yaml", "--format", "json-schema"])
+        #expect(run.status == 0)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect((document["anyOf"] as? [[String: String]])?.compactMap { $0["$ref"] } == ["#/$defs/client-frames", "#/$defs/server-frames"])
+        let defs = try #require(document["$defs"] as? [String: Any])
+        #expect(defs["client-message"] != nil && defs["server-message"] != nil, "the same tag's shape in each direction")
     }
 
     @Test func dumpJSONPrintsTheCheckedModel() throws {

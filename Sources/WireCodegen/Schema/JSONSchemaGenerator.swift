@@ -23,6 +23,33 @@ public enum JSONSchemaGenerator {
         PrettyJSON.render(document(for: spec, direction: direction, id: id, refPrefix: "#/$defs/"))
     }
 
+    /// One schema for the frames of both directions: a frame is valid when it is a valid client
+    /// frame or a valid server frame (`$defs/client-frames` and `$defs/server-frames`).
+    public static func schema(for spec: ProtocolSpec, id: String? = nil) -> String {
+        var defs = JSONObject()
+        var roots: [SpecValue] = []
+        for direction in Direction.allCases {
+            guard case .object(let members) = document(for: spec, direction: direction, id: nil, refPrefix: "#/$defs/") else { continue }
+            let document = JSONObject(members: members)
+            let key = "\(direction.rawValue)-frames"
+            defs[key] = .object([
+                .init(key: "description", value: document["description"] ?? .null), .init(key: "oneOf", value: document["oneOf"] ?? .array([])),
+            ])
+            if case .object(let directionDefs)? = document["$defs"] {
+                for member in directionDefs where defs[member.key] == nil { defs[member.key] = member.value }
+            }
+            roots.append(.object([.init(key: "$ref", value: .string("#/$defs/" + key))]))
+        }
+        var root = JSONObject()
+        root["$schema"] = .string("https://json-schema.org/draft/2020-12/schema")
+        if let id { root["$id"] = .string(id) }
+        root["title"] = .string("\(spec.title) frames")
+        root["description"] = .string("Every frame of \(spec.title) v\(spec.version) in either direction: a client frame or a server frame.")
+        root["anyOf"] = .array(roots)
+        root["$defs"] = defs.value
+        return PrettyJSON.render(root.value)
+    }
+
     static func document(for spec: ProtocolSpec, direction: Direction, id: String?, refPrefix: String) -> SpecValue {
         var builder = SchemaBuilder(spec: spec, refPrefix: refPrefix)
         let messages = spec.messages(direction)

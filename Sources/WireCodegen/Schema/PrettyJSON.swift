@@ -39,6 +39,10 @@ enum PrettyJSON {
 struct JSONObject {
     private(set) var members: [SpecValue.Member] = []
 
+    init(members: [SpecValue.Member] = []) {
+        self.members = members
+    }
+
     subscript(key: String) -> SpecValue? {
         get { members.first { $0.key == key }?.value }
         set {
