@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "CoachMeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime", "WireSpec", "WireValidator"], plugins: ["WireCodegenPlugin"]),
+        .testTarget(name: "GeneratedNamesTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "ClawlineProtocol", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireTestSupport"], exclude: ["Frames"]),
     ],

@@ -9,14 +9,8 @@ struct EnumEmitter {
     private var naming: SwiftNaming { mapper.naming }
     private var namespace: String { naming.namespace }
 
-    /// The case name of an enum value: `image/png` → `imagePng`, `awaiting_approval` → `awaitingApproval`.
-    static func caseName(_ value: String) -> String {
-        let name = SwiftNames.lowerCamel(value)
-        return name == "unknown" ? "unknownValue" : SwiftNames.escaped(name)
-    }
-
     private func decodeSignature(_ name: String) -> String {
-        "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> \(name)?"
+        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?"
     }
 
     // MARK: Enums
@@ -26,29 +20,29 @@ struct EnumEmitter {
         let literals = values.values.map { SwiftNames.literal($0.value) }
         var cases: [SwiftDeclaration] = values.values.map { value in
             .enumCase(EnumCaseDeclaration(
-                doc: value.description, name: Self.caseName(value.value),
-                rawValue: values.open || Self.caseName(value.value) == value.value ? nil : SwiftNames.literal(value.value)
+                doc: value.description, name: naming.caseName(value.value, inEnum: type.name),
+                rawValue: values.open || naming.caseName(value.value, inEnum: type.name) == value.value ? nil : SwiftNames.literal(value.value)
             ))
         }
         var members: [SwiftDeclaration] = []
         let decodeBody: [Statement]
         if values.open {
-            cases.append(.enumCase(EnumCaseDeclaration(doc: "A value this version of the spec does not list, kept as received.", name: "unknown", associatedValues: "(String)")))
+            cases.append(.enumCase(EnumCaseDeclaration(doc: "A value this version of the spec does not list, kept as received.", name: "unknown", associatedValues: "(Swift.String)")))
             members.append(.function(FunctionDeclaration(
                 doc: "The case for a raw value; values the spec does not list become `.unknown`.", access: access,
-                signature: "init(rawValue: String)", isInitializer: true,
+                signature: "init(rawValue: Swift.String)", isInitializer: true,
                 body: [.switchOn("rawValue", values.values.map { value in
-                    SwitchCase(pattern: "case \(SwiftNames.literal(value.value))", body: [.line("self = .\(Self.caseName(value.value))")])
+                    SwitchCase(pattern: "case \(SwiftNames.literal(value.value))", body: [.line("self = .\(naming.caseName(value.value, inEnum: type.name))")])
                 } + [SwitchCase(pattern: "default", body: [.line("self = .unknown(rawValue)")])])]
             )))
             members.append(.variable(VariableDeclaration(
-                doc: "The value on the wire.", access: access, name: "rawValue", type: "String",
+                doc: "The value on the wire.", access: access, name: "rawValue", type: "Swift.String",
                 getter: [.switchOn("self", values.values.map { value in
-                    SwitchCase(pattern: "case .\(Self.caseName(value.value))", body: [.line("return \(SwiftNames.literal(value.value))")])
+                    SwitchCase(pattern: "case .\(naming.caseName(value.value, inEnum: type.name))", body: [.line("return \(SwiftNames.literal(value.value))")])
                 } + [SwitchCase(pattern: "case .unknown(let value)", body: [.line("return value")])])]
             )))
             members.append(.variable(VariableDeclaration(
-                doc: "The values the spec lists.", access: access, isStatic: true, name: "knownValues", type: "Set<String>",
+                doc: "The values the spec lists.", access: access, isStatic: true, name: "knownValues", type: "Swift.Set<Swift.String>",
                 initializer: "[" + literals.joined(separator: ", ") + "]"
             )))
             decodeBody = [.line("context.openEnum(json, at: path(), known: knownValues, typeName: \(SwiftNames.literal(type.name)), answer: answer).map(\(name).init(rawValue:))")]
@@ -56,22 +50,22 @@ struct EnumEmitter {
             decodeBody = [.line("context.closedEnum(json, \(name).self, at: path(), allowed: [\(literals.joined(separator: ", "))], answer: answer)")]
         }
         members.append(.function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
-        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [.line(".string(rawValue)")])))
+        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.line(".string(rawValue)")])))
         if values.open {
             members.append(.function(FunctionDeclaration(
-                access: access, signature: "init(from decoder: any Decoder) throws", isInitializer: true,
-                body: [.line("self.init(rawValue: try decoder.singleValueContainer().decode(String.self))")]
+                access: access, signature: "init(from decoder: any Swift.Decoder) throws", isInitializer: true,
+                body: [.line("self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))")]
             )))
             members.append(.function(FunctionDeclaration(
-                access: access, signature: "encode(to encoder: any Encoder) throws",
+                access: access, signature: "encode(to encoder: any Swift.Encoder) throws",
                 body: [.line("var container = encoder.singleValueContainer()"), .line("try container.encode(rawValue)")]
             )))
         }
         if values.isErrorCodeTable { cases += errorTableProperties() }
-        let conformances = values.open ? ["Sendable", "Hashable", "RawRepresentable"] : ["String", "Sendable", "Hashable", "CaseIterable"]
+        let conformances = values.open ? ["Swift.Sendable", "Swift.Hashable", "Swift.RawRepresentable"] : ["Swift.String", "Swift.Sendable", "Swift.Hashable", "Swift.CaseIterable"]
         return [
             .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: conformances, members: cases)),
-            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireValue"], members: members)),
         ]
     }
 
@@ -82,27 +76,30 @@ struct EnumEmitter {
         func property(_ doc: String, _ name: String, _ type: String, unknown: String, _ value: (ErrorCode) -> String) -> SwiftDeclaration {
             .variable(VariableDeclaration(doc: doc, access: access, name: name, type: type, getter: [
                 .switchOn("self", codes.map { code in
-                    SwitchCase(pattern: "case .\(Self.caseName(code.code))", body: [.line("return \(value(code))")])
+                    SwitchCase(pattern: "case .\(naming.caseName(code.code, inEnum: ProtocolSpec.errorCodeTypeName))", body: [.line("return \(value(code))")])
                 } + [SwitchCase(pattern: "case .unknown", body: [.line("return \(unknown)")])]),
             ]))
         }
         return [
-            property("The HTTP status that carries this code, if any.", "httpStatus", "Int?", unknown: "nil") { $0.httpStatus.map(String.init) ?? "nil" },
-            property("Whether the connection closes after this error.", "closeBehavior", "CloseBehavior", unknown: ".sometimes") { ".\($0.closes.rawValue)" },
-            property("The WebSocket close code used when the connection closes for this error.", "closeCode", "Int?", unknown: "nil") { $0.closeCode.map(String.init) ?? "nil" },
-            property("What a client should do when it receives this code.", "clientAction", "String?", unknown: "nil") { $0.clientAction.map(SwiftNames.literal) ?? "nil" },
+            property("The HTTP status that carries this code, if any.", "httpStatus", "Swift.Int?", unknown: "nil") { $0.httpStatus.map(String.init) ?? "nil" },
+            property("Whether the connection closes after this error.", "closeBehavior", "WireRuntime.CloseBehavior", unknown: ".sometimes") { ".\($0.closes.rawValue)" },
+            property("The WebSocket close code used when the connection closes for this error.", "closeCode", "Swift.Int?", unknown: "nil") { $0.closeCode.map(String.init) ?? "nil" },
+            property("What a client should do when it receives this code.", "clientAction", "Swift.String?", unknown: "nil") { $0.clientAction.map(SwiftNames.literal) ?? "nil" },
             .variable(VariableDeclaration(
                 doc: "Every code of the error table, in its order.", access: access, isStatic: true, name: "allCases", type: "[Self]",
-                initializer: "[" + codes.map { "." + Self.caseName($0.code) }.joined(separator: ", ") + "]"
+                initializer: "[" + codes.map { "." + naming.caseName($0.code, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "]"
             )),
         ]
     }
 
     // MARK: Unions
 
-    private func unionCaseName(_ unionCase: UnionType.Case, booleanTag: Bool) -> String {
-        if let name = unionCase.name { return Self.caseName(name) }
-        return booleanTag ? SwiftNames.escaped(SwiftNames.lowerCamel(unionCase.type)) : Self.caseName(unionCase.tagValue.plainText)
+    /// The case identifiers of a union's cases, in order: a case's `name`, else its tag value
+    /// (string tags) or its type (boolean tags), unique within the union.
+    private func unionCaseNames(_ union: UnionType) -> [String] {
+        SwiftNames.caseIdentifiers(union.cases.map { unionCase in
+            unionCase.name ?? (union.hasBooleanTag ? unionCase.type : unionCase.tagValue.plainText)
+        })
     }
 
     /// What a union type and a union message share: the cases, the decoding switch on the tag
@@ -115,22 +112,23 @@ struct EnumEmitter {
     }
 
     private func unionParts(name: String, displayName: String, _ union: UnionType) -> UnionParts {
-        let booleanTag = union.hasBooleanTag
+        let caseNames = Dictionary(zip(union.cases.map(\.tagValue), unionCaseNames(union)), uniquingKeysWith: { first, _ in first })
+        func unionCaseName(_ unionCase: UnionType.Case) -> String { caseNames[unionCase.tagValue] ?? "unknownValue" }
         let tag = SwiftNames.literal(union.tag)
         var cases: [SwiftDeclaration] = union.cases.map { unionCase in
             let typeDoc = mapper.spec.type(named: unionCase.type)?.description?.trimmingTrailingNewlines()
             return .enumCase(EnumCaseDeclaration(
                 doc: (["`\(union.tag): \(unionCase.tagValue.plainText)`"] + [typeDoc].compactMap { $0 }).joined(separator: "\n\n"),
-                name: unionCaseName(unionCase, booleanTag: booleanTag), associatedValues: "(\(naming.typeName(unionCase.type)))"
+                name: unionCaseName(unionCase), associatedValues: "(\(naming.typeName(unionCase.type)))"
             ))
         }
         if union.open {
-            cases.append(.enumCase(EnumCaseDeclaration(doc: "A case this version of the spec does not know, kept as received.", name: "unknown", associatedValues: "(tag: JSONValue, json: JSONValue)")))
+            cases.append(.enumCase(EnumCaseDeclaration(doc: "A case this version of the spec does not know, kept as received.", name: "unknown", associatedValues: "(tag: WireRuntime.JSONValue, json: WireRuntime.JSONValue)")))
         }
         let allowed = union.cases.map { $0.tagValue.description }
         var switchCases = union.cases.map { unionCase in
             SwitchCase(pattern: "case \(SwiftNames.jsonLiteral(unionCase.tagValue))?", body: [
-                .line("return \(naming.typeName(unionCase.type)).decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(tag)).map(\(name).\(unionCaseName(unionCase, booleanTag: booleanTag)))"),
+                .line("return \(naming.typeName(unionCase.type)).decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(tag)).map(\(name).\(unionCaseName(unionCase)))"),
             ])
         }
         switchCases.append(SwitchCase(pattern: "case nil", body: [
@@ -139,7 +137,7 @@ struct EnumEmitter {
         ]))
         if union.open {
             switchCases.append(SwitchCase(pattern: "case let other?", body: [
-                .line("context.report(ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", answer: answer, message: \"\\(other) is not a known \(displayName) case; it is kept as unknown\"))"),
+                .line("context.report(WireRuntime.ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", answer: answer, message: \"\\(other) is not a known \(displayName) case; it is kept as unknown\"))"),
                 .line("return .unknown(tag: other, json: json)"),
             ]))
         } else {
@@ -149,7 +147,7 @@ struct EnumEmitter {
             ]))
         }
         let objectCases = union.cases.map { unionCase in
-            SwitchCase(pattern: "case .\(unionCaseName(unionCase, booleanTag: booleanTag))(let value)", body: [
+            SwitchCase(pattern: "case .\(unionCaseName(unionCase))(let value)", body: [
                 .line("object = value.jsonObject()"),
                 .line("object[\(tag)] = \(SwiftNames.jsonLiteral(unionCase.tagValue))"),
             ])
@@ -165,18 +163,18 @@ struct EnumEmitter {
         let name = naming.typeName(type.name)
         let parts = unionParts(name: name, displayName: type.name, union)
         var encodeCases = parts.objectCases.map { objectCase in
-            SwitchCase(pattern: objectCase.pattern, body: [.line("var object: [String: JSONValue]")] + objectCase.body + [.line("return .object(object)")])
+            SwitchCase(pattern: objectCase.pattern, body: [.line("var object: [Swift.String: WireRuntime.JSONValue]")] + objectCase.body + [.line("return .object(object)")])
         }
         if union.open {
             encodeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")]))
         }
         let members: [SwiftDeclaration] = [
             .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
-            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [.switchOn("self", encodeCases)])),
+            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.switchOn("self", encodeCases)])),
         ] + objects.codableMembers(answer: "\(namespace).defaultAnswer")
         return [
-            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Sendable", "Hashable"], members: parts.cases)),
-            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: parts.cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireValue"], members: members)),
         ]
     }
 
@@ -187,9 +185,8 @@ struct EnumEmitter {
         let name = naming.messageName(message)
         let parts = unionParts(name: name, displayName: message.tag, union)
         var cases = parts.cases
-        for unionCase in union.cases {
+        for (unionCase, caseName) in zip(union.cases, unionCaseNames(union)) {
             guard case .object(let shape)? = mapper.spec.type(named: unionCase.type)?.kind else { continue }
-            let caseName = unionCaseName(unionCase, booleanTag: union.hasBooleanTag)
             let typeName = naming.typeName(unionCase.type)
             let (parameters, arguments) = objects.initializerParameters(shape)
             cases.append(.function(FunctionDeclaration(
@@ -199,32 +196,32 @@ struct EnumEmitter {
             )))
         }
         let members: [SwiftDeclaration] = [
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "String", initializer: SwiftNames.literal(message.tag))),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(message.direction.rawValue)")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection", initializer: ".\(message.direction.rawValue)")),
             .variable(VariableDeclaration(
                 doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
+                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
                 initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
             )),
             .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
             .function(FunctionDeclaration(
                 doc: "Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.",
                 isStatic: true,
-                signature: "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> \(name)?",
+                signature: "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
                 body: [.line("decode(from: json, at: path(), in: &context, answer: answer)")]
             )),
             .function(FunctionDeclaration(
                 doc: "The fields as JSON object members, without the tag.",
-                signature: "jsonObject() -> [String: JSONValue]",
-                body: [.line("var object: [String: JSONValue]"), .switchOn("self", parts.objectCases), .line("return object")]
+                signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]",
+                body: [.line("var object: [Swift.String: WireRuntime.JSONValue]"), .switchOn("self", parts.objectCases), .line("return object")]
             )),
-            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [
+            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [
                 .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(mapper.spec.tagField))] = .string(Self.tag)"), .line("return .object(object)"),
             ])),
         ] + objects.codableMembers(answer: "Self.defaultAnswer")
         return [
-            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
-            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireMessage"], members: members)),
+            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireMessage"], members: members)),
         ]
     }
 
@@ -233,14 +230,16 @@ struct EnumEmitter {
     func oneOf(_ type: NamedType, _ oneOf: OneOfType) -> [SwiftDeclaration] {
         let name = naming.typeName(type.name)
         var rules = RulesRegistry()
+        let caseNames = SwiftNames.caseIdentifiers(oneOf.variants.map(\.name))
+        func caseName(_ variant: OneOfType.Variant) -> String { caseNames[oneOf.variants.firstIndex(of: variant) ?? 0] }
         let cases: [SwiftDeclaration] = oneOf.variants.map { variant in
-            .enumCase(EnumCaseDeclaration(doc: variant.description, name: Self.caseName(variant.name), associatedValues: "(\(mapper.valueType(variant.type, variant.constraints)))"))
+            .enumCase(EnumCaseDeclaration(doc: variant.description, name: caseName(variant), associatedValues: "(\(mapper.valueType(variant.type, variant.constraints)))"))
         }
         var decodeBody: [Statement] = []
         for variant in oneOf.variants {
             let site = SwiftTypeMapper.Site(value: "json", path: "path()", answer: "answer", sizeAnswer: nil)
             let expression = mapper.decodeExpression(variant.type, variant.constraints, site, rules: &rules)
-            decodeBody.append(.line("if let value = context.attempt({ context in \(expression) }) { return .\(Self.caseName(variant.name))(value) }"))
+            decodeBody.append(.line("if let value = context.attempt({ context in \(expression) }) { return .\(caseName(variant))(value) }"))
         }
         let expected = oneOf.variants.map(\.name).joined(separator: ", ")
         decodeBody.append(.line("context.noVariant(json, at: path(), expected: \(SwiftNames.literal(expected)), answer: answer)"))
@@ -249,17 +248,17 @@ struct EnumEmitter {
             .variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression))
         }
         members.append(.function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
-        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [
+        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [
             .switchOn("self", oneOf.variants.map { variant in
-                SwitchCase(pattern: "case .\(Self.caseName(variant.name))(let value)", body: [
+                SwitchCase(pattern: "case .\(caseName(variant))(let value)", body: [
                     .line("return " + mapper.encodeExpression(variant.type, variant.constraints, value: "value")),
                 ])
             }),
         ])))
         members += objects.codableMembers(answer: "\(namespace).defaultAnswer")
         return [
-            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
-            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireValue"], members: members)),
+            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireValue"], members: members)),
         ]
     }
 }

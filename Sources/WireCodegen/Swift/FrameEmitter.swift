@@ -17,7 +17,7 @@ struct FrameEmitter {
         }
         cases.append(.enumCase(EnumCaseDeclaration(
             doc: "A frame whose tag this version of the spec does not know, with its JSON as received.",
-            name: "unknown", associatedValues: "(tag: String, json: JSONValue)"
+            name: "unknown", associatedValues: "(tag: Swift.String, json: WireRuntime.JSONValue)"
         )))
         let namespace = naming.namespace
         var decodeCases = messages.map { message in
@@ -27,29 +27,29 @@ struct FrameEmitter {
         }
         decodeCases.append(SwitchCase(pattern: "default", body: [.line("return .unknown(tag: tag, json: .object(object))")]))
         let members: [SwiftDeclaration] = [
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(direction.rawValue)")),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "tagField", type: "String", initializer: SwiftNames.literal(spec.tagField))),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "knownTags", type: "[String]", initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection", initializer: ".\(direction.rawValue)")),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "tagField", type: "Swift.String", initializer: SwiftNames.literal(spec.tagField))),
+            .variable(VariableDeclaration(access: access, isStatic: true, name: "knownTags", type: "[Swift.String]", initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
             .typeAlias(doc: "The protocol's error codes.", access: access, name: "ErrorCodeType", type: ProtocolSpec.errorCodeTypeName),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notJSONAnswer", type: "ViolationAnswer", initializer: "\(namespace).notJSONAnswer")),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notAFrameAnswer", type: "ViolationAnswer", initializer: "\(namespace).notAFrameAnswer")),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer", initializer: "\(namespace).defaultAnswer")),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "sizeAnswer", type: "ViolationAnswer", initializer: "\(namespace).sizeAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notJSONAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).notJSONAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notAFrameAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).notAFrameAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).defaultAnswer")),
+            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "sizeAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).sizeAnswer")),
             .function(FunctionDeclaration(
                 access: access, isPlumbing: true, isStatic: true,
-                signature: "decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> \(name)?",
+                signature: "decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> \(name)?",
                 body: [.switchOn("tag", decodeCases)]
             )),
             .function(FunctionDeclaration(
-                access: access, isPlumbing: true, isStatic: true, signature: "makeUnknown(tag: String, json: JSONValue) -> \(name)",
+                access: access, isPlumbing: true, isStatic: true, signature: "makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> \(name)",
                 body: [.line(".unknown(tag: tag, json: json)")]
             )),
-            .variable(VariableDeclaration(access: access, name: "tag", type: "String", getter: [
+            .variable(VariableDeclaration(access: access, name: "tag", type: "Swift.String", getter: [
                 .switchOn("self", messages.map { message in
                     SwitchCase(pattern: "case .\(naming.frameCase(message))", body: [.line("return \(SwiftNames.literal(message.tag))")])
                 } + [SwitchCase(pattern: "case .unknown(let tag, _)", body: [.line("return tag")])]),
             ])),
-            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: [
+            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [
                 .switchOn("self", messages.map { message in
                     SwitchCase(pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("return message.jsonValue()")])
                 } + [SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")])]),
@@ -57,8 +57,8 @@ struct FrameEmitter {
         ]
         let doc = "Every frame the \(direction.rawValue) sends, decoded in one pass by `\(name).decode(_:)`."
         return [
-            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Sendable", "Hashable"], members: cases)),
-            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireFrame"], members: members)),
+            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireFrame"], members: members)),
         ]
     }
 
@@ -75,11 +75,11 @@ struct FrameEmitter {
         }
         requirements.append(.function(FunctionDeclaration(
             doc: "Handles a frame whose tag this version of the spec does not know (by default: ignores it).",
-            signature: "handleUnknownFrame(tag: String, json: JSONValue) async throws"
+            signature: "handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws"
         )))
         let defaults = FunctionDeclaration(
             doc: "Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.",
-            access: access, signature: "handleUnknownFrame(tag: String, json: JSONValue) async throws", body: []
+            access: access, signature: "handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws", body: []
         )
         let dispatch = FunctionDeclaration(
             doc: "Routes the frame to the handler method for its message.", access: access,

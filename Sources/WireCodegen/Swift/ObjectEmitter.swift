@@ -18,14 +18,14 @@ struct ObjectEmitter {
         if keeps {
             members.append(.variable(VariableDeclaration(
                 doc: "Keys the spec does not declare, kept as received so they survive re-encoding.",
-                access: access, isLet: false, name: "additionalFields", type: "[String: JSONValue]"
+                access: access, isLet: false, name: "additionalFields", type: "[Swift.String: WireRuntime.JSONValue]"
             )))
         }
         let subject = message.map { "\(FrameEmitter.article($0.tag)) `\($0.tag)` message" } ?? "a `\(name)`"
         members.append(.function(memberwiseInitializer(shape, subject: subject)))
-        let structure = TypeDeclaration(kind: .struct, doc: doc, access: access, name: name, conformances: ["Sendable", "Hashable"], members: members)
+        let structure = TypeDeclaration(kind: .struct, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: members)
         let conformance = TypeDeclaration(
-            kind: .extension, name: name, conformances: [message == nil ? "WireValue" : "WireMessage"],
+            kind: .extension, name: name, conformances: [message == nil ? "WireRuntime.WireValue" : "WireRuntime.WireMessage"],
             members: conformanceMembers(name: name, shape: shape, message: message)
         )
         return [.type(structure), .type(conformance)]
@@ -60,8 +60,8 @@ struct ObjectEmitter {
         case (.string, .string(let text)): return " = \(SwiftNames.literal(text))"
         case (.integer, .integer(let number)): return " = \(number)"
         case (.boolean, .bool(let flag)): return " = \(flag)"
-        case (.enumeration(_, let values), .string(let text)) where values.values.contains(where: { $0.value == text }):
-            return " = .\(EnumEmitter.caseName(text))"
+        case (.enumeration(let enumName, let values), .string(let text)) where values.values.contains(where: { $0.value == text }):
+            return " = .\(naming.caseName(text, inEnum: enumName))"
         default: return ""
         }
     }
@@ -69,11 +69,11 @@ struct ObjectEmitter {
     /// The memberwise initializer's parameters and the arguments that pass them on unchanged.
     func initializerParameters(_ shape: ObjectShape) -> (parameters: [String], arguments: [String]) {
         var parameters = shape.fields.map { field in
-            "\(naming.bareName(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
+            "\(naming.argumentLabel(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
         }
-        var arguments = shape.fields.map { "\(naming.bareName($0.name)): \(naming.propertyName($0.name))" }
+        var arguments = shape.fields.map { "\(naming.argumentLabel($0.name)): \(naming.propertyName($0.name))" }
         if shape.unknownFields == .keep {
-            parameters.append("additionalFields: [String: JSONValue] = [:]")
+            parameters.append("additionalFields: [Swift.String: WireRuntime.JSONValue] = [:]")
             arguments.append("additionalFields: additionalFields")
         }
         return (parameters, arguments)
@@ -94,7 +94,7 @@ struct ObjectEmitter {
         let parameters = initializerParameters(shape).parameters
         var body = shape.fields.map { field -> Statement in
             let property = naming.propertyName(field.name)
-            return .line("self.\(naming.bareName(field.name)) = \(property)")
+            return .line("self.\(property) = \(property)")
         }
         if shape.unknownFields == .keep {
             body.append(.line("self.additionalFields = additionalFields"))
@@ -112,17 +112,17 @@ struct ObjectEmitter {
         let decodeBody = decodeStatements(name: name, shape: shape, rules: &rules)
         var members: [SwiftDeclaration] = []
         if let message {
-            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "String", initializer: SwiftNames.literal(message.tag))))
-            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "FrameDirection", initializer: ".\(message.direction.rawValue)")))
+            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))))
+            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection", initializer: ".\(message.direction.rawValue)")))
             members.append(.variable(VariableDeclaration(
                 doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "ViolationAnswer",
+                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
                 initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
             )))
         }
         if shape.unknownFields != .ignore {
             let keys = shape.fields.map { SwiftNames.literal($0.name) }.joined(separator: ", ")
-            members.append(.variable(VariableDeclaration(isStatic: true, name: "knownKeys", type: "Set<String>", initializer: "[\(keys)]")))
+            members.append(.variable(VariableDeclaration(isStatic: true, name: "knownKeys", type: "Swift.Set<Swift.String>", initializer: "[\(keys)]")))
         }
         for entry in rules.entries {
             members.append(.variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression)))
@@ -130,18 +130,18 @@ struct ObjectEmitter {
         let ignored = message == nil ? "nil" : SwiftNames.literal(spec.tagField)
         members.append(.function(FunctionDeclaration(
             access: access, isPlumbing: true, isStatic: true,
-            signature: "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> \(name)?",
+            signature: "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?",
             body: [.line("decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(ignored))")]
         )))
         members.append(.function(FunctionDeclaration(
             doc: "Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).",
             isStatic: true,
-            signature: "decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> \(name)?",
+            signature: "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
             body: decodeBody
         )))
         members.append(.function(FunctionDeclaration(
             doc: "The fields as JSON object members\(message == nil ? "" : ", without the tag").",
-            signature: "jsonObject() -> [String: JSONValue]", body: encodeStatements(shape)
+            signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]", body: encodeStatements(shape)
         )))
         let valueBody: [Statement]
         if message != nil {
@@ -149,7 +149,7 @@ struct ObjectEmitter {
         } else {
             valueBody = [.line(".object(jsonObject())")]
         }
-        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> JSONValue", body: valueBody)))
+        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: valueBody)))
         members += codableMembers(answer: message == nil ? "\(namespace).defaultAnswer" : "Self.defaultAnswer")
         return members
     }
@@ -158,11 +158,11 @@ struct ObjectEmitter {
         [
             .function(FunctionDeclaration(
                 doc: "Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.", access: access,
-                signature: "init(from decoder: any Decoder) throws", isInitializer: true,
+                signature: "init(from decoder: any Swift.Decoder) throws", isInitializer: true,
                 body: [.line("self = try Self.decode(from: decoder, sizeAnswer: \(namespace).sizeAnswer, answer: \(answer))")]
             )),
             .function(FunctionDeclaration(
-                access: access, signature: "encode(to encoder: any Encoder) throws",
+                access: access, signature: "encode(to encoder: any Swift.Encoder) throws",
                 body: [.line("try jsonValue().encode(to: encoder)")]
             )),
         ]
@@ -184,10 +184,10 @@ struct ObjectEmitter {
                         "(\(SwiftNames.literal(condition.field)), [" + condition.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
                     }.joined(separator: ", ")
                 }
-                var expression = "ConditionalRequirement(when: [\(pairs(conditional.when))], require: [\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: [\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))]"
+                var expression = "WireRuntime.ConditionalRequirement(when: [\(pairs(conditional.when))], require: [\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: [\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))]"
                 if !conditional.then.isEmpty { expression += ", expect: [\(pairs(conditional.then))]" }
                 expression += ")"
-                let ruleName = rules.name(for: expression, type: "ConditionalRequirement", suggested: RuleNames.conditional(conditional), longer: RuleNames.conditional(conditional, detailed: true))
+                let ruleName = rules.name(for: expression, type: "WireRuntime.ConditionalRequirement", suggested: RuleNames.conditional(conditional), longer: RuleNames.conditional(conditional, detailed: true))
                 let answer = conditional.violation.map(mapper.answerLiteral) ?? "answer"
                 body.append(.line("context.check(Self.\(ruleName), in: object, at: path(), answer: \(answer))"))
             case .byteBudget(let budget):
@@ -195,8 +195,8 @@ struct ObjectEmitter {
                     let keys = path.split(separator: ".").map { SwiftNames.literal(String($0)) }.joined(separator: ", ")
                     return ".init(keys: [\(keys)], decoded: \(spec.budgetPathIsBase64(path, in: shape)))"
                 }.joined(separator: ", ")
-                let expression = "ByteBudgetRule(name: \(SwiftNames.literal(budget.name)), terms: [\(terms)], max: \(budget.max))"
-                let ruleName = rules.name(for: expression, type: "ByteBudgetRule", suggested: SwiftNames.lowerCamel(budget.name) + "Budget")
+                let expression = "WireRuntime.ByteBudgetRule(name: \(SwiftNames.literal(budget.name)), terms: [\(terms)], max: \(budget.max))"
+                let ruleName = rules.name(for: expression, type: "WireRuntime.ByteBudgetRule", suggested: SwiftNames.lowerCamel(budget.name) + "Budget")
                 let answer = budget.violation.map { ", answer: " + mapper.answerLiteral($0) } ?? ""
                 body.append(.line("context.check(Self.\(ruleName), in: object, at: path()\(answer))"))
             }
@@ -211,7 +211,7 @@ struct ObjectEmitter {
         }
         let unwraps = shape.fields.filter { $0.required && !$0.nullable }.map { "let " + local($0) }
         body.append(.line("guard " + (["context.errorCount == errorsBefore"] + unwraps).joined(separator: ", ") + " else { return nil }"))
-        var arguments = shape.fields.map { "\(naming.bareName($0.name)): \(local($0))" }
+        var arguments = shape.fields.map { "\(naming.argumentLabel($0.name)): \(local($0))" }
         if shape.unknownFields == .keep { arguments.append("additionalFields: additionalFields") }
         body.append(.line("return \(name)(" + arguments.joined(separator: ", ") + ")"))
         return body
@@ -233,7 +233,7 @@ struct ObjectEmitter {
         let valueType = mapper.valueType(field.type, field.constraints)
         if !field.required && field.nullable {
             return [
-                .line("var \(property): Nullable<\(valueType)> = .absent"),
+                .line("var \(property): WireRuntime.Nullable<\(valueType)> = .absent"),
                 .switchOn("object[\(key)]", [
                     SwitchCase(pattern: "case nil", body: []),
                     SwitchCase(pattern: "case .null?", body: [.line("\(property) = .null")]),
@@ -254,11 +254,11 @@ struct ObjectEmitter {
 
     private func encodeStatements(_ shape: ObjectShape) -> [Statement] {
         var body: [Statement] = [
-            .line("var object: [String: JSONValue] = \(shape.unknownFields == .keep ? "self.additionalFields" : "[:]")"),
+            .line("var object: [Swift.String: WireRuntime.JSONValue] = \(shape.unknownFields == .keep ? "self.additionalFields" : "[:]")"),
         ]
         if !shape.fields.isEmpty { body.append(.line("object.reserveCapacity(\(shape.fields.count + 1))")) }
         for field in shape.fields {
-            let property = "self." + naming.bareName(field.name)
+            let property = "self." + naming.propertyName(field.name)
             let key = SwiftNames.literal(field.name)
             switch (field.required, field.nullable) {
             case (true, false):

@@ -43,6 +43,18 @@ public enum SwiftGenerator {
         options.namespace ?? SwiftNames.upperCamel(spec.name)
     }
 
+    /// The problems that keep a spec from generating Swift (names that collide or that generated
+    /// code cannot use), located in the spec; `wire lint` reports them too, so what lint accepts
+    /// generates.
+    public static func nameProblems(_ spec: ProtocolSpec, options: SwiftGeneratorOptions = SwiftGeneratorOptions()) -> [Diagnostic] {
+        do {
+            _ = try SwiftNaming(spec: spec, namespace: options.namespace)
+            return []
+        } catch {
+            return error.diagnostics
+        }
+    }
+
     /// Generates every file.
     public static func generate(_ spec: ProtocolSpec, options: SwiftGeneratorOptions = SwiftGeneratorOptions()) throws(GeneratorError) -> [GeneratedFile] {
         let naming = try SwiftNaming(spec: spec, namespace: options.namespace)
@@ -103,7 +115,7 @@ public enum SwiftGenerator {
     private static func httpBodyDecoder(_ name: String, namespace: String, access: AccessLevel) -> SwiftDeclaration {
         .type(TypeDeclaration(kind: .extension, name: name, members: [.function(FunctionDeclaration(
             doc: "Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.",
-            access: access, isStatic: true, signature: "decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> \(name)",
+            access: access, isStatic: true, signature: "decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> \(name)",
             body: [.line("try decode(bytes, sizeAnswer: \(namespace).sizeAnswer, answer: \(namespace).defaultAnswer)")]
         ))]))
     }

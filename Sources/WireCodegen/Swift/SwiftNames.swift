@@ -11,15 +11,53 @@ enum SwiftNames {
         "await", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "package", "some", "any",
     ]
 
-    /// Type names a generated type must not take: Swift's, Foundation's and the runtime's.
-    static let reservedTypeNames: Set<String> = [
-        "Error", "Type", "Protocol", "Self", "Any", "String", "Int", "Double", "Float", "Bool", "Array", "Dictionary",
-        "Set", "Optional", "Result", "Never", "Character", "Data", "Date", "URL", "UUID", "Decimal", "Codable",
-        "Encodable", "Decodable", "Sendable", "Hashable", "Equatable", "Duration", "JSONValue", "JSONPath", "Nullable",
-        "ValidationContext", "ValidationIssue", "ViolationAnswer", "StringRules", "NumberRules", "CollectionRules",
-        "WireValue", "WireFrame", "FrameDecodeResult", "FrameDirection", "FrameKey", "RateLimitRule", "HTTPEndpoint",
-        "SessionRuleSet", "CloseBehavior", "ConditionalRequirement", "ByteBudgetRule", "WirePattern", "WireFormats",
-        "ValueFormat", "JSONWriter", "JSONParser",
+    /// Type names a generated type must not take. Generated code qualifies every name it uses from
+    /// Swift, Foundation and WireRuntime (`Swift.String`, `WireRuntime.JSONValue`), so a spec may name
+    /// its types `String` or `JSONValue`; only the module names those qualifiers start with, and the
+    /// names Swift does not allow for a type, stay reserved.
+    static let reservedTypeNames: Set<String> = ["Swift", "Foundation", "WireRuntime", "Self", "Any", "Type", "Protocol"]
+
+    /// Members every generated value type declares or inherits (`init`, `hashValue`, `jsonValue()`,
+    /// ...), and identifiers Swift reads specially after a dot (`self`, `Type`): a field named like
+    /// one becomes a property with a trailing `_` (`init_`).
+    static let reservedPropertyNames: Set<String> = [
+        "init", "deinit", "self", "Self", "Type", "Protocol", "some", "none", "subscript", "hashValue", "jsonValue",
+        "jsonObject", "encode", "encoded", "encodedData", "validate", "additionalFields",
+    ]
+
+    /// The same for enum cases, which also share their enum's static members (`allCases`,
+    /// `knownValues`, `tag`) and instance members (`rawValue`, the error table's columns).
+    static let reservedCaseNames: Set<String> = reservedPropertyNames.union([
+        "rawValue", "allCases", "knownValues", "decode", "tag", "direction", "defaultAnswer", "httpStatus", "closeBehavior",
+        "closeCode", "clientAction",
+    ])
+
+    /// Case identifiers for names, in order: camelCased, a reserved name moved aside with `_`
+    /// (`unknown`, which every open type keeps for itself, becomes `unknownValue`), a repeat
+    /// numbered (`protocol` and `Protocol` become `protocol` and `protocol2`), keywords escaped.
+    static func caseIdentifiers(_ names: [String]) -> [String] {
+        var taken: Set<String> = []
+        return names.map { name in
+            var identifier = lowerCamel(name)
+            if identifier == "unknown" { identifier = "unknownValue" } else if reservedCaseNames.contains(identifier) { identifier += "_" }
+            let base = identifier
+            var counter = 2
+            while taken.contains(identifier) {
+                identifier = base + String(counter)
+                counter += 1
+            }
+            taken.insert(identifier)
+            return escaped(identifier)
+        }
+    }
+
+    /// Names a message's derived type name avoids (it becomes `ErrorMessage`, `DataMessage`): they
+    /// would compile, but shadow a type apps name without a module (`Error`, `String`, `Data`).
+    /// A type the spec names itself keeps its name.
+    static let shadowingNames: Set<String> = [
+        "Error", "String", "Int", "Double", "Float", "Bool", "Array", "Dictionary", "Set", "Optional", "Result", "Never",
+        "Character", "Data", "Date", "URL", "UUID", "Decimal", "Codable", "Encodable", "Decodable", "Sendable", "Hashable",
+        "Equatable", "Duration", "Task", "Actor",
     ]
 
     /// The words of a name: split at `_`, `-`, `/`, `.`, spaces and lower-to-upper case changes.

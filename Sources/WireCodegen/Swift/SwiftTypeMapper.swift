@@ -35,13 +35,13 @@ struct SwiftTypeMapper {
     /// The Swift type of a type reference (aliases keep their generated names).
     func swiftType(_ type: TypeRef) -> String {
         switch type {
-        case .string: return "String"
-        case .integer: return "Int"
-        case .number: return "Double"
-        case .boolean: return "Bool"
-        case .json: return "JSONValue"
+        case .string: return "Swift.String"
+        case .integer: return "Swift.Int"
+        case .number: return "Swift.Double"
+        case .boolean: return "Swift.Bool"
+        case .json: return "WireRuntime.JSONValue"
         case .array(let element): return "[\(swiftType(element))]"
-        case .map(let value): return "[String: \(swiftType(value))]"
+        case .map(let value): return "[Swift.String: \(swiftType(value))]"
         case .named(let name): return naming.typeName(name)
         }
     }
@@ -49,13 +49,13 @@ struct SwiftTypeMapper {
     /// The Swift type an alias stands for.
     func aliasTarget(_ alias: AliasType) -> String {
         let resolved = spec.resolve(alias.type)
-        if isDate(resolved.type, alias.constraints.merged(over: resolved.constraints)) { return "Date" }
+        if isDate(resolved.type, alias.constraints.merged(over: resolved.constraints)) { return "Foundation.Date" }
         return swiftType(alias.type)
     }
 
     /// The Swift type of a field's value, given its own constraints (a field with `format: iso8601` is a `Date`).
     func valueType(_ type: TypeRef, _ constraints: Constraints) -> String {
-        if case .string = type, constraints.format == .iso8601 { return "Date" }
+        if case .string = type, constraints.format == .iso8601 { return "Foundation.Date" }
         return swiftType(type)
     }
 
@@ -64,7 +64,7 @@ struct SwiftTypeMapper {
         let value = valueType(field.type, field.constraints)
         switch (field.required, field.nullable) {
         case (true, false): return value
-        case (false, true): return "Nullable<\(value)>"
+        case (false, true): return "WireRuntime.Nullable<\(value)>"
         default: return value + "?"
         }
     }
@@ -91,22 +91,22 @@ struct SwiftTypeMapper {
         let ruleName = RuleNames.constraints(constraints, alias: alias)
         switch resolved {
         case .string:
-            let rulesArgument = stringRules(constraints, allowed: nil).map { rules.name(for: $0, type: "StringRules", suggested: ruleName) } ?? "nil"
+            let rulesArgument = stringRules(constraints, allowed: nil).map { rules.name(for: $0, type: "WireRuntime.StringRules", suggested: ruleName) } ?? "nil"
             let base = "context.string(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeArgument))"
-            return isDate(resolved, constraints) ? base + ".flatMap(WireFormats.parseISO8601)" : base
+            return isDate(resolved, constraints) ? base + ".flatMap(WireRuntime.WireFormats.parseISO8601)" : base
         case .integer, .number:
-            let rulesArgument = numberRules(constraints).map { rules.name(for: $0, type: "NumberRules", suggested: ruleName) } ?? "nil"
+            let rulesArgument = numberRules(constraints).map { rules.name(for: $0, type: "WireRuntime.NumberRules", suggested: ruleName) } ?? "nil"
             let function = resolved == .integer ? "integer" : "number"
             return "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer))"
         case .boolean:
             let constant = constraints.const.flatMap { if case .bool(let flag) = $0 { return ", constant: \(flag)" } else { return nil } } ?? ""
             return "context.bool(\(site.value), at: \(site.path)\(constant), answer: \(site.answer))"
         case .json:
-            return "Optional(\(site.value))"
+            return "Swift.Optional(\(site.value))"
         case .array(let element), .map(let element):
             let isArray: Bool
             if case .array = resolved { isArray = true } else { isArray = false }
-            let rulesArgument = collectionRules(constraints).map { rules.name(for: $0, type: "CollectionRules", suggested: ruleName) } ?? "nil"
+            let rulesArgument = collectionRules(constraints).map { rules.name(for: $0, type: "WireRuntime.CollectionRules", suggested: ruleName) } ?? "nil"
             let item = "item\(site.depth)", position = (isArray ? "index" : "key") + "\(site.depth)"
             var inner = site
             inner.value = item
@@ -120,12 +120,12 @@ struct SwiftTypeMapper {
         case .enumeration(let name, _):
             let call = "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
             guard case .string(let constant)? = constraints.const else { return call }
-            let rulesName = rules.name(for: "StringRules(constant: \(SwiftNames.literal(constant)))", type: "StringRules", suggested: ruleName)
+            let rulesName = rules.name(for: "WireRuntime.StringRules(constant: \(SwiftNames.literal(constant)))", type: "WireRuntime.StringRules", suggested: ruleName)
             return "context.string(\(site.value), at: \(site.path), rules: \(rulesName), answer: \(site.answer)).flatMap { _ in \(call) }"
         case .object(let name, _), .union(let name, _), .oneOf(let name, _):
             return "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
         case .unresolved:
-            return "Optional<JSONValue>.none"
+            return "Swift.Optional<WireRuntime.JSONValue>.none"
         }
     }
 
@@ -137,12 +137,12 @@ struct SwiftTypeMapper {
         if let value = c.maxBytes { arguments.append("maxBytes: \(value)") }
         if c.notBlank { arguments.append("notBlank: true") }
         if let value = c.prefix { arguments.append("prefix: \(SwiftNames.literal(value))") }
-        if let value = c.pattern { arguments.append("pattern: WirePattern(\(SwiftNames.literal(value)))") }
+        if let value = c.pattern { arguments.append("pattern: WireRuntime.WirePattern(\(SwiftNames.literal(value)))") }
         if let value = c.format { arguments.append("format: .\(value.rawValue)") }
         if let value = c.maxDecodedBytes { arguments.append("maxDecodedBytes: \(value)") }
         if case .string(let value)? = c.const { arguments.append("constant: \(SwiftNames.literal(value))") }
         if let allowed { arguments.append("allowedValues: [" + allowed.map(SwiftNames.literal).joined(separator: ", ") + "]") }
-        return arguments.isEmpty ? nil : "StringRules(" + arguments.joined(separator: ", ") + ")"
+        return arguments.isEmpty ? nil : "WireRuntime.StringRules(" + arguments.joined(separator: ", ") + ")"
     }
 
     func numberRules(_ c: Constraints) -> String? {
@@ -151,14 +151,14 @@ struct SwiftTypeMapper {
         if let value = c.maximum { arguments.append("maximum: \(SwiftNames.doubleLiteral(value))") }
         if let value = c.format { arguments.append("format: .\(value.rawValue)") }
         if let value = c.const { arguments.append("constant: \(SwiftNames.jsonLiteral(value))") }
-        return arguments.isEmpty ? nil : "NumberRules(" + arguments.joined(separator: ", ") + ")"
+        return arguments.isEmpty ? nil : "WireRuntime.NumberRules(" + arguments.joined(separator: ", ") + ")"
     }
 
     func collectionRules(_ c: Constraints) -> String? {
         var arguments: [String] = []
         if let value = c.minItems { arguments.append("minItems: \(value)") }
         if let value = c.maxItems { arguments.append("maxItems: \(value)") }
-        return arguments.isEmpty ? nil : "CollectionRules(" + arguments.joined(separator: ", ") + ")"
+        return arguments.isEmpty ? nil : "WireRuntime.CollectionRules(" + arguments.joined(separator: ", ") + ")"
     }
 
     // MARK: Encoding
@@ -169,9 +169,9 @@ struct SwiftTypeMapper {
         let constraints = own.merged(over: aliasConstraints)
         switch resolved {
         case .string:
-            return isDate(resolved, constraints) ? ".string(WireFormats.formatISO8601(\(value)))" : ".string(\(value))"
+            return isDate(resolved, constraints) ? ".string(WireRuntime.WireFormats.formatISO8601(\(value)))" : ".string(\(value))"
         case .integer: return ".integer(\(value))"
-        case .number: return "JSONValue(\(value))"
+        case .number: return "WireRuntime.JSONValue(\(value))"
         case .boolean: return ".bool(\(value))"
         case .json, .unresolved: return value
         case .array(let element):
@@ -189,7 +189,7 @@ struct SwiftTypeMapper {
     func answerLiteral(_ answer: Answer) -> String {
         let resolved = spec.resolved(answer)
         guard let code = resolved.errorCode else { return ".closeSilently(closeCode: \(resolved.closeCode.map(String.init) ?? "nil"))" }
-        var text = "ViolationAnswer(code: \(SwiftNames.literal(code))"
+        var text = "WireRuntime.ViolationAnswer(code: \(SwiftNames.literal(code))"
         if resolved.closesConnection { text += ", closesConnection: true" }
         if let closeCode = resolved.closeCode { text += ", closeCode: \(closeCode)" }
         return text + ")"

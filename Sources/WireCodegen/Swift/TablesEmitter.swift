@@ -16,20 +16,20 @@ struct TablesEmitter {
     func namespaceDeclarations() -> [SwiftDeclaration] {
         let defaultAnswer = mapper.answerLiteral(Answer(errorCode: spec.defaultErrorCode))
         var members: [SwiftDeclaration] = [
-            constant("The protocol's machine name.", "name", "String", SwiftNames.literal(spec.name)),
-            constant("The protocol's title.", "title", "String", SwiftNames.literal(spec.title)),
-            constant("The protocol version this code was generated for.", "version", "Int", String(spec.version)),
-            constant("How frames travel: `websocket`, `sse` or `http`.", "transportKind", "String", SwiftNames.literal(spec.transport.kind.rawValue)),
-            constant("Where the connection is opened.", "transportPath", "String", SwiftNames.literal(spec.transport.path)),
+            constant("The protocol's machine name.", "name", "Swift.String", SwiftNames.literal(spec.name)),
+            constant("The protocol's title.", "title", "Swift.String", SwiftNames.literal(spec.title)),
+            constant("The protocol version this code was generated for.", "version", "Swift.Int", String(spec.version)),
+            constant("How frames travel: `websocket`, `sse` or `http`.", "transportKind", "Swift.String", SwiftNames.literal(spec.transport.kind.rawValue)),
+            constant("Where the connection is opened.", "transportPath", "Swift.String", SwiftNames.literal(spec.transport.path)),
         ]
         if let port = spec.transport.defaultPort {
-            members.append(constant("The protocol's default port.", "defaultPort", "Int", String(port)))
+            members.append(constant("The protocol's default port.", "defaultPort", "Swift.Int", String(port)))
         }
         members += [
-            constant("The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "ViolationAnswer", defaultAnswer, plumbing: true),
-            constant("The answer to a broken size limit.", "sizeAnswer", "ViolationAnswer", mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode)), plumbing: true),
-            constant("The answer to bytes that are not JSON.", "notJSONAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer), plumbing: true),
-            constant("The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "ViolationAnswer", mapper.answerLiteral(spec.notAFrameAnswer), plumbing: true),
+            constant("The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "WireRuntime.ViolationAnswer", defaultAnswer, plumbing: true),
+            constant("The answer to a broken size limit.", "sizeAnswer", "WireRuntime.ViolationAnswer", mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode)), plumbing: true),
+            constant("The answer to bytes that are not JSON.", "notJSONAnswer", "WireRuntime.ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer), plumbing: true),
+            constant("The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "WireRuntime.ViolationAnswer", mapper.answerLiteral(spec.notAFrameAnswer), plumbing: true),
         ]
         members.append(.type(constantsEnum()))
         members.append(.type(rateLimitsEnum()))
@@ -47,13 +47,13 @@ struct TablesEmitter {
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(constant.name))
             switch (constant.kind, constant.value) {
             case (.duration, .integer(let milliseconds)):
-                return self.constant(doc, name, "Duration", ".milliseconds(\(milliseconds))")
+                return self.constant(doc, name, "Swift.Duration", ".milliseconds(\(milliseconds))")
             case (.bytes, .integer(let bytes)), (.count, .integer(let bytes)):
-                return self.constant(doc, name, "Int", String(bytes))
+                return self.constant(doc, name, "Swift.Int", String(bytes))
             case (.number, .number(let number)):
-                return self.constant(doc, name, "Double", SwiftNames.doubleLiteral(number))
+                return self.constant(doc, name, "Swift.Double", SwiftNames.doubleLiteral(number))
             case (_, let value):
-                return self.constant(doc, name, "String", SwiftNames.literal(value.plainText))
+                return self.constant(doc, name, "Swift.String", SwiftNames.literal(value.plainText))
             }
         }
         return TypeDeclaration(kind: .enum, doc: "The protocol's constants: durations as `Duration`, sizes in bytes, counts.", access: access, name: "Constants", members: members)
@@ -62,16 +62,16 @@ struct TablesEmitter {
     // MARK: Rate limits
 
     private func frameKey(_ ref: MessageRef) -> String {
-        "FrameKey(.\(ref.direction.rawValue), \(SwiftNames.literal(ref.tag)))"
+        "WireRuntime.FrameKey(.\(ref.direction.rawValue), \(SwiftNames.literal(ref.tag)))"
     }
 
     /// The runtime's table types, with the protocol's error code enum.
     private var errorCodeType: String { ProtocolSpec.errorCodeTypeName }
-    private var rateLimitType: String { "RateLimitRule<\(errorCodeType)>" }
-    private var endpointType: String { "HTTPEndpoint<\(errorCodeType)>" }
+    private var rateLimitType: String { "WireRuntime.RateLimitRule<\(errorCodeType)>" }
+    private var endpointType: String { "WireRuntime.HTTPEndpoint<\(errorCodeType)>" }
 
     private func scopeLiteral(_ scope: String) -> String {
-        ["connection", "device"].contains(scope) ? ".\(scope)" : "RateLimitScope(rawValue: \(SwiftNames.literal(scope)))"
+        ["connection", "device"].contains(scope) ? ".\(scope)" : "WireRuntime.RateLimitScope(rawValue: \(SwiftNames.literal(scope)))"
     }
 
     private func rateLimitsEnum() -> TypeDeclaration {
@@ -79,7 +79,7 @@ struct TablesEmitter {
             let counts: String
             switch limit.counts {
             case .frames(let refs): counts = ".frames([" + refs.map(frameKey).joined(separator: ", ") + "])"
-            case .violations(let codes): counts = ".violations([" + codes.map { "." + EnumEmitter.caseName($0) }.joined(separator: ", ") + "])"
+            case .violations(let codes): counts = ".violations([" + codes.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "])"
             }
             var arguments = [
                 "name: \(SwiftNames.literal(limit.name))", "counts: \(counts)", "limit: \(limit.limit)",
@@ -99,17 +99,17 @@ struct TablesEmitter {
         var members: [SwiftDeclaration] = []
         for endpoint in spec.endpoints {
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(endpoint.name))
-            let errors = "[" + endpoint.errors.map { "." + EnumEmitter.caseName($0) }.joined(separator: ", ") + "]"
+            let errors = "[" + endpoint.errors.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "]"
             let method = ".\(endpoint.method.lowercased())"
             let value = "\(endpointType)(name: \(SwiftNames.literal(endpoint.name)), method: \(method), path: \(SwiftNames.literal(endpoint.path)), requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"
             let doc = [endpoint.description?.trimmingTrailingNewlines(), "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(separator: "\n\n")
             members.append(constant(doc, name, endpointType, value))
             guard !endpoint.parameters.isEmpty else { continue }
-            let parameters = endpoint.parameters.map { "\(SwiftNames.escaped(SwiftNames.lowerCamel($0.name))): String" }.joined(separator: ", ")
+            let parameters = endpoint.parameters.map { "\(SwiftNames.escaped(SwiftNames.lowerCamel($0.name))): Swift.String" }.joined(separator: ", ")
             let dictionary = endpoint.parameters.map { "\(SwiftNames.literal($0.name)): \(SwiftNames.escaped(SwiftNames.lowerCamel($0.name)))" }.joined(separator: ", ")
             members.append(.function(FunctionDeclaration(
                 doc: "The path of `\(endpoint.method) \(endpoint.path)` with its parameters filled in and percent-encoded.",
-                access: access, isStatic: true, signature: "\(SwiftNames.lowerCamel(endpoint.name))Path(\(parameters)) -> String",
+                access: access, isStatic: true, signature: "\(SwiftNames.lowerCamel(endpoint.name))Path(\(parameters)) -> Swift.String",
                 body: [.line("\(name).path([\(dictionary)])")]
             )))
         }
@@ -120,7 +120,7 @@ struct TablesEmitter {
     // MARK: Session rules
 
     private func conditions(_ conditions: [Condition]) -> String {
-        "[" + conditions.map { "SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), [" + $0.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])" }.joined(separator: ", ") + "]"
+        "[" + conditions.map { "WireRuntime.SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), [" + $0.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])" }.joined(separator: ", ") + "]"
     }
 
     private func optionalAnswer(_ answer: Answer?) -> String {
@@ -130,7 +130,7 @@ struct TablesEmitter {
     private func sessionRules() -> SwiftDeclaration {
         let session = spec.session ?? SessionRules()
         func set(_ tags: [String]) -> String { "[" + tags.map(SwiftNames.literal).joined(separator: ", ") + "]" }
-        var lines: [String] = ["SessionRuleSet("]
+        var lines: [String] = ["WireRuntime.SessionRuleSet("]
         lines.append("    initialPhase: \(session.initialPhase.map { SwiftNames.literal($0.name) } ?? "nil"),")
         lines.append("    phases: [")
         for phase in session.phases {
@@ -170,7 +170,7 @@ struct TablesEmitter {
         lines.append(")")
         return .variable(VariableDeclaration(
             doc: "The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.",
-            access: access, isStatic: true, name: "sessionRules", type: "SessionRuleSet", initializer: lines.joined(separator: "\n")
+            access: access, isStatic: true, name: "sessionRules", type: "WireRuntime.SessionRuleSet", initializer: lines.joined(separator: "\n")
         ))
     }
 }

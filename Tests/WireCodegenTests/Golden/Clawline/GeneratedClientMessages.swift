@@ -14,11 +14,11 @@ import Foundation
 /// ill-typed `protocolVersion` also closes the socket; other broken fields leave it open.
 ///
 /// Sent by the client with `"type": "pair_request"`.
-public struct PairRequest: Sendable, Hashable {
+public struct PairRequest: Swift.Sendable, Swift.Hashable {
     /// The protocol version the client speaks; must be the integer 1. Anything else closes the socket.
     ///
     /// Validated: always `1`.
-    public var protocolVersion: Int
+    public var protocolVersion: Swift.Int
 
     /// This device's id.
     public var deviceId: DeviceId
@@ -38,7 +38,7 @@ public struct PairRequest: Sendable, Hashable {
     ///   - deviceId: This device's id.
     ///   - claimedName: The name the user gave this device.
     ///   - deviceInfo: What the device says about itself.
-    public init(protocolVersion: Int = 1, deviceId: DeviceId, claimedName: ClaimedName? = nil, deviceInfo: DeviceInfo) {
+    public init(protocolVersion: Swift.Int = 1, deviceId: DeviceId, claimedName: ClaimedName? = nil, deviceInfo: DeviceInfo) {
         self.protocolVersion = protocolVersion
         self.deviceId = deviceId
         self.claimedName = claimedName
@@ -46,39 +46,39 @@ public struct PairRequest: Sendable, Hashable {
     }
 }
 
-extension PairRequest: WireMessage {
-    public static let tag: String = "pair_request"
+extension PairRequest: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "pair_request"
 
-    public static let direction: FrameDirection = .client
+    public static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let equals1Rules: NumberRules = NumberRules(constant: .integer(1))
+    static let equals1Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(constant: .integer(1))
 
-    static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
+    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
 
-    static let claimedNameRules: StringRules = StringRules(maxBytes: 64)
+    static let claimedNameRules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairRequest? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairRequest? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _protocolVersion: Int?
-        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+        var _protocolVersion: Swift.Int?
+        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
         }
         var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
         var _claimedName: ClaimedName?
-        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
+            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
         }
         var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
@@ -89,8 +89,8 @@ extension PairRequest: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(5)
         object["protocolVersion"] = .integer(self.protocolVersion)
         object["deviceId"] = .string(self.deviceId)
@@ -99,18 +99,18 @@ extension PairRequest: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -125,14 +125,14 @@ extension PairRequest: WireMessage {
 /// `protocolVersion` is `invalid_message` and closes the socket.
 ///
 /// Sent by the client with `"type": "auth"`.
-public struct Auth: Sendable, Hashable {
+public struct Auth: Swift.Sendable, Swift.Hashable {
     /// The protocol version the client speaks; must be the integer 1. Anything else closes the socket.
     ///
     /// Validated: always `1`.
-    public var protocolVersion: Int
+    public var protocolVersion: Swift.Int
 
     /// The token `pair_result` returned (a JWT). Any string; the provider judges it.
-    public var token: String
+    public var token: Swift.String
 
     /// This device's id; it must match the token's device.
     public var deviceId: DeviceId
@@ -140,7 +140,7 @@ public struct Auth: Sendable, Hashable {
     /// The id of the last server event (`s_…`) this device fully processed. Absent or `null` on the first authentication after pairing, or when no event was ever processed.
     ///
     /// Absent, `null` and a value are distinct. Validated: not blank.
-    public var lastMessageId: Nullable<String>
+    public var lastMessageId: WireRuntime.Nullable<Swift.String>
 
     /// Creates an `auth` message.
     ///
@@ -149,7 +149,7 @@ public struct Auth: Sendable, Hashable {
     ///   - token: The token `pair_result` returned (a JWT).
     ///   - deviceId: This device's id; it must match the token's device.
     ///   - lastMessageId: The id of the last server event (`s_…`) this device fully processed.
-    public init(protocolVersion: Int = 1, token: String, deviceId: DeviceId, lastMessageId: Nullable<String> = .absent) {
+    public init(protocolVersion: Swift.Int = 1, token: Swift.String, deviceId: DeviceId, lastMessageId: WireRuntime.Nullable<Swift.String> = .absent) {
         self.protocolVersion = protocolVersion
         self.token = token
         self.deviceId = deviceId
@@ -157,33 +157,33 @@ public struct Auth: Sendable, Hashable {
     }
 }
 
-extension Auth: WireMessage {
-    public static let tag: String = "auth"
+extension Auth: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "auth"
 
-    public static let direction: FrameDirection = .client
+    public static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let equals1Rules: NumberRules = NumberRules(constant: .integer(1))
+    static let equals1Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(constant: .integer(1))
 
-    static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
+    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
 
-    static let notBlankRules: StringRules = StringRules(notBlank: true)
+    static let notBlankRules: WireRuntime.StringRules = WireRuntime.StringRules(notBlank: true)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Auth? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Auth? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Auth? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Auth? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _protocolVersion: Int?
-        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+        var _protocolVersion: Swift.Int?
+        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
+            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
         }
-        var _token: String?
+        var _token: Swift.String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
             _token = context.string(value, at: path().appending("token"), rules: nil, answer: answer)
         }
@@ -191,7 +191,7 @@ extension Auth: WireMessage {
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
-        var _lastMessageId: Nullable<String> = .absent
+        var _lastMessageId: WireRuntime.Nullable<Swift.String> = .absent
         switch object["lastMessageId"] {
         case nil:
             break
@@ -205,8 +205,8 @@ extension Auth: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(5)
         object["protocolVersion"] = .integer(self.protocolVersion)
         object["token"] = .string(self.token)
@@ -222,18 +222,18 @@ extension Auth: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -243,12 +243,12 @@ extension Auth: WireMessage {
 /// ones get `error` `invalid_message`.
 ///
 /// Sent by the client with `"type": "pair_decision"`.
-public struct PairDecision: Sendable, Hashable {
+public struct PairDecision: Swift.Sendable, Swift.Hashable {
     /// The pending device's id, from the `pair_approval_request`.
     public var deviceId: DeviceId
 
     /// `true` to approve the device, `false` to deny it.
-    public var approve: Bool
+    public var approve: Swift.Bool
 
     /// The account the device joins (an existing user's id, or a new UUID for a new account). Required when approving.
     ///
@@ -261,40 +261,40 @@ public struct PairDecision: Sendable, Hashable {
     ///   - deviceId: The pending device's id, from the `pair_approval_request`.
     ///   - approve: `true` to approve the device, `false` to deny it.
     ///   - userId: The account the device joins (an existing user's id, or a new UUID for a new account).
-    public init(deviceId: DeviceId, approve: Bool, userId: UserId? = nil) {
+    public init(deviceId: DeviceId, approve: Swift.Bool, userId: UserId? = nil) {
         self.deviceId = deviceId
         self.approve = approve
         self.userId = userId
     }
 }
 
-extension PairDecision: WireMessage {
-    public static let tag: String = "pair_decision"
+extension PairDecision: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "pair_decision"
 
-    public static let direction: FrameDirection = .client
+    public static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
+    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
 
-    static let userIdRules: StringRules = StringRules(minLength: 1)
+    static let userIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static let whenApproveTrue: ConditionalRequirement = ConditionalRequirement(when: [("approve", [.bool(true)])], require: ["userId"], forbid: [])
+    static let whenApproveTrue: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("approve", [.bool(true)])], require: ["userId"], forbid: [])
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairDecision? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairDecision? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairDecision? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairDecision? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
-        var _approve: Bool?
+        var _approve: Swift.Bool?
         if let value = context.member(object, "approve", at: path(), required: true, nullable: false, answer: answer) {
             _approve = context.bool(value, at: path().appending("approve"), answer: answer)
         }
@@ -308,8 +308,8 @@ extension PairDecision: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["deviceId"] = .string(self.deviceId)
         object["approve"] = .bool(self.approve)
@@ -317,18 +317,18 @@ extension PairDecision: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -340,19 +340,19 @@ extension PairDecision: WireMessage {
 /// inline images compare by their decoded bytes).
 ///
 /// Sent by the client with `"type": "message"`.
-public struct ClientMessage: Sendable, Hashable {
+public struct ClientMessage: Swift.Sendable, Swift.Hashable {
     /// The client's id for this message, `c_…`, unique per device.
     public var id: ClientMessageId
 
     /// The message text, 1 to 65,536 UTF-8 bytes.
     ///
     /// Validated: not empty, ≤ 65536 UTF-8 bytes.
-    public var content: String
+    public var content: Swift.String
 
     /// Up to four attachments; more is `payload_too_large`. Absent, `null` and `[]` mean the same.
     ///
     /// Absent, `null` and a value are distinct. Validated: ≤ 4 items.
-    public var attachments: Nullable<[Attachment]>
+    public var attachments: WireRuntime.Nullable<[Attachment]>
 
     /// Creates a `message` message.
     ///
@@ -360,48 +360,48 @@ public struct ClientMessage: Sendable, Hashable {
     ///   - id: The client's id for this message, `c_…`, unique per device.
     ///   - content: The message text, 1 to 65,536 UTF-8 bytes.
     ///   - attachments: Up to four attachments; more is `payload_too_large`.
-    public init(id: ClientMessageId, content: String, attachments: Nullable<[Attachment]> = .absent) {
+    public init(id: ClientMessageId, content: Swift.String, attachments: WireRuntime.Nullable<[Attachment]> = .absent) {
         self.id = id
         self.content = content
         self.attachments = attachments
     }
 }
 
-extension ClientMessage: WireMessage {
-    public static let tag: String = "message"
+extension ClientMessage: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "message"
 
-    public static let direction: FrameDirection = .client
+    public static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let clientMessageIdRules: StringRules = StringRules(minLength: 3, prefix: "c_")
+    static let clientMessageIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 3, prefix: "c_")
 
-    static let nonEmptyMaxBytes65536Rules: StringRules = StringRules(minLength: 1, maxBytes: 65536)
+    static let nonEmptyMaxBytes65536Rules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1, maxBytes: 65536)
 
-    static let maxItems4Rules: CollectionRules = CollectionRules(maxItems: 4)
+    static let maxItems4Rules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(maxItems: 4)
 
-    static let inlineBytesBudget: ByteBudgetRule = ByteBudgetRule(name: "inlineBytes", terms: [.init(keys: ["attachments", "data"], decoded: true)], max: 262144)
+    static let inlineBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(name: "inlineBytes", terms: [.init(keys: ["attachments", "data"], decoded: true)], max: 262144)
 
-    static let messageBytesBudget: ByteBudgetRule = ByteBudgetRule(name: "messageBytes", terms: [.init(keys: ["content"], decoded: false), .init(keys: ["attachments", "data"], decoded: true)], max: 327680)
+    static let messageBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(name: "messageBytes", terms: [.init(keys: ["content"], decoded: false), .init(keys: ["attachments", "data"], decoded: true)], max: 327680)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ClientMessage? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ClientMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ClientMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ClientMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ClientMessageId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
             _id = context.string(value, at: path().appending("id"), rules: clientMessageIdRules, answer: answer)
         }
-        var _content: String?
+        var _content: Swift.String?
         if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
             _content = context.string(value, at: path().appending("content"), rules: nonEmptyMaxBytes65536Rules, answer: answer)
         }
-        var _attachments: Nullable<[Attachment]> = .absent
+        var _attachments: WireRuntime.Nullable<[Attachment]> = .absent
         switch object["attachments"] {
         case nil:
             break
@@ -417,8 +417,8 @@ extension ClientMessage: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["id"] = .string(self.id)
         object["content"] = .string(self.content)
@@ -433,18 +433,18 @@ extension ClientMessage: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -452,36 +452,36 @@ extension ClientMessage: WireMessage {
 /// Says whether the user is typing. Clients send it without `role`; the provider does not relay user typing to other devices in v1.
 ///
 /// Sent by the client with `"type": "typing"`.
-public struct ClientTyping: Sendable, Hashable {
+public struct ClientTyping: Swift.Sendable, Swift.Hashable {
     /// `true` while the user types.
-    public var active: Bool
+    public var active: Swift.Bool
 
     /// Creates a `typing` message.
     ///
     /// - Parameters:
     ///   - active: `true` while the user types.
-    public init(active: Bool) {
+    public init(active: Swift.Bool) {
         self.active = active
     }
 }
 
-extension ClientTyping: WireMessage {
-    public static let tag: String = "typing"
+extension ClientTyping: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "typing"
 
-    public static let direction: FrameDirection = .client
+    public static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ClientTyping? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ClientTyping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ClientTyping? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ClientTyping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _active: Bool?
+        var _active: Swift.Bool?
         if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
             _active = context.bool(value, at: path().appending("active"), answer: answer)
         }
@@ -491,25 +491,25 @@ extension ClientTyping: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["active"] = .bool(self.active)
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 @_spi(Generated) import WireRuntime
 
 /// Every frame the client sends, decoded in one pass by `ClientFrame.decode(_:)`.
-public enum ClientFrame: Sendable, Hashable {
+public enum ClientFrame: Swift.Sendable, Swift.Hashable {
     /// `pair_request`: Asks to pair this device, on a short-lived pairing socket.
     case pairRequest(PairRequest)
 
@@ -21,28 +21,28 @@ public enum ClientFrame: Sendable, Hashable {
     case typing(ClientTyping)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ClientFrame: WireFrame {
-    public static let direction: FrameDirection = .client
+extension ClientFrame: WireRuntime.WireFrame {
+    public static let direction: WireRuntime.FrameDirection = .client
 
-    public static let tagField: String = "type"
+    public static let tagField: Swift.String = "type"
 
-    public static let knownTags: [String] = ["pair_request", "auth", "pair_decision", "message", "typing"]
+    public static let knownTags: [Swift.String] = ["pair_request", "auth", "pair_decision", "message", "typing"]
 
     /// The protocol's error codes.
     public typealias ErrorCodeType = ErrorCode
 
-    @_spi(Generated) public static let notJSONAnswer: ViolationAnswer = Clawline.notJSONAnswer
+    @_spi(Generated) public static let notJSONAnswer: WireRuntime.ViolationAnswer = Clawline.notJSONAnswer
 
-    @_spi(Generated) public static let notAFrameAnswer: ViolationAnswer = Clawline.notAFrameAnswer
+    @_spi(Generated) public static let notAFrameAnswer: WireRuntime.ViolationAnswer = Clawline.notAFrameAnswer
 
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static let sizeAnswer: ViolationAnswer = Clawline.sizeAnswer
+    @_spi(Generated) public static let sizeAnswer: WireRuntime.ViolationAnswer = Clawline.sizeAnswer
 
-    @_spi(Generated) public static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ClientFrame? {
+    @_spi(Generated) public static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ClientFrame? {
         switch tag {
         case "pair_request":
             return PairRequest.decode(from: .object(object), at: .root, in: &context, answer: PairRequest.defaultAnswer, ignoring: tagField).map(ClientFrame.pairRequest)
@@ -59,11 +59,11 @@ extension ClientFrame: WireFrame {
         }
     }
 
-    @_spi(Generated) public static func makeUnknown(tag: String, json: JSONValue) -> ClientFrame {
+    @_spi(Generated) public static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ClientFrame {
         .unknown(tag: tag, json: json)
     }
 
-    public var tag: String {
+    public var tag: Swift.String {
         switch self {
         case .pairRequest:
             return "pair_request"
@@ -80,7 +80,7 @@ extension ClientFrame: WireFrame {
         }
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .pairRequest(let message):
             return message.jsonValue()
@@ -99,7 +99,7 @@ extension ClientFrame: WireFrame {
 }
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
-public enum ServerFrame: Sendable, Hashable {
+public enum ServerFrame: Swift.Sendable, Swift.Hashable {
     /// `pair_result`: The answer to `pair_request`.
     case pairResult(PairResult)
 
@@ -122,28 +122,28 @@ public enum ServerFrame: Sendable, Hashable {
     case error(ErrorMessage)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ServerFrame: WireFrame {
-    public static let direction: FrameDirection = .server
+extension ServerFrame: WireRuntime.WireFrame {
+    public static let direction: WireRuntime.FrameDirection = .server
 
-    public static let tagField: String = "type"
+    public static let tagField: Swift.String = "type"
 
-    public static let knownTags: [String] = ["pair_result", "pair_approval_request", "auth_result", "message", "ack", "typing", "error"]
+    public static let knownTags: [Swift.String] = ["pair_result", "pair_approval_request", "auth_result", "message", "ack", "typing", "error"]
 
     /// The protocol's error codes.
     public typealias ErrorCodeType = ErrorCode
 
-    @_spi(Generated) public static let notJSONAnswer: ViolationAnswer = Clawline.notJSONAnswer
+    @_spi(Generated) public static let notJSONAnswer: WireRuntime.ViolationAnswer = Clawline.notJSONAnswer
 
-    @_spi(Generated) public static let notAFrameAnswer: ViolationAnswer = Clawline.notAFrameAnswer
+    @_spi(Generated) public static let notAFrameAnswer: WireRuntime.ViolationAnswer = Clawline.notAFrameAnswer
 
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static let sizeAnswer: ViolationAnswer = Clawline.sizeAnswer
+    @_spi(Generated) public static let sizeAnswer: WireRuntime.ViolationAnswer = Clawline.sizeAnswer
 
-    @_spi(Generated) public static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ServerFrame? {
+    @_spi(Generated) public static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ServerFrame? {
         switch tag {
         case "pair_result":
             return PairResult.decode(from: .object(object), at: .root, in: &context, answer: PairResult.defaultAnswer, ignoring: tagField).map(ServerFrame.pairResult)
@@ -164,11 +164,11 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    @_spi(Generated) public static func makeUnknown(tag: String, json: JSONValue) -> ServerFrame {
+    @_spi(Generated) public static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ServerFrame {
         .unknown(tag: tag, json: json)
     }
 
-    public var tag: String {
+    public var tag: Swift.String {
         switch self {
         case .pairResult:
             return "pair_result"
@@ -189,7 +189,7 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .pairResult(let message):
             return message.jsonValue()

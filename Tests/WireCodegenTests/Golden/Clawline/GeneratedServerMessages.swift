@@ -6,7 +6,7 @@ import Foundation
 /// The answer to `pair_request`. The provider closes the pairing socket after it (code 1000 after a failure); the client then opens a chat connection with `auth`.
 ///
 /// Sent by the server with `"type": "pair_result"`.
-public enum PairResult: Sendable, Hashable {
+public enum PairResult: Swift.Sendable, Swift.Hashable {
     /// `success: true`
     ///
     /// A successful pairing (`success: true`) carries the device's token and its account.
@@ -18,7 +18,7 @@ public enum PairResult: Sendable, Hashable {
     case failure(PairFailure)
 
     /// A `pair_result` with `success: true`; the parameters are the fields of `PairSuccess`.
-    public static func success(token: String, userId: UserId) -> PairResult {
+    public static func success(token: Swift.String, userId: UserId) -> PairResult {
         .success(PairSuccess(token: token, userId: userId))
     }
 
@@ -28,15 +28,15 @@ public enum PairResult: Sendable, Hashable {
     }
 }
 
-extension PairResult: WireMessage {
-    public static let tag: String = "pair_result"
+extension PairResult: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "pair_result"
 
-    public static let direction: FrameDirection = .server
+    public static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairResult? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairResult? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["success"] {
         case .bool(true)?:
@@ -53,13 +53,13 @@ extension PairResult: WireMessage {
     }
 
     /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairResult? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairResult? {
         decode(from: json, at: path(), in: &context, answer: answer)
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue]
         switch self {
         case .success(let value):
             object = value.jsonObject()
@@ -71,18 +71,18 @@ extension PairResult: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -92,7 +92,7 @@ extension PairResult: WireMessage {
 /// pending, each time an admin authenticates. Only admins receive it.
 ///
 /// Sent by the server with `"type": "pair_approval_request"`.
-public struct PairApprovalRequest: Sendable, Hashable {
+public struct PairApprovalRequest: Swift.Sendable, Swift.Hashable {
     /// The pending device's id.
     public var deviceId: DeviceId
 
@@ -117,24 +117,24 @@ public struct PairApprovalRequest: Sendable, Hashable {
     }
 }
 
-extension PairApprovalRequest: WireMessage {
-    public static let tag: String = "pair_approval_request"
+extension PairApprovalRequest: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "pair_approval_request"
 
-    public static let direction: FrameDirection = .server
+    public static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
+    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
 
-    static let claimedNameRules: StringRules = StringRules(maxBytes: 64)
+    static let claimedNameRules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairApprovalRequest? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairApprovalRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairApprovalRequest? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairApprovalRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _deviceId: DeviceId?
@@ -142,8 +142,8 @@ extension PairApprovalRequest: WireMessage {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
         var _claimedName: ClaimedName?
-        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
+            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
         }
         var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
@@ -154,8 +154,8 @@ extension PairApprovalRequest: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["deviceId"] = .string(self.deviceId)
         if let value = self.claimedName { object["claimedName"] = .string(value) }
@@ -163,18 +163,18 @@ extension PairApprovalRequest: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -182,7 +182,7 @@ extension PairApprovalRequest: WireMessage {
 /// The answer to `auth`. After a success the provider replays the events the device missed; after a failure it closes the socket.
 ///
 /// Sent by the server with `"type": "auth_result"`.
-public enum AuthResult: Sendable, Hashable {
+public enum AuthResult: Swift.Sendable, Swift.Hashable {
     /// `success: true`
     ///
     /// A successful authentication (`success: true`) carries the user, the session and the replay summary.
@@ -194,7 +194,7 @@ public enum AuthResult: Sendable, Hashable {
     case failure(AuthFailure)
 
     /// A `auth_result` with `success: true`; the parameters are the fields of `AuthSuccess`.
-    public static func success(userId: UserId, sessionId: String, replayCount: Int, replayTruncated: Bool, historyReset: Bool? = nil, isAdmin: Bool? = nil) -> AuthResult {
+    public static func success(userId: UserId, sessionId: Swift.String, replayCount: Swift.Int, replayTruncated: Swift.Bool, historyReset: Swift.Bool? = nil, isAdmin: Swift.Bool? = nil) -> AuthResult {
         .success(AuthSuccess(userId: userId, sessionId: sessionId, replayCount: replayCount, replayTruncated: replayTruncated, historyReset: historyReset, isAdmin: isAdmin))
     }
 
@@ -204,15 +204,15 @@ public enum AuthResult: Sendable, Hashable {
     }
 }
 
-extension AuthResult: WireMessage {
-    public static let tag: String = "auth_result"
+extension AuthResult: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "auth_result"
 
-    public static let direction: FrameDirection = .server
+    public static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthResult? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthResult? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["success"] {
         case .bool(true)?:
@@ -229,13 +229,13 @@ extension AuthResult: WireMessage {
     }
 
     /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AuthResult? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AuthResult? {
         decode(from: json, at: path(), in: &context, answer: answer)
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue]
         switch self {
         case .success(let value):
             object = value.jsonObject()
@@ -247,18 +247,18 @@ extension AuthResult: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -271,7 +271,7 @@ extension AuthResult: WireMessage {
 /// replayed.
 ///
 /// Sent by the server with `"type": "message"`.
-public struct ServerMessage: Sendable, Hashable {
+public struct ServerMessage: Swift.Sendable, Swift.Hashable {
     /// The event id, `s_…`; the device's replay cursor.
     public var id: ServerEventId
 
@@ -279,15 +279,15 @@ public struct ServerMessage: Sendable, Hashable {
     public var role: Role
 
     /// The message text; for a streamed answer, the whole text so far.
-    public var content: String
+    public var content: Swift.String
 
     /// When the message was created, in milliseconds since the Unix epoch.
     ///
     /// Validated: format epochMillis, ≥ 0.
-    public var timestamp: Int
+    public var timestamp: Swift.Int
 
     /// `true` for a partial answer that will be continued; `false` for a final message.
-    public var streaming: Bool
+    public var streaming: Swift.Bool
 
     /// The device that sent a user message (only with `role: user`).
     ///
@@ -309,7 +309,7 @@ public struct ServerMessage: Sendable, Hashable {
     ///   - streaming: `true` for a partial answer that will be continued; `false` for a final message.
     ///   - deviceId: The device that sent a user message (only with `role: user`).
     ///   - attachments: Attachments; `asset` attachments are fetched with `GET /download/{assetId}`.
-    public init(id: ServerEventId, role: Role, content: String, timestamp: Int, streaming: Bool, deviceId: DeviceId? = nil, attachments: [Attachment]? = nil) {
+    public init(id: ServerEventId, role: Role, content: Swift.String, timestamp: Swift.Int, streaming: Swift.Bool, deviceId: DeviceId? = nil, attachments: [Attachment]? = nil) {
         self.id = id
         self.role = role
         self.content = content
@@ -320,32 +320,32 @@ public struct ServerMessage: Sendable, Hashable {
     }
 }
 
-extension ServerMessage: WireMessage {
-    public static let tag: String = "message"
+extension ServerMessage: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "message"
 
-    public static let direction: FrameDirection = .server
+    public static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let serverEventIdRules: StringRules = StringRules(minLength: 3, prefix: "s_")
+    static let serverEventIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 3, prefix: "s_")
 
-    static let epochMillisNonNegativeRules: NumberRules = NumberRules(minimum: 0.0, format: .epochMillis)
+    static let epochMillisNonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0, format: .epochMillis)
 
-    static let deviceIdRules: StringRules = StringRules(format: .uuidv4)
+    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
 
-    static let whenRoleUser: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("user")])], require: ["deviceId"], forbid: [])
+    static let whenRoleUser: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("role", [.string("user")])], require: ["deviceId"], forbid: [])
 
-    static let whenRoleAssistant: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("assistant")])], require: [], forbid: ["deviceId"])
+    static let whenRoleAssistant: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("role", [.string("assistant")])], require: [], forbid: ["deviceId"])
 
-    static let whenRoleUserThenStreamingFalse: ConditionalRequirement = ConditionalRequirement(when: [("role", [.string("user")])], require: [], forbid: [], expect: [("streaming", [.bool(false)])])
+    static let whenRoleUserThenStreamingFalse: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("role", [.string("user")])], require: [], forbid: [], expect: [("streaming", [.bool(false)])])
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ServerMessage? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ServerMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ServerMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ServerMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ServerEventId?
@@ -356,15 +356,15 @@ extension ServerMessage: WireMessage {
         if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
             _role = Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer)
         }
-        var _content: String?
+        var _content: Swift.String?
         if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
             _content = context.string(value, at: path().appending("content"), rules: nil, answer: answer)
         }
-        var _timestamp: Int?
+        var _timestamp: Swift.Int?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
             _timestamp = context.integer(value, at: path().appending("timestamp"), rules: epochMillisNonNegativeRules, answer: answer)
         }
-        var _streaming: Bool?
+        var _streaming: Swift.Bool?
         if let value = context.member(object, "streaming", at: path(), required: true, nullable: false, answer: answer) {
             _streaming = context.bool(value, at: path().appending("streaming"), answer: answer)
         }
@@ -384,8 +384,8 @@ extension ServerMessage: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(8)
         object["id"] = .string(self.id)
         object["role"] = self.role.jsonValue()
@@ -397,18 +397,18 @@ extension ServerMessage: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -416,7 +416,7 @@ extension ServerMessage: WireMessage {
 /// Acknowledges a client `message`; the client moves the message out of its "sending" state. Without an `ack` within 5 seconds the client resends the message with the same `id`.
 ///
 /// Sent by the server with `"type": "ack"`.
-public struct Ack: Sendable, Hashable {
+public struct Ack: Swift.Sendable, Swift.Hashable {
     /// The `id` of the client message being acknowledged.
     public var id: ClientMessageId
 
@@ -429,22 +429,22 @@ public struct Ack: Sendable, Hashable {
     }
 }
 
-extension Ack: WireMessage {
-    public static let tag: String = "ack"
+extension Ack: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "ack"
 
-    public static let direction: FrameDirection = .server
+    public static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let clientMessageIdRules: StringRules = StringRules(minLength: 3, prefix: "c_")
+    static let clientMessageIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 3, prefix: "c_")
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Ack? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Ack? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Ack? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Ack? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ClientMessageId?
@@ -456,25 +456,25 @@ extension Ack: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["id"] = .string(self.id)
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -482,49 +482,49 @@ extension Ack: WireMessage {
 /// Says whether the assistant is typing. In v1 only the assistant's typing is sent; an indicator expires after 10 seconds without an update.
 ///
 /// Sent by the server with `"type": "typing"`.
-public struct ServerTyping: Sendable, Hashable {
+public struct ServerTyping: Swift.Sendable, Swift.Hashable {
     /// Always `assistant` in v1.
     ///
     /// Validated: always `"assistant"`.
     public var role: Role
 
     /// `true` while the assistant types.
-    public var active: Bool
+    public var active: Swift.Bool
 
     /// Creates a `typing` message.
     ///
     /// - Parameters:
     ///   - role: Always `assistant` in v1.
     ///   - active: `true` while the assistant types.
-    public init(role: Role = .assistant, active: Bool) {
+    public init(role: Role = .assistant, active: Swift.Bool) {
         self.role = role
         self.active = active
     }
 }
 
-extension ServerTyping: WireMessage {
-    public static let tag: String = "typing"
+extension ServerTyping: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "typing"
 
-    public static let direction: FrameDirection = .server
+    public static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let equalsAssistantRules: StringRules = StringRules(constant: "assistant")
+    static let equalsAssistantRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "assistant")
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ServerTyping? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ServerTyping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ServerTyping? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ServerTyping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _role: Role?
         if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
             _role = context.string(value, at: path().appending("role"), rules: equalsAssistantRules, answer: answer).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
         }
-        var _active: Bool?
+        var _active: Swift.Bool?
         if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
             _active = context.bool(value, at: path().appending("active"), answer: answer)
         }
@@ -533,26 +533,26 @@ extension ServerTyping: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["role"] = self.role.jsonValue()
         object["active"] = .bool(self.active)
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -560,17 +560,17 @@ extension ServerTyping: WireMessage {
 /// Reports a problem. The connection stays open unless the code's close behaviour or the broken rule says it closes. A failed assistant stream is reported as `server_error` with the client message's id in `messageId`, and no final message follows.
 ///
 /// Sent by the server with `"type": "error"`.
-public struct ErrorMessage: Sendable, Hashable {
+public struct ErrorMessage: Swift.Sendable, Swift.Hashable {
     /// What went wrong; see the error codes table.
     public var code: ErrorCode
 
     /// A human-readable explanation.
-    public var message: String
+    public var message: Swift.String
 
     /// The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed stream.
     ///
     /// `nil` leaves the key out.
-    public var messageId: String?
+    public var messageId: Swift.String?
 
     /// Creates an `error` message.
     ///
@@ -578,38 +578,38 @@ public struct ErrorMessage: Sendable, Hashable {
     ///   - code: What went wrong; see the error codes table.
     ///   - message: A human-readable explanation.
     ///   - messageId: The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed stream.
-    public init(code: ErrorCode, message: String, messageId: String? = nil) {
+    public init(code: ErrorCode, message: Swift.String, messageId: Swift.String? = nil) {
         self.code = code
         self.message = message
         self.messageId = messageId
     }
 }
 
-extension ErrorMessage: WireMessage {
-    public static let tag: String = "error"
+extension ErrorMessage: WireRuntime.WireMessage {
+    public static let tag: Swift.String = "error"
 
-    public static let direction: FrameDirection = .server
+    public static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = Clawline.defaultAnswer
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorMessage? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ErrorMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ErrorMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _code: ErrorCode?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
             _code = ErrorCode.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
         }
-        var _message: String?
+        var _message: Swift.String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
             _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
         }
-        var _messageId: String?
+        var _messageId: Swift.String?
         if let value = context.member(object, "messageId", at: path(), required: false, nullable: false, answer: answer) {
             _messageId = context.string(value, at: path().appending("messageId"), rules: nil, answer: answer)
         }
@@ -618,8 +618,8 @@ extension ErrorMessage: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["code"] = self.code.jsonValue()
         object["message"] = .string(self.message)
@@ -627,18 +627,18 @@ extension ErrorMessage: WireMessage {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }

@@ -16,195 +16,195 @@ import Foundation
 /// session rules and rate limits below.
 public enum Clawline {
     /// The protocol's machine name.
-    public static let name: String = "clawline"
+    public static let name: Swift.String = "clawline"
 
     /// The protocol's title.
-    public static let title: String = "Clawline"
+    public static let title: Swift.String = "Clawline"
 
     /// The protocol version this code was generated for.
-    public static let version: Int = 1
+    public static let version: Swift.Int = 1
 
     /// How frames travel: `websocket`, `sse` or `http`.
-    public static let transportKind: String = "websocket"
+    public static let transportKind: Swift.String = "websocket"
 
     /// Where the connection is opened.
-    public static let transportPath: String = "/ws"
+    public static let transportPath: Swift.String = "/ws"
 
     /// The answer to a broken rule when nothing more specific is said.
-    @_spi(Generated) public static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_message")
 
     /// The answer to a broken size limit.
-    @_spi(Generated) public static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "payload_too_large")
+    @_spi(Generated) public static let sizeAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "payload_too_large")
 
     /// The answer to bytes that are not JSON.
-    @_spi(Generated) public static let notJSONAnswer: ViolationAnswer = .closeSilently(closeCode: 1002)
+    @_spi(Generated) public static let notJSONAnswer: WireRuntime.ViolationAnswer = .closeSilently(closeCode: 1002)
 
     /// The answer to JSON that is not an object with a string tag.
-    @_spi(Generated) public static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+    @_spi(Generated) public static let notAFrameAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_message")
 
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     public enum Constants {
         /// The protocol version of this spec, sent in `pair_request` and `auth` and served by `GET /version`.
         ///
         /// Written in the spec as `1`.
-        public static let protocolVersion: Int = 1
+        public static let protocolVersion: Swift.Int = 1
 
         /// The largest `content` of a client message, in UTF-8 bytes.
         ///
         /// Written in the spec as `64KiB`.
-        public static let maxContentBytes: Int = 65536
+        public static let maxContentBytes: Swift.Int = 65536
 
         /// The largest inline attachment, and the largest total of inline bytes in one message, before base64 encoding.
         ///
         /// Written in the spec as `256KiB`.
-        public static let maxInlineAttachmentBytes: Int = 262144
+        public static let maxInlineAttachmentBytes: Swift.Int = 262144
 
         /// The largest content plus inline attachment bytes of one message.
         ///
         /// Written in the spec as `320KiB`.
-        public static let maxMessageBytes: Int = 327680
+        public static let maxMessageBytes: Swift.Int = 327680
 
         /// The most attachments one message may carry.
         ///
         /// Written in the spec as `4`.
-        public static let maxAttachments: Int = 4
+        public static let maxAttachments: Swift.Int = 4
 
         /// The longest `claimedName`, in UTF-8 bytes.
         ///
         /// Written in the spec as `64`.
-        public static let maxClaimedNameBytes: Int = 64
+        public static let maxClaimedNameBytes: Swift.Int = 64
 
         /// The largest file `POST /upload` accepts.
         ///
         /// Written in the spec as `100MiB`.
-        public static let maxUploadBytes: Int = 104857600
+        public static let maxUploadBytes: Swift.Int = 104857600
 
         /// How often the server sends a WebSocket ping. Clients never ping.
         ///
         /// Written in the spec as `30s`.
-        public static let pingInterval: Duration = .milliseconds(30000)
+        public static let pingInterval: Swift.Duration = .milliseconds(30000)
 
         /// How long a client waits without a ping before it treats the connection as dead.
         ///
         /// Written in the spec as `90s`.
-        public static let pingTimeout: Duration = .milliseconds(90000)
+        public static let pingTimeout: Swift.Duration = .milliseconds(90000)
 
         /// How long the server waits without a pong before it closes the socket.
         ///
         /// Written in the spec as `90s`.
-        public static let pongTimeout: Duration = .milliseconds(90000)
+        public static let pongTimeout: Swift.Duration = .milliseconds(90000)
 
         /// The largest WebSocket frame a provider reads; a larger one is closed with 1009. 64 KiB of content (even fully escaped) and 256 KiB of inline bytes in base64 fit well within it.
         ///
         /// Written in the spec as `1MiB`.
-        public static let maxFrameBytes: Int = 1048576
+        public static let maxFrameBytes: Swift.Int = 1048576
 
         /// The HTTP status of a plain request (without a WebSocket upgrade) to the socket path.
         ///
         /// Written in the spec as `426`.
-        public static let upgradeRequiredStatus: Int = 426
+        public static let upgradeRequiredStatus: Swift.Int = 426
 
         /// How long an upload no message references is kept before it is deleted.
         ///
         /// Written in the spec as `1h`.
-        public static let uploadRetention: Duration = .milliseconds(3600000)
+        public static let uploadRetention: Swift.Duration = .milliseconds(3600000)
 
         /// How long a client waits for a connection to open before it backs off.
         ///
         /// Written in the spec as `10s`.
-        public static let connectTimeout: Duration = .milliseconds(10000)
+        public static let connectTimeout: Swift.Duration = .milliseconds(10000)
 
         /// The first reconnect delay; each further attempt doubles it.
         ///
         /// Written in the spec as `1s`.
-        public static let reconnectInitialDelay: Duration = .milliseconds(1000)
+        public static let reconnectInitialDelay: Swift.Duration = .milliseconds(1000)
 
         /// The longest reconnect delay.
         ///
         /// Written in the spec as `30s`.
-        public static let reconnectMaxDelay: Duration = .milliseconds(30000)
+        public static let reconnectMaxDelay: Swift.Duration = .milliseconds(30000)
 
         /// A random delay between zero and this is added to every reconnect delay.
         ///
         /// Written in the spec as `1s`.
-        public static let reconnectMaxJitter: Duration = .milliseconds(1000)
+        public static let reconnectMaxJitter: Swift.Duration = .milliseconds(1000)
 
         /// How long a client waits for an `ack` before it resends a message with the same id.
         ///
         /// Written in the spec as `5s`.
-        public static let ackTimeout: Duration = .milliseconds(5000)
+        public static let ackTimeout: Swift.Duration = .milliseconds(5000)
 
         /// How long a pairing request waits for an admin before it fails with `pair_timeout`.
         ///
         /// Written in the spec as `300s`.
-        public static let pendingPairingTTL: Duration = .milliseconds(300000)
+        public static let pendingPairingTTL: Swift.Duration = .milliseconds(300000)
 
         /// The most pairing requests waiting for an admin at once.
         ///
         /// Written in the spec as `100`.
-        public static let pendingPairingCapacity: Int = 100
+        public static let pendingPairingCapacity: Swift.Int = 100
 
         /// How often a device that got `device_not_approved` retries.
         ///
         /// Written in the spec as `30s`.
-        public static let deviceApprovalRetryInterval: Duration = .milliseconds(30000)
+        public static let deviceApprovalRetryInterval: Swift.Duration = .milliseconds(30000)
 
         /// The most events replayed after `auth`; older missed events are dropped and `replayTruncated` is true.
         ///
         /// Written in the spec as `500`.
-        public static let maxReplayEvents: Int = 500
+        public static let maxReplayEvents: Swift.Int = 500
 
         /// The provider's per-device queue of messages waiting for an answer (one assistant stream per device at a time, the rest first in, first out). A message that would overflow it is answered `rate_limited`.
         ///
         /// Written in the spec as `20`.
-        public static let maxQueuedMessages: Int = 20
+        public static let maxQueuedMessages: Swift.Int = 20
 
         /// A typing indicator without an update expires after this long.
         ///
         /// Written in the spec as `10s`.
-        public static let typingExpiry: Duration = .milliseconds(10000)
+        public static let typingExpiry: Swift.Duration = .milliseconds(10000)
 
         /// A stream without updates for this long has failed; the client retries the message with a new id.
         ///
         /// Written in the spec as `300s`.
-        public static let streamInactivityTimeout: Duration = .milliseconds(300000)
+        public static let streamInactivityTimeout: Swift.Duration = .milliseconds(300000)
 
         /// How long a token from pairing stays valid.
         ///
         /// Written in the spec as `365d`.
-        public static let tokenLifetime: Duration = .milliseconds(31536000000)
+        public static let tokenLifetime: Swift.Duration = .milliseconds(31536000000)
 
         /// The window in which the third oversize frame from a device closes the socket.
         ///
         /// Written in the spec as `60s`.
-        public static let oversizeWindow: Duration = .milliseconds(60000)
+        public static let oversizeWindow: Swift.Duration = .milliseconds(60000)
     }
 
     /// The protocol's rate limits.
     public enum RateLimits {
         /// Pairing attempts per device.
-        public static let pairRequest: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "pair_request", counts: .frames([FrameKey(.client, "pair_request")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Show \"Too many attempts\" and retry with exponential backoff.")
+        public static let pairRequest: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "pair_request", counts: .frames([WireRuntime.FrameKey(.client, "pair_request")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Show \"Too many attempts\" and retry with exponential backoff.")
 
         /// Authentication attempts per device.
-        public static let auth: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "auth", counts: .frames([FrameKey(.client, "auth")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Clear the token after repeated failures and return to pairing.")
+        public static let auth: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "auth", counts: .frames([WireRuntime.FrameKey(.client, "auth")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Clear the token after repeated failures and return to pairing.")
 
         /// Chat messages per device.
-        public static let message: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "message", counts: .frames([FrameKey(.client, "message")]), limit: 5, window: .milliseconds(1000), scope: .device, answer: ViolationAnswer(code: "rate_limited"), clientAction: "Queue messages locally and retry after 200–500 ms.")
+        public static let message: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "message", counts: .frames([WireRuntime.FrameKey(.client, "message")]), limit: 5, window: .milliseconds(1000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited"), clientAction: "Queue messages locally and retry after 200–500 ms.")
 
         /// Typing indicators per device.
-        public static let typing: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "typing", counts: .frames([FrameKey(.client, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: ViolationAnswer(code: "rate_limited"), clientAction: "Drop extra typing updates; indicators expire on their own.")
+        public static let typing: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "typing", counts: .frames([WireRuntime.FrameKey(.client, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited"), clientAction: "Drop extra typing updates; indicators expire on their own.")
 
         /// Oversize frames per device. Two within 60 seconds are answered with `payload_too_large`; the third closes the socket.
-        public static let oversize: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.payloadTooLarge]), limit: 2, window: .milliseconds(60000), scope: .device, answer: ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008), clientAction: "Warn the user and throttle the UI.")
+        public static let oversize: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.payloadTooLarge]), limit: 2, window: .milliseconds(60000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008), clientAction: "Warn the user and throttle the UI.")
 
         /// Assistant typing indicators the provider sends per device; it never sends more.
-        public static let assistantTyping: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "assistant_typing", counts: .frames([FrameKey(.server, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: nil, clientAction: "Nothing; indicators expire on their own after 10 seconds.")
+        public static let assistantTyping: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "assistant_typing", counts: .frames([WireRuntime.FrameKey(.server, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: nil, clientAction: "Nothing; indicators expire on their own after 10 seconds.")
 
         /// Pairing requests waiting for an admin, across the provider. When the queue is full, a new `pair_request` is refused.
-        public static let pendingPairings: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "pending_pairings", counts: .frames([FrameKey(.client, "pair_request")]), limit: 100, window: nil, scope: RateLimitScope(rawValue: "provider"), answer: ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Retry later with exponential backoff.")
+        public static let pendingPairings: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "pending_pairings", counts: .frames([WireRuntime.FrameKey(.client, "pair_request")]), limit: 100, window: nil, scope: WireRuntime.RateLimitScope(rawValue: "provider"), answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Retry later with exponential backoff.")
 
         /// Every rate limit, in spec order.
-        public static let all: [RateLimitRule<ErrorCode>] = [pairRequest, auth, message, typing, oversize, assistantTyping, pendingPairings]
+        public static let all: [WireRuntime.RateLimitRule<ErrorCode>] = [pairRequest, auth, message, typing, oversize, assistantTyping, pendingPairings]
     }
 
     /// The protocol's HTTP endpoints.
@@ -212,57 +212,57 @@ public enum Clawline {
         /// The protocol version the provider speaks. Clients may call it before connecting and show an update-required screen when it is not 1.
         ///
         /// `GET /version`
-        public static let version: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "version", method: .get, path: "/version", requiresBearerToken: false, errorCodes: [.serverError])
+        public static let version: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "version", method: .get, path: "/version", requiresBearerToken: false, errorCodes: [.serverError])
 
         /// Uploads a file too large to send inline (up to 100 MiB). Attach the returned asset to a message with an `asset` attachment; an upload no message references within `uploadRetention` (one hour) is deleted. A part not named `file` is `invalid_message`.
         ///
         /// `POST /upload`
-        public static let upload: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "upload", method: .post, path: "/upload", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .payloadTooLarge, .rateLimited, .uploadFailedRetryable, .serverError])
+        public static let upload: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "upload", method: .post, path: "/upload", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .payloadTooLarge, .rateLimited, .uploadFailedRetryable, .serverError])
 
         /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type and the body is the raw bytes. A malformed `assetId` is 400 `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
         ///
         /// `GET /download/{assetId}`
-        public static let download: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "download", method: .get, path: "/download/{assetId}", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .assetNotFound, .rateLimited, .serverError])
+        public static let download: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "download", method: .get, path: "/download/{assetId}", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .assetNotFound, .rateLimited, .serverError])
 
         /// The path of `GET /download/{assetId}` with its parameters filled in and percent-encoded.
-        public static func downloadPath(assetId: String) -> String {
+        public static func downloadPath(assetId: Swift.String) -> Swift.String {
             download.path(["assetId": assetId])
         }
 
         /// Every endpoint, in spec order.
-        public static let all: [HTTPEndpoint<ErrorCode>] = [version, upload, download]
+        public static let all: [WireRuntime.HTTPEndpoint<ErrorCode>] = [version, upload, download]
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
-    public static let sessionRules: SessionRuleSet = SessionRuleSet(
+    public static let sessionRules: WireRuntime.SessionRuleSet = WireRuntime.SessionRuleSet(
         initialPhase: "unauthenticated",
         phases: [
-            .init(name: "unauthenticated", allowedClient: ["pair_request", "auth"], allowedServer: ["pair_result", "auth_result", "error"], otherwise: ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
-            .init(name: "authenticated", allowedClient: ["message", "typing", "pair_decision"], allowedServer: ["message", "ack", "typing", "error", "pair_approval_request"], otherwise: ViolationAnswer(code: "invalid_message")),
-            .init(name: "closed", allowedClient: [], allowedServer: [], otherwise: ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
+            .init(name: "unauthenticated", allowedClient: ["pair_request", "auth"], allowedServer: ["pair_result", "auth_result", "error"], otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
+            .init(name: "authenticated", allowedClient: ["message", "typing", "pair_decision"], allowedServer: ["message", "ack", "typing", "error", "pair_approval_request"], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
+            .init(name: "closed", allowedClient: [], allowedServer: [], otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
         ],
         transitions: [
-            .init(on: FrameKey(.server, "auth_result"), when: [SessionRuleSet.Condition("success", [.bool(true)])], to: "authenticated", setFlags: ["admin": "isAdmin"], closeCode: nil),
-            .init(on: FrameKey(.server, "auth_result"), when: [SessionRuleSet.Condition("success", [.bool(false)])], to: "closed", setFlags: [:], closeCode: 1008),
-            .init(on: FrameKey(.server, "pair_result"), when: [SessionRuleSet.Condition("success", [.bool(false)])], to: "closed", setFlags: [:], closeCode: 1000),
-            .init(on: FrameKey(.server, "pair_result"), when: [SessionRuleSet.Condition("success", [.bool(true)])], to: "closed", setFlags: [:], closeCode: nil),
-            .init(on: FrameKey(.server, "error"), when: [SessionRuleSet.Condition("code", [.string("auth_failed"), .string("token_revoked"), .string("session_replaced")])], to: "closed", setFlags: [:], closeCode: nil),
+            .init(on: WireRuntime.FrameKey(.server, "auth_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])], to: "authenticated", setFlags: ["admin": "isAdmin"], closeCode: nil),
+            .init(on: WireRuntime.FrameKey(.server, "auth_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(false)])], to: "closed", setFlags: [:], closeCode: 1008),
+            .init(on: WireRuntime.FrameKey(.server, "pair_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(false)])], to: "closed", setFlags: [:], closeCode: 1000),
+            .init(on: WireRuntime.FrameKey(.server, "pair_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])], to: "closed", setFlags: [:], closeCode: nil),
+            .init(on: WireRuntime.FrameKey(.server, "error"), when: [WireRuntime.SessionRuleSet.Condition("code", [.string("auth_failed"), .string("token_revoked"), .string("session_replaced")])], to: "closed", setFlags: [:], closeCode: nil),
         ],
         flags: ["admin"],
         guards: [
-            .init(name: "admin_decides", frame: FrameKey(.client, "pair_decision"), requiredFlag: "admin", otherwise: ViolationAnswer(code: "invalid_message")),
-            .init(name: "admin_receives_approvals", frame: FrameKey(.server, "pair_approval_request"), requiredFlag: "admin", otherwise: nil),
+            .init(name: "admin_decides", frame: WireRuntime.FrameKey(.client, "pair_decision"), requiredFlag: "admin", otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
+            .init(name: "admin_receives_approvals", frame: WireRuntime.FrameKey(.server, "pair_approval_request"), requiredFlag: "admin", otherwise: nil),
         ],
         correlations: [
-            .init(name: "ack_answers_message", frame: FrameKey(.server, "ack"), field: "id", answers: FrameKey(.client, "message"), answersField: "id", otherwise: nil),
-            .init(name: "error_names_message", frame: FrameKey(.server, "error"), field: "messageId", answers: FrameKey(.client, "message"), answersField: "id", otherwise: nil),
+            .init(name: "ack_answers_message", frame: WireRuntime.FrameKey(.server, "ack"), field: "id", answers: WireRuntime.FrameKey(.client, "message"), answersField: "id", otherwise: nil),
+            .init(name: "error_names_message", frame: WireRuntime.FrameKey(.server, "error"), field: "messageId", answers: WireRuntime.FrameKey(.client, "message"), answersField: "id", otherwise: nil),
         ],
         uniqueness: [
-            .init(name: "client_message_retry", frame: FrameKey(.client, "message"), key: "id", sameFields: ["content", "attachments"], comparison: .normalized, final: [], otherwise: ViolationAnswer(code: "invalid_message")),
-            .init(name: "server_event_stream", frame: FrameKey(.server, "message"), key: "id", sameFields: ["role", "attachments"], comparison: .normalized, grows: ["content"], final: [SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
+            .init(name: "client_message_retry", frame: WireRuntime.FrameKey(.client, "message"), key: "id", sameFields: ["content", "attachments"], comparison: .normalized, final: [], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
+            .init(name: "server_event_stream", frame: WireRuntime.FrameKey(.server, "message"), key: "id", sameFields: ["role", "attachments"], comparison: .normalized, grows: ["content"], final: [WireRuntime.SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
         ],
         runs: [
-            .init(name: "replay", after: FrameKey(.server, "auth_result"), when: [SessionRuleSet.Condition("success", [.bool(true)])], countField: "replayCount", frame: FrameKey(.server, "message"), each: [SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
+            .init(name: "replay", after: WireRuntime.FrameKey(.server, "auth_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])], countField: "replayCount", frame: WireRuntime.FrameKey(.server, "message"), each: [WireRuntime.SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
         ]
     )
 }

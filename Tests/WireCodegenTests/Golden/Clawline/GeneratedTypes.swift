@@ -6,56 +6,56 @@ import Foundation
 /// A device's stable identifier, a random (version 4) UUID the client generates once and keeps in the keychain, so reinstalls reuse it.
 ///
 /// Validated: format uuidv4.
-public typealias DeviceId = String
+public typealias DeviceId = Swift.String
 
 /// An account's identifier, shared by every device of the account. Opaque to clients: real
 /// providers send `user_<uuid>`, others a bare UUID (the reference server mints a version 4
 /// UUID). Any non-empty string is valid.
 ///
 /// Validated: not empty.
-public typealias UserId = String
+public typealias UserId = Swift.String
 
 /// A message id chosen by the client; it starts with `c_` and is unique per device. Retries of the same message reuse it.
 ///
 /// Validated: starts with `c_`, ≥ 3 characters.
-public typealias ClientMessageId = String
+public typealias ClientMessageId = Swift.String
 
 /// A server event id, `s_` followed by a UUID. Clients treat it as an opaque replay cursor.
 ///
 /// Validated: starts with `s_`, ≥ 3 characters.
-public typealias ServerEventId = String
+public typealias ServerEventId = Swift.String
 
 /// The id of an uploaded file, `a_` followed by a UUID of any version.
 ///
 /// Validated: matches `a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`.
-public typealias AssetId = String
+public typealias AssetId = Swift.String
 
 /// The device name the user chose while pairing (by default the device's friendly name), at most 64 UTF-8 bytes; clients clamp longer names.
 ///
 /// Validated: ≤ 64 UTF-8 bytes.
-public typealias ClaimedName = String
+public typealias ClaimedName = Swift.String
 
 /// What a device says about itself while pairing, shown to the admin who approves it. Each string is at most 64 UTF-8 bytes; a longer one is `invalid_message`.
-public struct DeviceInfo: Sendable, Hashable {
+public struct DeviceInfo: Swift.Sendable, Swift.Hashable {
     /// The operating system, e.g. `iOS`.
     ///
     /// Validated: not empty, ≤ 64 UTF-8 bytes.
-    public var platform: String
+    public var platform: Swift.String
 
     /// The device model, e.g. `iPhone 15`.
     ///
     /// Validated: not empty, ≤ 64 UTF-8 bytes.
-    public var model: String
+    public var model: Swift.String
 
     /// The operating system version, e.g. `17.2`.
     ///
     /// `nil` leaves the key out. Validated: ≤ 64 UTF-8 bytes.
-    public var osVersion: String?
+    public var osVersion: Swift.String?
 
     /// The client app's version, e.g. `1.0.3`.
     ///
     /// `nil` leaves the key out. Validated: ≤ 64 UTF-8 bytes.
-    public var appVersion: String?
+    public var appVersion: Swift.String?
 
     /// Creates a `DeviceInfo`.
     ///
@@ -64,7 +64,7 @@ public struct DeviceInfo: Sendable, Hashable {
     ///   - model: The device model, e.g.
     ///   - osVersion: The operating system version, e.g.
     ///   - appVersion: The client app's version, e.g.
-    public init(platform: String, model: String, osVersion: String? = nil, appVersion: String? = nil) {
+    public init(platform: Swift.String, model: Swift.String, osVersion: Swift.String? = nil, appVersion: Swift.String? = nil) {
         self.platform = platform
         self.model = model
         self.osVersion = osVersion
@@ -72,42 +72,42 @@ public struct DeviceInfo: Sendable, Hashable {
     }
 }
 
-extension DeviceInfo: WireValue {
-    static let nonEmptyMaxBytes64Rules: StringRules = StringRules(minLength: 1, maxBytes: 64)
+extension DeviceInfo: WireRuntime.WireValue {
+    static let nonEmptyMaxBytes64Rules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1, maxBytes: 64)
 
-    static let maxBytes64Rules: StringRules = StringRules(maxBytes: 64)
+    static let maxBytes64Rules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> DeviceInfo? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> DeviceInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> DeviceInfo? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> DeviceInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _platform: String?
-        if let value = context.member(object, "platform", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _platform = context.string(value, at: path().appending("platform"), rules: nonEmptyMaxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+        var _platform: Swift.String?
+        if let value = context.member(object, "platform", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
+            _platform = context.string(value, at: path().appending("platform"), rules: nonEmptyMaxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
         }
-        var _model: String?
-        if let value = context.member(object, "model", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _model = context.string(value, at: path().appending("model"), rules: nonEmptyMaxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+        var _model: Swift.String?
+        if let value = context.member(object, "model", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
+            _model = context.string(value, at: path().appending("model"), rules: nonEmptyMaxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
         }
-        var _osVersion: String?
-        if let value = context.member(object, "osVersion", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _osVersion = context.string(value, at: path().appending("osVersion"), rules: maxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+        var _osVersion: Swift.String?
+        if let value = context.member(object, "osVersion", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
+            _osVersion = context.string(value, at: path().appending("osVersion"), rules: maxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
         }
-        var _appVersion: String?
-        if let value = context.member(object, "appVersion", at: path(), required: false, nullable: false, answer: ViolationAnswer(code: "invalid_message")) {
-            _appVersion = context.string(value, at: path().appending("appVersion"), rules: maxBytes64Rules, answer: ViolationAnswer(code: "invalid_message"), sizeAnswer: ViolationAnswer(code: "invalid_message"))
+        var _appVersion: Swift.String?
+        if let value = context.member(object, "appVersion", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
+            _appVersion = context.string(value, at: path().appending("appVersion"), rules: maxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
         }
         guard context.errorCount == errorsBefore, let _platform, let _model else { return nil }
         return DeviceInfo(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(5)
         object["platform"] = .string(self.platform)
         object["model"] = .string(self.model)
@@ -116,22 +116,22 @@ extension DeviceInfo: WireValue {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// Who wrote a chat message.
-public enum Role: Sendable, Hashable, RawRepresentable {
+public enum Role: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// A person, on one of the account's devices.
     case user
 
@@ -139,12 +139,12 @@ public enum Role: Sendable, Hashable, RawRepresentable {
     case assistant
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 }
 
-extension Role: WireValue {
+extension Role: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    public init(rawValue: String) {
+    public init(rawValue: Swift.String) {
         switch rawValue {
         case "user":
             self = .user
@@ -156,7 +156,7 @@ extension Role: WireValue {
     }
 
     /// The value on the wire.
-    public var rawValue: String {
+    public var rawValue: Swift.String {
         switch self {
         case .user:
             return "user"
@@ -168,28 +168,28 @@ extension Role: WireValue {
     }
 
     /// The values the spec lists.
-    public static let knownValues: Set<String> = ["user", "assistant"]
+    public static let knownValues: Swift.Set<Swift.String> = ["user", "assistant"]
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Role? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Role? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "Role", answer: answer).map(Role.init(rawValue:))
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    public init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 }
 
 /// Why pairing failed.
-public enum PairFailureReason: Sendable, Hashable, RawRepresentable {
+public enum PairFailureReason: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// The device is denylisted; the provider refuses to pair it.
     case pairRejected
 
@@ -200,12 +200,12 @@ public enum PairFailureReason: Sendable, Hashable, RawRepresentable {
     case pairTimeout
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 }
 
-extension PairFailureReason: WireValue {
+extension PairFailureReason: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    public init(rawValue: String) {
+    public init(rawValue: Swift.String) {
         switch rawValue {
         case "pair_rejected":
             self = .pairRejected
@@ -219,7 +219,7 @@ extension PairFailureReason: WireValue {
     }
 
     /// The value on the wire.
-    public var rawValue: String {
+    public var rawValue: Swift.String {
         switch self {
         case .pairRejected:
             return "pair_rejected"
@@ -233,28 +233,28 @@ extension PairFailureReason: WireValue {
     }
 
     /// The values the spec lists.
-    public static let knownValues: Set<String> = ["pair_rejected", "pair_denied", "pair_timeout"]
+    public static let knownValues: Swift.Set<Swift.String> = ["pair_rejected", "pair_denied", "pair_timeout"]
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairFailureReason? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairFailureReason? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "PairFailureReason", answer: answer).map(PairFailureReason.init(rawValue:))
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    public init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 }
 
 /// Why authentication failed.
-public enum AuthFailureReason: Sendable, Hashable, RawRepresentable {
+public enum AuthFailureReason: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// The token or device is not valid (including an expired token). Clear the token and pair again.
     case authFailed
 
@@ -268,12 +268,12 @@ public enum AuthFailureReason: Sendable, Hashable, RawRepresentable {
     case tokenExpired
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 }
 
-extension AuthFailureReason: WireValue {
+extension AuthFailureReason: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    public init(rawValue: String) {
+    public init(rawValue: Swift.String) {
         switch rawValue {
         case "auth_failed":
             self = .authFailed
@@ -289,7 +289,7 @@ extension AuthFailureReason: WireValue {
     }
 
     /// The value on the wire.
-    public var rawValue: String {
+    public var rawValue: Swift.String {
         switch self {
         case .authFailed:
             return "auth_failed"
@@ -305,32 +305,32 @@ extension AuthFailureReason: WireValue {
     }
 
     /// The values the spec lists.
-    public static let knownValues: Set<String> = ["auth_failed", "token_revoked", "device_not_approved", "token_expired"]
+    public static let knownValues: Swift.Set<Swift.String> = ["auth_failed", "token_revoked", "device_not_approved", "token_expired"]
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthFailureReason? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthFailureReason? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "AuthFailureReason", answer: answer).map(AuthFailureReason.init(rawValue:))
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    public init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 }
 
 /// A successful pairing (`success: true`) carries the device's token and its account.
-public struct PairSuccess: Sendable, Hashable {
+public struct PairSuccess: Swift.Sendable, Swift.Hashable {
     /// The device's token (a JWT valid for one year).
     ///
     /// Validated: not empty.
-    public var token: String
+    public var token: Swift.String
 
     /// The account the device belongs to.
     public var userId: UserId
@@ -340,24 +340,24 @@ public struct PairSuccess: Sendable, Hashable {
     /// - Parameters:
     ///   - token: The device's token (a JWT valid for one year).
     ///   - userId: The account the device belongs to.
-    public init(token: String, userId: UserId) {
+    public init(token: Swift.String, userId: UserId) {
         self.token = token
         self.userId = userId
     }
 }
 
-extension PairSuccess: WireValue {
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+extension PairSuccess: WireRuntime.WireValue {
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairSuccess? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairSuccess? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairSuccess? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairSuccess? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _token: String?
+        var _token: Swift.String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
             _token = context.string(value, at: path().appending("token"), rules: nonEmptyRules, answer: answer)
         }
@@ -371,30 +371,30 @@ extension PairSuccess: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["token"] = .string(self.token)
         object["userId"] = .string(self.userId)
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A failed pairing (`success: false`) carries the reason only.
-public struct PairFailure: Sendable, Hashable {
+public struct PairFailure: Swift.Sendable, Swift.Hashable {
     /// Why pairing failed.
     public var reason: PairFailureReason
 
@@ -407,13 +407,13 @@ public struct PairFailure: Sendable, Hashable {
     }
 }
 
-extension PairFailure: WireValue {
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PairFailure? {
+extension PairFailure: WireRuntime.WireValue {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairFailure? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PairFailure? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairFailure? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _reason: PairFailureReason?
@@ -426,49 +426,49 @@ extension PairFailure: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["reason"] = self.reason.jsonValue()
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A successful authentication (`success: true`) carries the user, the session and the replay summary.
-public struct AuthSuccess: Sendable, Hashable {
+public struct AuthSuccess: Swift.Sendable, Swift.Hashable {
     /// The account.
     public var userId: UserId
 
     /// An id for this connection, for diagnostics only; clients do not reuse it.
     ///
     /// Validated: not empty.
-    public var sessionId: String
+    public var sessionId: Swift.String
 
     /// How many `message` frames the provider replays right after this frame, before any live frame.
     ///
     /// Validated: ≥ 0.
-    public var replayCount: Int
+    public var replayCount: Swift.Int
 
     /// Whether older missed events were dropped because more than 500 were missed.
-    public var replayTruncated: Bool
+    public var replayTruncated: Swift.Bool
 
     /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. Absent means `false`.
     ///
     /// `nil` leaves the key out.
-    public var historyReset: Bool?
+    public var historyReset: Swift.Bool?
 
     /// Whether the device is an admin (admins receive `pair_approval_request`). Not part of
     /// v1's `auth_result`: admin status is the token's `isAdmin` claim, which clients read.
@@ -476,7 +476,7 @@ public struct AuthSuccess: Sendable, Hashable {
     ///
     ///
     /// `nil` leaves the key out.
-    public var isAdmin: Bool?
+    public var isAdmin: Swift.Bool?
 
     /// Creates a `AuthSuccess`.
     ///
@@ -487,7 +487,7 @@ public struct AuthSuccess: Sendable, Hashable {
     ///   - replayTruncated: Whether older missed events were dropped because more than 500 were missed.
     ///   - historyReset: Whether the history was reset; the client drops local conversation state beyond what the replay delivers.
     ///   - isAdmin: Whether the device is an admin (admins receive `pair_approval_request`).
-    public init(userId: UserId, sessionId: String, replayCount: Int, replayTruncated: Bool, historyReset: Bool? = nil, isAdmin: Bool? = nil) {
+    public init(userId: UserId, sessionId: Swift.String, replayCount: Swift.Int, replayTruncated: Swift.Bool, historyReset: Swift.Bool? = nil, isAdmin: Swift.Bool? = nil) {
         self.userId = userId
         self.sessionId = sessionId
         self.replayCount = replayCount
@@ -497,40 +497,40 @@ public struct AuthSuccess: Sendable, Hashable {
     }
 }
 
-extension AuthSuccess: WireValue {
-    static let userIdRules: StringRules = StringRules(minLength: 1)
+extension AuthSuccess: WireRuntime.WireValue {
+    static let userIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthSuccess? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthSuccess? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AuthSuccess? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AuthSuccess? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _userId: UserId?
         if let value = context.member(object, "userId", at: path(), required: true, nullable: false, answer: answer) {
             _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
         }
-        var _sessionId: String?
+        var _sessionId: Swift.String?
         if let value = context.member(object, "sessionId", at: path(), required: true, nullable: false, answer: answer) {
             _sessionId = context.string(value, at: path().appending("sessionId"), rules: userIdRules, answer: answer)
         }
-        var _replayCount: Int?
+        var _replayCount: Swift.Int?
         if let value = context.member(object, "replayCount", at: path(), required: true, nullable: false, answer: answer) {
             _replayCount = context.integer(value, at: path().appending("replayCount"), rules: nonNegativeRules, answer: answer)
         }
-        var _replayTruncated: Bool?
+        var _replayTruncated: Swift.Bool?
         if let value = context.member(object, "replayTruncated", at: path(), required: true, nullable: false, answer: answer) {
             _replayTruncated = context.bool(value, at: path().appending("replayTruncated"), answer: answer)
         }
-        var _historyReset: Bool?
+        var _historyReset: Swift.Bool?
         if let value = context.member(object, "historyReset", at: path(), required: false, nullable: false, answer: answer) {
             _historyReset = context.bool(value, at: path().appending("historyReset"), answer: answer)
         }
-        var _isAdmin: Bool?
+        var _isAdmin: Swift.Bool?
         if let value = context.member(object, "isAdmin", at: path(), required: false, nullable: false, answer: answer) {
             _isAdmin = context.bool(value, at: path().appending("isAdmin"), answer: answer)
         }
@@ -540,8 +540,8 @@ extension AuthSuccess: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(7)
         object["userId"] = .string(self.userId)
         object["sessionId"] = .string(self.sessionId)
@@ -552,22 +552,22 @@ extension AuthSuccess: WireValue {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A failed authentication (`success: false`) carries the reason; other fields may be absent and are ignored.
-public struct AuthFailure: Sendable, Hashable {
+public struct AuthFailure: Swift.Sendable, Swift.Hashable {
     /// Why authentication failed.
     public var reason: AuthFailureReason
 
@@ -580,13 +580,13 @@ public struct AuthFailure: Sendable, Hashable {
     }
 }
 
-extension AuthFailure: WireValue {
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AuthFailure? {
+extension AuthFailure: WireRuntime.WireValue {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthFailure? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AuthFailure? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AuthFailure? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _reason: AuthFailureReason?
@@ -598,29 +598,29 @@ extension AuthFailure: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["reason"] = self.reason.jsonValue()
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// The image types an inline attachment may carry.
-public enum ImageMimeType: String, Sendable, Hashable, CaseIterable {
+public enum ImageMimeType: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {
     case imagePng = "image/png"
     case imageJpeg = "image/jpeg"
     case imageGif = "image/gif"
@@ -628,53 +628,53 @@ public enum ImageMimeType: String, Sendable, Hashable, CaseIterable {
     case imageHeic = "image/heic"
 }
 
-extension ImageMimeType: WireValue {
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ImageMimeType? {
+extension ImageMimeType: WireRuntime.WireValue {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ImageMimeType? {
         context.closedEnum(json, ImageMimeType.self, at: path(), allowed: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic"], answer: answer)
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 }
 
 /// A small image sent inline as base64, 1 byte to 256 KiB (262,144 bytes) before encoding.
-public struct ImageAttachment: Sendable, Hashable {
+public struct ImageAttachment: Swift.Sendable, Swift.Hashable {
     /// The image's MIME type.
     public var mimeType: ImageMimeType
 
     /// The image bytes in standard base64; padding may be left out and white space is ignored. Never empty.
     ///
     /// Validated: format base64, not empty, ≤ 262144 bytes decoded.
-    public var data: String
+    public var data: Swift.String
 
     /// Creates a `ImageAttachment`.
     ///
     /// - Parameters:
     ///   - mimeType: The image's MIME type.
     ///   - data: The image bytes in standard base64; padding may be left out and white space is ignored.
-    public init(mimeType: ImageMimeType, data: String) {
+    public init(mimeType: ImageMimeType, data: Swift.String) {
         self.mimeType = mimeType
         self.data = data
     }
 }
 
-extension ImageAttachment: WireValue {
-    static let base64NonEmptyMaxDecodedBytes262144Rules: StringRules = StringRules(minLength: 1, format: .base64, maxDecodedBytes: 262144)
+extension ImageAttachment: WireRuntime.WireValue {
+    static let base64NonEmptyMaxDecodedBytes262144Rules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1, format: .base64, maxDecodedBytes: 262144)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ImageAttachment? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ImageAttachment? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ImageAttachment? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ImageAttachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _mimeType: ImageMimeType?
         if let value = context.member(object, "mimeType", at: path(), required: true, nullable: false, answer: answer) {
             _mimeType = ImageMimeType.decode(from: value, at: path().appending("mimeType"), in: &context, answer: answer)
         }
-        var _data: String?
+        var _data: Swift.String?
         if let value = context.member(object, "data", at: path(), required: true, nullable: false, answer: answer) {
             _data = context.string(value, at: path().appending("data"), rules: base64NonEmptyMaxDecodedBytes262144Rules, answer: answer)
         }
@@ -683,30 +683,30 @@ extension ImageAttachment: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["mimeType"] = self.mimeType.jsonValue()
         object["data"] = .string(self.data)
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A reference to a file uploaded with `POST /upload`; receivers fetch it with `GET /download/{assetId}`.
-public struct AssetAttachment: Sendable, Hashable {
+public struct AssetAttachment: Swift.Sendable, Swift.Hashable {
     /// The id `POST /upload` returned.
     public var assetId: AssetId
 
@@ -719,15 +719,15 @@ public struct AssetAttachment: Sendable, Hashable {
     }
 }
 
-extension AssetAttachment: WireValue {
-    static let assetIdRules: StringRules = StringRules(pattern: WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
+extension AssetAttachment: WireRuntime.WireValue {
+    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> AssetAttachment? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AssetAttachment? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> AssetAttachment? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AssetAttachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _assetId: AssetId?
@@ -739,29 +739,29 @@ extension AssetAttachment: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["assetId"] = .string(self.assetId)
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A file attached to a message, inline (`image`) or uploaded (`asset`).
-public enum Attachment: Sendable, Hashable {
+public enum Attachment: Swift.Sendable, Swift.Hashable {
     /// `type: image`
     ///
     /// A small image sent inline as base64, 1 byte to 256 KiB (262,144 bytes) before encoding.
@@ -773,8 +773,8 @@ public enum Attachment: Sendable, Hashable {
     case asset(AssetAttachment)
 }
 
-extension Attachment: WireValue {
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Attachment? {
+extension Attachment: WireRuntime.WireValue {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Attachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["type"] {
         case .string("image")?:
@@ -790,15 +790,15 @@ extension Attachment: WireValue {
         }
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .image(let value):
-            var object: [String: JSONValue]
+            var object: [Swift.String: WireRuntime.JSONValue]
             object = value.jsonObject()
             object["type"] = .string("image")
             return .object(object)
         case .asset(let value):
-            var object: [String: JSONValue]
+            var object: [Swift.String: WireRuntime.JSONValue]
             object = value.jsonObject()
             object["type"] = .string("asset")
             return .object(object)
@@ -806,43 +806,43 @@ extension Attachment: WireValue {
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// The body of `GET /version`.
-public struct VersionInfo: Sendable, Hashable {
+public struct VersionInfo: Swift.Sendable, Swift.Hashable {
     /// The protocol version the provider speaks. A client that does not speak it shows an update-required screen.
     ///
     /// Validated: ≥ 1.
-    public var protocolVersion: Int
+    public var protocolVersion: Swift.Int
 
     /// Creates a `VersionInfo`.
     ///
     /// - Parameters:
     ///   - protocolVersion: The protocol version the provider speaks.
-    public init(protocolVersion: Int) {
+    public init(protocolVersion: Swift.Int) {
         self.protocolVersion = protocolVersion
     }
 }
 
-extension VersionInfo: WireValue {
-    static let minimum1Rules: NumberRules = NumberRules(minimum: 1.0)
+extension VersionInfo: WireRuntime.WireValue {
+    static let minimum1Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 1.0)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> VersionInfo? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> VersionInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> VersionInfo? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> VersionInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _protocolVersion: Int?
+        var _protocolVersion: Swift.Int?
         if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
             _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: minimum1Rules, answer: answer)
         }
@@ -851,41 +851,41 @@ extension VersionInfo: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["protocolVersion"] = .integer(self.protocolVersion)
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// The body of a successful `POST /upload`. v1 includes no file name, checksum or expiry.
-public struct UploadedAsset: Sendable, Hashable {
+public struct UploadedAsset: Swift.Sendable, Swift.Hashable {
     /// The id to attach to messages and to download with.
     public var assetId: AssetId
 
     /// The MIME type the provider stored; downloads are served with it.
     ///
     /// Validated: not empty.
-    public var mimeType: String
+    public var mimeType: Swift.String
 
     /// The file's size in bytes.
     ///
     /// Validated: ≥ 0.
-    public var size: Int
+    public var size: Swift.Int
 
     /// Creates a `UploadedAsset`.
     ///
@@ -893,37 +893,37 @@ public struct UploadedAsset: Sendable, Hashable {
     ///   - assetId: The id to attach to messages and to download with.
     ///   - mimeType: The MIME type the provider stored; downloads are served with it.
     ///   - size: The file's size in bytes.
-    public init(assetId: AssetId, mimeType: String, size: Int) {
+    public init(assetId: AssetId, mimeType: Swift.String, size: Swift.Int) {
         self.assetId = assetId
         self.mimeType = mimeType
         self.size = size
     }
 }
 
-extension UploadedAsset: WireValue {
-    static let assetIdRules: StringRules = StringRules(pattern: WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
+extension UploadedAsset: WireRuntime.WireValue {
+    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> UploadedAsset? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> UploadedAsset? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> UploadedAsset? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> UploadedAsset? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _assetId: AssetId?
         if let value = context.member(object, "assetId", at: path(), required: true, nullable: false, answer: answer) {
             _assetId = context.string(value, at: path().appending("assetId"), rules: assetIdRules, answer: answer)
         }
-        var _mimeType: String?
+        var _mimeType: Swift.String?
         if let value = context.member(object, "mimeType", at: path(), required: true, nullable: false, answer: answer) {
             _mimeType = context.string(value, at: path().appending("mimeType"), rules: nonEmptyRules, answer: answer)
         }
-        var _size: Int?
+        var _size: Swift.Int?
         if let value = context.member(object, "size", at: path(), required: true, nullable: false, answer: answer) {
             _size = context.integer(value, at: path().appending("size"), rules: nonNegativeRules, answer: answer)
         }
@@ -932,8 +932,8 @@ extension UploadedAsset: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["assetId"] = .string(self.assetId)
         object["mimeType"] = .string(self.mimeType)
@@ -941,32 +941,32 @@ extension UploadedAsset: WireValue {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// The JSON body of an HTTP error response.
-public struct HttpError: Sendable, Hashable {
+public struct HttpError: Swift.Sendable, Swift.Hashable {
     /// Always `error`, as in the WebSocket `error` frame.
     ///
     /// Validated: always `"error"`.
-    public var type: String
+    public var type: Swift.String
 
     /// The error code; the HTTP status follows the error codes table.
     public var code: ErrorCode
 
     /// A human-readable explanation for logs.
-    public var message: String
+    public var message: Swift.String
 
     /// Creates a `HttpError`.
     ///
@@ -974,25 +974,25 @@ public struct HttpError: Sendable, Hashable {
     ///   - type: Always `error`, as in the WebSocket `error` frame.
     ///   - code: The error code; the HTTP status follows the error codes table.
     ///   - message: A human-readable explanation for logs.
-    public init(type: String = "error", code: ErrorCode, message: String) {
+    public init(type: Swift.String = "error", code: ErrorCode, message: Swift.String) {
         self.type = type
         self.code = code
         self.message = message
     }
 }
 
-extension HttpError: WireValue {
-    static let equalsErrorRules: StringRules = StringRules(constant: "error")
+extension HttpError: WireRuntime.WireValue {
+    static let equalsErrorRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "error")
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> HttpError? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> HttpError? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> HttpError? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> HttpError? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _type: String?
+        var _type: Swift.String?
         if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
             _type = context.string(value, at: path().appending("type"), rules: equalsErrorRules, answer: answer)
         }
@@ -1000,7 +1000,7 @@ extension HttpError: WireValue {
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
             _code = ErrorCode.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
         }
-        var _message: String?
+        var _message: Swift.String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
             _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
         }
@@ -1009,8 +1009,8 @@ extension HttpError: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["type"] = .string(self.type)
         object["code"] = self.code.jsonValue()
@@ -1018,22 +1018,22 @@ extension HttpError: WireValue {
         return object
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
-public enum ErrorCode: Sendable, Hashable, RawRepresentable {
+public enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// The token, device or credentials are not valid (garbage, a wrong signature, an expired token,
     /// a `deviceId` other than the token's, a missing claim), or a frame that needs an authenticated
     /// connection arrived before a successful `auth_result` (or after a failed one).
@@ -1068,10 +1068,10 @@ public enum ErrorCode: Sendable, Hashable, RawRepresentable {
     case serverError
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 
     /// The HTTP status that carries this code, if any.
-    public var httpStatus: Int? {
+    public var httpStatus: Swift.Int? {
         switch self {
         case .authFailed:
             return 401
@@ -1097,7 +1097,7 @@ public enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// Whether the connection closes after this error.
-    public var closeBehavior: CloseBehavior {
+    public var closeBehavior: WireRuntime.CloseBehavior {
         switch self {
         case .authFailed:
             return .always
@@ -1123,7 +1123,7 @@ public enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// The WebSocket close code used when the connection closes for this error.
-    public var closeCode: Int? {
+    public var closeCode: Swift.Int? {
         switch self {
         case .authFailed:
             return 1008
@@ -1149,7 +1149,7 @@ public enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// What a client should do when it receives this code.
-    public var clientAction: String? {
+    public var clientAction: Swift.String? {
         switch self {
         case .authFailed:
             return "Clear the stored token and return to pairing."
@@ -1178,9 +1178,9 @@ public enum ErrorCode: Sendable, Hashable, RawRepresentable {
     public static let allCases: [Self] = [.authFailed, .tokenRevoked, .invalidMessage, .payloadTooLarge, .assetNotFound, .rateLimited, .sessionReplaced, .uploadFailedRetryable, .serverError]
 }
 
-extension ErrorCode: WireValue {
+extension ErrorCode: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    public init(rawValue: String) {
+    public init(rawValue: Swift.String) {
         switch rawValue {
         case "auth_failed":
             self = .authFailed
@@ -1206,7 +1206,7 @@ extension ErrorCode: WireValue {
     }
 
     /// The value on the wire.
-    public var rawValue: String {
+    public var rawValue: Swift.String {
         switch self {
         case .authFailed:
             return "auth_failed"
@@ -1232,21 +1232,21 @@ extension ErrorCode: WireValue {
     }
 
     /// The values the spec lists.
-    public static let knownValues: Set<String> = ["auth_failed", "token_revoked", "invalid_message", "payload_too_large", "asset_not_found", "rate_limited", "session_replaced", "upload_failed_retryable", "server_error"]
+    public static let knownValues: Swift.Set<Swift.String> = ["auth_failed", "token_revoked", "invalid_message", "payload_too_large", "asset_not_found", "rate_limited", "session_replaced", "upload_failed_retryable", "server_error"]
 
-    @_spi(Generated) public static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorCode? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
     }
 
-    public func jsonValue() -> JSONValue {
+    public func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    public init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
@@ -1254,21 +1254,21 @@ extension ErrorCode: WireValue {
 
 extension VersionInfo {
     /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> VersionInfo {
+    public static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> VersionInfo {
         try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 }
 
 extension HttpError {
     /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> HttpError {
+    public static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> HttpError {
         try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 }
 
 extension UploadedAsset {
     /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> UploadedAsset {
+    public static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> UploadedAsset {
         try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 }

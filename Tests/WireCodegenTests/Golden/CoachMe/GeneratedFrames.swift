@@ -4,48 +4,48 @@ import Foundation
 @_spi(Generated) import WireRuntime
 
 /// Every frame the client sends, decoded in one pass by `ClientFrame.decode(_:)`.
-enum ClientFrame: Sendable, Hashable {
+enum ClientFrame: Swift.Sendable, Swift.Hashable {
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ClientFrame: WireFrame {
-    static let direction: FrameDirection = .client
+extension ClientFrame: WireRuntime.WireFrame {
+    static let direction: WireRuntime.FrameDirection = .client
 
-    static let tagField: String = "type"
+    static let tagField: Swift.String = "type"
 
-    static let knownTags: [String] = []
+    static let knownTags: [Swift.String] = []
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: ViolationAnswer = CoachMe.notJSONAnswer
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = CoachMe.notJSONAnswer
 
-    static let notAFrameAnswer: ViolationAnswer = CoachMe.notAFrameAnswer
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = CoachMe.notAFrameAnswer
 
-    static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static let sizeAnswer: ViolationAnswer = CoachMe.sizeAnswer
+    static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
 
-    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ClientFrame? {
+    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ClientFrame? {
         switch tag {
         default:
             return .unknown(tag: tag, json: .object(object))
         }
     }
 
-    static func makeUnknown(tag: String, json: JSONValue) -> ClientFrame {
+    static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ClientFrame {
         .unknown(tag: tag, json: json)
     }
 
-    var tag: String {
+    var tag: Swift.String {
         switch self {
         case .unknown(let tag, _):
             return tag
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .unknown(_, let json):
             return json
@@ -54,7 +54,7 @@ extension ClientFrame: WireFrame {
 }
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
-enum ServerFrame: Sendable, Hashable {
+enum ServerFrame: Swift.Sendable, Swift.Hashable {
     /// `token`: The next piece of the answer.
     case token(Token)
 
@@ -65,28 +65,28 @@ enum ServerFrame: Sendable, Hashable {
     case error(ErrorMessage)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ServerFrame: WireFrame {
-    static let direction: FrameDirection = .server
+extension ServerFrame: WireRuntime.WireFrame {
+    static let direction: WireRuntime.FrameDirection = .server
 
-    static let tagField: String = "type"
+    static let tagField: Swift.String = "type"
 
-    static let knownTags: [String] = ["token", "done", "error"]
+    static let knownTags: [Swift.String] = ["token", "done", "error"]
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: ViolationAnswer = CoachMe.notJSONAnswer
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = CoachMe.notJSONAnswer
 
-    static let notAFrameAnswer: ViolationAnswer = CoachMe.notAFrameAnswer
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = CoachMe.notAFrameAnswer
 
-    static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static let sizeAnswer: ViolationAnswer = CoachMe.sizeAnswer
+    static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
 
-    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ServerFrame? {
+    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ServerFrame? {
         switch tag {
         case "token":
             return Token.decode(from: .object(object), at: .root, in: &context, answer: Token.defaultAnswer, ignoring: tagField).map(ServerFrame.token)
@@ -99,11 +99,11 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    static func makeUnknown(tag: String, json: JSONValue) -> ServerFrame {
+    static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ServerFrame {
         .unknown(tag: tag, json: json)
     }
 
-    var tag: String {
+    var tag: Swift.String {
         switch self {
         case .token:
             return "token"
@@ -116,7 +116,7 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .token(let message):
             return message.jsonValue()

@@ -6,36 +6,36 @@ import Foundation
 /// The next piece of the answer.
 ///
 /// Sent by the server with `"type": "token"`.
-struct Token: Sendable, Hashable {
+struct Token: Swift.Sendable, Swift.Hashable {
     /// Text to append to the answer.
-    var content: String
+    var content: Swift.String
 
     /// Creates a `token` message.
     ///
     /// - Parameters:
     ///   - content: Text to append to the answer.
-    init(content: String) {
+    init(content: Swift.String) {
         self.content = content
     }
 }
 
-extension Token: WireMessage {
-    static let tag: String = "token"
+extension Token: WireRuntime.WireMessage {
+    static let tag: Swift.String = "token"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Token? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Token? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Token? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Token? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _content: String?
+        var _content: Swift.String?
         if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
             _content = context.string(value, at: path().appending("content"), rules: nil, answer: answer)
         }
@@ -44,25 +44,25 @@ extension Token: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["content"] = .string(self.content)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -70,11 +70,11 @@ extension Token: WireMessage {
 /// The answer is complete and stored.
 ///
 /// Sent by the server with `"type": "done"`.
-struct Done: Sendable, Hashable {
+struct Done: Swift.Sendable, Swift.Hashable {
     /// The id of the stored assistant message.
     ///
     /// Validated: format uuid.
-    var messageId: String
+    var messageId: Swift.String
 
     /// The tokens the answer used.
     var usage: TokenUsage
@@ -84,31 +84,31 @@ struct Done: Sendable, Hashable {
     /// - Parameters:
     ///   - messageId: The id of the stored assistant message.
     ///   - usage: The tokens the answer used.
-    init(messageId: String, usage: TokenUsage) {
+    init(messageId: Swift.String, usage: TokenUsage) {
         self.messageId = messageId
         self.usage = usage
     }
 }
 
-extension Done: WireMessage {
-    static let tag: String = "done"
+extension Done: WireRuntime.WireMessage {
+    static let tag: Swift.String = "done"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static let uuidRules: StringRules = StringRules(format: .uuid)
+    static let uuidRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuid)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Done? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Done? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Done? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Done? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _messageId: String?
+        var _messageId: Swift.String?
         if let value = context.member(object, "message_id", at: path(), required: true, nullable: false, answer: answer) {
             _messageId = context.string(value, at: path().appending("message_id"), rules: uuidRules, answer: answer)
         }
@@ -121,26 +121,26 @@ extension Done: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["message_id"] = .string(self.messageId)
         object["usage"] = self.usage.jsonValue()
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -148,36 +148,36 @@ extension Done: WireMessage {
 /// The stream failed; the message is written for the user.
 ///
 /// Sent by the server with `"type": "error"`.
-struct ErrorMessage: Sendable, Hashable {
+struct ErrorMessage: Swift.Sendable, Swift.Hashable {
     /// What to show the user.
-    var message: String
+    var message: Swift.String
 
     /// Creates an `error` message.
     ///
     /// - Parameters:
     ///   - message: What to show the user.
-    init(message: String) {
+    init(message: Swift.String) {
         self.message = message
     }
 }
 
-extension ErrorMessage: WireMessage {
-    static let tag: String = "error"
+extension ErrorMessage: WireRuntime.WireMessage {
+    static let tag: Swift.String = "error"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = CoachMe.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ErrorMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ErrorMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _message: String?
+        var _message: Swift.String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
             _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
         }
@@ -186,25 +186,25 @@ extension ErrorMessage: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["message"] = .string(self.message)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }

@@ -12,44 +12,44 @@ import Foundation
 /// 50–100 ms before it renders them and retries once after an interruption.
 enum CoachMe {
     /// The protocol's machine name.
-    static let name: String = "coachme"
+    static let name: Swift.String = "coachme"
 
     /// The protocol's title.
-    static let title: String = "CoachMe chat stream"
+    static let title: Swift.String = "CoachMe chat stream"
 
     /// The protocol version this code was generated for.
-    static let version: Int = 1
+    static let version: Swift.Int = 1
 
     /// How frames travel: `websocket`, `sse` or `http`.
-    static let transportKind: String = "sse"
+    static let transportKind: Swift.String = "sse"
 
     /// Where the connection is opened.
-    static let transportPath: String = "/functions/v1/chat-stream"
+    static let transportPath: Swift.String = "/functions/v1/chat-stream"
 
     /// The answer to a broken rule when nothing more specific is said.
-    static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
+    static let defaultAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_event")
 
     /// The answer to a broken size limit.
-    static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
+    static let sizeAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_event")
 
     /// The answer to bytes that are not JSON.
-    static let notJSONAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_event")
 
     /// The answer to JSON that is not an object with a string tag.
-    static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_event")
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_event")
 
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     enum Constants {
         /// How long the app buffers tokens before rendering them.
         ///
         /// Written in the spec as `75ms`.
-        static let tokenBufferInterval: Duration = .milliseconds(75)
+        static let tokenBufferInterval: Swift.Duration = .milliseconds(75)
     }
 
     /// The protocol's rate limits.
     enum RateLimits {
         /// Every rate limit, in spec order.
-        static let all: [RateLimitRule<ErrorCode>] = []
+        static let all: [WireRuntime.RateLimitRule<ErrorCode>] = []
     }
 
     /// The protocol's HTTP endpoints.
@@ -57,14 +57,14 @@ enum CoachMe {
         /// Opens the stream of one answer.
         ///
         /// `POST /functions/v1/chat-stream`
-        static let chatStream: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "chat_stream", method: .post, path: "/functions/v1/chat-stream", requiresBearerToken: true, errorCodes: [.unauthorized, .conversationNotFound])
+        static let chatStream: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "chat_stream", method: .post, path: "/functions/v1/chat-stream", requiresBearerToken: true, errorCodes: [.unauthorized, .conversationNotFound])
 
         /// Every endpoint, in spec order.
-        static let all: [HTTPEndpoint<ErrorCode>] = [chatStream]
+        static let all: [WireRuntime.HTTPEndpoint<ErrorCode>] = [chatStream]
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
-    static let sessionRules: SessionRuleSet = SessionRuleSet(
+    static let sessionRules: WireRuntime.SessionRuleSet = WireRuntime.SessionRuleSet(
         initialPhase: nil,
         phases: [
         ],

@@ -4,46 +4,46 @@ import Foundation
 @_spi(Generated) import WireRuntime
 
 /// The body of the request that opens a stream.
-struct ChatRequest: Sendable, Hashable {
+struct ChatRequest: Swift.Sendable, Swift.Hashable {
     /// The user's message.
     ///
     /// Validated: not empty.
-    var message: String
+    var message: Swift.String
 
     /// The conversation the message belongs to.
     ///
     /// Validated: format uuid.
-    var conversationId: String
+    var conversationId: Swift.String
 
     /// Creates a `ChatRequest`.
     ///
     /// - Parameters:
     ///   - message: The user's message.
     ///   - conversationId: The conversation the message belongs to.
-    init(message: String, conversationId: String) {
+    init(message: Swift.String, conversationId: Swift.String) {
         self.message = message
         self.conversationId = conversationId
     }
 }
 
-extension ChatRequest: WireValue {
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+extension ChatRequest: WireRuntime.WireValue {
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static let uuidRules: StringRules = StringRules(format: .uuid)
+    static let uuidRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuid)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ChatRequest? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ChatRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ChatRequest? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ChatRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _message: String?
+        var _message: Swift.String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
             _message = context.string(value, at: path().appending("message"), rules: nonEmptyRules, answer: answer)
         }
-        var _conversationId: String?
+        var _conversationId: Swift.String?
         if let value = context.member(object, "conversation_id", at: path(), required: true, nullable: false, answer: answer) {
             _conversationId = context.string(value, at: path().appending("conversation_id"), rules: uuidRules, answer: answer)
         }
@@ -52,44 +52,44 @@ extension ChatRequest: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["message"] = .string(self.message)
         object["conversation_id"] = .string(self.conversationId)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: CoachMe.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// How many tokens the answer used.
-struct TokenUsage: Sendable, Hashable {
+struct TokenUsage: Swift.Sendable, Swift.Hashable {
     /// Tokens of the prompt.
     ///
     /// Validated: ≥ 0.
-    var promptTokens: Int
+    var promptTokens: Swift.Int
 
     /// Tokens of the answer.
     ///
     /// Validated: ≥ 0.
-    var completionTokens: Int
+    var completionTokens: Swift.Int
 
     /// Both together.
     ///
     /// Validated: ≥ 0.
-    var totalTokens: Int
+    var totalTokens: Swift.Int
 
     /// Creates a `TokenUsage`.
     ///
@@ -97,33 +97,33 @@ struct TokenUsage: Sendable, Hashable {
     ///   - promptTokens: Tokens of the prompt.
     ///   - completionTokens: Tokens of the answer.
     ///   - totalTokens: Both together.
-    init(promptTokens: Int, completionTokens: Int, totalTokens: Int) {
+    init(promptTokens: Swift.Int, completionTokens: Swift.Int, totalTokens: Swift.Int) {
         self.promptTokens = promptTokens
         self.completionTokens = completionTokens
         self.totalTokens = totalTokens
     }
 }
 
-extension TokenUsage: WireValue {
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+extension TokenUsage: WireRuntime.WireValue {
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> TokenUsage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> TokenUsage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> TokenUsage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> TokenUsage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _promptTokens: Int?
+        var _promptTokens: Swift.Int?
         if let value = context.member(object, "prompt_tokens", at: path(), required: true, nullable: false, answer: answer) {
             _promptTokens = context.integer(value, at: path().appending("prompt_tokens"), rules: nonNegativeRules, answer: answer)
         }
-        var _completionTokens: Int?
+        var _completionTokens: Swift.Int?
         if let value = context.member(object, "completion_tokens", at: path(), required: true, nullable: false, answer: answer) {
             _completionTokens = context.integer(value, at: path().appending("completion_tokens"), rules: nonNegativeRules, answer: answer)
         }
-        var _totalTokens: Int?
+        var _totalTokens: Swift.Int?
         if let value = context.member(object, "total_tokens", at: path(), required: true, nullable: false, answer: answer) {
             _totalTokens = context.integer(value, at: path().appending("total_tokens"), rules: nonNegativeRules, answer: answer)
         }
@@ -132,8 +132,8 @@ extension TokenUsage: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["prompt_tokens"] = .integer(self.promptTokens)
         object["completion_tokens"] = .integer(self.completionTokens)
@@ -141,22 +141,22 @@ extension TokenUsage: WireValue {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: CoachMe.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
-enum ErrorCode: Sendable, Hashable, RawRepresentable {
+enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// An event the app does not understand.
     case invalidEvent
 
@@ -167,10 +167,10 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     case conversationNotFound
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 
     /// The HTTP status that carries this code, if any.
-    var httpStatus: Int? {
+    var httpStatus: Swift.Int? {
         switch self {
         case .invalidEvent:
             return nil
@@ -184,7 +184,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// Whether the connection closes after this error.
-    var closeBehavior: CloseBehavior {
+    var closeBehavior: WireRuntime.CloseBehavior {
         switch self {
         case .invalidEvent:
             return .never
@@ -198,7 +198,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// The WebSocket close code used when the connection closes for this error.
-    var closeCode: Int? {
+    var closeCode: Swift.Int? {
         switch self {
         case .invalidEvent:
             return nil
@@ -212,7 +212,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// What a client should do when it receives this code.
-    var clientAction: String? {
+    var clientAction: Swift.String? {
         switch self {
         case .invalidEvent:
             return "Ignore the event and keep reading the stream."
@@ -229,9 +229,9 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     static let allCases: [Self] = [.invalidEvent, .unauthorized, .conversationNotFound]
 }
 
-extension ErrorCode: WireValue {
+extension ErrorCode: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    init(rawValue: String) {
+    init(rawValue: Swift.String) {
         switch rawValue {
         case "invalid_event":
             self = .invalidEvent
@@ -245,7 +245,7 @@ extension ErrorCode: WireValue {
     }
 
     /// The value on the wire.
-    var rawValue: String {
+    var rawValue: Swift.String {
         switch self {
         case .invalidEvent:
             return "invalid_event"
@@ -259,21 +259,21 @@ extension ErrorCode: WireValue {
     }
 
     /// The values the spec lists.
-    static let knownValues: Set<String> = ["invalid_event", "unauthorized", "conversation_not_found"]
+    static let knownValues: Swift.Set<Swift.String> = ["invalid_event", "unauthorized", "conversation_not_found"]
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorCode? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
@@ -281,7 +281,7 @@ extension ErrorCode: WireValue {
 
 extension ChatRequest {
     /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> ChatRequest {
+    static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> ChatRequest {
         try decode(bytes, sizeAnswer: CoachMe.sizeAnswer, answer: CoachMe.defaultAnswer)
     }
 }

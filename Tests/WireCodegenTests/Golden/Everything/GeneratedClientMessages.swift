@@ -6,32 +6,32 @@ import Foundation
 /// Opens the session.
 ///
 /// Sent by the client with `"kind": "hello"`.
-struct Greeting: Sendable, Hashable {
+struct Greeting: Swift.Sendable, Swift.Hashable {
     /// Must be 3.
     ///
     /// Validated: always `3`.
-    var clientVersion: Int
+    var clientVersion: Swift.Int
 
     /// Validated: ≥ 1 UTF-8 bytes, ≤ 8 UTF-8 bytes.
-    var name: String
+    var name: Swift.String
 
     /// `nil` leaves the key out. Validated: not blank.
-    var nick: String?
+    var nick: Swift.String?
 
     /// Absent, `null` and a value are distinct. Validated: starts with `c-`.
-    var cursor: Nullable<String>
+    var cursor: WireRuntime.Nullable<Swift.String>
 
     /// `nil` is sent as `null`.
-    var note: String?
+    var note: Swift.String?
 
     /// `nil` leaves the key out. A receiver assumes `3` when it is absent. Deprecated.
-    var retries: Int?
+    var retries: Swift.Int?
 
     /// `nil` leaves the key out. Validated: format epochMillis.
-    var since: Int?
+    var since: Swift.Int?
 
     /// Validated: always `true`.
-    var wantsColor: Bool
+    var wantsColor: Swift.Bool
 
     /// Creates a `hello` message.
     ///
@@ -44,7 +44,7 @@ struct Greeting: Sendable, Hashable {
     ///   - retries: The `retries` field.
     ///   - since: The `since` field.
     ///   - wantsColor: The `wants_color` field.
-    init(clientVersion: Int = 3, name: String, nick: String? = nil, cursor: Nullable<String> = .absent, note: String?, retries: Int? = nil, since: Int? = nil, wantsColor: Bool = true) {
+    init(clientVersion: Swift.Int = 3, name: Swift.String, nick: Swift.String? = nil, cursor: WireRuntime.Nullable<Swift.String> = .absent, note: Swift.String?, retries: Swift.Int? = nil, since: Swift.Int? = nil, wantsColor: Swift.Bool = true) {
         self.clientVersion = clientVersion
         self.name = name
         self.nick = nick
@@ -56,45 +56,45 @@ struct Greeting: Sendable, Hashable {
     }
 }
 
-extension Greeting: WireMessage {
-    static let tag: String = "hello"
+extension Greeting: WireRuntime.WireMessage {
+    static let tag: Swift.String = "hello"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008)
+    static let defaultAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008)
 
-    static let equals3Rules: NumberRules = NumberRules(constant: .integer(3))
+    static let equals3Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(constant: .integer(3))
 
-    static let minBytes1MaxBytes8Rules: StringRules = StringRules(minBytes: 1, maxBytes: 8)
+    static let minBytes1MaxBytes8Rules: WireRuntime.StringRules = WireRuntime.StringRules(minBytes: 1, maxBytes: 8)
 
-    static let notBlankRules: StringRules = StringRules(notBlank: true)
+    static let notBlankRules: WireRuntime.StringRules = WireRuntime.StringRules(notBlank: true)
 
-    static let prefixCRules: StringRules = StringRules(prefix: "c-")
+    static let prefixCRules: WireRuntime.StringRules = WireRuntime.StringRules(prefix: "c-")
 
-    static let epochMillisRules: NumberRules = NumberRules(format: .epochMillis)
+    static let epochMillisRules: WireRuntime.NumberRules = WireRuntime.NumberRules(format: .epochMillis)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Greeting? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Greeting? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Greeting? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Greeting? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _clientVersion: Int?
+        var _clientVersion: Swift.Int?
         if let value = context.member(object, "client_version", at: path(), required: true, nullable: false, answer: answer) {
             _clientVersion = context.integer(value, at: path().appending("client_version"), rules: equals3Rules, answer: answer)
         }
-        var _name: String?
-        if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: ViolationAnswer(code: "bad_frame")) {
-            _name = context.string(value, at: path().appending("name"), rules: minBytes1MaxBytes8Rules, answer: ViolationAnswer(code: "bad_frame"), sizeAnswer: ViolationAnswer(code: "bad_frame"))
+        var _name: Swift.String?
+        if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "bad_frame")) {
+            _name = context.string(value, at: path().appending("name"), rules: minBytes1MaxBytes8Rules, answer: WireRuntime.ViolationAnswer(code: "bad_frame"), sizeAnswer: WireRuntime.ViolationAnswer(code: "bad_frame"))
         }
-        var _nick: String?
+        var _nick: Swift.String?
         if let value = context.member(object, "nick", at: path(), required: false, nullable: false, answer: answer) {
             _nick = context.string(value, at: path().appending("nick"), rules: notBlankRules, answer: answer)
         }
-        var _cursor: Nullable<String> = .absent
+        var _cursor: WireRuntime.Nullable<Swift.String> = .absent
         switch object["cursor"] {
         case nil:
             break
@@ -103,19 +103,19 @@ extension Greeting: WireMessage {
         case let value?:
             if let decoded = (context.string(value, at: path().appending("cursor"), rules: prefixCRules, answer: answer)) { _cursor = .value(decoded) }
         }
-        var _note: String?
+        var _note: Swift.String?
         if let value = context.member(object, "note", at: path(), required: true, nullable: true, answer: answer) {
             _note = context.string(value, at: path().appending("note"), rules: nil, answer: answer)
         }
-        var _retries: Int?
+        var _retries: Swift.Int?
         if let value = context.member(object, "retries", at: path(), required: false, nullable: false, answer: answer) {
             _retries = context.integer(value, at: path().appending("retries"), rules: nil, answer: answer)
         }
-        var _since: Int?
+        var _since: Swift.Int?
         if let value = context.member(object, "since", at: path(), required: false, nullable: false, answer: answer) {
             _since = context.integer(value, at: path().appending("since"), rules: epochMillisRules, answer: answer)
         }
-        var _wantsColor: Bool?
+        var _wantsColor: Swift.Bool?
         if let value = context.member(object, "wants_color", at: path(), required: true, nullable: false, answer: answer) {
             _wantsColor = context.bool(value, at: path().appending("wants_color"), constant: true, answer: answer)
         }
@@ -124,8 +124,8 @@ extension Greeting: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(9)
         object["client_version"] = .integer(self.clientVersion)
         object["name"] = .string(self.name)
@@ -145,18 +145,18 @@ extension Greeting: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -164,20 +164,20 @@ extension Greeting: WireMessage {
 /// The `post` message.
 ///
 /// Sent by the client with `"kind": "post"`.
-struct Post: Sendable, Hashable {
+struct Post: Swift.Sendable, Swift.Hashable {
     var id: ItemId
 
     /// A keyword as a field name.
-    var `default`: String
+    var `default`: Swift.String
 
     /// `nil` leaves the key out.
-    var `protocol`: String?
+    var `protocol`: Swift.String?
 
     /// `nil` leaves the key out. Validated: ≤ 3 items.
-    var tags: [String]?
+    var tags: [Swift.String]?
 
     /// `nil` leaves the key out. Validated: ≥ 1 items.
-    var scores: [String: Int]?
+    var scores: [Swift.String: Swift.Int]?
 
     /// `nil` leaves the key out.
     var grid: Grid?
@@ -189,7 +189,7 @@ struct Post: Sendable, Hashable {
     var link: Link?
 
     /// `nil` leaves the key out.
-    var extra: JSONValue?
+    var extra: WireRuntime.JSONValue?
 
     /// Creates a `post` message.
     ///
@@ -203,10 +203,10 @@ struct Post: Sendable, Hashable {
     ///   - blobs: The `blobs` field.
     ///   - link: The `link` field.
     ///   - extra: The `extra` field.
-    init(id: ItemId, default: String, protocol: String? = nil, tags: [String]? = nil, scores: [String: Int]? = nil, grid: Grid? = nil, blobs: [Blob]? = nil, link: Link? = nil, extra: JSONValue? = nil) {
+    init(id: ItemId, default: Swift.String, protocol: Swift.String? = nil, tags: [Swift.String]? = nil, scores: [Swift.String: Swift.Int]? = nil, grid: Grid? = nil, blobs: [Blob]? = nil, link: Link? = nil, extra: WireRuntime.JSONValue? = nil) {
         self.id = id
-        self.default = `default`
-        self.protocol = `protocol`
+        self.`default` = `default`
+        self.`protocol` = `protocol`
         self.tags = tags
         self.scores = scores
         self.grid = grid
@@ -216,51 +216,51 @@ struct Post: Sendable, Hashable {
     }
 }
 
-extension Post: WireMessage {
-    static let tag: String = "post"
+extension Post: WireRuntime.WireMessage {
+    static let tag: Swift.String = "post"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let itemIdRules: StringRules = StringRules(format: .uuid)
+    static let itemIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuid)
 
-    static let maxItems3Rules: CollectionRules = CollectionRules(maxItems: 3)
+    static let maxItems3Rules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(maxItems: 3)
 
-    static let nonEmptyRules: CollectionRules = CollectionRules(minItems: 1)
+    static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
 
-    static let blobRules: StringRules = StringRules(format: .base64, maxDecodedBytes: 16)
+    static let blobRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .base64, maxDecodedBytes: 16)
 
-    static let linkRules: StringRules = StringRules(format: .uri)
+    static let linkRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uri)
 
-    static let blobBytesBudget: ByteBudgetRule = ByteBudgetRule(name: "blob_bytes", terms: [.init(keys: ["blobs"], decoded: true), .init(keys: ["default"], decoded: false)], max: 40)
+    static let blobBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(name: "blob_bytes", terms: [.init(keys: ["blobs"], decoded: true), .init(keys: ["default"], decoded: false)], max: 40)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Post? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Post? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Post? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Post? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ItemId?
         if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
             _id = context.string(value, at: path().appending("id"), rules: itemIdRules, answer: answer)
         }
-        var _default: String?
+        var _default: Swift.String?
         if let value = context.member(object, "default", at: path(), required: true, nullable: false, answer: answer) {
             _default = context.string(value, at: path().appending("default"), rules: nil, answer: answer)
         }
-        var _protocol: String?
+        var _protocol: Swift.String?
         if let value = context.member(object, "protocol", at: path(), required: false, nullable: false, answer: answer) {
             _protocol = context.string(value, at: path().appending("protocol"), rules: nil, answer: answer)
         }
-        var _tags: [String]?
+        var _tags: [Swift.String]?
         if let value = context.member(object, "tags", at: path(), required: false, nullable: false, answer: answer) {
             _tags = context.array(value, at: path().appending("tags"), rules: maxItems3Rules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
         }
-        var _scores: [String: Int]?
+        var _scores: [Swift.String: Swift.Int]?
         if let value = context.member(object, "scores", at: path(), required: false, nullable: false, answer: answer) {
             _scores = context.map(value, at: path().appending("scores"), rules: nonEmptyRules, answer: answer) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
         }
@@ -276,9 +276,9 @@ extension Post: WireMessage {
         if let value = context.member(object, "link", at: path(), required: false, nullable: false, answer: answer) {
             _link = context.string(value, at: path().appending("link"), rules: linkRules, answer: answer)
         }
-        var _extra: JSONValue?
+        var _extra: WireRuntime.JSONValue?
         if let value = context.member(object, "extra", at: path(), required: false, nullable: false, answer: answer) {
-            _extra = Optional(value)
+            _extra = Swift.Optional(value)
         }
         context.check(Self.blobBytesBudget, in: object, at: path())
         guard context.errorCount == errorsBefore, let _id, let _default else { return nil }
@@ -286,12 +286,12 @@ extension Post: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(10)
         object["id"] = .string(self.id)
-        object["default"] = .string(self.default)
-        if let value = self.protocol { object["protocol"] = .string(value) }
+        object["default"] = .string(self.`default`)
+        if let value = self.`protocol` { object["protocol"] = .string(value) }
         if let value = self.tags { object["tags"] = .array(value.map { item0 in .string(item0) }) }
         if let value = self.scores { object["scores"] = .object(value.mapValues { item0 in .integer(item0) }) }
         if let value = self.grid { object["grid"] = .array(value.map { item0 in .array(item0.map { item1 in .integer(item1) }) }) }
@@ -301,18 +301,18 @@ extension Post: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -320,35 +320,35 @@ extension Post: WireMessage {
 /// The `same` message.
 ///
 /// Sent by the client with `"kind": "same"`.
-struct ClientSame: Sendable, Hashable {
-    var fromClient: Bool
+struct ClientSame: Swift.Sendable, Swift.Hashable {
+    var fromClient: Swift.Bool
 
     /// Creates a `same` message.
     ///
     /// - Parameters:
     ///   - fromClient: The `from_client` field.
-    init(fromClient: Bool) {
+    init(fromClient: Swift.Bool) {
         self.fromClient = fromClient
     }
 }
 
-extension ClientSame: WireMessage {
-    static let tag: String = "same"
+extension ClientSame: WireRuntime.WireMessage {
+    static let tag: Swift.String = "same"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ClientSame? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ClientSame? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ClientSame? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ClientSame? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _fromClient: Bool?
+        var _fromClient: Swift.Bool?
         if let value = context.member(object, "from_client", at: path(), required: true, nullable: false, answer: answer) {
             _fromClient = context.bool(value, at: path().appending("from_client"), answer: answer)
         }
@@ -357,25 +357,25 @@ extension ClientSame: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["from_client"] = .bool(self.fromClient)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -383,25 +383,25 @@ extension ClientSame: WireMessage {
 /// Fields named like the generated decoder's own locals and parameters.
 ///
 /// Sent by the client with `"kind": "names"`.
-struct Names: Sendable, Hashable {
-    var value: Double
+struct Names: Swift.Sendable, Swift.Hashable {
+    var value: Swift.Double
 
-    var path: String
-
-    /// `nil` leaves the key out.
-    var json: JSONValue?
+    var path: Swift.String
 
     /// `nil` leaves the key out.
-    var object: String?
+    var json: WireRuntime.JSONValue?
+
+    /// `nil` leaves the key out.
+    var object: Swift.String?
 
     /// Absent, `null` and a value are distinct.
-    var context: Nullable<Int>
+    var context: WireRuntime.Nullable<Swift.Int>
 
     /// `nil` is sent as `null`.
-    var answer: Bool?
+    var answer: Swift.Bool?
 
     /// `nil` leaves the key out.
-    var errorsBefore: Int?
+    var errorsBefore: Swift.Int?
 
     /// Creates a `names` message.
     ///
@@ -413,7 +413,7 @@ struct Names: Sendable, Hashable {
     ///   - context: The `context` field.
     ///   - answer: The `answer` field.
     ///   - errorsBefore: The `errors_before` field.
-    init(value: Double, path: String, json: JSONValue? = nil, object: String? = nil, context: Nullable<Int> = .absent, answer: Bool?, errorsBefore: Int? = nil) {
+    init(value: Swift.Double, path: Swift.String, json: WireRuntime.JSONValue? = nil, object: Swift.String? = nil, context: WireRuntime.Nullable<Swift.Int> = .absent, answer: Swift.Bool?, errorsBefore: Swift.Int? = nil) {
         self.value = value
         self.path = path
         self.json = json
@@ -424,39 +424,39 @@ struct Names: Sendable, Hashable {
     }
 }
 
-extension Names: WireMessage {
-    static let tag: String = "names"
+extension Names: WireRuntime.WireMessage {
+    static let tag: Swift.String = "names"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Names? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Names? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Names? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Names? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _value: Double?
+        var _value: Swift.Double?
         if let value = context.member(object, "value", at: path(), required: true, nullable: false, answer: answer) {
             _value = context.number(value, at: path().appending("value"), rules: nil, answer: answer)
         }
-        var _path: String?
+        var _path: Swift.String?
         if let value = context.member(object, "path", at: path(), required: true, nullable: false, answer: answer) {
             _path = context.string(value, at: path().appending("path"), rules: nil, answer: answer)
         }
-        var _json: JSONValue?
+        var _json: WireRuntime.JSONValue?
         if let value = context.member(object, "json", at: path(), required: false, nullable: false, answer: answer) {
-            _json = Optional(value)
+            _json = Swift.Optional(value)
         }
-        var _object: String?
+        var _object: Swift.String?
         if let value = context.member(object, "object", at: path(), required: false, nullable: false, answer: answer) {
             _object = context.string(value, at: path().appending("object"), rules: nil, answer: answer)
         }
-        var _context: Nullable<Int> = .absent
+        var _context: WireRuntime.Nullable<Swift.Int> = .absent
         switch object["context"] {
         case nil:
             break
@@ -465,11 +465,11 @@ extension Names: WireMessage {
         case let value?:
             if let decoded = (context.integer(value, at: path().appending("context"), rules: nil, answer: answer)) { _context = .value(decoded) }
         }
-        var _answer: Bool?
+        var _answer: Swift.Bool?
         if let value = context.member(object, "answer", at: path(), required: true, nullable: true, answer: answer) {
             _answer = context.bool(value, at: path().appending("answer"), answer: answer)
         }
-        var _errorsBefore: Int?
+        var _errorsBefore: Swift.Int?
         if let value = context.member(object, "errors_before", at: path(), required: false, nullable: false, answer: answer) {
             _errorsBefore = context.integer(value, at: path().appending("errors_before"), rules: nil, answer: answer)
         }
@@ -478,10 +478,10 @@ extension Names: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(8)
-        object["value"] = JSONValue(self.value)
+        object["value"] = WireRuntime.JSONValue(self.value)
         object["path"] = .string(self.path)
         if let value = self.json { object["json"] = value }
         if let value = self.object { object["object"] = .string(value) }
@@ -498,18 +498,18 @@ extension Names: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -517,38 +517,38 @@ extension Names: WireMessage {
 /// The `ping` message.
 ///
 /// Sent by the client and the server with `"kind": "ping"`.
-struct Ping: Sendable, Hashable {
+struct Ping: Swift.Sendable, Swift.Hashable {
     /// Validated: ≥ 0.
-    var seq: Int
+    var seq: Swift.Int
 
     /// Creates a `ping` message.
     ///
     /// - Parameters:
     ///   - seq: The `seq` field.
-    init(seq: Int) {
+    init(seq: Swift.Int) {
         self.seq = seq
     }
 }
 
-extension Ping: WireMessage {
-    static let tag: String = "ping"
+extension Ping: WireRuntime.WireMessage {
+    static let tag: Swift.String = "ping"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Ping? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Ping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Ping? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Ping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _seq: Int?
+        var _seq: Swift.Int?
         if let value = context.member(object, "seq", at: path(), required: true, nullable: false, answer: answer) {
             _seq = context.integer(value, at: path().appending("seq"), rules: nonNegativeRules, answer: answer)
         }
@@ -557,25 +557,25 @@ extension Ping: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["seq"] = .integer(self.seq)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }

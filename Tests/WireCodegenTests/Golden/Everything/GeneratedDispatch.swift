@@ -25,12 +25,12 @@ protocol ClientFrameHandler {
     func handlePing(_ message: Ping) async throws
 
     /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws
 }
 
 extension ClientFrameHandler {
     /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws {
     }
 }
 
@@ -73,12 +73,12 @@ protocol ServerFrameHandler {
     func handlePing(_ message: Ping) async throws
 
     /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws
 }
 
 extension ServerFrameHandler {
     /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws {
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 @_spi(Generated) import WireRuntime
 
 /// Every frame the client sends, decoded in one pass by `ClientFrame.decode(_:)`.
-enum ClientFrame: Sendable, Hashable {
+enum ClientFrame: Swift.Sendable, Swift.Hashable {
     /// `hello`: Opens the session.
     case hello(Greeting)
 
@@ -21,28 +21,28 @@ enum ClientFrame: Sendable, Hashable {
     case ping(Ping)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ClientFrame: WireFrame {
-    static let direction: FrameDirection = .client
+extension ClientFrame: WireRuntime.WireFrame {
+    static let direction: WireRuntime.FrameDirection = .client
 
-    static let tagField: String = "kind"
+    static let tagField: Swift.String = "kind"
 
-    static let knownTags: [String] = ["hello", "post", "same", "names", "ping"]
+    static let knownTags: [Swift.String] = ["hello", "post", "same", "names", "ping"]
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: ViolationAnswer = Everything.notJSONAnswer
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = Everything.notJSONAnswer
 
-    static let notAFrameAnswer: ViolationAnswer = Everything.notAFrameAnswer
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Everything.notAFrameAnswer
 
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let sizeAnswer: ViolationAnswer = Everything.sizeAnswer
+    static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
 
-    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ClientFrame? {
+    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ClientFrame? {
         switch tag {
         case "hello":
             return Greeting.decode(from: .object(object), at: .root, in: &context, answer: Greeting.defaultAnswer, ignoring: tagField).map(ClientFrame.hello)
@@ -59,11 +59,11 @@ extension ClientFrame: WireFrame {
         }
     }
 
-    static func makeUnknown(tag: String, json: JSONValue) -> ClientFrame {
+    static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ClientFrame {
         .unknown(tag: tag, json: json)
     }
 
-    var tag: String {
+    var tag: Swift.String {
         switch self {
         case .hello:
             return "hello"
@@ -80,7 +80,7 @@ extension ClientFrame: WireFrame {
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .hello(let message):
             return message.jsonValue()
@@ -99,7 +99,7 @@ extension ClientFrame: WireFrame {
 }
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
-enum ServerFrame: Sendable, Hashable {
+enum ServerFrame: Swift.Sendable, Swift.Hashable {
     /// `same`:
     case same(ServerSame)
 
@@ -113,28 +113,28 @@ enum ServerFrame: Sendable, Hashable {
     case ping(Ping)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ServerFrame: WireFrame {
-    static let direction: FrameDirection = .server
+extension ServerFrame: WireRuntime.WireFrame {
+    static let direction: WireRuntime.FrameDirection = .server
 
-    static let tagField: String = "kind"
+    static let tagField: Swift.String = "kind"
 
-    static let knownTags: [String] = ["same", "update", "verdict", "ping"]
+    static let knownTags: [Swift.String] = ["same", "update", "verdict", "ping"]
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: ViolationAnswer = Everything.notJSONAnswer
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = Everything.notJSONAnswer
 
-    static let notAFrameAnswer: ViolationAnswer = Everything.notAFrameAnswer
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Everything.notAFrameAnswer
 
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let sizeAnswer: ViolationAnswer = Everything.sizeAnswer
+    static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
 
-    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ServerFrame? {
+    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ServerFrame? {
         switch tag {
         case "same":
             return ServerSame.decode(from: .object(object), at: .root, in: &context, answer: ServerSame.defaultAnswer, ignoring: tagField).map(ServerFrame.same)
@@ -149,11 +149,11 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    static func makeUnknown(tag: String, json: JSONValue) -> ServerFrame {
+    static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ServerFrame {
         .unknown(tag: tag, json: json)
     }
 
-    var tag: String {
+    var tag: Swift.String {
         switch self {
         case .same:
             return "same"
@@ -168,7 +168,7 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .same(let message):
             return message.jsonValue()

@@ -6,35 +6,35 @@ import Foundation
 /// The `same` message.
 ///
 /// Sent by the server with `"kind": "same"`.
-struct ServerSame: Sendable, Hashable {
-    var fromServer: Bool
+struct ServerSame: Swift.Sendable, Swift.Hashable {
+    var fromServer: Swift.Bool
 
     /// Creates a `same` message.
     ///
     /// - Parameters:
     ///   - fromServer: The `from_server` field.
-    init(fromServer: Bool) {
+    init(fromServer: Swift.Bool) {
         self.fromServer = fromServer
     }
 }
 
-extension ServerSame: WireMessage {
-    static let tag: String = "same"
+extension ServerSame: WireRuntime.WireMessage {
+    static let tag: Swift.String = "same"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ServerSame? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ServerSame? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ServerSame? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ServerSame? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _fromServer: Bool?
+        var _fromServer: Swift.Bool?
         if let value = context.member(object, "from_server", at: path(), required: true, nullable: false, answer: answer) {
             _fromServer = context.bool(value, at: path().appending("from_server"), answer: answer)
         }
@@ -43,25 +43,25 @@ extension ServerSame: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["from_server"] = .bool(self.fromServer)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -69,7 +69,7 @@ extension ServerSame: WireMessage {
 /// Everything a server can say.
 ///
 /// Sent by the server with `"kind": "update"`.
-struct Update: Sendable, Hashable {
+struct Update: Swift.Sendable, Swift.Hashable {
     var when: Stamp
 
     var color: Color
@@ -92,10 +92,10 @@ struct Update: Sendable, Hashable {
     /// `nil` is sent as `null`.
     var at: Point?
 
-    var level: String
+    var level: Swift.String
 
     /// `nil` leaves the key out.
-    var detail: String?
+    var detail: Swift.String?
 
     /// Creates an `update` message.
     ///
@@ -111,7 +111,7 @@ struct Update: Sendable, Hashable {
     ///   - at: The `at` field.
     ///   - level: The `level` field.
     ///   - detail: The `detail` field.
-    init(when: Stamp, color: Color, mood: Mood? = nil, shape: Shape, outcome: Outcome, selector: Selector, bag: Bag? = nil, strict: Strict? = nil, at: Point?, level: String, detail: String? = nil) {
+    init(when: Stamp, color: Color, mood: Mood? = nil, shape: Shape, outcome: Outcome, selector: Selector, bag: Bag? = nil, strict: Strict? = nil, at: Point?, level: Swift.String, detail: Swift.String? = nil) {
         self.when = when
         self.color = color
         self.mood = mood
@@ -126,33 +126,33 @@ struct Update: Sendable, Hashable {
     }
 }
 
-extension Update: WireMessage {
-    static let tag: String = "update"
+extension Update: WireRuntime.WireMessage {
+    static let tag: Swift.String = "update"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let stampRules: StringRules = StringRules(format: .iso8601)
+    static let stampRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static let whenLevelWarnOrError: ConditionalRequirement = ConditionalRequirement(when: [("level", [.string("warn"), .string("error")])], require: ["detail"], forbid: [])
+    static let whenLevelWarnOrError: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("level", [.string("warn"), .string("error")])], require: ["detail"], forbid: [])
 
-    static let whenColorRedAndLevelInfo: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("red")]), ("level", [.string("info")])], require: [], forbid: ["detail"])
+    static let whenColorRedAndLevelInfo: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("color", [.string("red")]), ("level", [.string("info")])], require: [], forbid: ["detail"])
 
-    static let whenColorGreen: ConditionalRequirement = ConditionalRequirement(when: [("color", [.string("green")])], require: [], forbid: [], expect: [("level", [.string("info"), .string("warn")])])
+    static let whenColorGreen: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("color", [.string("green")])], require: [], forbid: [], expect: [("level", [.string("info"), .string("warn")])])
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Update? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Update? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Update? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Update? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _when: Stamp?
         if let value = context.member(object, "when", at: path(), required: true, nullable: false, answer: answer) {
-            _when = context.string(value, at: path().appending("when"), rules: stampRules, answer: answer).flatMap(WireFormats.parseISO8601)
+            _when = context.string(value, at: path().appending("when"), rules: stampRules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)
         }
         var _color: Color?
         if let value = context.member(object, "color", at: path(), required: true, nullable: false, answer: answer) {
@@ -186,15 +186,15 @@ extension Update: WireMessage {
         if let value = context.member(object, "at", at: path(), required: true, nullable: true, answer: answer) {
             _at = Point.decode(from: value, at: path().appending("at"), in: &context, answer: answer)
         }
-        var _level: String?
+        var _level: Swift.String?
         if let value = context.member(object, "level", at: path(), required: true, nullable: false, answer: answer) {
             _level = context.string(value, at: path().appending("level"), rules: nil, answer: answer)
         }
-        var _detail: String?
+        var _detail: Swift.String?
         if let value = context.member(object, "detail", at: path(), required: false, nullable: false, answer: answer) {
             _detail = context.string(value, at: path().appending("detail"), rules: nil, answer: answer)
         }
-        context.check(Self.whenLevelWarnOrError, in: object, at: path(), answer: ViolationAnswer(code: "bad_frame"))
+        context.check(Self.whenLevelWarnOrError, in: object, at: path(), answer: WireRuntime.ViolationAnswer(code: "bad_frame"))
         context.check(Self.whenColorRedAndLevelInfo, in: object, at: path(), answer: answer)
         context.check(Self.whenColorGreen, in: object, at: path(), answer: answer)
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["secret"], ignoring: ignoredKey, at: path(), answer: answer)
@@ -203,10 +203,10 @@ extension Update: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(12)
-        object["when"] = .string(WireFormats.formatISO8601(self.when))
+        object["when"] = .string(WireRuntime.WireFormats.formatISO8601(self.when))
         object["color"] = self.color.jsonValue()
         if let value = self.mood { object["mood"] = value.jsonValue() }
         object["shape"] = self.shape.jsonValue()
@@ -220,18 +220,18 @@ extension Update: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -239,7 +239,7 @@ extension Update: WireMessage {
 /// A message whose fields depend on one of them.
 ///
 /// Sent by the server with `"kind": "verdict"`.
-enum Verdict: Sendable, Hashable {
+enum Verdict: Swift.Sendable, Swift.Hashable {
     /// `accepted: true`
     case accepted(Granted)
 
@@ -247,25 +247,25 @@ enum Verdict: Sendable, Hashable {
     case refused(Refused)
 
     /// A `verdict` with `accepted: true`; the parameters are the fields of `Granted`.
-    static func accepted(token: String) -> Verdict {
+    static func accepted(token: Swift.String) -> Verdict {
         .accepted(Granted(token: token))
     }
 
     /// A `verdict` with `accepted: false`; the parameters are the fields of `Refused`.
-    static func refused(reason: String? = nil) -> Verdict {
+    static func refused(reason: Swift.String? = nil) -> Verdict {
         .refused(Refused(reason: reason))
     }
 }
 
-extension Verdict: WireMessage {
-    static let tag: String = "verdict"
+extension Verdict: WireRuntime.WireMessage {
+    static let tag: Swift.String = "verdict"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Everything.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Verdict? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Verdict? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["accepted"] {
         case .bool(true)?:
@@ -282,13 +282,13 @@ extension Verdict: WireMessage {
     }
 
     /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Verdict? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Verdict? {
         decode(from: json, at: path(), in: &context, answer: answer)
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue]
         switch self {
         case .accepted(let value):
             object = value.jsonObject()
@@ -300,18 +300,18 @@ extension Verdict: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["kind"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }

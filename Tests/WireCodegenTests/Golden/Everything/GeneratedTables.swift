@@ -8,119 +8,119 @@ import Foundation
 /// A protocol that exists to exercise the generator.
 enum Everything {
     /// The protocol's machine name.
-    static let name: String = "everything"
+    static let name: Swift.String = "everything"
 
     /// The protocol's title.
-    static let title: String = "Everything"
+    static let title: Swift.String = "Everything"
 
     /// The protocol version this code was generated for.
-    static let version: Int = 3
+    static let version: Swift.Int = 3
 
     /// How frames travel: `websocket`, `sse` or `http`.
-    static let transportKind: String = "sse"
+    static let transportKind: Swift.String = "sse"
 
     /// Where the connection is opened.
-    static let transportPath: String = "/events"
+    static let transportPath: Swift.String = "/events"
 
     /// The protocol's default port.
-    static let defaultPort: Int = 7117
+    static let defaultPort: Swift.Int = 7117
 
     /// The answer to a broken rule when nothing more specific is said.
-    static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "bad_frame")
+    static let defaultAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "bad_frame")
 
     /// The answer to a broken size limit.
-    static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "too_big")
+    static let sizeAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "too_big")
 
     /// The answer to bytes that are not JSON.
-    static let notJSONAnswer: ViolationAnswer = .closeSilently(closeCode: 1002)
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = .closeSilently(closeCode: 1002)
 
     /// The answer to JSON that is not an object with a string tag.
-    static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "bad_frame")
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "bad_frame")
 
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     enum Constants {
         /// How often.
         ///
         /// Written in the spec as `15s`.
-        static let heartbeat: Duration = .milliseconds(15000)
+        static let heartbeat: Swift.Duration = .milliseconds(15000)
 
         /// Largest blob.
         ///
         /// Written in the spec as `16KiB`.
-        static let maxBlob: Int = 16384
+        static let maxBlob: Swift.Int = 16384
 
         /// Most items.
         ///
         /// Written in the spec as `100`.
-        static let maxItems: Int = 100
+        static let maxItems: Swift.Int = 100
 
         /// A ratio.
         ///
         /// Written in the spec as `0.75`.
-        static let ratio: Double = 0.75
+        static let ratio: Swift.Double = 0.75
 
         /// A name.
         ///
         /// Written in the spec as `Everything`.
-        static let product: String = "Everything"
+        static let product: Swift.String = "Everything"
     }
 
     /// The protocol's rate limits.
     enum RateLimits {
-        static let posts: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .milliseconds(1000), scope: .device, answer: ViolationAnswer(code: "slow_down"), clientAction: "Wait.")
+        static let posts: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "posts", counts: .frames([WireRuntime.FrameKey(.client, "post")]), limit: 10, window: .milliseconds(1000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "slow_down"), clientAction: "Wait.")
 
-        static let oversize: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.tooBig]), limit: 2, window: .milliseconds(60000), scope: .connection, answer: ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
+        static let oversize: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.tooBig]), limit: 2, window: .milliseconds(60000), scope: .connection, answer: WireRuntime.ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
 
-        static let sessions: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "sessions", counts: .frames([FrameKey(.client, "hello")]), limit: 50, window: nil, scope: RateLimitScope(rawValue: "server"), answer: ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
+        static let sessions: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "sessions", counts: .frames([WireRuntime.FrameKey(.client, "hello")]), limit: 50, window: nil, scope: WireRuntime.RateLimitScope(rawValue: "server"), answer: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
 
         /// The server sends at most 20 updates a second.
-        static let updates: RateLimitRule<ErrorCode> = RateLimitRule<ErrorCode>(name: "updates", counts: .frames([FrameKey(.server, "update")]), limit: 20, window: .milliseconds(1000), scope: .connection, answer: nil)
+        static let updates: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "updates", counts: .frames([WireRuntime.FrameKey(.server, "update")]), limit: 20, window: .milliseconds(1000), scope: .connection, answer: nil)
 
         /// Every rate limit, in spec order.
-        static let all: [RateLimitRule<ErrorCode>] = [posts, oversize, sessions, updates]
+        static let all: [WireRuntime.RateLimitRule<ErrorCode>] = [posts, oversize, sessions, updates]
     }
 
     /// The protocol's HTTP endpoints.
     enum Endpoints {
         /// `GET /status`
-        static let status: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "status", method: .get, path: "/status", requiresBearerToken: false, errorCodes: [])
+        static let status: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "status", method: .get, path: "/status", requiresBearerToken: false, errorCodes: [])
 
         /// `PUT /items/{item_id}/blob/{slot}`
-        static let upload: HTTPEndpoint<ErrorCode> = HTTPEndpoint<ErrorCode>(name: "upload", method: .put, path: "/items/{item_id}/blob/{slot}", requiresBearerToken: true, errorCodes: [.tooBig, .slowDown])
+        static let upload: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "upload", method: .put, path: "/items/{item_id}/blob/{slot}", requiresBearerToken: true, errorCodes: [.tooBig, .slowDown])
 
         /// The path of `PUT /items/{item_id}/blob/{slot}` with its parameters filled in and percent-encoded.
-        static func uploadPath(itemId: String, slot: String) -> String {
+        static func uploadPath(itemId: Swift.String, slot: Swift.String) -> Swift.String {
             upload.path(["item_id": itemId, "slot": slot])
         }
 
         /// Every endpoint, in spec order.
-        static let all: [HTTPEndpoint<ErrorCode>] = [status, upload]
+        static let all: [WireRuntime.HTTPEndpoint<ErrorCode>] = [status, upload]
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
-    static let sessionRules: SessionRuleSet = SessionRuleSet(
+    static let sessionRules: WireRuntime.SessionRuleSet = WireRuntime.SessionRuleSet(
         initialPhase: "start",
         phases: [
-            .init(name: "start", allowedClient: ["hello", "ping"], allowedServer: ["ping"], otherwise: ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000)),
+            .init(name: "start", allowedClient: ["hello", "ping"], allowedServer: ["ping"], otherwise: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000)),
             .init(name: "open", allowedClient: ["post", "same", "ping"], allowedServer: ["update", "same", "ping", "verdict"], otherwise: nil),
         ],
         transitions: [
-            .init(on: FrameKey(.client, "hello"), when: [], to: "open", setFlags: ["greeted": "wants_color"], closeCode: nil),
-            .init(on: FrameKey(.server, "update"), when: [SessionRuleSet.Condition("level", [.string("error")])], to: "start", setFlags: [:], closeCode: 1000),
+            .init(on: WireRuntime.FrameKey(.client, "hello"), when: [], to: "open", setFlags: ["greeted": "wants_color"], closeCode: nil),
+            .init(on: WireRuntime.FrameKey(.server, "update"), when: [WireRuntime.SessionRuleSet.Condition("level", [.string("error")])], to: "start", setFlags: [:], closeCode: 1000),
         ],
         flags: ["greeted"],
         guards: [
-            .init(name: "greeted_posts", frame: FrameKey(.client, "post"), requiredFlag: "greeted", otherwise: ViolationAnswer(code: "bad_frame")),
+            .init(name: "greeted_posts", frame: WireRuntime.FrameKey(.client, "post"), requiredFlag: "greeted", otherwise: WireRuntime.ViolationAnswer(code: "bad_frame")),
         ],
         correlations: [
-            .init(name: "pong", frame: FrameKey(.server, "ping"), field: "seq", answers: FrameKey(.client, "ping"), answersField: "seq", otherwise: nil),
+            .init(name: "pong", frame: WireRuntime.FrameKey(.server, "ping"), field: "seq", answers: WireRuntime.FrameKey(.client, "ping"), answersField: "seq", otherwise: nil),
         ],
         uniqueness: [
-            .init(name: "post_ids", frame: FrameKey(.client, "post"), key: "id", sameFields: ["default", "tags", "blobs"], comparison: .normalized, final: [], otherwise: ViolationAnswer(code: "bad_frame")),
-            .init(name: "final_updates", frame: FrameKey(.server, "update"), key: "when", sameFields: [], grows: ["detail"], final: [SessionRuleSet.Condition("level", [.string("error")])], otherwise: nil),
+            .init(name: "post_ids", frame: WireRuntime.FrameKey(.client, "post"), key: "id", sameFields: ["default", "tags", "blobs"], comparison: .normalized, final: [], otherwise: WireRuntime.ViolationAnswer(code: "bad_frame")),
+            .init(name: "final_updates", frame: WireRuntime.FrameKey(.server, "update"), key: "when", sameFields: [], grows: ["detail"], final: [WireRuntime.SessionRuleSet.Condition("level", [.string("error")])], otherwise: nil),
         ],
         runs: [
-            .init(name: "echoes", after: FrameKey(.client, "ping"), when: [SessionRuleSet.Condition("seq", [.integer(1), .integer(2)])], countField: "seq", frame: FrameKey(.server, "ping"), each: [SessionRuleSet.Condition("seq", [.integer(0), .integer(1), .integer(2)])], otherwise: nil),
+            .init(name: "echoes", after: WireRuntime.FrameKey(.client, "ping"), when: [WireRuntime.SessionRuleSet.Condition("seq", [.integer(1), .integer(2)])], countField: "seq", frame: WireRuntime.FrameKey(.server, "ping"), each: [WireRuntime.SessionRuleSet.Condition("seq", [.integer(0), .integer(1), .integer(2)])], otherwise: nil),
         ]
     )
 }

@@ -6,44 +6,44 @@ import Foundation
 /// An item id.
 ///
 /// Validated: format uuid.
-typealias ItemId = String
+typealias ItemId = Swift.String
 
 /// Validated: format base64, ≤ 16 bytes decoded.
-typealias Blob = String
+typealias Blob = Swift.String
 
 /// Validated: matches `[a-z0-9-]+`, ≥ 2 characters, ≤ 20 characters.
-typealias Slug = String
+typealias Slug = Swift.String
 
 /// A point in time.
 ///
 /// Validated: format iso8601.
-typealias Stamp = Date
+typealias Stamp = Foundation.Date
 
 /// Validated: format uri.
-typealias Link = String
+typealias Link = Swift.String
 
 /// Validated: ≤ 3 items.
-typealias Grid = [[Int]]
+typealias Grid = [[Swift.Int]]
 
 /// A closed enum written as a list.
-enum Color: String, Sendable, Hashable, CaseIterable {
+enum Color: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {
     case red
     case green
     case darkBlue = "dark-blue"
 }
 
-extension Color: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Color? {
+extension Color: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Color? {
         context.closedEnum(json, Color.self, at: path(), allowed: ["red", "green", "dark-blue"], answer: answer)
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 }
 
 /// An open enum written as a mapping.
-enum Mood: Sendable, Hashable, RawRepresentable {
+enum Mood: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// Smiling.
     case happy
 
@@ -51,12 +51,12 @@ enum Mood: Sendable, Hashable, RawRepresentable {
     case sad
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 }
 
-extension Mood: WireValue {
+extension Mood: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    init(rawValue: String) {
+    init(rawValue: Swift.String) {
         switch rawValue {
         case "happy":
             self = .happy
@@ -68,7 +68,7 @@ extension Mood: WireValue {
     }
 
     /// The value on the wire.
-    var rawValue: String {
+    var rawValue: Swift.String {
         switch self {
         case .happy:
             return "happy"
@@ -80,60 +80,60 @@ extension Mood: WireValue {
     }
 
     /// The values the spec lists.
-    static let knownValues: Set<String> = ["happy", "sad"]
+    static let knownValues: Swift.Set<Swift.String> = ["happy", "sad"]
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Mood? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Mood? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "Mood", answer: answer).map(Mood.init(rawValue:))
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 }
 
 /// An object.
-struct Point: Sendable, Hashable {
-    var x: Double
+struct Point: Swift.Sendable, Swift.Hashable {
+    var x: Swift.Double
 
     /// Validated: ≥ -1.5, ≤ 1.5.
-    var y: Double
+    var y: Swift.Double
 
     /// Creates a `Point`.
     ///
     /// - Parameters:
     ///   - x: The `x` field.
     ///   - y: The `y` field.
-    init(x: Double, y: Double) {
+    init(x: Swift.Double, y: Swift.Double) {
         self.x = x
         self.y = y
     }
 }
 
-extension Point: WireValue {
-    static let minimumMinus1Point5Maximum1Point5Rules: NumberRules = NumberRules(minimum: -1.5, maximum: 1.5)
+extension Point: WireRuntime.WireValue {
+    static let minimumMinus1Point5Maximum1Point5Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: -1.5, maximum: 1.5)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Point? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Point? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Point? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Point? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _x: Double?
+        var _x: Swift.Double?
         if let value = context.member(object, "x", at: path(), required: true, nullable: false, answer: answer) {
             _x = context.number(value, at: path().appending("x"), rules: nil, answer: answer)
         }
-        var _y: Double?
+        var _y: Swift.Double?
         if let value = context.member(object, "y", at: path(), required: true, nullable: false, answer: answer) {
             _y = context.number(value, at: path().appending("y"), rules: minimumMinus1Point5Maximum1Point5Rules, answer: answer)
         }
@@ -142,53 +142,53 @@ extension Point: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
-        object["x"] = JSONValue(self.x)
-        object["y"] = JSONValue(self.y)
+        object["x"] = WireRuntime.JSONValue(self.x)
+        object["y"] = WireRuntime.JSONValue(self.y)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
-struct Circle: Sendable, Hashable {
+struct Circle: Swift.Sendable, Swift.Hashable {
     /// Validated: ≥ 0.
-    var radius: Double
+    var radius: Swift.Double
 
     /// Creates a `Circle`.
     ///
     /// - Parameters:
     ///   - radius: The `radius` field.
-    init(radius: Double) {
+    init(radius: Swift.Double) {
         self.radius = radius
     }
 }
 
-extension Circle: WireValue {
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+extension Circle: WireRuntime.WireValue {
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Circle? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Circle? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Circle? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Circle? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _radius: Double?
+        var _radius: Swift.Double?
         if let value = context.member(object, "radius", at: path(), required: true, nullable: false, answer: answer) {
             _radius = context.number(value, at: path().appending("radius"), rules: nonNegativeRules, answer: answer)
         }
@@ -197,49 +197,49 @@ extension Circle: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
-        object["radius"] = JSONValue(self.radius)
+        object["radius"] = WireRuntime.JSONValue(self.radius)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
-struct Square: Sendable, Hashable {
-    var side: Int
+struct Square: Swift.Sendable, Swift.Hashable {
+    var side: Swift.Int
 
     /// Creates a `Square`.
     ///
     /// - Parameters:
     ///   - side: The `side` field.
-    init(side: Int) {
+    init(side: Swift.Int) {
         self.side = side
     }
 }
 
-extension Square: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Square? {
+extension Square: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Square? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Square? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Square? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _side: Int?
+        var _side: Swift.Int?
         if let value = context.member(object, "side", at: path(), required: true, nullable: false, answer: answer) {
             _side = context.integer(value, at: path().appending("side"), rules: nil, answer: answer)
         }
@@ -248,29 +248,29 @@ extension Square: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["side"] = .integer(self.side)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A string-tagged open union.
-enum Shape: Sendable, Hashable {
+enum Shape: Swift.Sendable, Swift.Hashable {
     /// `shape: circle`
     case circle(Circle)
 
@@ -278,11 +278,11 @@ enum Shape: Sendable, Hashable {
     case square(Square)
 
     /// A case this version of the spec does not know, kept as received.
-    case unknown(tag: JSONValue, json: JSONValue)
+    case unknown(tag: WireRuntime.JSONValue, json: WireRuntime.JSONValue)
 }
 
-extension Shape: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Shape? {
+extension Shape: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Shape? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["shape"] {
         case .string("circle")?:
@@ -293,20 +293,20 @@ extension Shape: WireValue {
             context.fail(path().appending("shape"), "required", answer, "missing required field 'shape'")
             return nil
         case let other?:
-            context.report(ValidationIssue(severity: .warning, path: path().appending("shape"), rule: "unknownCase", answer: answer, message: "\(other) is not a known Shape case; it is kept as unknown"))
+            context.report(WireRuntime.ValidationIssue(severity: .warning, path: path().appending("shape"), rule: "unknownCase", answer: answer, message: "\(other) is not a known Shape case; it is kept as unknown"))
             return .unknown(tag: other, json: json)
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .circle(let value):
-            var object: [String: JSONValue]
+            var object: [Swift.String: WireRuntime.JSONValue]
             object = value.jsonObject()
             object["shape"] = .string("circle")
             return .object(object)
         case .square(let value):
-            var object: [String: JSONValue]
+            var object: [Swift.String: WireRuntime.JSONValue]
             object = value.jsonObject()
             object["shape"] = .string("square")
             return .object(object)
@@ -316,37 +316,37 @@ extension Shape: WireValue {
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
-struct Granted: Sendable, Hashable {
-    var token: String
+struct Granted: Swift.Sendable, Swift.Hashable {
+    var token: Swift.String
 
     /// Creates a `Granted`.
     ///
     /// - Parameters:
     ///   - token: The `token` field.
-    init(token: String) {
+    init(token: Swift.String) {
         self.token = token
     }
 }
 
-extension Granted: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Granted? {
+extension Granted: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Granted? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Granted? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Granted? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _token: String?
+        var _token: Swift.String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
             _token = context.string(value, at: path().appending("token"), rules: nil, answer: answer)
         }
@@ -355,50 +355,50 @@ extension Granted: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["token"] = .string(self.token)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
-struct Refused: Sendable, Hashable {
+struct Refused: Swift.Sendable, Swift.Hashable {
     /// `nil` leaves the key out.
-    var reason: String?
+    var reason: Swift.String?
 
     /// Creates a `Refused`.
     ///
     /// - Parameters:
     ///   - reason: The `reason` field.
-    init(reason: String? = nil) {
+    init(reason: Swift.String? = nil) {
         self.reason = reason
     }
 }
 
-extension Refused: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Refused? {
+extension Refused: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Refused? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Refused? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Refused? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _reason: String?
+        var _reason: Swift.String?
         if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
             _reason = context.string(value, at: path().appending("reason"), rules: nil, answer: answer)
         }
@@ -407,29 +407,29 @@ extension Refused: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         if let value = self.reason { object["reason"] = .string(value) }
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A boolean-tagged union.
-enum Outcome: Sendable, Hashable {
+enum Outcome: Swift.Sendable, Swift.Hashable {
     /// `ok: true`
     case granted(Granted)
 
@@ -437,8 +437,8 @@ enum Outcome: Sendable, Hashable {
     case refused(Refused)
 }
 
-extension Outcome: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Outcome? {
+extension Outcome: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Outcome? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["ok"] {
         case .bool(true)?:
@@ -454,15 +454,15 @@ extension Outcome: WireValue {
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .granted(let value):
-            var object: [String: JSONValue]
+            var object: [Swift.String: WireRuntime.JSONValue]
             object = value.jsonObject()
             object["ok"] = .bool(true)
             return .object(object)
         case .refused(let value):
-            var object: [String: JSONValue]
+            var object: [Swift.String: WireRuntime.JSONValue]
             object = value.jsonObject()
             object["ok"] = .bool(false)
             return .object(object)
@@ -470,38 +470,38 @@ extension Outcome: WireValue {
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// Everything, or some names.
-enum Selector: Sendable, Hashable {
+enum Selector: Swift.Sendable, Swift.Hashable {
     /// Every session.
-    case all(String)
+    case all(Swift.String)
 
     case names([Slug])
 }
 
-extension Selector: WireValue {
-    static let equalsValueRules: StringRules = StringRules(constant: "*")
+extension Selector: WireRuntime.WireValue {
+    static let equalsValueRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "*")
 
-    static let nonEmptyRules: CollectionRules = CollectionRules(minItems: 1)
+    static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
 
-    static let slugRules: StringRules = StringRules(minLength: 2, maxLength: 20, pattern: WirePattern("[a-z0-9-]+"))
+    static let slugRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 2, maxLength: 20, pattern: WireRuntime.WirePattern("[a-z0-9-]+"))
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Selector? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Selector? {
         if let value = context.attempt({ context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }) { return .all(value) }
         if let value = context.attempt({ context in context.array(json, at: path(), rules: nonEmptyRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: slugRules, answer: answer) } }) { return .names(value) }
         context.noVariant(json, at: path(), expected: "all, names", answer: answer)
         return nil
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .all(let value):
             return .string(value)
@@ -511,45 +511,45 @@ extension Selector: WireValue {
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// An object that keeps fields it does not know.
-struct Bag: Sendable, Hashable {
-    var label: String
+struct Bag: Swift.Sendable, Swift.Hashable {
+    var label: Swift.String
 
     /// Keys the spec does not declare, kept as received so they survive re-encoding.
-    var additionalFields: [String: JSONValue]
+    var additionalFields: [Swift.String: WireRuntime.JSONValue]
 
     /// Creates a `Bag`.
     ///
     /// - Parameters:
     ///   - label: The `label` field.
     ///   - additionalFields: Keys the spec does not declare, kept as received.
-    init(label: String, additionalFields: [String: JSONValue] = [:]) {
+    init(label: Swift.String, additionalFields: [Swift.String: WireRuntime.JSONValue] = [:]) {
         self.label = label
         self.additionalFields = additionalFields
     }
 }
 
-extension Bag: WireValue {
-    static let knownKeys: Set<String> = ["label"]
+extension Bag: WireRuntime.WireValue {
+    static let knownKeys: Swift.Set<Swift.String> = ["label"]
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Bag? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Bag? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Bag? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Bag? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _label: String?
+        var _label: Swift.String?
         if let value = context.member(object, "label", at: path(), required: true, nullable: false, answer: answer) {
             _label = context.string(value, at: path().appending("label"), rules: nil, answer: answer)
         }
@@ -559,51 +559,51 @@ extension Bag: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = self.additionalFields
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = self.additionalFields
         object.reserveCapacity(2)
         object["label"] = .string(self.label)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
-struct Strict: Sendable, Hashable {
-    var a: Int
+struct Strict: Swift.Sendable, Swift.Hashable {
+    var a: Swift.Int
 
     /// Creates a `Strict`.
     ///
     /// - Parameters:
     ///   - a: The `a` field.
-    init(a: Int) {
+    init(a: Swift.Int) {
         self.a = a
     }
 }
 
-extension Strict: WireValue {
-    static let knownKeys: Set<String> = ["a"]
+extension Strict: WireRuntime.WireValue {
+    static let knownKeys: Swift.Set<Swift.String> = ["a"]
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Strict? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Strict? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Strict? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Strict? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _a: Int?
+        var _a: Swift.Int?
         if let value = context.member(object, "a", at: path(), required: true, nullable: false, answer: answer) {
             _a = context.integer(value, at: path().appending("a"), rules: nil, answer: answer)
         }
@@ -613,29 +613,29 @@ extension Strict: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["a"] = .integer(self.a)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
-enum ErrorCode: Sendable, Hashable, RawRepresentable {
+enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// The frame breaks the spec.
     case badFrame
 
@@ -649,10 +649,10 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     case gone
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 
     /// The HTTP status that carries this code, if any.
-    var httpStatus: Int? {
+    var httpStatus: Swift.Int? {
         switch self {
         case .badFrame:
             return 400
@@ -668,7 +668,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// Whether the connection closes after this error.
-    var closeBehavior: CloseBehavior {
+    var closeBehavior: WireRuntime.CloseBehavior {
         switch self {
         case .badFrame:
             return .sometimes
@@ -684,7 +684,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// The WebSocket close code used when the connection closes for this error.
-    var closeCode: Int? {
+    var closeCode: Swift.Int? {
         switch self {
         case .badFrame:
             return 1008
@@ -700,7 +700,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// What a client should do when it receives this code.
-    var clientAction: String? {
+    var clientAction: Swift.String? {
         switch self {
         case .badFrame:
             return "Fix the frame."
@@ -719,9 +719,9 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     static let allCases: [Self] = [.badFrame, .tooBig, .slowDown, .gone]
 }
 
-extension ErrorCode: WireValue {
+extension ErrorCode: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    init(rawValue: String) {
+    init(rawValue: Swift.String) {
         switch rawValue {
         case "bad_frame":
             self = .badFrame
@@ -737,7 +737,7 @@ extension ErrorCode: WireValue {
     }
 
     /// The value on the wire.
-    var rawValue: String {
+    var rawValue: Swift.String {
         switch self {
         case .badFrame:
             return "bad_frame"
@@ -753,21 +753,21 @@ extension ErrorCode: WireValue {
     }
 
     /// The values the spec lists.
-    static let knownValues: Set<String> = ["bad_frame", "too_big", "slow_down", "gone"]
+    static let knownValues: Swift.Set<Swift.String> = ["bad_frame", "too_big", "slow_down", "gone"]
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorCode? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
@@ -775,7 +775,7 @@ extension ErrorCode: WireValue {
 
 extension Point {
     /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> Point {
+    static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> Point {
         try decode(bytes, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 }

@@ -6,51 +6,51 @@ import Foundation
 /// The first frame of a connection.
 ///
 /// Sent by the client with `"type": "hello"`.
-struct Hello: Sendable, Hashable {
+struct Hello: Swift.Sendable, Swift.Hashable {
     /// The app's version.
     ///
     /// Validated: not empty.
-    var clientVersion: String
+    var clientVersion: Swift.String
 
     /// The device's name, shown on the machine.
     ///
     /// Validated: not empty.
-    var deviceName: String
+    var deviceName: Swift.String
 
     /// Creates a `hello` message.
     ///
     /// - Parameters:
     ///   - clientVersion: The app's version.
     ///   - deviceName: The device's name, shown on the machine.
-    init(clientVersion: String, deviceName: String) {
+    init(clientVersion: Swift.String, deviceName: Swift.String) {
         self.clientVersion = clientVersion
         self.deviceName = deviceName
     }
 }
 
-extension Hello: WireMessage {
-    static let tag: String = "hello"
+extension Hello: WireRuntime.WireMessage {
+    static let tag: Swift.String = "hello"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Hello? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Hello? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Hello? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Hello? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _clientVersion: String?
+        var _clientVersion: Swift.String?
         if let value = context.member(object, "client_version", at: path(), required: true, nullable: false, answer: answer) {
             _clientVersion = context.string(value, at: path().appending("client_version"), rules: nonEmptyRules, answer: answer)
         }
-        var _deviceName: String?
+        var _deviceName: Swift.String?
         if let value = context.member(object, "device_name", at: path(), required: true, nullable: false, answer: answer) {
             _deviceName = context.string(value, at: path().appending("device_name"), rules: nonEmptyRules, answer: answer)
         }
@@ -59,26 +59,26 @@ extension Hello: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["client_version"] = .string(self.clientVersion)
         object["device_name"] = .string(self.deviceName)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -86,7 +86,7 @@ extension Hello: WireMessage {
 /// Chooses the sessions whose events the client receives.
 ///
 /// Sent by the client with `"type": "subscribe"`.
-struct Subscribe: Sendable, Hashable {
+struct Subscribe: Swift.Sendable, Swift.Hashable {
     /// `*` for every session, or a list of names.
     var sessions: SessionSelector
 
@@ -99,20 +99,20 @@ struct Subscribe: Sendable, Hashable {
     }
 }
 
-extension Subscribe: WireMessage {
-    static let tag: String = "subscribe"
+extension Subscribe: WireRuntime.WireMessage {
+    static let tag: Swift.String = "subscribe"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Subscribe? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Subscribe? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Subscribe? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Subscribe? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _sessions: SessionSelector?
@@ -124,25 +124,25 @@ extension Subscribe: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(2)
         object["sessions"] = self.sessions.jsonValue()
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -150,51 +150,51 @@ extension Subscribe: WireMessage {
 /// Sends text to a session, as if typed at its prompt.
 ///
 /// Sent by the client with `"type": "input"`.
-struct Input: Sendable, Hashable {
+struct Input: Swift.Sendable, Swift.Hashable {
     /// The session's name.
     ///
     /// Validated: not empty.
-    var session: String
+    var session: Swift.String
 
     /// The text.
     ///
     /// Validated: not empty.
-    var text: String
+    var text: Swift.String
 
     /// Creates an `input` message.
     ///
     /// - Parameters:
     ///   - session: The session's name.
     ///   - text: The text.
-    init(session: String, text: String) {
+    init(session: Swift.String, text: Swift.String) {
         self.session = session
         self.text = text
     }
 }
 
-extension Input: WireMessage {
-    static let tag: String = "input"
+extension Input: WireRuntime.WireMessage {
+    static let tag: Swift.String = "input"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Input? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Input? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Input? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Input? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _session: String?
+        var _session: Swift.String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
             _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
         }
-        var _text: String?
+        var _text: Swift.String?
         if let value = context.member(object, "text", at: path(), required: true, nullable: false, answer: answer) {
             _text = context.string(value, at: path().appending("text"), rules: nonEmptyRules, answer: answer)
         }
@@ -203,26 +203,26 @@ extension Input: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["session"] = .string(self.session)
         object["text"] = .string(self.text)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -230,11 +230,11 @@ extension Input: WireMessage {
 /// Answers a permission request.
 ///
 /// Sent by the client with `"type": "permission_response"`.
-struct PermissionResponse: Sendable, Hashable {
+struct PermissionResponse: Swift.Sendable, Swift.Hashable {
     /// The `request_id` of the permission request.
     ///
     /// Validated: not empty.
-    var requestId: String
+    var requestId: Swift.String
 
     /// Allow or deny the tool use.
     var decision: Decision
@@ -244,31 +244,31 @@ struct PermissionResponse: Sendable, Hashable {
     /// - Parameters:
     ///   - requestId: The `request_id` of the permission request.
     ///   - decision: Allow or deny the tool use.
-    init(requestId: String, decision: Decision) {
+    init(requestId: Swift.String, decision: Decision) {
         self.requestId = requestId
         self.decision = decision
     }
 }
 
-extension PermissionResponse: WireMessage {
-    static let tag: String = "permission_response"
+extension PermissionResponse: WireRuntime.WireMessage {
+    static let tag: Swift.String = "permission_response"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PermissionResponse? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PermissionResponse? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PermissionResponse? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PermissionResponse? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _requestId: String?
+        var _requestId: Swift.String?
         if let value = context.member(object, "request_id", at: path(), required: true, nullable: false, answer: answer) {
             _requestId = context.string(value, at: path().appending("request_id"), rules: nonEmptyRules, answer: answer)
         }
@@ -281,26 +281,26 @@ extension PermissionResponse: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["request_id"] = .string(self.requestId)
         object["decision"] = self.decision.jsonValue()
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -308,11 +308,11 @@ extension PermissionResponse: WireMessage {
 /// Controls a session.
 ///
 /// Sent by the client with `"type": "control"`.
-struct Control: Sendable, Hashable {
+struct Control: Swift.Sendable, Swift.Hashable {
     /// The session's name.
     ///
     /// Validated: not empty.
-    var session: String
+    var session: Swift.String
 
     /// What to do.
     var action: ControlAction
@@ -322,31 +322,31 @@ struct Control: Sendable, Hashable {
     /// - Parameters:
     ///   - session: The session's name.
     ///   - action: What to do.
-    init(session: String, action: ControlAction) {
+    init(session: Swift.String, action: ControlAction) {
         self.session = session
         self.action = action
     }
 }
 
-extension Control: WireMessage {
-    static let tag: String = "control"
+extension Control: WireRuntime.WireMessage {
+    static let tag: Swift.String = "control"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Control? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Control? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Control? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Control? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _session: String?
+        var _session: Swift.String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
             _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
         }
@@ -359,26 +359,26 @@ extension Control: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["session"] = .string(self.session)
         object["action"] = self.action.jsonValue()
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -386,53 +386,53 @@ extension Control: WireMessage {
 /// Asks for the events of a session after the last one the client saw.
 ///
 /// Sent by the client with `"type": "sync"`.
-struct Sync: Sendable, Hashable {
+struct Sync: Swift.Sendable, Swift.Hashable {
     /// The session's name.
     ///
     /// Validated: not empty.
-    var session: String
+    var session: Swift.String
 
     /// The sequence of the last event the client processed.
     ///
     /// Validated: ≥ 0.
-    var lastSeenSequence: Int
+    var lastSeenSequence: Swift.Int
 
     /// Creates a `sync` message.
     ///
     /// - Parameters:
     ///   - session: The session's name.
     ///   - lastSeenSequence: The sequence of the last event the client processed.
-    init(session: String, lastSeenSequence: Int) {
+    init(session: Swift.String, lastSeenSequence: Swift.Int) {
         self.session = session
         self.lastSeenSequence = lastSeenSequence
     }
 }
 
-extension Sync: WireMessage {
-    static let tag: String = "sync"
+extension Sync: WireRuntime.WireMessage {
+    static let tag: Swift.String = "sync"
 
-    static let direction: FrameDirection = .client
+    static let direction: WireRuntime.FrameDirection = .client
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Sync? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Sync? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Sync? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Sync? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _session: String?
+        var _session: Swift.String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
             _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
         }
-        var _lastSeenSequence: Int?
+        var _lastSeenSequence: Swift.Int?
         if let value = context.member(object, "last_seen_sequence", at: path(), required: true, nullable: false, answer: answer) {
             _lastSeenSequence = context.integer(value, at: path().appending("last_seen_sequence"), rules: nonNegativeRules, answer: answer)
         }
@@ -441,26 +441,26 @@ extension Sync: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["session"] = .string(self.session)
         object["last_seen_sequence"] = .integer(self.lastSeenSequence)
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }

@@ -28,12 +28,12 @@ protocol ClientFrameHandler {
     func handleSync(_ message: Sync) async throws
 
     /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws
 }
 
 extension ClientFrameHandler {
     /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws {
     }
 }
 
@@ -81,12 +81,12 @@ protocol ServerFrameHandler {
     func handleError(_ message: ErrorMessage) async throws
 
     /// Handles a frame whose tag this version of the spec does not know (by default: ignores it).
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws
 }
 
 extension ServerFrameHandler {
     /// Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.
-    func handleUnknownFrame(tag: String, json: JSONValue) async throws {
+    func handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws {
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 @_spi(Generated) import WireRuntime
 
 /// Every frame the client sends, decoded in one pass by `ClientFrame.decode(_:)`.
-enum ClientFrame: Sendable, Hashable {
+enum ClientFrame: Swift.Sendable, Swift.Hashable {
     /// `hello`: The first frame of a connection.
     case hello(Hello)
 
@@ -24,28 +24,28 @@ enum ClientFrame: Sendable, Hashable {
     case sync(Sync)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ClientFrame: WireFrame {
-    static let direction: FrameDirection = .client
+extension ClientFrame: WireRuntime.WireFrame {
+    static let direction: WireRuntime.FrameDirection = .client
 
-    static let tagField: String = "type"
+    static let tagField: Swift.String = "type"
 
-    static let knownTags: [String] = ["hello", "subscribe", "input", "permission_response", "control", "sync"]
+    static let knownTags: [Swift.String] = ["hello", "subscribe", "input", "permission_response", "control", "sync"]
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: ViolationAnswer = Wormhole.notJSONAnswer
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = Wormhole.notJSONAnswer
 
-    static let notAFrameAnswer: ViolationAnswer = Wormhole.notAFrameAnswer
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Wormhole.notAFrameAnswer
 
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let sizeAnswer: ViolationAnswer = Wormhole.sizeAnswer
+    static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
 
-    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ClientFrame? {
+    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ClientFrame? {
         switch tag {
         case "hello":
             return Hello.decode(from: .object(object), at: .root, in: &context, answer: Hello.defaultAnswer, ignoring: tagField).map(ClientFrame.hello)
@@ -64,11 +64,11 @@ extension ClientFrame: WireFrame {
         }
     }
 
-    static func makeUnknown(tag: String, json: JSONValue) -> ClientFrame {
+    static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ClientFrame {
         .unknown(tag: tag, json: json)
     }
 
-    var tag: String {
+    var tag: Swift.String {
         switch self {
         case .hello:
             return "hello"
@@ -87,7 +87,7 @@ extension ClientFrame: WireFrame {
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .hello(let message):
             return message.jsonValue()
@@ -108,7 +108,7 @@ extension ClientFrame: WireFrame {
 }
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
-enum ServerFrame: Sendable, Hashable {
+enum ServerFrame: Swift.Sendable, Swift.Hashable {
     /// `welcome`: The answer to hello, with the machine's sessions.
     case welcome(Welcome)
 
@@ -125,28 +125,28 @@ enum ServerFrame: Sendable, Hashable {
     case error(ErrorMessage)
 
     /// A frame whose tag this version of the spec does not know, with its JSON as received.
-    case unknown(tag: String, json: JSONValue)
+    case unknown(tag: Swift.String, json: WireRuntime.JSONValue)
 }
 
-extension ServerFrame: WireFrame {
-    static let direction: FrameDirection = .server
+extension ServerFrame: WireRuntime.WireFrame {
+    static let direction: WireRuntime.FrameDirection = .server
 
-    static let tagField: String = "type"
+    static let tagField: Swift.String = "type"
 
-    static let knownTags: [String] = ["welcome", "event", "permission_request", "sync_response", "error"]
+    static let knownTags: [Swift.String] = ["welcome", "event", "permission_request", "sync_response", "error"]
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: ViolationAnswer = Wormhole.notJSONAnswer
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = Wormhole.notJSONAnswer
 
-    static let notAFrameAnswer: ViolationAnswer = Wormhole.notAFrameAnswer
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Wormhole.notAFrameAnswer
 
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let sizeAnswer: ViolationAnswer = Wormhole.sizeAnswer
+    static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
 
-    static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> ServerFrame? {
+    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ServerFrame? {
         switch tag {
         case "welcome":
             return Welcome.decode(from: .object(object), at: .root, in: &context, answer: Welcome.defaultAnswer, ignoring: tagField).map(ServerFrame.welcome)
@@ -163,11 +163,11 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    static func makeUnknown(tag: String, json: JSONValue) -> ServerFrame {
+    static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ServerFrame {
         .unknown(tag: tag, json: json)
     }
 
-    var tag: String {
+    var tag: Swift.String {
         switch self {
         case .welcome:
             return "welcome"
@@ -184,7 +184,7 @@ extension ServerFrame: WireFrame {
         }
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .welcome(let message):
             return message.jsonValue()

@@ -6,12 +6,12 @@ import Foundation
 /// The answer to hello, with the machine's sessions.
 ///
 /// Sent by the server with `"type": "welcome"`.
-struct Welcome: Sendable, Hashable {
+struct Welcome: Swift.Sendable, Swift.Hashable {
     /// The daemon's version.
-    var serverVersion: String
+    var serverVersion: Swift.String
 
     /// The machine's name.
-    var machineName: String
+    var machineName: Swift.String
 
     /// The sessions the machine runs.
     var sessions: [SessionInfo]
@@ -22,34 +22,34 @@ struct Welcome: Sendable, Hashable {
     ///   - serverVersion: The daemon's version.
     ///   - machineName: The machine's name.
     ///   - sessions: The sessions the machine runs.
-    init(serverVersion: String, machineName: String, sessions: [SessionInfo]) {
+    init(serverVersion: Swift.String, machineName: Swift.String, sessions: [SessionInfo]) {
         self.serverVersion = serverVersion
         self.machineName = machineName
         self.sessions = sessions
     }
 }
 
-extension Welcome: WireMessage {
-    static let tag: String = "welcome"
+extension Welcome: WireRuntime.WireMessage {
+    static let tag: Swift.String = "welcome"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Welcome? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Welcome? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Welcome? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Welcome? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _serverVersion: String?
+        var _serverVersion: Swift.String?
         if let value = context.member(object, "server_version", at: path(), required: true, nullable: false, answer: answer) {
             _serverVersion = context.string(value, at: path().appending("server_version"), rules: nil, answer: answer)
         }
-        var _machineName: String?
+        var _machineName: Swift.String?
         if let value = context.member(object, "machine_name", at: path(), required: true, nullable: false, answer: answer) {
             _machineName = context.string(value, at: path().appending("machine_name"), rules: nil, answer: answer)
         }
@@ -62,8 +62,8 @@ extension Welcome: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["server_version"] = .string(self.serverVersion)
         object["machine_name"] = .string(self.machineName)
@@ -71,18 +71,18 @@ extension Welcome: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -90,19 +90,19 @@ extension Welcome: WireMessage {
 /// A session event, in sequence order.
 ///
 /// Sent by the server with `"type": "event"`.
-struct Event: Sendable, Hashable {
+struct Event: Swift.Sendable, Swift.Hashable {
     /// The session's name.
-    var session: String
+    var session: Swift.String
 
     /// The event's number within its session.
     ///
     /// Validated: ≥ 0.
-    var sequence: Int
+    var sequence: Swift.Int
 
     /// When the event happened.
     ///
     /// Validated: format iso8601.
-    var timestamp: Date
+    var timestamp: Foundation.Date
 
     /// The SDK message, with every field it carries.
     var message: SDKMessage
@@ -114,7 +114,7 @@ struct Event: Sendable, Hashable {
     ///   - sequence: The event's number within its session.
     ///   - timestamp: When the event happened.
     ///   - message: The SDK message, with every field it carries.
-    init(session: String, sequence: Int, timestamp: Date, message: SDKMessage) {
+    init(session: Swift.String, sequence: Swift.Int, timestamp: Foundation.Date, message: SDKMessage) {
         self.session = session
         self.sequence = sequence
         self.timestamp = timestamp
@@ -122,37 +122,37 @@ struct Event: Sendable, Hashable {
     }
 }
 
-extension Event: WireMessage {
-    static let tag: String = "event"
+extension Event: WireRuntime.WireMessage {
+    static let tag: Swift.String = "event"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static let iso8601Rules: StringRules = StringRules(format: .iso8601)
+    static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Event? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Event? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> Event? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Event? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _session: String?
+        var _session: Swift.String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
             _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
         }
-        var _sequence: Int?
+        var _sequence: Swift.Int?
         if let value = context.member(object, "sequence", at: path(), required: true, nullable: false, answer: answer) {
             _sequence = context.integer(value, at: path().appending("sequence"), rules: nonNegativeRules, answer: answer)
         }
-        var _timestamp: Date?
+        var _timestamp: Foundation.Date?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireFormats.parseISO8601)
+            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)
         }
         var _message: SDKMessage?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
@@ -163,28 +163,28 @@ extension Event: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(5)
         object["session"] = .string(self.session)
         object["sequence"] = .integer(self.sequence)
-        object["timestamp"] = .string(WireFormats.formatISO8601(self.timestamp))
+        object["timestamp"] = .string(WireRuntime.WireFormats.formatISO8601(self.timestamp))
         object["message"] = self.message.jsonValue()
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -192,20 +192,20 @@ extension Event: WireMessage {
 /// Asks the client to allow or deny a tool use.
 ///
 /// Sent by the server with `"type": "permission_request"`.
-struct PermissionRequest: Sendable, Hashable {
+struct PermissionRequest: Swift.Sendable, Swift.Hashable {
     /// The id to answer with.
     ///
     /// Validated: not empty.
-    var requestId: String
+    var requestId: Swift.String
 
     /// The tool, e.g. `Bash`.
-    var toolName: String
+    var toolName: Swift.String
 
     /// The tool's input, as the SDK gives it.
-    var toolInput: [String: JSONValue]
+    var toolInput: [Swift.String: WireRuntime.JSONValue]
 
     /// The session asking.
-    var sessionName: String
+    var sessionName: Swift.String
 
     /// Creates a `permission_request` message.
     ///
@@ -214,7 +214,7 @@ struct PermissionRequest: Sendable, Hashable {
     ///   - toolName: The tool, e.g.
     ///   - toolInput: The tool's input, as the SDK gives it.
     ///   - sessionName: The session asking.
-    init(requestId: String, toolName: String, toolInput: [String: JSONValue], sessionName: String) {
+    init(requestId: Swift.String, toolName: Swift.String, toolInput: [Swift.String: WireRuntime.JSONValue], sessionName: Swift.String) {
         self.requestId = requestId
         self.toolName = toolName
         self.toolInput = toolInput
@@ -222,37 +222,37 @@ struct PermissionRequest: Sendable, Hashable {
     }
 }
 
-extension PermissionRequest: WireMessage {
-    static let tag: String = "permission_request"
+extension PermissionRequest: WireRuntime.WireMessage {
+    static let tag: Swift.String = "permission_request"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> PermissionRequest? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PermissionRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> PermissionRequest? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PermissionRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _requestId: String?
+        var _requestId: Swift.String?
         if let value = context.member(object, "request_id", at: path(), required: true, nullable: false, answer: answer) {
             _requestId = context.string(value, at: path().appending("request_id"), rules: nonEmptyRules, answer: answer)
         }
-        var _toolName: String?
+        var _toolName: Swift.String?
         if let value = context.member(object, "tool_name", at: path(), required: true, nullable: false, answer: answer) {
             _toolName = context.string(value, at: path().appending("tool_name"), rules: nil, answer: answer)
         }
-        var _toolInput: [String: JSONValue]?
+        var _toolInput: [Swift.String: WireRuntime.JSONValue]?
         if let value = context.member(object, "tool_input", at: path(), required: true, nullable: false, answer: answer) {
-            _toolInput = context.map(value, at: path().appending("tool_input"), rules: nil, answer: answer) { item0, key0, context in Optional(item0) }
+            _toolInput = context.map(value, at: path().appending("tool_input"), rules: nil, answer: answer) { item0, key0, context in Swift.Optional(item0) }
         }
-        var _sessionName: String?
+        var _sessionName: Swift.String?
         if let value = context.member(object, "session_name", at: path(), required: true, nullable: false, answer: answer) {
             _sessionName = context.string(value, at: path().appending("session_name"), rules: nil, answer: answer)
         }
@@ -261,8 +261,8 @@ extension PermissionRequest: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(5)
         object["request_id"] = .string(self.requestId)
         object["tool_name"] = .string(self.toolName)
@@ -271,18 +271,18 @@ extension PermissionRequest: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -290,9 +290,9 @@ extension PermissionRequest: WireMessage {
 /// The events a sync asked for.
 ///
 /// Sent by the server with `"type": "sync_response"`.
-struct SyncResponse: Sendable, Hashable {
+struct SyncResponse: Swift.Sendable, Swift.Hashable {
     /// The session's name.
-    var session: String
+    var session: Swift.String
 
     /// The events after the client's last seen sequence, in order.
     var events: [EventPayload]
@@ -302,29 +302,29 @@ struct SyncResponse: Sendable, Hashable {
     /// - Parameters:
     ///   - session: The session's name.
     ///   - events: The events after the client's last seen sequence, in order.
-    init(session: String, events: [EventPayload]) {
+    init(session: Swift.String, events: [EventPayload]) {
         self.session = session
         self.events = events
     }
 }
 
-extension SyncResponse: WireMessage {
-    static let tag: String = "sync_response"
+extension SyncResponse: WireRuntime.WireMessage {
+    static let tag: Swift.String = "sync_response"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SyncResponse? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SyncResponse? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> SyncResponse? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> SyncResponse? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _session: String?
+        var _session: Swift.String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
             _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
         }
@@ -337,26 +337,26 @@ extension SyncResponse: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(3)
         object["session"] = .string(self.session)
         object["events"] = .array(self.events.map { item0 in item0.jsonValue() })
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
@@ -364,17 +364,17 @@ extension SyncResponse: WireMessage {
 /// Reports a problem with a client frame.
 ///
 /// Sent by the server with `"type": "error"`.
-struct ErrorMessage: Sendable, Hashable {
+struct ErrorMessage: Swift.Sendable, Swift.Hashable {
     /// What went wrong, e.g. `unknown_session`.
-    var code: String
+    var code: Swift.String
 
     /// A readable explanation.
-    var message: String
+    var message: Swift.String
 
     /// The session concerned.
     ///
     /// `nil` leaves the key out.
-    var session: String?
+    var session: Swift.String?
 
     /// Creates an `error` message.
     ///
@@ -382,38 +382,38 @@ struct ErrorMessage: Sendable, Hashable {
     ///   - code: What went wrong, e.g.
     ///   - message: A readable explanation.
     ///   - session: The session concerned.
-    init(code: String, message: String, session: String? = nil) {
+    init(code: Swift.String, message: Swift.String, session: Swift.String? = nil) {
         self.code = code
         self.message = message
         self.session = session
     }
 }
 
-extension ErrorMessage: WireMessage {
-    static let tag: String = "error"
+extension ErrorMessage: WireRuntime.WireMessage {
+    static let tag: Swift.String = "error"
 
-    static let direction: FrameDirection = .server
+    static let direction: WireRuntime.FrameDirection = .server
 
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: ViolationAnswer = Wormhole.defaultAnswer
+    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> ErrorMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ErrorMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _code: String?
+        var _code: Swift.String?
         if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
             _code = context.string(value, at: path().appending("code"), rules: nil, answer: answer)
         }
-        var _message: String?
+        var _message: Swift.String?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
             _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
         }
-        var _session: String?
+        var _session: Swift.String?
         if let value = context.member(object, "session", at: path(), required: false, nullable: false, answer: answer) {
             _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
         }
@@ -422,8 +422,8 @@ extension ErrorMessage: WireMessage {
     }
 
     /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(4)
         object["code"] = .string(self.code)
         object["message"] = .string(self.message)
@@ -431,18 +431,18 @@ extension ErrorMessage: WireMessage {
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         var object = jsonObject()
         object["type"] = .string(Self.tag)
         return .object(object)
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }

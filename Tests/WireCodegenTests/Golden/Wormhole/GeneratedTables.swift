@@ -11,70 +11,70 @@ import Foundation
 /// with a per-session sequence number, so a client that reconnects can sync what it missed.
 enum Wormhole {
     /// The protocol's machine name.
-    static let name: String = "wormhole"
+    static let name: Swift.String = "wormhole"
 
     /// The protocol's title.
-    static let title: String = "Wormhole"
+    static let title: Swift.String = "Wormhole"
 
     /// The protocol version this code was generated for.
-    static let version: Int = 1
+    static let version: Swift.Int = 1
 
     /// How frames travel: `websocket`, `sse` or `http`.
-    static let transportKind: String = "websocket"
+    static let transportKind: Swift.String = "websocket"
 
     /// Where the connection is opened.
-    static let transportPath: String = "/ws"
+    static let transportPath: Swift.String = "/ws"
 
     /// The protocol's default port.
-    static let defaultPort: Int = 7117
+    static let defaultPort: Swift.Int = 7117
 
     /// The answer to a broken rule when nothing more specific is said.
-    static let defaultAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+    static let defaultAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_message")
 
     /// The answer to a broken size limit.
-    static let sizeAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+    static let sizeAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_message")
 
     /// The answer to bytes that are not JSON.
-    static let notJSONAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+    static let notJSONAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_message")
 
     /// The answer to JSON that is not an object with a string tag.
-    static let notAFrameAnswer: ViolationAnswer = ViolationAnswer(code: "invalid_message")
+    static let notAFrameAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "invalid_message")
 
     /// The protocol's constants: durations as `Duration`, sizes in bytes, counts.
     enum Constants {
         /// The daemon's default port.
         ///
         /// Written in the spec as `7117`.
-        static let defaultPort: Int = 7117
+        static let defaultPort: Swift.Int = 7117
     }
 
     /// The protocol's rate limits.
     enum RateLimits {
         /// Every rate limit, in spec order.
-        static let all: [RateLimitRule<ErrorCode>] = []
+        static let all: [WireRuntime.RateLimitRule<ErrorCode>] = []
     }
 
     /// The protocol's HTTP endpoints.
     enum Endpoints {
         /// Every endpoint, in spec order.
-        static let all: [HTTPEndpoint<ErrorCode>] = []
+        static let all: [WireRuntime.HTTPEndpoint<ErrorCode>] = []
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
-    static let sessionRules: SessionRuleSet = SessionRuleSet(
+    static let sessionRules: WireRuntime.SessionRuleSet = WireRuntime.SessionRuleSet(
         initialPhase: "connected",
         phases: [
-            .init(name: "connected", allowedClient: ["hello"], allowedServer: ["error"], otherwise: ViolationAnswer(code: "invalid_message")),
-            .init(name: "ready", allowedClient: ["subscribe", "input", "permission_response", "control", "sync", "hello"], allowedServer: ["welcome", "event", "permission_request", "sync_response", "error"], otherwise: ViolationAnswer(code: "invalid_message")),
+            .init(name: "connected", allowedClient: ["hello"], allowedServer: ["error"], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
+            .init(name: "ready", allowedClient: ["subscribe", "input", "permission_response", "control", "sync", "hello"], allowedServer: ["welcome", "event", "permission_request", "sync_response", "error"], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
         ],
         transitions: [
-            .init(on: FrameKey(.client, "hello"), when: [], to: "ready", setFlags: [:], closeCode: nil),
+            .init(on: WireRuntime.FrameKey(.client, "hello"), when: [], to: "ready", setFlags: [:], closeCode: nil),
         ],
         flags: [],
         guards: [
         ],
         correlations: [
-            .init(name: "permission_answer", frame: FrameKey(.client, "permission_response"), field: "request_id", answers: FrameKey(.server, "permission_request"), answersField: "request_id", otherwise: nil),
+            .init(name: "permission_answer", frame: WireRuntime.FrameKey(.client, "permission_response"), field: "request_id", answers: WireRuntime.FrameKey(.server, "permission_request"), answersField: "request_id", otherwise: nil),
         ],
         uniqueness: [
         ],

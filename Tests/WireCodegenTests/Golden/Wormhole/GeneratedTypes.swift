@@ -4,7 +4,7 @@ import Foundation
 @_spi(Generated) import WireRuntime
 
 /// What a session is doing.
-enum SessionState: Sendable, Hashable, RawRepresentable {
+enum SessionState: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// Waiting for input.
     case idle
 
@@ -18,12 +18,12 @@ enum SessionState: Sendable, Hashable, RawRepresentable {
     case error
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 }
 
-extension SessionState: WireValue {
+extension SessionState: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    init(rawValue: String) {
+    init(rawValue: Swift.String) {
         switch rawValue {
         case "idle":
             self = .idle
@@ -39,7 +39,7 @@ extension SessionState: WireValue {
     }
 
     /// The value on the wire.
-    var rawValue: String {
+    var rawValue: Swift.String {
         switch self {
         case .idle:
             return "idle"
@@ -55,35 +55,35 @@ extension SessionState: WireValue {
     }
 
     /// The values the spec lists.
-    static let knownValues: Set<String> = ["idle", "working", "awaiting_approval", "error"]
+    static let knownValues: Swift.Set<Swift.String> = ["idle", "working", "awaiting_approval", "error"]
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SessionState? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SessionState? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "SessionState", answer: answer).map(SessionState.init(rawValue:))
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 }
 
 /// One session of the machine, as the welcome lists it.
-struct SessionInfo: Sendable, Hashable {
+struct SessionInfo: Swift.Sendable, Swift.Hashable {
     /// The session's name.
     ///
     /// Validated: not empty.
-    var name: String
+    var name: Swift.String
 
     /// The working directory.
-    var directory: String
+    var directory: Swift.String
 
     /// What the session is doing.
     var state: SessionState
@@ -91,17 +91,17 @@ struct SessionInfo: Sendable, Hashable {
     /// The Claude session behind it, when one runs.
     ///
     /// Absent, `null` and a value are distinct.
-    var claudeSessionId: Nullable<String>
+    var claudeSessionId: WireRuntime.Nullable<Swift.String>
 
     /// What the session has cost so far, in US dollars.
     ///
     /// Validated: ≥ 0.
-    var costUsd: Double
+    var costUsd: Swift.Double
 
     /// When the session last did something.
     ///
     /// Absent, `null` and a value are distinct. Validated: format iso8601.
-    var lastActivity: Nullable<Date>
+    var lastActivity: WireRuntime.Nullable<Foundation.Date>
 
     /// Creates a `SessionInfo`.
     ///
@@ -112,7 +112,7 @@ struct SessionInfo: Sendable, Hashable {
     ///   - claudeSessionId: The Claude session behind it, when one runs.
     ///   - costUsd: What the session has cost so far, in US dollars.
     ///   - lastActivity: When the session last did something.
-    init(name: String, directory: String, state: SessionState, claudeSessionId: Nullable<String> = .absent, costUsd: Double, lastActivity: Nullable<Date> = .absent) {
+    init(name: Swift.String, directory: Swift.String, state: SessionState, claudeSessionId: WireRuntime.Nullable<Swift.String> = .absent, costUsd: Swift.Double, lastActivity: WireRuntime.Nullable<Foundation.Date> = .absent) {
         self.name = name
         self.directory = directory
         self.state = state
@@ -122,26 +122,26 @@ struct SessionInfo: Sendable, Hashable {
     }
 }
 
-extension SessionInfo: WireValue {
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+extension SessionInfo: WireRuntime.WireValue {
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static let iso8601Rules: StringRules = StringRules(format: .iso8601)
+    static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SessionInfo? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SessionInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> SessionInfo? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> SessionInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _name: String?
+        var _name: Swift.String?
         if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: answer) {
             _name = context.string(value, at: path().appending("name"), rules: nonEmptyRules, answer: answer)
         }
-        var _directory: String?
+        var _directory: Swift.String?
         if let value = context.member(object, "directory", at: path(), required: true, nullable: false, answer: answer) {
             _directory = context.string(value, at: path().appending("directory"), rules: nil, answer: answer)
         }
@@ -149,7 +149,7 @@ extension SessionInfo: WireValue {
         if let value = context.member(object, "state", at: path(), required: true, nullable: false, answer: answer) {
             _state = SessionState.decode(from: value, at: path().appending("state"), in: &context, answer: answer)
         }
-        var _claudeSessionId: Nullable<String> = .absent
+        var _claudeSessionId: WireRuntime.Nullable<Swift.String> = .absent
         switch object["claude_session_id"] {
         case nil:
             break
@@ -158,26 +158,26 @@ extension SessionInfo: WireValue {
         case let value?:
             if let decoded = (context.string(value, at: path().appending("claude_session_id"), rules: nil, answer: answer)) { _claudeSessionId = .value(decoded) }
         }
-        var _costUsd: Double?
+        var _costUsd: Swift.Double?
         if let value = context.member(object, "cost_usd", at: path(), required: true, nullable: false, answer: answer) {
             _costUsd = context.number(value, at: path().appending("cost_usd"), rules: nonNegativeRules, answer: answer)
         }
-        var _lastActivity: Nullable<Date> = .absent
+        var _lastActivity: WireRuntime.Nullable<Foundation.Date> = .absent
         switch object["last_activity"] {
         case nil:
             break
         case .null?:
             _lastActivity = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("last_activity"), rules: iso8601Rules, answer: answer).flatMap(WireFormats.parseISO8601)) { _lastActivity = .value(decoded) }
+            if let decoded = (context.string(value, at: path().appending("last_activity"), rules: iso8601Rules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)) { _lastActivity = .value(decoded) }
         }
         guard context.errorCount == errorsBefore, let _name, let _directory, let _state, let _costUsd else { return nil }
         return SessionInfo(name: _name, directory: _directory, state: _state, claudeSessionId: _claudeSessionId, costUsd: _costUsd, lastActivity: _lastActivity)
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(7)
         object["name"] = .string(self.name)
         object["directory"] = .string(self.directory)
@@ -190,54 +190,54 @@ extension SessionInfo: WireValue {
         case .value(let value):
             object["claude_session_id"] = .string(value)
         }
-        object["cost_usd"] = JSONValue(self.costUsd)
+        object["cost_usd"] = WireRuntime.JSONValue(self.costUsd)
         switch self.lastActivity {
         case .absent:
             break
         case .null:
             object["last_activity"] = .null
         case .value(let value):
-            object["last_activity"] = .string(WireFormats.formatISO8601(value))
+            object["last_activity"] = .string(WireRuntime.WireFormats.formatISO8601(value))
         }
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// Which sessions to subscribe to.
-enum SessionSelector: Sendable, Hashable {
+enum SessionSelector: Swift.Sendable, Swift.Hashable {
     /// Every session, including ones started later.
-    case all(String)
+    case all(Swift.String)
 
     /// These sessions by name.
-    case names([String])
+    case names([Swift.String])
 }
 
-extension SessionSelector: WireValue {
-    static let equalsValueRules: StringRules = StringRules(constant: "*")
+extension SessionSelector: WireRuntime.WireValue {
+    static let equalsValueRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "*")
 
-    static let nonEmptyRules: CollectionRules = CollectionRules(minItems: 1)
+    static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SessionSelector? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SessionSelector? {
         if let value = context.attempt({ context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }) { return .all(value) }
         if let value = context.attempt({ context in context.array(json, at: path(), rules: nonEmptyRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: nil, answer: answer) } }) { return .names(value) }
         context.noVariant(json, at: path(), expected: "all, names", answer: answer)
         return nil
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         switch self {
         case .all(let value):
             return .string(value)
@@ -247,29 +247,29 @@ extension SessionSelector: WireValue {
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A message of the Claude Agent SDK, kept with every field it was sent with.
-struct SDKMessage: Sendable, Hashable {
+struct SDKMessage: Swift.Sendable, Swift.Hashable {
     /// The SDK message type, e.g. `assistant`, `user`, `result`, `system`.
     ///
     /// Validated: not empty.
-    var type: String
+    var type: Swift.String
 
     /// The SDK message subtype, e.g. `init` or `success`.
     ///
     /// `nil` leaves the key out.
-    var subtype: String?
+    var subtype: Swift.String?
 
     /// Keys the spec does not declare, kept as received so they survive re-encoding.
-    var additionalFields: [String: JSONValue]
+    var additionalFields: [Swift.String: WireRuntime.JSONValue]
 
     /// Creates a `SDKMessage`.
     ///
@@ -277,31 +277,31 @@ struct SDKMessage: Sendable, Hashable {
     ///   - type: The SDK message type, e.g.
     ///   - subtype: The SDK message subtype, e.g.
     ///   - additionalFields: Keys the spec does not declare, kept as received.
-    init(type: String, subtype: String? = nil, additionalFields: [String: JSONValue] = [:]) {
+    init(type: Swift.String, subtype: Swift.String? = nil, additionalFields: [Swift.String: WireRuntime.JSONValue] = [:]) {
         self.type = type
         self.subtype = subtype
         self.additionalFields = additionalFields
     }
 }
 
-extension SDKMessage: WireValue {
-    static let knownKeys: Set<String> = ["type", "subtype"]
+extension SDKMessage: WireRuntime.WireValue {
+    static let knownKeys: Swift.Set<Swift.String> = ["type", "subtype"]
 
-    static let nonEmptyRules: StringRules = StringRules(minLength: 1)
+    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> SDKMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SDKMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> SDKMessage? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> SDKMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _type: String?
+        var _type: Swift.String?
         if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
             _type = context.string(value, at: path().appending("type"), rules: nonEmptyRules, answer: answer)
         }
-        var _subtype: String?
+        var _subtype: Swift.String?
         if let value = context.member(object, "subtype", at: path(), required: false, nullable: false, answer: answer) {
             _subtype = context.string(value, at: path().appending("subtype"), rules: nil, answer: answer)
         }
@@ -311,46 +311,46 @@ extension SDKMessage: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = self.additionalFields
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = self.additionalFields
         object.reserveCapacity(3)
         object["type"] = .string(self.type)
         if let value = self.subtype { object["subtype"] = .string(value) }
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// A permission decision.
-enum Decision: String, Sendable, Hashable, CaseIterable {
+enum Decision: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {
     case allow
     case deny
 }
 
-extension Decision: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Decision? {
+extension Decision: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Decision? {
         context.closedEnum(json, Decision.self, at: path(), allowed: ["allow", "deny"], answer: answer)
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 }
 
 /// What to do with a session.
-enum ControlAction: String, Sendable, Hashable, CaseIterable {
+enum ControlAction: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {
     /// Stop the current turn.
     case interrupt
 
@@ -364,30 +364,30 @@ enum ControlAction: String, Sendable, Hashable, CaseIterable {
     case plan
 }
 
-extension ControlAction: WireValue {
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ControlAction? {
+extension ControlAction: WireRuntime.WireValue {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ControlAction? {
         context.closedEnum(json, ControlAction.self, at: path(), allowed: ["interrupt", "compact", "clear", "plan"], answer: answer)
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 }
 
 /// One event of a session.
-struct EventPayload: Sendable, Hashable {
+struct EventPayload: Swift.Sendable, Swift.Hashable {
     /// The session's name.
-    var session: String
+    var session: Swift.String
 
     /// The event's number within its session; clients sync from the last one they saw.
     ///
     /// Validated: ≥ 0.
-    var sequence: Int
+    var sequence: Swift.Int
 
     /// When the event happened.
     ///
     /// Validated: format iso8601.
-    var timestamp: Date
+    var timestamp: Foundation.Date
 
     /// The SDK message.
     var message: SDKMessage
@@ -399,7 +399,7 @@ struct EventPayload: Sendable, Hashable {
     ///   - sequence: The event's number within its session; clients sync from the last one they saw.
     ///   - timestamp: When the event happened.
     ///   - message: The SDK message.
-    init(session: String, sequence: Int, timestamp: Date, message: SDKMessage) {
+    init(session: Swift.String, sequence: Swift.Int, timestamp: Foundation.Date, message: SDKMessage) {
         self.session = session
         self.sequence = sequence
         self.timestamp = timestamp
@@ -407,30 +407,30 @@ struct EventPayload: Sendable, Hashable {
     }
 }
 
-extension EventPayload: WireValue {
-    static let nonNegativeRules: NumberRules = NumberRules(minimum: 0.0)
+extension EventPayload: WireRuntime.WireValue {
+    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static let iso8601Rules: StringRules = StringRules(format: .iso8601)
+    static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> EventPayload? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> EventPayload? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring ignoredKey: String?) -> EventPayload? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> EventPayload? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
-        var _session: String?
+        var _session: Swift.String?
         if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
             _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
         }
-        var _sequence: Int?
+        var _sequence: Swift.Int?
         if let value = context.member(object, "sequence", at: path(), required: true, nullable: false, answer: answer) {
             _sequence = context.integer(value, at: path().appending("sequence"), rules: nonNegativeRules, answer: answer)
         }
-        var _timestamp: Date?
+        var _timestamp: Foundation.Date?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireFormats.parseISO8601)
+            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)
         }
         var _message: SDKMessage?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
@@ -441,32 +441,32 @@ extension EventPayload: WireValue {
     }
 
     /// The fields as JSON object members.
-    func jsonObject() -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
+        var object: [Swift.String: WireRuntime.JSONValue] = [:]
         object.reserveCapacity(5)
         object["session"] = .string(self.session)
         object["sequence"] = .integer(self.sequence)
-        object["timestamp"] = .string(WireFormats.formatISO8601(self.timestamp))
+        object["timestamp"] = .string(WireRuntime.WireFormats.formatISO8601(self.timestamp))
         object["message"] = self.message.jsonValue()
         return object
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .object(jsonObject())
     }
 
     /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Swift.Decoder) throws {
         self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         try jsonValue().encode(to: encoder)
     }
 }
 
 /// One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.
-enum ErrorCode: Sendable, Hashable, RawRepresentable {
+enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// The frame is not one the daemon understands.
     case invalidMessage
 
@@ -477,10 +477,10 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     case internalError
 
     /// A value this version of the spec does not list, kept as received.
-    case unknown(String)
+    case unknown(Swift.String)
 
     /// The HTTP status that carries this code, if any.
-    var httpStatus: Int? {
+    var httpStatus: Swift.Int? {
         switch self {
         case .invalidMessage:
             return nil
@@ -494,7 +494,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// Whether the connection closes after this error.
-    var closeBehavior: CloseBehavior {
+    var closeBehavior: WireRuntime.CloseBehavior {
         switch self {
         case .invalidMessage:
             return .never
@@ -508,7 +508,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// The WebSocket close code used when the connection closes for this error.
-    var closeCode: Int? {
+    var closeCode: Swift.Int? {
         switch self {
         case .invalidMessage:
             return nil
@@ -522,7 +522,7 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     }
 
     /// What a client should do when it receives this code.
-    var clientAction: String? {
+    var clientAction: Swift.String? {
         switch self {
         case .invalidMessage:
             return "Report the problem; the connection stays open."
@@ -539,9 +539,9 @@ enum ErrorCode: Sendable, Hashable, RawRepresentable {
     static let allCases: [Self] = [.invalidMessage, .unknownSession, .internalError]
 }
 
-extension ErrorCode: WireValue {
+extension ErrorCode: WireRuntime.WireValue {
     /// The case for a raw value; values the spec does not list become `.unknown`.
-    init(rawValue: String) {
+    init(rawValue: Swift.String) {
         switch rawValue {
         case "invalid_message":
             self = .invalidMessage
@@ -555,7 +555,7 @@ extension ErrorCode: WireValue {
     }
 
     /// The value on the wire.
-    var rawValue: String {
+    var rawValue: Swift.String {
         switch self {
         case .invalidMessage:
             return "invalid_message"
@@ -569,21 +569,21 @@ extension ErrorCode: WireValue {
     }
 
     /// The values the spec lists.
-    static let knownValues: Set<String> = ["invalid_message", "unknown_session", "internal_error"]
+    static let knownValues: Swift.Set<Swift.String> = ["invalid_message", "unknown_session", "internal_error"]
 
-    static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> ErrorCode? {
+    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorCode? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
     }
 
-    func jsonValue() -> JSONValue {
+    func jsonValue() -> WireRuntime.JSONValue {
         .string(rawValue)
     }
 
-    init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    init(from decoder: any Swift.Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))
     }
 
-    func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
