@@ -3,6 +3,7 @@
 struct SwiftRenderer {
     private var lines: [String] = []
     private var depth = 0
+    private let wrapper = SwiftLineWrapper()
 
     static func render(_ file: SwiftFile, header: String) -> String {
         var renderer = SwiftRenderer()
@@ -19,14 +20,20 @@ struct SwiftRenderer {
         return renderer.lines.joined(separator: "\n") + "\n"
     }
 
+    /// Emits a line at the current indentation, wrapped when it is longer than the limit.
     private mutating func emit(_ line: String) {
-        lines.append(line.isEmpty ? "" : String(repeating: "    ", count: depth) + line)
+        guard !line.isEmpty else { return lines.append("") }
+        lines += wrapper.wrap(String(repeating: "    ", count: depth) + line)
     }
 
     private mutating func doc(_ text: String?) {
         guard let text, !text.isEmpty else { return }
         for line in text.trimmingTrailingNewlines().split(separator: "\n", omittingEmptySubsequences: false) {
-            emit(line.isEmpty ? "///" : "/// " + line)
+            guard !line.isEmpty else {
+                emit("///")
+                continue
+            }
+            for part in wrapper.wrapDocLine(String(line), indent: depth * 4) { emit("/// " + part) }
         }
     }
 

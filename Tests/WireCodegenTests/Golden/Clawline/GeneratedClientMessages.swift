@@ -60,25 +60,61 @@ extension PairRequest: WireRuntime.WireMessage {
 
     static let claimedNameRules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairRequest? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PairRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairRequest? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> PairRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _protocolVersion: Swift.Int?
-        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+        if let value = context.member(
+            object,
+            "protocolVersion",
+            at: path(),
+            required: true,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
+        ) {
+            _protocolVersion = context.integer(
+                value,
+                at: path().appending("protocolVersion"),
+                rules: equals1Rules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
+            )
         }
         var _deviceId: DeviceId?
         if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
         var _claimedName: ClaimedName?
-        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
-            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(
+            object,
+            "claimedName",
+            at: path(),
+            required: false,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
+        ) {
+            _claimedName = context.string(
+                value,
+                at: path().appending("claimedName"),
+                rules: claimedNameRules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+            )
         }
         var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
@@ -137,7 +173,8 @@ public struct Auth: Swift.Sendable, Swift.Hashable {
     /// This device's id; it must match the token's device.
     public var deviceId: DeviceId
 
-    /// The id of the last server event (`s_…`) this device fully processed. Absent or `null` on the first authentication after pairing, or when no event was ever processed.
+    /// The id of the last server event (`s_…`) this device fully processed. Absent or `null` on the first authentication after pairing, or when no
+    /// event was ever processed.
     ///
     /// Absent, `null` and a value are distinct. Validated: not blank.
     public var lastMessageId: WireRuntime.Nullable<Swift.String>
@@ -149,7 +186,12 @@ public struct Auth: Swift.Sendable, Swift.Hashable {
     ///   - token: The token `pair_result` returned (a JWT).
     ///   - deviceId: This device's id; it must match the token's device.
     ///   - lastMessageId: The id of the last server event (`s_…`) this device fully processed.
-    public init(protocolVersion: Swift.Int = 1, token: Swift.String, deviceId: DeviceId, lastMessageId: WireRuntime.Nullable<Swift.String> = .absent) {
+    public init(
+        protocolVersion: Swift.Int = 1,
+        token: Swift.String,
+        deviceId: DeviceId,
+        lastMessageId: WireRuntime.Nullable<Swift.String> = .absent
+    ) {
         self.protocolVersion = protocolVersion
         self.token = token
         self.deviceId = deviceId
@@ -171,17 +213,40 @@ extension Auth: WireRuntime.WireMessage {
 
     static let notBlankRules: WireRuntime.StringRules = WireRuntime.StringRules(notBlank: true)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Auth? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Auth? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Auth? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Auth? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _protocolVersion: Swift.Int?
-        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: equals1Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008))
+        if let value = context.member(
+            object,
+            "protocolVersion",
+            at: path(),
+            required: true,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
+        ) {
+            _protocolVersion = context.integer(
+                value,
+                at: path().appending("protocolVersion"),
+                rules: equals1Rules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
+            )
         }
         var _token: Swift.String?
         if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
@@ -198,7 +263,9 @@ extension Auth: WireRuntime.WireMessage {
         case .null?:
             _lastMessageId = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("lastMessageId"), rules: notBlankRules, answer: answer)) { _lastMessageId = .value(decoded) }
+            if let decoded = (
+                context.string(value, at: path().appending("lastMessageId"), rules: notBlankRules, answer: answer)
+            ) { _lastMessageId = .value(decoded) }
         }
         guard context.errorCount == errorsBefore, let _protocolVersion, let _token, let _deviceId else { return nil }
         return Auth(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
@@ -280,14 +347,29 @@ extension PairDecision: WireRuntime.WireMessage {
 
     static let userIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static let whenApproveTrue: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("approve", [.bool(true)])], require: ["userId"], forbid: [])
+    static let whenApproveTrue: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
+        when: [("approve", [.bool(true)])],
+        require: ["userId"],
+        forbid: []
+    )
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairDecision? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PairDecision? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairDecision? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> PairDecision? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _deviceId: DeviceId?
@@ -381,16 +463,35 @@ extension ClientMessage: WireRuntime.WireMessage {
 
     static let maxItems4Rules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(maxItems: 4)
 
-    static let inlineBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(name: "inlineBytes", terms: [.init(keys: ["attachments", "data"], decoded: true)], max: 262144)
+    static let inlineBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(
+        name: "inlineBytes",
+        terms: [.init(keys: ["attachments", "data"], decoded: true)],
+        max: 262144
+    )
 
-    static let messageBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(name: "messageBytes", terms: [.init(keys: ["content"], decoded: false), .init(keys: ["attachments", "data"], decoded: true)], max: 327680)
+    static let messageBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(
+        name: "messageBytes",
+        terms: [.init(keys: ["content"], decoded: false), .init(keys: ["attachments", "data"], decoded: true)],
+        max: 327680
+    )
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ClientMessage? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ClientMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ClientMessage? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ClientMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ClientMessageId?
@@ -408,7 +509,19 @@ extension ClientMessage: WireRuntime.WireMessage {
         case .null?:
             _attachments = .null
         case let value?:
-            if let decoded = (context.array(value, at: path().appending("attachments"), rules: maxItems4Rules, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }) { _attachments = .value(decoded) }
+            if let decoded = (
+                context.array(
+                    value,
+                    at: path().appending("attachments"),
+                    rules: maxItems4Rules,
+                    answer: answer
+                ) { item0, index0, context in Attachment.decode(
+                    from: item0,
+                    at: path().appending("attachments").appending(index0),
+                    in: &context,
+                    answer: answer
+                ) }
+            ) { _attachments = .value(decoded) }
         }
         context.check(Self.inlineBytesBudget, in: object, at: path())
         context.check(Self.messageBytesBudget, in: object, at: path())
@@ -473,12 +586,23 @@ extension ClientTyping: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ClientTyping? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ClientTyping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ClientTyping? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ClientTyping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _active: Swift.Bool?

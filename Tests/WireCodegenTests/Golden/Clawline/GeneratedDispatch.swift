@@ -69,7 +69,8 @@ public protocol ServerFrameHandler {
     /// Handles an `auth_result` frame. The answer to `auth`.
     func handleAuthResult(_ message: AuthResult) async throws
 
-    /// Handles a `message` frame. A chat event: the echo of a user's message (to every device of the account, the sender included) or an assistant's answer.
+    /// Handles a `message` frame. A chat event: the echo of a user's message (to every device of the account, the sender included) or an assistant's
+    /// answer.
     func handleMessage(_ message: ServerMessage) async throws
 
     /// Handles an `ack` frame. Acknowledges a client `message`; the client moves the message out of its "sending" state.

@@ -3,7 +3,8 @@
 import Foundation
 @_spi(Generated) import WireRuntime
 
-/// The answer to `pair_request`. The provider closes the pairing socket after it (code 1000 after a failure); the client then opens a chat connection with `auth`.
+/// The answer to `pair_request`. The provider closes the pairing socket after it (code 1000 after a failure); the client then opens a chat connection
+/// with `auth`.
 ///
 /// Sent by the server with `"type": "pair_result"`.
 public enum PairResult: Swift.Sendable, Swift.Hashable {
@@ -36,7 +37,12 @@ extension PairResult: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairResult? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PairResult? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["success"] {
         case .bool(true)?:
@@ -53,7 +59,13 @@ extension PairResult: WireRuntime.WireMessage {
     }
 
     /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairResult? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> PairResult? {
         decode(from: json, at: path(), in: &context, answer: answer)
     }
 
@@ -129,12 +141,23 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
 
     static let claimedNameRules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairApprovalRequest? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PairApprovalRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairApprovalRequest? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> PairApprovalRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _deviceId: DeviceId?
@@ -142,8 +165,21 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
             _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
         }
         var _claimedName: ClaimedName?
-        if let value = context.member(object, "claimedName", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
-            _claimedName = context.string(value, at: path().appending("claimedName"), rules: claimedNameRules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(
+            object,
+            "claimedName",
+            at: path(),
+            required: false,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
+        ) {
+            _claimedName = context.string(
+                value,
+                at: path().appending("claimedName"),
+                rules: claimedNameRules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+            )
         }
         var _deviceInfo: DeviceInfo?
         if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
@@ -194,8 +230,24 @@ public enum AuthResult: Swift.Sendable, Swift.Hashable {
     case failure(AuthFailure)
 
     /// A `auth_result` with `success: true`; the parameters are the fields of `AuthSuccess`.
-    public static func success(userId: UserId, sessionId: Swift.String, replayCount: Swift.Int, replayTruncated: Swift.Bool, historyReset: Swift.Bool? = nil, isAdmin: Swift.Bool? = nil) -> AuthResult {
-        .success(AuthSuccess(userId: userId, sessionId: sessionId, replayCount: replayCount, replayTruncated: replayTruncated, historyReset: historyReset, isAdmin: isAdmin))
+    public static func success(
+        userId: UserId,
+        sessionId: Swift.String,
+        replayCount: Swift.Int,
+        replayTruncated: Swift.Bool,
+        historyReset: Swift.Bool? = nil,
+        isAdmin: Swift.Bool? = nil
+    ) -> AuthResult {
+        .success(
+            AuthSuccess(
+                userId: userId,
+                sessionId: sessionId,
+                replayCount: replayCount,
+                replayTruncated: replayTruncated,
+                historyReset: historyReset,
+                isAdmin: isAdmin
+            )
+        )
     }
 
     /// A `auth_result` with `success: false`; the parameters are the fields of `AuthFailure`.
@@ -212,7 +264,12 @@ extension AuthResult: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthResult? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> AuthResult? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["success"] {
         case .bool(true)?:
@@ -229,7 +286,13 @@ extension AuthResult: WireRuntime.WireMessage {
     }
 
     /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AuthResult? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> AuthResult? {
         decode(from: json, at: path(), in: &context, answer: answer)
     }
 
@@ -309,7 +372,15 @@ public struct ServerMessage: Swift.Sendable, Swift.Hashable {
     ///   - streaming: `true` for a partial answer that will be continued; `false` for a final message.
     ///   - deviceId: The device that sent a user message (only with `role: user`).
     ///   - attachments: Attachments; `asset` attachments are fetched with `GET /download/{assetId}`.
-    public init(id: ServerEventId, role: Role, content: Swift.String, timestamp: Swift.Int, streaming: Swift.Bool, deviceId: DeviceId? = nil, attachments: [Attachment]? = nil) {
+    public init(
+        id: ServerEventId,
+        role: Role,
+        content: Swift.String,
+        timestamp: Swift.Int,
+        streaming: Swift.Bool,
+        deviceId: DeviceId? = nil,
+        attachments: [Attachment]? = nil
+    ) {
         self.id = id
         self.role = role
         self.content = content
@@ -334,18 +405,42 @@ extension ServerMessage: WireRuntime.WireMessage {
 
     static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
 
-    static let whenRoleUser: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("role", [.string("user")])], require: ["deviceId"], forbid: [])
+    static let whenRoleUser: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
+        when: [("role", [.string("user")])],
+        require: ["deviceId"],
+        forbid: []
+    )
 
-    static let whenRoleAssistant: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("role", [.string("assistant")])], require: [], forbid: ["deviceId"])
+    static let whenRoleAssistant: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
+        when: [("role", [.string("assistant")])],
+        require: [],
+        forbid: ["deviceId"]
+    )
 
-    static let whenRoleUserThenStreamingFalse: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("role", [.string("user")])], require: [], forbid: [], expect: [("streaming", [.bool(false)])])
+    static let whenRoleUserThenStreamingFalse: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
+        when: [("role", [.string("user")])],
+        require: [],
+        forbid: [],
+        expect: [("streaming", [.bool(false)])]
+    )
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ServerMessage? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ServerMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ServerMessage? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ServerMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ServerEventId?
@@ -374,13 +469,31 @@ extension ServerMessage: WireRuntime.WireMessage {
         }
         var _attachments: [Attachment]?
         if let value = context.member(object, "attachments", at: path(), required: false, nullable: false, answer: answer) {
-            _attachments = context.array(value, at: path().appending("attachments"), rules: nil, answer: answer) { item0, index0, context in Attachment.decode(from: item0, at: path().appending("attachments").appending(index0), in: &context, answer: answer) }
+            _attachments = context.array(
+                value,
+                at: path().appending("attachments"),
+                rules: nil,
+                answer: answer
+            ) { item0, index0, context in Attachment.decode(
+                from: item0,
+                at: path().appending("attachments").appending(index0),
+                in: &context,
+                answer: answer
+            ) }
         }
         context.check(Self.whenRoleUser, in: object, at: path(), answer: answer)
         context.check(Self.whenRoleAssistant, in: object, at: path(), answer: answer)
         context.check(Self.whenRoleUserThenStreamingFalse, in: object, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _id, let _role, let _content, let _timestamp, let _streaming else { return nil }
-        return ServerMessage(id: _id, role: _role, content: _content, timestamp: _timestamp, streaming: _streaming, deviceId: _deviceId, attachments: _attachments)
+        return ServerMessage(
+            id: _id,
+            role: _role,
+            content: _content,
+            timestamp: _timestamp,
+            streaming: _streaming,
+            deviceId: _deviceId,
+            attachments: _attachments
+        )
     }
 
     /// The fields as JSON object members, without the tag.
@@ -413,7 +526,8 @@ extension ServerMessage: WireRuntime.WireMessage {
     }
 }
 
-/// Acknowledges a client `message`; the client moves the message out of its "sending" state. Without an `ack` within 5 seconds the client resends the message with the same `id`.
+/// Acknowledges a client `message`; the client moves the message out of its "sending" state. Without an `ack` within 5 seconds the client resends the
+/// message with the same `id`.
 ///
 /// Sent by the server with `"type": "ack"`.
 public struct Ack: Swift.Sendable, Swift.Hashable {
@@ -439,12 +553,23 @@ extension Ack: WireRuntime.WireMessage {
 
     static let clientMessageIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 3, prefix: "c_")
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Ack? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Ack? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Ack? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Ack? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ClientMessageId?
@@ -512,17 +637,33 @@ extension ServerTyping: WireRuntime.WireMessage {
 
     static let equalsAssistantRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "assistant")
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ServerTyping? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ServerTyping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ServerTyping? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ServerTyping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _role: Role?
         if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
-            _role = context.string(value, at: path().appending("role"), rules: equalsAssistantRules, answer: answer).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
+            _role = context.string(
+                value,
+                at: path().appending("role"),
+                rules: equalsAssistantRules,
+                answer: answer
+            ).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
         }
         var _active: Swift.Bool?
         if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
@@ -557,7 +698,8 @@ extension ServerTyping: WireRuntime.WireMessage {
     }
 }
 
-/// Reports a problem. The connection stays open unless the code's close behaviour or the broken rule says it closes. A failed assistant stream is reported as `server_error` with the client message's id in `messageId`, and no final message follows.
+/// Reports a problem. The connection stays open unless the code's close behaviour or the broken rule says it closes. A failed assistant stream is
+/// reported as `server_error` with the client message's id in `messageId`, and no final message follows.
 ///
 /// Sent by the server with `"type": "error"`.
 public struct ErrorMessage: Swift.Sendable, Swift.Hashable {
@@ -567,7 +709,8 @@ public struct ErrorMessage: Swift.Sendable, Swift.Hashable {
     /// A human-readable explanation.
     public var message: Swift.String
 
-    /// The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed stream.
+    /// The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed
+    /// stream.
     ///
     /// `nil` leaves the key out.
     public var messageId: Swift.String?
@@ -577,7 +720,8 @@ public struct ErrorMessage: Swift.Sendable, Swift.Hashable {
     /// - Parameters:
     ///   - code: What went wrong; see the error codes table.
     ///   - message: A human-readable explanation.
-    ///   - messageId: The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed stream.
+    ///   - messageId: The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as
+    ///     a failed stream.
     public init(code: ErrorCode, message: Swift.String, messageId: Swift.String? = nil) {
         self.code = code
         self.message = message
@@ -593,12 +737,23 @@ extension ErrorMessage: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorMessage? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ErrorMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ErrorMessage? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ErrorMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _code: ErrorCode?

@@ -94,7 +94,8 @@ public enum Clawline {
         /// Written in the spec as `90s`.
         public static let pongTimeout: Swift.Duration = .milliseconds(90000)
 
-        /// The largest WebSocket frame a provider reads; a larger one is closed with 1009. 64 KiB of content (even fully escaped) and 256 KiB of inline bytes in base64 fit well within it.
+        /// The largest WebSocket frame a provider reads; a larger one is closed with 1009. 64 KiB of content (even fully escaped) and 256 KiB of
+        /// inline bytes in base64 fit well within it.
         ///
         /// Written in the spec as `1MiB`.
         public static let maxFrameBytes: Swift.Int = 1048576
@@ -154,7 +155,8 @@ public enum Clawline {
         /// Written in the spec as `500`.
         public static let maxReplayEvents: Swift.Int = 500
 
-        /// The provider's per-device queue of messages waiting for an answer (one assistant stream per device at a time, the rest first in, first out). A message that would overflow it is answered `rate_limited`.
+        /// The provider's per-device queue of messages waiting for an answer (one assistant stream per device at a time, the rest first in, first
+        /// out). A message that would overflow it is answered `rate_limited`.
         ///
         /// Written in the spec as `20`.
         public static let maxQueuedMessages: Swift.Int = 20
@@ -183,28 +185,92 @@ public enum Clawline {
     /// The protocol's rate limits.
     public enum RateLimits {
         /// Pairing attempts per device.
-        public static let pairRequest: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "pair_request", counts: .frames([WireRuntime.FrameKey(.client, "pair_request")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Show \"Too many attempts\" and retry with exponential backoff.")
+        public static let pairRequest: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "pair_request",
+            counts: .frames([WireRuntime.FrameKey(.client, "pair_request")]),
+            limit: 5,
+            window: .milliseconds(60000),
+            scope: .device,
+            answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008),
+            clientAction: "Show \"Too many attempts\" and retry with exponential backoff."
+        )
 
         /// Authentication attempts per device.
-        public static let auth: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "auth", counts: .frames([WireRuntime.FrameKey(.client, "auth")]), limit: 5, window: .milliseconds(60000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Clear the token after repeated failures and return to pairing.")
+        public static let auth: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "auth",
+            counts: .frames([WireRuntime.FrameKey(.client, "auth")]),
+            limit: 5,
+            window: .milliseconds(60000),
+            scope: .device,
+            answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008),
+            clientAction: "Clear the token after repeated failures and return to pairing."
+        )
 
         /// Chat messages per device.
-        public static let message: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "message", counts: .frames([WireRuntime.FrameKey(.client, "message")]), limit: 5, window: .milliseconds(1000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited"), clientAction: "Queue messages locally and retry after 200–500 ms.")
+        public static let message: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "message",
+            counts: .frames([WireRuntime.FrameKey(.client, "message")]),
+            limit: 5,
+            window: .milliseconds(1000),
+            scope: .device,
+            answer: WireRuntime.ViolationAnswer(code: "rate_limited"),
+            clientAction: "Queue messages locally and retry after 200–500 ms."
+        )
 
         /// Typing indicators per device.
-        public static let typing: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "typing", counts: .frames([WireRuntime.FrameKey(.client, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "rate_limited"), clientAction: "Drop extra typing updates; indicators expire on their own.")
+        public static let typing: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "typing",
+            counts: .frames([WireRuntime.FrameKey(.client, "typing")]),
+            limit: 2,
+            window: .milliseconds(1000),
+            scope: .device,
+            answer: WireRuntime.ViolationAnswer(code: "rate_limited"),
+            clientAction: "Drop extra typing updates; indicators expire on their own."
+        )
 
         /// Oversize frames per device. Two within 60 seconds are answered with `payload_too_large`; the third closes the socket.
-        public static let oversize: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.payloadTooLarge]), limit: 2, window: .milliseconds(60000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008), clientAction: "Warn the user and throttle the UI.")
+        public static let oversize: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "oversize",
+            counts: .violations([.payloadTooLarge]),
+            limit: 2,
+            window: .milliseconds(60000),
+            scope: .device,
+            answer: WireRuntime.ViolationAnswer(code: "payload_too_large", closesConnection: true, closeCode: 1008),
+            clientAction: "Warn the user and throttle the UI."
+        )
 
         /// Assistant typing indicators the provider sends per device; it never sends more.
-        public static let assistantTyping: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "assistant_typing", counts: .frames([WireRuntime.FrameKey(.server, "typing")]), limit: 2, window: .milliseconds(1000), scope: .device, answer: nil, clientAction: "Nothing; indicators expire on their own after 10 seconds.")
+        public static let assistantTyping: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "assistant_typing",
+            counts: .frames([WireRuntime.FrameKey(.server, "typing")]),
+            limit: 2,
+            window: .milliseconds(1000),
+            scope: .device,
+            answer: nil,
+            clientAction: "Nothing; indicators expire on their own after 10 seconds."
+        )
 
         /// Pairing requests waiting for an admin, across the provider. When the queue is full, a new `pair_request` is refused.
-        public static let pendingPairings: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "pending_pairings", counts: .frames([WireRuntime.FrameKey(.client, "pair_request")]), limit: 100, window: nil, scope: WireRuntime.RateLimitScope(rawValue: "provider"), answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008), clientAction: "Retry later with exponential backoff.")
+        public static let pendingPairings: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "pending_pairings",
+            counts: .frames([WireRuntime.FrameKey(.client, "pair_request")]),
+            limit: 100,
+            window: nil,
+            scope: WireRuntime.RateLimitScope(rawValue: "provider"),
+            answer: WireRuntime.ViolationAnswer(code: "rate_limited", closesConnection: true, closeCode: 1008),
+            clientAction: "Retry later with exponential backoff."
+        )
 
         /// Every rate limit, in spec order.
-        public static let all: [WireRuntime.RateLimitRule<ErrorCode>] = [pairRequest, auth, message, typing, oversize, assistantTyping, pendingPairings]
+        public static let all: [WireRuntime.RateLimitRule<ErrorCode>] = [
+            pairRequest,
+            auth,
+            message,
+            typing,
+            oversize,
+            assistantTyping,
+            pendingPairings
+        ]
     }
 
     /// The protocol's HTTP endpoints.
@@ -212,17 +278,37 @@ public enum Clawline {
         /// The protocol version the provider speaks. Clients may call it before connecting and show an update-required screen when it is not 1.
         ///
         /// `GET /version`
-        public static let version: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "version", method: .get, path: "/version", requiresBearerToken: false, errorCodes: [.serverError])
+        public static let version: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
+            name: "version",
+            method: .get,
+            path: "/version",
+            requiresBearerToken: false,
+            errorCodes: [.serverError]
+        )
 
-        /// Uploads a file too large to send inline (up to 100 MiB). Attach the returned asset to a message with an `asset` attachment; an upload no message references within `uploadRetention` (one hour) is deleted. A part not named `file` is `invalid_message`.
+        /// Uploads a file too large to send inline (up to 100 MiB). Attach the returned asset to a message with an `asset` attachment; an upload no
+        /// message references within `uploadRetention` (one hour) is deleted. A part not named `file` is `invalid_message`.
         ///
         /// `POST /upload`
-        public static let upload: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "upload", method: .post, path: "/upload", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .payloadTooLarge, .rateLimited, .uploadFailedRetryable, .serverError])
+        public static let upload: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
+            name: "upload",
+            method: .post,
+            path: "/upload",
+            requiresBearerToken: true,
+            errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .payloadTooLarge, .rateLimited, .uploadFailedRetryable, .serverError]
+        )
 
-        /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type and the body is the raw bytes. A malformed `assetId` is 400 `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
+        /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type and the body is the raw bytes. A
+        /// malformed `assetId` is 400 `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
         ///
         /// `GET /download/{assetId}`
-        public static let download: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "download", method: .get, path: "/download/{assetId}", requiresBearerToken: true, errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .assetNotFound, .rateLimited, .serverError])
+        public static let download: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
+            name: "download",
+            method: .get,
+            path: "/download/{assetId}",
+            requiresBearerToken: true,
+            errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .assetNotFound, .rateLimited, .serverError]
+        )
 
         /// The path of `GET /download/{assetId}` with its parameters filled in and percent-encoded.
         public static func downloadPath(assetId: Swift.String) -> Swift.String {
@@ -237,32 +323,126 @@ public enum Clawline {
     public static let sessionRules: WireRuntime.SessionRuleSet = WireRuntime.SessionRuleSet(
         initialPhase: "unauthenticated",
         phases: [
-            .init(name: "unauthenticated", allowedClient: ["pair_request", "auth"], allowedServer: ["pair_result", "auth_result", "error"], otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
-            .init(name: "authenticated", allowedClient: ["message", "typing", "pair_decision"], allowedServer: ["message", "ack", "typing", "error", "pair_approval_request"], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
-            .init(name: "closed", allowedClient: [], allowedServer: [], otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)),
+            .init(
+                name: "unauthenticated",
+                allowedClient: ["pair_request", "auth"],
+                allowedServer: ["pair_result", "auth_result", "error"],
+                otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)
+            ),
+            .init(
+                name: "authenticated",
+                allowedClient: ["message", "typing", "pair_decision"],
+                allowedServer: ["message", "ack", "typing", "error", "pair_approval_request"],
+                otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")
+            ),
+            .init(
+                name: "closed",
+                allowedClient: [],
+                allowedServer: [],
+                otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)
+            ),
         ],
         transitions: [
-            .init(on: WireRuntime.FrameKey(.server, "auth_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])], to: "authenticated", setFlags: ["admin": "isAdmin"], closeCode: nil),
-            .init(on: WireRuntime.FrameKey(.server, "auth_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(false)])], to: "closed", setFlags: [:], closeCode: 1008),
-            .init(on: WireRuntime.FrameKey(.server, "pair_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(false)])], to: "closed", setFlags: [:], closeCode: 1000),
-            .init(on: WireRuntime.FrameKey(.server, "pair_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])], to: "closed", setFlags: [:], closeCode: nil),
-            .init(on: WireRuntime.FrameKey(.server, "error"), when: [WireRuntime.SessionRuleSet.Condition("code", [.string("auth_failed"), .string("token_revoked"), .string("session_replaced")])], to: "closed", setFlags: [:], closeCode: nil),
+            .init(
+                on: WireRuntime.FrameKey(.server, "auth_result"),
+                when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])],
+                to: "authenticated",
+                setFlags: ["admin": "isAdmin"],
+                closeCode: nil
+            ),
+            .init(
+                on: WireRuntime.FrameKey(.server, "auth_result"),
+                when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(false)])],
+                to: "closed",
+                setFlags: [:],
+                closeCode: 1008
+            ),
+            .init(
+                on: WireRuntime.FrameKey(.server, "pair_result"),
+                when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(false)])],
+                to: "closed",
+                setFlags: [:],
+                closeCode: 1000
+            ),
+            .init(
+                on: WireRuntime.FrameKey(.server, "pair_result"),
+                when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])],
+                to: "closed",
+                setFlags: [:],
+                closeCode: nil
+            ),
+            .init(
+                on: WireRuntime.FrameKey(.server, "error"),
+                when: [WireRuntime.SessionRuleSet.Condition("code", [.string("auth_failed"), .string("token_revoked"), .string("session_replaced")])],
+                to: "closed",
+                setFlags: [:],
+                closeCode: nil
+            ),
         ],
         flags: ["admin"],
         guards: [
-            .init(name: "admin_decides", frame: WireRuntime.FrameKey(.client, "pair_decision"), requiredFlag: "admin", otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
-            .init(name: "admin_receives_approvals", frame: WireRuntime.FrameKey(.server, "pair_approval_request"), requiredFlag: "admin", otherwise: nil),
+            .init(
+                name: "admin_decides",
+                frame: WireRuntime.FrameKey(.client, "pair_decision"),
+                requiredFlag: "admin",
+                otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")
+            ),
+            .init(
+                name: "admin_receives_approvals",
+                frame: WireRuntime.FrameKey(.server, "pair_approval_request"),
+                requiredFlag: "admin",
+                otherwise: nil
+            ),
         ],
         correlations: [
-            .init(name: "ack_answers_message", frame: WireRuntime.FrameKey(.server, "ack"), field: "id", answers: WireRuntime.FrameKey(.client, "message"), answersField: "id", otherwise: nil),
-            .init(name: "error_names_message", frame: WireRuntime.FrameKey(.server, "error"), field: "messageId", answers: WireRuntime.FrameKey(.client, "message"), answersField: "id", otherwise: nil),
+            .init(
+                name: "ack_answers_message",
+                frame: WireRuntime.FrameKey(.server, "ack"),
+                field: "id",
+                answers: WireRuntime.FrameKey(.client, "message"),
+                answersField: "id",
+                otherwise: nil
+            ),
+            .init(
+                name: "error_names_message",
+                frame: WireRuntime.FrameKey(.server, "error"),
+                field: "messageId",
+                answers: WireRuntime.FrameKey(.client, "message"),
+                answersField: "id",
+                otherwise: nil
+            ),
         ],
         uniqueness: [
-            .init(name: "client_message_retry", frame: WireRuntime.FrameKey(.client, "message"), key: "id", sameFields: ["content", "attachments"], comparison: .normalized, final: [], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
-            .init(name: "server_event_stream", frame: WireRuntime.FrameKey(.server, "message"), key: "id", sameFields: ["role", "attachments"], comparison: .normalized, grows: ["content"], final: [WireRuntime.SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
+            .init(
+                name: "client_message_retry",
+                frame: WireRuntime.FrameKey(.client, "message"),
+                key: "id",
+                sameFields: ["content", "attachments"],
+                comparison: .normalized,
+                final: [],
+                otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")
+            ),
+            .init(
+                name: "server_event_stream",
+                frame: WireRuntime.FrameKey(.server, "message"),
+                key: "id",
+                sameFields: ["role", "attachments"],
+                comparison: .normalized,
+                grows: ["content"],
+                final: [WireRuntime.SessionRuleSet.Condition("streaming", [.bool(false)])],
+                otherwise: nil
+            ),
         ],
         runs: [
-            .init(name: "replay", after: WireRuntime.FrameKey(.server, "auth_result"), when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])], countField: "replayCount", frame: WireRuntime.FrameKey(.server, "message"), each: [WireRuntime.SessionRuleSet.Condition("streaming", [.bool(false)])], otherwise: nil),
+            .init(
+                name: "replay",
+                after: WireRuntime.FrameKey(.server, "auth_result"),
+                when: [WireRuntime.SessionRuleSet.Condition("success", [.bool(true)])],
+                countField: "replayCount",
+                frame: WireRuntime.FrameKey(.server, "message"),
+                each: [WireRuntime.SessionRuleSet.Condition("streaming", [.bool(false)])],
+                otherwise: nil
+            ),
         ]
     )
 }

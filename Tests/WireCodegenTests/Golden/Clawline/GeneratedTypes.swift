@@ -35,7 +35,8 @@ public typealias AssetId = Swift.String
 /// Validated: ≤ 64 UTF-8 bytes.
 public typealias ClaimedName = Swift.String
 
-/// What a device says about itself while pairing, shown to the admin who approves it. Each string is at most 64 UTF-8 bytes; a longer one is `invalid_message`.
+/// What a device says about itself while pairing, shown to the admin who approves it. Each string is at most 64 UTF-8 bytes; a longer one is
+/// `invalid_message`.
 public struct DeviceInfo: Swift.Sendable, Swift.Hashable {
     /// The operating system, e.g. `iOS`.
     ///
@@ -77,29 +78,92 @@ extension DeviceInfo: WireRuntime.WireValue {
 
     static let maxBytes64Rules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> DeviceInfo? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> DeviceInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> DeviceInfo? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> DeviceInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _platform: Swift.String?
-        if let value = context.member(object, "platform", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
-            _platform = context.string(value, at: path().appending("platform"), rules: nonEmptyMaxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(
+            object,
+            "platform",
+            at: path(),
+            required: true,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
+        ) {
+            _platform = context.string(
+                value,
+                at: path().appending("platform"),
+                rules: nonEmptyMaxBytes64Rules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+            )
         }
         var _model: Swift.String?
-        if let value = context.member(object, "model", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
-            _model = context.string(value, at: path().appending("model"), rules: nonEmptyMaxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(
+            object,
+            "model",
+            at: path(),
+            required: true,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
+        ) {
+            _model = context.string(
+                value,
+                at: path().appending("model"),
+                rules: nonEmptyMaxBytes64Rules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+            )
         }
         var _osVersion: Swift.String?
-        if let value = context.member(object, "osVersion", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
-            _osVersion = context.string(value, at: path().appending("osVersion"), rules: maxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(
+            object,
+            "osVersion",
+            at: path(),
+            required: false,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
+        ) {
+            _osVersion = context.string(
+                value,
+                at: path().appending("osVersion"),
+                rules: maxBytes64Rules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+            )
         }
         var _appVersion: Swift.String?
-        if let value = context.member(object, "appVersion", at: path(), required: false, nullable: false, answer: WireRuntime.ViolationAnswer(code: "invalid_message")) {
-            _appVersion = context.string(value, at: path().appending("appVersion"), rules: maxBytes64Rules, answer: WireRuntime.ViolationAnswer(code: "invalid_message"), sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"))
+        if let value = context.member(
+            object,
+            "appVersion",
+            at: path(),
+            required: false,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
+        ) {
+            _appVersion = context.string(
+                value,
+                at: path().appending("appVersion"),
+                rules: maxBytes64Rules,
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+            )
         }
         guard context.errorCount == errorsBefore, let _platform, let _model else { return nil }
         return DeviceInfo(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
@@ -170,7 +234,12 @@ extension Role: WireRuntime.WireValue {
     /// The values the spec lists.
     public static let knownValues: Swift.Set<Swift.String> = ["user", "assistant"]
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Role? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Role? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "Role", answer: answer).map(Role.init(rawValue:))
     }
 
@@ -235,7 +304,12 @@ extension PairFailureReason: WireRuntime.WireValue {
     /// The values the spec lists.
     public static let knownValues: Swift.Set<Swift.String> = ["pair_rejected", "pair_denied", "pair_timeout"]
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairFailureReason? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PairFailureReason? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "PairFailureReason", answer: answer).map(PairFailureReason.init(rawValue:))
     }
 
@@ -307,7 +381,12 @@ extension AuthFailureReason: WireRuntime.WireValue {
     /// The values the spec lists.
     public static let knownValues: Swift.Set<Swift.String> = ["auth_failed", "token_revoked", "device_not_approved", "token_expired"]
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthFailureReason? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> AuthFailureReason? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "AuthFailureReason", answer: answer).map(AuthFailureReason.init(rawValue:))
     }
 
@@ -349,12 +428,23 @@ public struct PairSuccess: Swift.Sendable, Swift.Hashable {
 extension PairSuccess: WireRuntime.WireValue {
     static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairSuccess? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PairSuccess? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairSuccess? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> PairSuccess? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _token: Swift.String?
@@ -408,12 +498,23 @@ public struct PairFailure: Swift.Sendable, Swift.Hashable {
 }
 
 extension PairFailure: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PairFailure? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PairFailure? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PairFailure? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> PairFailure? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _reason: PairFailureReason?
@@ -487,7 +588,14 @@ public struct AuthSuccess: Swift.Sendable, Swift.Hashable {
     ///   - replayTruncated: Whether older missed events were dropped because more than 500 were missed.
     ///   - historyReset: Whether the history was reset; the client drops local conversation state beyond what the replay delivers.
     ///   - isAdmin: Whether the device is an admin (admins receive `pair_approval_request`).
-    public init(userId: UserId, sessionId: Swift.String, replayCount: Swift.Int, replayTruncated: Swift.Bool, historyReset: Swift.Bool? = nil, isAdmin: Swift.Bool? = nil) {
+    public init(
+        userId: UserId,
+        sessionId: Swift.String,
+        replayCount: Swift.Int,
+        replayTruncated: Swift.Bool,
+        historyReset: Swift.Bool? = nil,
+        isAdmin: Swift.Bool? = nil
+    ) {
         self.userId = userId
         self.sessionId = sessionId
         self.replayCount = replayCount
@@ -502,12 +610,23 @@ extension AuthSuccess: WireRuntime.WireValue {
 
     static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthSuccess? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> AuthSuccess? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AuthSuccess? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> AuthSuccess? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _userId: UserId?
@@ -536,7 +655,14 @@ extension AuthSuccess: WireRuntime.WireValue {
         }
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["reason"], ignoring: ignoredKey, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _userId, let _sessionId, let _replayCount, let _replayTruncated else { return nil }
-        return AuthSuccess(userId: _userId, sessionId: _sessionId, replayCount: _replayCount, replayTruncated: _replayTruncated, historyReset: _historyReset, isAdmin: _isAdmin)
+        return AuthSuccess(
+            userId: _userId,
+            sessionId: _sessionId,
+            replayCount: _replayCount,
+            replayTruncated: _replayTruncated,
+            historyReset: _historyReset,
+            isAdmin: _isAdmin
+        )
     }
 
     /// The fields as JSON object members.
@@ -581,12 +707,23 @@ public struct AuthFailure: Swift.Sendable, Swift.Hashable {
 }
 
 extension AuthFailure: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AuthFailure? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> AuthFailure? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AuthFailure? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> AuthFailure? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _reason: AuthFailureReason?
@@ -629,8 +766,19 @@ public enum ImageMimeType: Swift.String, Swift.Sendable, Swift.Hashable, Swift.C
 }
 
 extension ImageMimeType: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ImageMimeType? {
-        context.closedEnum(json, ImageMimeType.self, at: path(), allowed: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic"], answer: answer)
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ImageMimeType? {
+        context.closedEnum(
+            json,
+            ImageMimeType.self,
+            at: path(),
+            allowed: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic"],
+            answer: answer
+        )
     }
 
     public func jsonValue() -> WireRuntime.JSONValue {
@@ -660,14 +808,29 @@ public struct ImageAttachment: Swift.Sendable, Swift.Hashable {
 }
 
 extension ImageAttachment: WireRuntime.WireValue {
-    static let base64NonEmptyMaxDecodedBytes262144Rules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1, format: .base64, maxDecodedBytes: 262144)
+    static let base64NonEmptyMaxDecodedBytes262144Rules: WireRuntime.StringRules = WireRuntime.StringRules(
+        minLength: 1,
+        format: .base64,
+        maxDecodedBytes: 262144
+    )
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ImageAttachment? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ImageAttachment? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ImageAttachment? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ImageAttachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _mimeType: ImageMimeType?
@@ -720,14 +883,27 @@ public struct AssetAttachment: Swift.Sendable, Swift.Hashable {
 }
 
 extension AssetAttachment: WireRuntime.WireValue {
-    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
+    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(
+        pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+    )
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> AssetAttachment? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> AssetAttachment? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> AssetAttachment? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> AssetAttachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _assetId: AssetId?
@@ -774,7 +950,12 @@ public enum Attachment: Swift.Sendable, Swift.Hashable {
 }
 
 extension Attachment: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Attachment? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Attachment? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["type"] {
         case .string("image")?:
@@ -834,12 +1015,23 @@ public struct VersionInfo: Swift.Sendable, Swift.Hashable {
 extension VersionInfo: WireRuntime.WireValue {
     static let minimum1Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 1.0)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> VersionInfo? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> VersionInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> VersionInfo? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> VersionInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _protocolVersion: Swift.Int?
@@ -901,18 +1093,31 @@ public struct UploadedAsset: Swift.Sendable, Swift.Hashable {
 }
 
 extension UploadedAsset: WireRuntime.WireValue {
-    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
+    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(
+        pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+    )
 
     static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
     static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> UploadedAsset? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> UploadedAsset? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> UploadedAsset? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> UploadedAsset? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _assetId: AssetId?
@@ -984,12 +1189,23 @@ public struct HttpError: Swift.Sendable, Swift.Hashable {
 extension HttpError: WireRuntime.WireValue {
     static let equalsErrorRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "error")
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> HttpError? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> HttpError? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> HttpError? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> HttpError? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _type: Swift.String?
@@ -1049,16 +1265,19 @@ public enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// that re-pairs an already-paired device, which close it.
     case invalidMessage
 
-    /// A message's content, an inline attachment, its attachment count, the message as a whole or an upload is larger than the protocol allows. The third oversize frame from a device within 60 seconds closes the socket.
+    /// A message's content, an inline attachment, its attachment count, the message as a whole or an upload is larger than the protocol allows. The
+    /// third oversize frame from a device within 60 seconds closes the socket.
     case payloadTooLarge
 
     /// The asset named in a download or an attachment does not exist or is not visible to this user.
     case assetNotFound
 
-    /// The device sent more frames of one kind than the rate limits allow, the pending-pairing queue is full, or the device's queue of messages waiting for an answer is full (`maxQueuedMessages`).
+    /// The device sent more frames of one kind than the rate limits allow, the pending-pairing queue is full, or the device's queue of messages
+    /// waiting for an answer is full (`maxQueuedMessages`).
     case rateLimited
 
-    /// Another connection authenticated with the same `deviceId`. The old socket closes right after this error and unacknowledged messages on it are not replayed.
+    /// Another connection authenticated with the same `deviceId`. The old socket closes right after this error and unacknowledged messages on it are
+    /// not replayed.
     case sessionReplaced
 
     /// The upload failed for a reason that may pass (storage busy or unavailable).
@@ -1156,7 +1375,8 @@ public enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
         case .tokenRevoked:
             return "Clear the stored token and return to pairing."
         case .invalidMessage:
-            return "Fix the frame; do not resend it unchanged. Admin UIs treat it as \"request already resolved\" after a `pair_decision` and remove the pending item."
+            return "Fix the frame; do not resend it unchanged. Admin UIs treat it as " +
+                "\"request already resolved\" after a `pair_decision` and remove the pending item."
         case .payloadTooLarge:
             return "Reject larger payloads locally before sending; send large files through `POST /upload`."
         case .assetNotFound:
@@ -1175,7 +1395,17 @@ public enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     }
 
     /// Every code of the error table, in its order.
-    public static let allCases: [Self] = [.authFailed, .tokenRevoked, .invalidMessage, .payloadTooLarge, .assetNotFound, .rateLimited, .sessionReplaced, .uploadFailedRetryable, .serverError]
+    public static let allCases: [Self] = [
+        .authFailed,
+        .tokenRevoked,
+        .invalidMessage,
+        .payloadTooLarge,
+        .assetNotFound,
+        .rateLimited,
+        .sessionReplaced,
+        .uploadFailedRetryable,
+        .serverError
+    ]
 }
 
 extension ErrorCode: WireRuntime.WireValue {
@@ -1232,9 +1462,24 @@ extension ErrorCode: WireRuntime.WireValue {
     }
 
     /// The values the spec lists.
-    public static let knownValues: Swift.Set<Swift.String> = ["auth_failed", "token_revoked", "invalid_message", "payload_too_large", "asset_not_found", "rate_limited", "session_replaced", "upload_failed_retryable", "server_error"]
+    public static let knownValues: Swift.Set<Swift.String> = [
+        "auth_failed",
+        "token_revoked",
+        "invalid_message",
+        "payload_too_large",
+        "asset_not_found",
+        "rate_limited",
+        "session_replaced",
+        "upload_failed_retryable",
+        "server_error"
+    ]
 
-    @_spi(Generated) public static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorCode? {
+    @_spi(Generated) public static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ErrorCode? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
     }
 

@@ -27,7 +27,11 @@ extension ClientFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
 
-    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ClientFrame? {
+    static func decode(
+        tag: Swift.String,
+        object: [Swift.String: WireRuntime.JSONValue],
+        in context: inout WireRuntime.ValidationContext
+    ) -> ClientFrame? {
         switch tag {
         default:
             return .unknown(tag: tag, json: .object(object))
@@ -86,14 +90,30 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
 
-    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ServerFrame? {
+    static func decode(
+        tag: Swift.String,
+        object: [Swift.String: WireRuntime.JSONValue],
+        in context: inout WireRuntime.ValidationContext
+    ) -> ServerFrame? {
         switch tag {
         case "token":
-            return Token.decode(from: .object(object), at: .root, in: &context, answer: Token.defaultAnswer, ignoring: tagField).map(ServerFrame.token)
+            return Token.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Token.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.token)
         case "done":
             return Done.decode(from: .object(object), at: .root, in: &context, answer: Done.defaultAnswer, ignoring: tagField).map(ServerFrame.done)
         case "error":
-            return ErrorMessage.decode(from: .object(object), at: .root, in: &context, answer: ErrorMessage.defaultAnswer, ignoring: tagField).map(ServerFrame.error)
+            return ErrorMessage.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: ErrorMessage.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.error)
         default:
             return .unknown(tag: tag, json: .object(object))
         }

@@ -57,7 +57,13 @@ enum CoachMe {
         /// Opens the stream of one answer.
         ///
         /// `POST /functions/v1/chat-stream`
-        static let chatStream: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "chat_stream", method: .post, path: "/functions/v1/chat-stream", requiresBearerToken: true, errorCodes: [.unauthorized, .conversationNotFound])
+        static let chatStream: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
+            name: "chat_stream",
+            method: .post,
+            path: "/functions/v1/chat-stream",
+            requiresBearerToken: true,
+            errorCodes: [.unauthorized, .conversationNotFound]
+        )
 
         /// Every endpoint, in spec order.
         static let all: [WireRuntime.HTTPEndpoint<ErrorCode>] = [chatStream]

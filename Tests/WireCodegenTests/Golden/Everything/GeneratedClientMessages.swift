@@ -44,7 +44,16 @@ struct Greeting: Swift.Sendable, Swift.Hashable {
     ///   - retries: The `retries` field.
     ///   - since: The `since` field.
     ///   - wantsColor: The `wants_color` field.
-    init(clientVersion: Swift.Int = 3, name: Swift.String, nick: Swift.String? = nil, cursor: WireRuntime.Nullable<Swift.String> = .absent, note: Swift.String?, retries: Swift.Int? = nil, since: Swift.Int? = nil, wantsColor: Swift.Bool = true) {
+    init(
+        clientVersion: Swift.Int = 3,
+        name: Swift.String,
+        nick: Swift.String? = nil,
+        cursor: WireRuntime.Nullable<Swift.String> = .absent,
+        note: Swift.String?,
+        retries: Swift.Int? = nil,
+        since: Swift.Int? = nil,
+        wantsColor: Swift.Bool = true
+    ) {
         self.clientVersion = clientVersion
         self.name = name
         self.nick = nick
@@ -74,12 +83,23 @@ extension Greeting: WireRuntime.WireMessage {
 
     static let epochMillisRules: WireRuntime.NumberRules = WireRuntime.NumberRules(format: .epochMillis)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Greeting? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Greeting? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Greeting? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Greeting? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _clientVersion: Swift.Int?
@@ -87,8 +107,21 @@ extension Greeting: WireRuntime.WireMessage {
             _clientVersion = context.integer(value, at: path().appending("client_version"), rules: equals3Rules, answer: answer)
         }
         var _name: Swift.String?
-        if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: WireRuntime.ViolationAnswer(code: "bad_frame")) {
-            _name = context.string(value, at: path().appending("name"), rules: minBytes1MaxBytes8Rules, answer: WireRuntime.ViolationAnswer(code: "bad_frame"), sizeAnswer: WireRuntime.ViolationAnswer(code: "bad_frame"))
+        if let value = context.member(
+            object,
+            "name",
+            at: path(),
+            required: true,
+            nullable: false,
+            answer: WireRuntime.ViolationAnswer(code: "bad_frame")
+        ) {
+            _name = context.string(
+                value,
+                at: path().appending("name"),
+                rules: minBytes1MaxBytes8Rules,
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                sizeAnswer: WireRuntime.ViolationAnswer(code: "bad_frame")
+            )
         }
         var _nick: Swift.String?
         if let value = context.member(object, "nick", at: path(), required: false, nullable: false, answer: answer) {
@@ -101,7 +134,9 @@ extension Greeting: WireRuntime.WireMessage {
         case .null?:
             _cursor = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("cursor"), rules: prefixCRules, answer: answer)) { _cursor = .value(decoded) }
+            if let decoded = (
+                context.string(value, at: path().appending("cursor"), rules: prefixCRules, answer: answer)
+            ) { _cursor = .value(decoded) }
         }
         var _note: Swift.String?
         if let value = context.member(object, "note", at: path(), required: true, nullable: true, answer: answer) {
@@ -120,7 +155,16 @@ extension Greeting: WireRuntime.WireMessage {
             _wantsColor = context.bool(value, at: path().appending("wants_color"), constant: true, answer: answer)
         }
         guard context.errorCount == errorsBefore, let _clientVersion, let _name, let _wantsColor else { return nil }
-        return Greeting(clientVersion: _clientVersion, name: _name, nick: _nick, cursor: _cursor, note: _note, retries: _retries, since: _since, wantsColor: _wantsColor)
+        return Greeting(
+            clientVersion: _clientVersion,
+            name: _name,
+            nick: _nick,
+            cursor: _cursor,
+            note: _note,
+            retries: _retries,
+            since: _since,
+            wantsColor: _wantsColor
+        )
     }
 
     /// The fields as JSON object members, without the tag.
@@ -203,7 +247,17 @@ struct Post: Swift.Sendable, Swift.Hashable {
     ///   - blobs: The `blobs` field.
     ///   - link: The `link` field.
     ///   - extra: The `extra` field.
-    init(id: ItemId, default: Swift.String, protocol: Swift.String? = nil, tags: [Swift.String]? = nil, scores: [Swift.String: Swift.Int]? = nil, grid: Grid? = nil, blobs: [Blob]? = nil, link: Link? = nil, extra: WireRuntime.JSONValue? = nil) {
+    init(
+        id: ItemId,
+        default: Swift.String,
+        protocol: Swift.String? = nil,
+        tags: [Swift.String]? = nil,
+        scores: [Swift.String: Swift.Int]? = nil,
+        grid: Grid? = nil,
+        blobs: [Blob]? = nil,
+        link: Link? = nil,
+        extra: WireRuntime.JSONValue? = nil
+    ) {
         self.id = id
         self.`default` = `default`
         self.`protocol` = `protocol`
@@ -234,14 +288,29 @@ extension Post: WireRuntime.WireMessage {
 
     static let linkRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uri)
 
-    static let blobBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(name: "blob_bytes", terms: [.init(keys: ["blobs"], decoded: true), .init(keys: ["default"], decoded: false)], max: 40)
+    static let blobBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(
+        name: "blob_bytes",
+        terms: [.init(keys: ["blobs"], decoded: true), .init(keys: ["default"], decoded: false)],
+        max: 40
+    )
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Post? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Post? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Post? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Post? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _id: ItemId?
@@ -258,19 +327,49 @@ extension Post: WireRuntime.WireMessage {
         }
         var _tags: [Swift.String]?
         if let value = context.member(object, "tags", at: path(), required: false, nullable: false, answer: answer) {
-            _tags = context.array(value, at: path().appending("tags"), rules: maxItems3Rules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
+            _tags = context.array(
+                value,
+                at: path().appending("tags"),
+                rules: maxItems3Rules,
+                answer: answer
+            ) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
         }
         var _scores: [Swift.String: Swift.Int]?
         if let value = context.member(object, "scores", at: path(), required: false, nullable: false, answer: answer) {
-            _scores = context.map(value, at: path().appending("scores"), rules: nonEmptyRules, answer: answer) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
+            _scores = context.map(
+                value,
+                at: path().appending("scores"),
+                rules: nonEmptyRules,
+                answer: answer
+            ) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
         }
         var _grid: Grid?
         if let value = context.member(object, "grid", at: path(), required: false, nullable: false, answer: answer) {
-            _grid = context.array(value, at: path().appending("grid"), rules: maxItems3Rules, answer: answer) { item0, index0, context in context.array(item0, at: path().appending("grid").appending(index0), rules: nil, answer: answer) { item1, index1, context in context.integer(item1, at: path().appending("grid").appending(index0).appending(index1), rules: nil, answer: answer) } }
+            _grid = context.array(
+                value,
+                at: path().appending("grid"),
+                rules: maxItems3Rules,
+                answer: answer
+            ) { item0, index0, context in context.array(
+                item0,
+                at: path().appending("grid").appending(index0),
+                rules: nil,
+                answer: answer
+            ) { item1, index1, context in context.integer(
+                item1,
+                at: path().appending("grid").appending(index0).appending(index1),
+                rules: nil,
+                answer: answer
+            ) } }
         }
         var _blobs: [Blob]?
         if let value = context.member(object, "blobs", at: path(), required: false, nullable: false, answer: answer) {
-            _blobs = context.array(value, at: path().appending("blobs"), rules: nil, answer: answer) { item0, index0, context in context.string(item0, at: path().appending("blobs").appending(index0), rules: blobRules, answer: answer) }
+            _blobs = context.array(
+                value,
+                at: path().appending("blobs"),
+                rules: nil,
+                answer: answer
+            ) { item0, index0, context in context.string(item0, at: path().appending("blobs").appending(index0), rules: blobRules, answer: answer) }
         }
         var _link: Link?
         if let value = context.member(object, "link", at: path(), required: false, nullable: false, answer: answer) {
@@ -282,7 +381,17 @@ extension Post: WireRuntime.WireMessage {
         }
         context.check(Self.blobBytesBudget, in: object, at: path())
         guard context.errorCount == errorsBefore, let _id, let _default else { return nil }
-        return Post(id: _id, default: _default, protocol: _protocol, tags: _tags, scores: _scores, grid: _grid, blobs: _blobs, link: _link, extra: _extra)
+        return Post(
+            id: _id,
+            default: _default,
+            protocol: _protocol,
+            tags: _tags,
+            scores: _scores,
+            grid: _grid,
+            blobs: _blobs,
+            link: _link,
+            extra: _extra
+        )
     }
 
     /// The fields as JSON object members, without the tag.
@@ -340,12 +449,23 @@ extension ClientSame: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ClientSame? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ClientSame? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ClientSame? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ClientSame? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _fromClient: Swift.Bool?
@@ -413,7 +533,15 @@ struct Names: Swift.Sendable, Swift.Hashable {
     ///   - context: The `context` field.
     ///   - answer: The `answer` field.
     ///   - errorsBefore: The `errors_before` field.
-    init(value: Swift.Double, path: Swift.String, json: WireRuntime.JSONValue? = nil, object: Swift.String? = nil, context: WireRuntime.Nullable<Swift.Int> = .absent, answer: Swift.Bool?, errorsBefore: Swift.Int? = nil) {
+    init(
+        value: Swift.Double,
+        path: Swift.String,
+        json: WireRuntime.JSONValue? = nil,
+        object: Swift.String? = nil,
+        context: WireRuntime.Nullable<Swift.Int> = .absent,
+        answer: Swift.Bool?,
+        errorsBefore: Swift.Int? = nil
+    ) {
         self.value = value
         self.path = path
         self.json = json
@@ -432,12 +560,23 @@ extension Names: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Names? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Names? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Names? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Names? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _value: Swift.Double?
@@ -540,12 +679,23 @@ extension Ping: WireRuntime.WireMessage {
 
     static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Ping? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Ping? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Ping? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Ping? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _seq: Swift.Int?

@@ -42,16 +42,38 @@ extension ClientFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
 
-    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ClientFrame? {
+    static func decode(
+        tag: Swift.String,
+        object: [Swift.String: WireRuntime.JSONValue],
+        in context: inout WireRuntime.ValidationContext
+    ) -> ClientFrame? {
         switch tag {
         case "hello":
-            return Greeting.decode(from: .object(object), at: .root, in: &context, answer: Greeting.defaultAnswer, ignoring: tagField).map(ClientFrame.hello)
+            return Greeting.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Greeting.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.hello)
         case "post":
             return Post.decode(from: .object(object), at: .root, in: &context, answer: Post.defaultAnswer, ignoring: tagField).map(ClientFrame.post)
         case "same":
-            return ClientSame.decode(from: .object(object), at: .root, in: &context, answer: ClientSame.defaultAnswer, ignoring: tagField).map(ClientFrame.same)
+            return ClientSame.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: ClientSame.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.same)
         case "names":
-            return Names.decode(from: .object(object), at: .root, in: &context, answer: Names.defaultAnswer, ignoring: tagField).map(ClientFrame.names)
+            return Names.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Names.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.names)
         case "ping":
             return Ping.decode(from: .object(object), at: .root, in: &context, answer: Ping.defaultAnswer, ignoring: tagField).map(ClientFrame.ping)
         default:
@@ -134,14 +156,36 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
 
-    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ServerFrame? {
+    static func decode(
+        tag: Swift.String,
+        object: [Swift.String: WireRuntime.JSONValue],
+        in context: inout WireRuntime.ValidationContext
+    ) -> ServerFrame? {
         switch tag {
         case "same":
-            return ServerSame.decode(from: .object(object), at: .root, in: &context, answer: ServerSame.defaultAnswer, ignoring: tagField).map(ServerFrame.same)
+            return ServerSame.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: ServerSame.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.same)
         case "update":
-            return Update.decode(from: .object(object), at: .root, in: &context, answer: Update.defaultAnswer, ignoring: tagField).map(ServerFrame.update)
+            return Update.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Update.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.update)
         case "verdict":
-            return Verdict.decode(from: .object(object), at: .root, in: &context, answer: Verdict.defaultAnswer, ignoring: tagField).map(ServerFrame.verdict)
+            return Verdict.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Verdict.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.verdict)
         case "ping":
             return Ping.decode(from: .object(object), at: .root, in: &context, answer: Ping.defaultAnswer, ignoring: tagField).map(ServerFrame.ping)
         default:

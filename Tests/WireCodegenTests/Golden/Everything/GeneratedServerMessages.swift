@@ -26,12 +26,23 @@ extension ServerSame: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ServerSame? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ServerSame? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ServerSame? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ServerSame? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _fromServer: Swift.Bool?
@@ -111,7 +122,19 @@ struct Update: Swift.Sendable, Swift.Hashable {
     ///   - at: The `at` field.
     ///   - level: The `level` field.
     ///   - detail: The `detail` field.
-    init(when: Stamp, color: Color, mood: Mood? = nil, shape: Shape, outcome: Outcome, selector: Selector, bag: Bag? = nil, strict: Strict? = nil, at: Point?, level: Swift.String, detail: Swift.String? = nil) {
+    init(
+        when: Stamp,
+        color: Color,
+        mood: Mood? = nil,
+        shape: Shape,
+        outcome: Outcome,
+        selector: Selector,
+        bag: Bag? = nil,
+        strict: Strict? = nil,
+        at: Point?,
+        level: Swift.String,
+        detail: Swift.String? = nil
+    ) {
         self.when = when
         self.color = color
         self.mood = mood
@@ -136,23 +159,52 @@ extension Update: WireRuntime.WireMessage {
 
     static let stampRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static let whenLevelWarnOrError: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("level", [.string("warn"), .string("error")])], require: ["detail"], forbid: [])
+    static let whenLevelWarnOrError: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
+        when: [("level", [.string("warn"), .string("error")])],
+        require: ["detail"],
+        forbid: []
+    )
 
-    static let whenColorRedAndLevelInfo: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("color", [.string("red")]), ("level", [.string("info")])], require: [], forbid: ["detail"])
+    static let whenColorRedAndLevelInfo: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
+        when: [("color", [.string("red")]), ("level", [.string("info")])],
+        require: [],
+        forbid: ["detail"]
+    )
 
-    static let whenColorGreen: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(when: [("color", [.string("green")])], require: [], forbid: [], expect: [("level", [.string("info"), .string("warn")])])
+    static let whenColorGreen: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
+        when: [("color", [.string("green")])],
+        require: [],
+        forbid: [],
+        expect: [("level", [.string("info"), .string("warn")])]
+    )
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Update? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Update? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Update? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Update? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _when: Stamp?
         if let value = context.member(object, "when", at: path(), required: true, nullable: false, answer: answer) {
-            _when = context.string(value, at: path().appending("when"), rules: stampRules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)
+            _when = context.string(
+                value,
+                at: path().appending("when"),
+                rules: stampRules,
+                answer: answer
+            ).flatMap(WireRuntime.WireFormats.parseISO8601)
         }
         var _color: Color?
         if let value = context.member(object, "color", at: path(), required: true, nullable: false, answer: answer) {
@@ -199,7 +251,19 @@ extension Update: WireRuntime.WireMessage {
         context.check(Self.whenColorGreen, in: object, at: path(), answer: answer)
         context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["secret"], ignoring: ignoredKey, at: path(), answer: answer)
         guard context.errorCount == errorsBefore, let _when, let _color, let _shape, let _outcome, let _selector, let _level else { return nil }
-        return Update(when: _when, color: _color, mood: _mood, shape: _shape, outcome: _outcome, selector: _selector, bag: _bag, strict: _strict, at: _at, level: _level, detail: _detail)
+        return Update(
+            when: _when,
+            color: _color,
+            mood: _mood,
+            shape: _shape,
+            outcome: _outcome,
+            selector: _selector,
+            bag: _bag,
+            strict: _strict,
+            at: _at,
+            level: _level,
+            detail: _detail
+        )
     }
 
     /// The fields as JSON object members, without the tag.
@@ -265,7 +329,12 @@ extension Verdict: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Verdict? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Verdict? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["accepted"] {
         case .bool(true)?:
@@ -282,7 +351,13 @@ extension Verdict: WireRuntime.WireMessage {
     }
 
     /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Verdict? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Verdict? {
         decode(from: json, at: path(), in: &context, answer: answer)
     }
 

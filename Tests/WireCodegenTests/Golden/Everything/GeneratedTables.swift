@@ -67,14 +67,43 @@ enum Everything {
 
     /// The protocol's rate limits.
     enum RateLimits {
-        static let posts: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "posts", counts: .frames([WireRuntime.FrameKey(.client, "post")]), limit: 10, window: .milliseconds(1000), scope: .device, answer: WireRuntime.ViolationAnswer(code: "slow_down"), clientAction: "Wait.")
+        static let posts: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "posts",
+            counts: .frames([WireRuntime.FrameKey(.client, "post")]),
+            limit: 10,
+            window: .milliseconds(1000),
+            scope: .device,
+            answer: WireRuntime.ViolationAnswer(code: "slow_down"),
+            clientAction: "Wait."
+        )
 
-        static let oversize: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "oversize", counts: .violations([.tooBig]), limit: 2, window: .milliseconds(60000), scope: .connection, answer: WireRuntime.ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009))
+        static let oversize: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "oversize",
+            counts: .violations([.tooBig]),
+            limit: 2,
+            window: .milliseconds(60000),
+            scope: .connection,
+            answer: WireRuntime.ViolationAnswer(code: "too_big", closesConnection: true, closeCode: 1009)
+        )
 
-        static let sessions: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "sessions", counts: .frames([WireRuntime.FrameKey(.client, "hello")]), limit: 50, window: nil, scope: WireRuntime.RateLimitScope(rawValue: "server"), answer: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
+        static let sessions: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "sessions",
+            counts: .frames([WireRuntime.FrameKey(.client, "hello")]),
+            limit: 50,
+            window: nil,
+            scope: WireRuntime.RateLimitScope(rawValue: "server"),
+            answer: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000)
+        )
 
         /// The server sends at most 20 updates a second.
-        static let updates: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(name: "updates", counts: .frames([WireRuntime.FrameKey(.server, "update")]), limit: 20, window: .milliseconds(1000), scope: .connection, answer: nil)
+        static let updates: WireRuntime.RateLimitRule<ErrorCode> = WireRuntime.RateLimitRule<ErrorCode>(
+            name: "updates",
+            counts: .frames([WireRuntime.FrameKey(.server, "update")]),
+            limit: 20,
+            window: .milliseconds(1000),
+            scope: .connection,
+            answer: nil
+        )
 
         /// Every rate limit, in spec order.
         static let all: [WireRuntime.RateLimitRule<ErrorCode>] = [posts, oversize, sessions, updates]
@@ -83,10 +112,22 @@ enum Everything {
     /// The protocol's HTTP endpoints.
     enum Endpoints {
         /// `GET /status`
-        static let status: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "status", method: .get, path: "/status", requiresBearerToken: false, errorCodes: [])
+        static let status: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
+            name: "status",
+            method: .get,
+            path: "/status",
+            requiresBearerToken: false,
+            errorCodes: []
+        )
 
         /// `PUT /items/{item_id}/blob/{slot}`
-        static let upload: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(name: "upload", method: .put, path: "/items/{item_id}/blob/{slot}", requiresBearerToken: true, errorCodes: [.tooBig, .slowDown])
+        static let upload: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
+            name: "upload",
+            method: .put,
+            path: "/items/{item_id}/blob/{slot}",
+            requiresBearerToken: true,
+            errorCodes: [.tooBig, .slowDown]
+        )
 
         /// The path of `PUT /items/{item_id}/blob/{slot}` with its parameters filled in and percent-encoded.
         static func uploadPath(itemId: Swift.String, slot: Swift.String) -> Swift.String {
@@ -101,26 +142,73 @@ enum Everything {
     static let sessionRules: WireRuntime.SessionRuleSet = WireRuntime.SessionRuleSet(
         initialPhase: "start",
         phases: [
-            .init(name: "start", allowedClient: ["hello", "ping"], allowedServer: ["ping"], otherwise: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000)),
+            .init(
+                name: "start",
+                allowedClient: ["hello", "ping"],
+                allowedServer: ["ping"],
+                otherwise: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000)
+            ),
             .init(name: "open", allowedClient: ["post", "same", "ping"], allowedServer: ["update", "same", "ping", "verdict"], otherwise: nil),
         ],
         transitions: [
             .init(on: WireRuntime.FrameKey(.client, "hello"), when: [], to: "open", setFlags: ["greeted": "wants_color"], closeCode: nil),
-            .init(on: WireRuntime.FrameKey(.server, "update"), when: [WireRuntime.SessionRuleSet.Condition("level", [.string("error")])], to: "start", setFlags: [:], closeCode: 1000),
+            .init(
+                on: WireRuntime.FrameKey(.server, "update"),
+                when: [WireRuntime.SessionRuleSet.Condition("level", [.string("error")])],
+                to: "start",
+                setFlags: [:],
+                closeCode: 1000
+            ),
         ],
         flags: ["greeted"],
         guards: [
-            .init(name: "greeted_posts", frame: WireRuntime.FrameKey(.client, "post"), requiredFlag: "greeted", otherwise: WireRuntime.ViolationAnswer(code: "bad_frame")),
+            .init(
+                name: "greeted_posts",
+                frame: WireRuntime.FrameKey(.client, "post"),
+                requiredFlag: "greeted",
+                otherwise: WireRuntime.ViolationAnswer(code: "bad_frame")
+            ),
         ],
         correlations: [
-            .init(name: "pong", frame: WireRuntime.FrameKey(.server, "ping"), field: "seq", answers: WireRuntime.FrameKey(.client, "ping"), answersField: "seq", otherwise: nil),
+            .init(
+                name: "pong",
+                frame: WireRuntime.FrameKey(.server, "ping"),
+                field: "seq",
+                answers: WireRuntime.FrameKey(.client, "ping"),
+                answersField: "seq",
+                otherwise: nil
+            ),
         ],
         uniqueness: [
-            .init(name: "post_ids", frame: WireRuntime.FrameKey(.client, "post"), key: "id", sameFields: ["default", "tags", "blobs"], comparison: .normalized, final: [], otherwise: WireRuntime.ViolationAnswer(code: "bad_frame")),
-            .init(name: "final_updates", frame: WireRuntime.FrameKey(.server, "update"), key: "when", sameFields: [], grows: ["detail"], final: [WireRuntime.SessionRuleSet.Condition("level", [.string("error")])], otherwise: nil),
+            .init(
+                name: "post_ids",
+                frame: WireRuntime.FrameKey(.client, "post"),
+                key: "id",
+                sameFields: ["default", "tags", "blobs"],
+                comparison: .normalized,
+                final: [],
+                otherwise: WireRuntime.ViolationAnswer(code: "bad_frame")
+            ),
+            .init(
+                name: "final_updates",
+                frame: WireRuntime.FrameKey(.server, "update"),
+                key: "when",
+                sameFields: [],
+                grows: ["detail"],
+                final: [WireRuntime.SessionRuleSet.Condition("level", [.string("error")])],
+                otherwise: nil
+            ),
         ],
         runs: [
-            .init(name: "echoes", after: WireRuntime.FrameKey(.client, "ping"), when: [WireRuntime.SessionRuleSet.Condition("seq", [.integer(1), .integer(2)])], countField: "seq", frame: WireRuntime.FrameKey(.server, "ping"), each: [WireRuntime.SessionRuleSet.Condition("seq", [.integer(0), .integer(1), .integer(2)])], otherwise: nil),
+            .init(
+                name: "echoes",
+                after: WireRuntime.FrameKey(.client, "ping"),
+                when: [WireRuntime.SessionRuleSet.Condition("seq", [.integer(1), .integer(2)])],
+                countField: "seq",
+                frame: WireRuntime.FrameKey(.server, "ping"),
+                each: [WireRuntime.SessionRuleSet.Condition("seq", [.integer(0), .integer(1), .integer(2)])],
+                otherwise: nil
+            ),
         ]
     )
 }

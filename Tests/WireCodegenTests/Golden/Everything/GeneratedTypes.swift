@@ -33,7 +33,12 @@ enum Color: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {
 }
 
 extension Color: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Color? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Color? {
         context.closedEnum(json, Color.self, at: path(), allowed: ["red", "green", "dark-blue"], answer: answer)
     }
 
@@ -82,7 +87,12 @@ extension Mood: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["happy", "sad"]
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Mood? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Mood? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "Mood", answer: answer).map(Mood.init(rawValue:))
     }
 
@@ -121,12 +131,23 @@ struct Point: Swift.Sendable, Swift.Hashable {
 extension Point: WireRuntime.WireValue {
     static let minimumMinus1Point5Maximum1Point5Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: -1.5, maximum: 1.5)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Point? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Point? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Point? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Point? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _x: Swift.Double?
@@ -180,12 +201,23 @@ struct Circle: Swift.Sendable, Swift.Hashable {
 extension Circle: WireRuntime.WireValue {
     static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Circle? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Circle? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Circle? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Circle? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _radius: Swift.Double?
@@ -231,12 +263,23 @@ struct Square: Swift.Sendable, Swift.Hashable {
 }
 
 extension Square: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Square? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Square? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Square? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Square? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _side: Swift.Int?
@@ -282,7 +325,12 @@ enum Shape: Swift.Sendable, Swift.Hashable {
 }
 
 extension Shape: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Shape? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Shape? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["shape"] {
         case .string("circle")?:
@@ -293,7 +341,15 @@ extension Shape: WireRuntime.WireValue {
             context.fail(path().appending("shape"), "required", answer, "missing required field 'shape'")
             return nil
         case let other?:
-            context.report(WireRuntime.ValidationIssue(severity: .warning, path: path().appending("shape"), rule: "unknownCase", answer: answer, message: "\(other) is not a known Shape case; it is kept as unknown"))
+            context.report(
+                WireRuntime.ValidationIssue(
+                    severity: .warning,
+                    path: path().appending("shape"),
+                    rule: "unknownCase",
+                    answer: answer,
+                    message: "\(other) is not a known Shape case; it is kept as unknown"
+                )
+            )
             return .unknown(tag: other, json: json)
         }
     }
@@ -338,12 +394,23 @@ struct Granted: Swift.Sendable, Swift.Hashable {
 }
 
 extension Granted: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Granted? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Granted? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Granted? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Granted? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _token: Swift.String?
@@ -390,12 +457,23 @@ struct Refused: Swift.Sendable, Swift.Hashable {
 }
 
 extension Refused: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Refused? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Refused? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Refused? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Refused? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _reason: Swift.String?
@@ -438,7 +516,12 @@ enum Outcome: Swift.Sendable, Swift.Hashable {
 }
 
 extension Outcome: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Outcome? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Outcome? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         switch object["ok"] {
         case .bool(true)?:
@@ -492,11 +575,31 @@ extension Selector: WireRuntime.WireValue {
 
     static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
 
-    static let slugRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 2, maxLength: 20, pattern: WireRuntime.WirePattern("[a-z0-9-]+"))
+    static let slugRules: WireRuntime.StringRules = WireRuntime.StringRules(
+        minLength: 2,
+        maxLength: 20,
+        pattern: WireRuntime.WirePattern("[a-z0-9-]+")
+    )
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Selector? {
-        if let value = context.attempt({ context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }) { return .all(value) }
-        if let value = context.attempt({ context in context.array(json, at: path(), rules: nonEmptyRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: slugRules, answer: answer) } }) { return .names(value) }
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Selector? {
+        if let value = context.attempt(
+            { context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }
+        ) { return .all(value) }
+        if let value = context.attempt(
+            { context in
+                context.array(
+                    json,
+                    at: path(),
+                    rules: nonEmptyRules,
+                    answer: answer
+                ) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: slugRules, answer: answer) }
+            }
+        ) { return .names(value) }
         context.noVariant(json, at: path(), expected: "all, names", answer: answer)
         return nil
     }
@@ -541,12 +644,23 @@ struct Bag: Swift.Sendable, Swift.Hashable {
 extension Bag: WireRuntime.WireValue {
     static let knownKeys: Swift.Set<Swift.String> = ["label"]
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Bag? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Bag? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Bag? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Bag? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _label: Swift.String?
@@ -595,12 +709,23 @@ struct Strict: Swift.Sendable, Swift.Hashable {
 extension Strict: WireRuntime.WireValue {
     static let knownKeys: Swift.Set<Swift.String> = ["a"]
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Strict? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Strict? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Strict? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Strict? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _a: Swift.Int?
@@ -755,7 +880,12 @@ extension ErrorCode: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["bad_frame", "too_big", "slow_down", "gone"]
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorCode? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ErrorCode? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
     }
 

@@ -45,18 +45,52 @@ extension ClientFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
 
-    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ClientFrame? {
+    static func decode(
+        tag: Swift.String,
+        object: [Swift.String: WireRuntime.JSONValue],
+        in context: inout WireRuntime.ValidationContext
+    ) -> ClientFrame? {
         switch tag {
         case "hello":
-            return Hello.decode(from: .object(object), at: .root, in: &context, answer: Hello.defaultAnswer, ignoring: tagField).map(ClientFrame.hello)
+            return Hello.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Hello.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.hello)
         case "subscribe":
-            return Subscribe.decode(from: .object(object), at: .root, in: &context, answer: Subscribe.defaultAnswer, ignoring: tagField).map(ClientFrame.subscribe)
+            return Subscribe.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Subscribe.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.subscribe)
         case "input":
-            return Input.decode(from: .object(object), at: .root, in: &context, answer: Input.defaultAnswer, ignoring: tagField).map(ClientFrame.input)
+            return Input.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Input.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.input)
         case "permission_response":
-            return PermissionResponse.decode(from: .object(object), at: .root, in: &context, answer: PermissionResponse.defaultAnswer, ignoring: tagField).map(ClientFrame.permissionResponse)
+            return PermissionResponse.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: PermissionResponse.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.permissionResponse)
         case "control":
-            return Control.decode(from: .object(object), at: .root, in: &context, answer: Control.defaultAnswer, ignoring: tagField).map(ClientFrame.control)
+            return Control.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Control.defaultAnswer,
+                ignoring: tagField
+            ).map(ClientFrame.control)
         case "sync":
             return Sync.decode(from: .object(object), at: .root, in: &context, answer: Sync.defaultAnswer, ignoring: tagField).map(ClientFrame.sync)
         default:
@@ -146,18 +180,52 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
 
-    static func decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> ServerFrame? {
+    static func decode(
+        tag: Swift.String,
+        object: [Swift.String: WireRuntime.JSONValue],
+        in context: inout WireRuntime.ValidationContext
+    ) -> ServerFrame? {
         switch tag {
         case "welcome":
-            return Welcome.decode(from: .object(object), at: .root, in: &context, answer: Welcome.defaultAnswer, ignoring: tagField).map(ServerFrame.welcome)
+            return Welcome.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Welcome.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.welcome)
         case "event":
-            return Event.decode(from: .object(object), at: .root, in: &context, answer: Event.defaultAnswer, ignoring: tagField).map(ServerFrame.event)
+            return Event.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: Event.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.event)
         case "permission_request":
-            return PermissionRequest.decode(from: .object(object), at: .root, in: &context, answer: PermissionRequest.defaultAnswer, ignoring: tagField).map(ServerFrame.permissionRequest)
+            return PermissionRequest.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: PermissionRequest.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.permissionRequest)
         case "sync_response":
-            return SyncResponse.decode(from: .object(object), at: .root, in: &context, answer: SyncResponse.defaultAnswer, ignoring: tagField).map(ServerFrame.syncResponse)
+            return SyncResponse.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: SyncResponse.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.syncResponse)
         case "error":
-            return ErrorMessage.decode(from: .object(object), at: .root, in: &context, answer: ErrorMessage.defaultAnswer, ignoring: tagField).map(ServerFrame.error)
+            return ErrorMessage.decode(
+                from: .object(object),
+                at: .root,
+                in: &context,
+                answer: ErrorMessage.defaultAnswer,
+                ignoring: tagField
+            ).map(ServerFrame.error)
         default:
             return .unknown(tag: tag, json: .object(object))
         }

@@ -37,12 +37,23 @@ extension Welcome: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Welcome? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Welcome? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Welcome? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Welcome? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _serverVersion: Swift.String?
@@ -55,7 +66,17 @@ extension Welcome: WireRuntime.WireMessage {
         }
         var _sessions: [SessionInfo]?
         if let value = context.member(object, "sessions", at: path(), required: true, nullable: false, answer: answer) {
-            _sessions = context.array(value, at: path().appending("sessions"), rules: nil, answer: answer) { item0, index0, context in SessionInfo.decode(from: item0, at: path().appending("sessions").appending(index0), in: &context, answer: answer) }
+            _sessions = context.array(
+                value,
+                at: path().appending("sessions"),
+                rules: nil,
+                answer: answer
+            ) { item0, index0, context in SessionInfo.decode(
+                from: item0,
+                at: path().appending("sessions").appending(index0),
+                in: &context,
+                answer: answer
+            ) }
         }
         guard context.errorCount == errorsBefore, let _serverVersion, let _machineName, let _sessions else { return nil }
         return Welcome(serverVersion: _serverVersion, machineName: _machineName, sessions: _sessions)
@@ -134,12 +155,23 @@ extension Event: WireRuntime.WireMessage {
 
     static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Event? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Event? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> Event? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> Event? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _session: Swift.String?
@@ -152,7 +184,12 @@ extension Event: WireRuntime.WireMessage {
         }
         var _timestamp: Foundation.Date?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)
+            _timestamp = context.string(
+                value,
+                at: path().appending("timestamp"),
+                rules: iso8601Rules,
+                answer: answer
+            ).flatMap(WireRuntime.WireFormats.parseISO8601)
         }
         var _message: SDKMessage?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
@@ -232,12 +269,23 @@ extension PermissionRequest: WireRuntime.WireMessage {
 
     static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> PermissionRequest? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> PermissionRequest? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> PermissionRequest? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> PermissionRequest? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _requestId: Swift.String?
@@ -250,7 +298,12 @@ extension PermissionRequest: WireRuntime.WireMessage {
         }
         var _toolInput: [Swift.String: WireRuntime.JSONValue]?
         if let value = context.member(object, "tool_input", at: path(), required: true, nullable: false, answer: answer) {
-            _toolInput = context.map(value, at: path().appending("tool_input"), rules: nil, answer: answer) { item0, key0, context in Swift.Optional(item0) }
+            _toolInput = context.map(
+                value,
+                at: path().appending("tool_input"),
+                rules: nil,
+                answer: answer
+            ) { item0, key0, context in Swift.Optional(item0) }
         }
         var _sessionName: Swift.String?
         if let value = context.member(object, "session_name", at: path(), required: true, nullable: false, answer: answer) {
@@ -316,12 +369,23 @@ extension SyncResponse: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SyncResponse? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> SyncResponse? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> SyncResponse? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> SyncResponse? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _session: Swift.String?
@@ -330,7 +394,17 @@ extension SyncResponse: WireRuntime.WireMessage {
         }
         var _events: [EventPayload]?
         if let value = context.member(object, "events", at: path(), required: true, nullable: false, answer: answer) {
-            _events = context.array(value, at: path().appending("events"), rules: nil, answer: answer) { item0, index0, context in EventPayload.decode(from: item0, at: path().appending("events").appending(index0), in: &context, answer: answer) }
+            _events = context.array(
+                value,
+                at: path().appending("events"),
+                rules: nil,
+                answer: answer
+            ) { item0, index0, context in EventPayload.decode(
+                from: item0,
+                at: path().appending("events").appending(index0),
+                in: &context,
+                answer: answer
+            ) }
         }
         guard context.errorCount == errorsBefore, let _session, let _events else { return nil }
         return SyncResponse(session: _session, events: _events)
@@ -397,12 +471,23 @@ extension ErrorMessage: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorMessage? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ErrorMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> ErrorMessage? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> ErrorMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _code: Swift.String?

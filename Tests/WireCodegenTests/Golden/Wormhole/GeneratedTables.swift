@@ -64,8 +64,18 @@ enum Wormhole {
     static let sessionRules: WireRuntime.SessionRuleSet = WireRuntime.SessionRuleSet(
         initialPhase: "connected",
         phases: [
-            .init(name: "connected", allowedClient: ["hello"], allowedServer: ["error"], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
-            .init(name: "ready", allowedClient: ["subscribe", "input", "permission_response", "control", "sync", "hello"], allowedServer: ["welcome", "event", "permission_request", "sync_response", "error"], otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")),
+            .init(
+                name: "connected",
+                allowedClient: ["hello"],
+                allowedServer: ["error"],
+                otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")
+            ),
+            .init(
+                name: "ready",
+                allowedClient: ["subscribe", "input", "permission_response", "control", "sync", "hello"],
+                allowedServer: ["welcome", "event", "permission_request", "sync_response", "error"],
+                otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")
+            ),
         ],
         transitions: [
             .init(on: WireRuntime.FrameKey(.client, "hello"), when: [], to: "ready", setFlags: [:], closeCode: nil),
@@ -74,7 +84,14 @@ enum Wormhole {
         guards: [
         ],
         correlations: [
-            .init(name: "permission_answer", frame: WireRuntime.FrameKey(.client, "permission_response"), field: "request_id", answers: WireRuntime.FrameKey(.server, "permission_request"), answersField: "request_id", otherwise: nil),
+            .init(
+                name: "permission_answer",
+                frame: WireRuntime.FrameKey(.client, "permission_response"),
+                field: "request_id",
+                answers: WireRuntime.FrameKey(.server, "permission_request"),
+                answersField: "request_id",
+                otherwise: nil
+            ),
         ],
         uniqueness: [
         ],

@@ -57,7 +57,12 @@ extension SessionState: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["idle", "working", "awaiting_approval", "error"]
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SessionState? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> SessionState? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "SessionState", answer: answer).map(SessionState.init(rawValue:))
     }
 
@@ -112,7 +117,14 @@ struct SessionInfo: Swift.Sendable, Swift.Hashable {
     ///   - claudeSessionId: The Claude session behind it, when one runs.
     ///   - costUsd: What the session has cost so far, in US dollars.
     ///   - lastActivity: When the session last did something.
-    init(name: Swift.String, directory: Swift.String, state: SessionState, claudeSessionId: WireRuntime.Nullable<Swift.String> = .absent, costUsd: Swift.Double, lastActivity: WireRuntime.Nullable<Foundation.Date> = .absent) {
+    init(
+        name: Swift.String,
+        directory: Swift.String,
+        state: SessionState,
+        claudeSessionId: WireRuntime.Nullable<Swift.String> = .absent,
+        costUsd: Swift.Double,
+        lastActivity: WireRuntime.Nullable<Foundation.Date> = .absent
+    ) {
         self.name = name
         self.directory = directory
         self.state = state
@@ -129,12 +141,23 @@ extension SessionInfo: WireRuntime.WireValue {
 
     static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SessionInfo? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> SessionInfo? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> SessionInfo? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> SessionInfo? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _name: Swift.String?
@@ -156,7 +179,9 @@ extension SessionInfo: WireRuntime.WireValue {
         case .null?:
             _claudeSessionId = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("claude_session_id"), rules: nil, answer: answer)) { _claudeSessionId = .value(decoded) }
+            if let decoded = (
+                context.string(value, at: path().appending("claude_session_id"), rules: nil, answer: answer)
+            ) { _claudeSessionId = .value(decoded) }
         }
         var _costUsd: Swift.Double?
         if let value = context.member(object, "cost_usd", at: path(), required: true, nullable: false, answer: answer) {
@@ -169,10 +194,24 @@ extension SessionInfo: WireRuntime.WireValue {
         case .null?:
             _lastActivity = .null
         case let value?:
-            if let decoded = (context.string(value, at: path().appending("last_activity"), rules: iso8601Rules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)) { _lastActivity = .value(decoded) }
+            if let decoded = (
+                context.string(
+                    value,
+                    at: path().appending("last_activity"),
+                    rules: iso8601Rules,
+                    answer: answer
+                ).flatMap(WireRuntime.WireFormats.parseISO8601)
+            ) { _lastActivity = .value(decoded) }
         }
         guard context.errorCount == errorsBefore, let _name, let _directory, let _state, let _costUsd else { return nil }
-        return SessionInfo(name: _name, directory: _directory, state: _state, claudeSessionId: _claudeSessionId, costUsd: _costUsd, lastActivity: _lastActivity)
+        return SessionInfo(
+            name: _name,
+            directory: _directory,
+            state: _state,
+            claudeSessionId: _claudeSessionId,
+            costUsd: _costUsd,
+            lastActivity: _lastActivity
+        )
     }
 
     /// The fields as JSON object members.
@@ -230,9 +269,25 @@ extension SessionSelector: WireRuntime.WireValue {
 
     static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SessionSelector? {
-        if let value = context.attempt({ context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }) { return .all(value) }
-        if let value = context.attempt({ context in context.array(json, at: path(), rules: nonEmptyRules, answer: answer) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: nil, answer: answer) } }) { return .names(value) }
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> SessionSelector? {
+        if let value = context.attempt(
+            { context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }
+        ) { return .all(value) }
+        if let value = context.attempt(
+            { context in
+                context.array(
+                    json,
+                    at: path(),
+                    rules: nonEmptyRules,
+                    answer: answer
+                ) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: nil, answer: answer) }
+            }
+        ) { return .names(value) }
         context.noVariant(json, at: path(), expected: "all, names", answer: answer)
         return nil
     }
@@ -289,12 +344,23 @@ extension SDKMessage: WireRuntime.WireValue {
 
     static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> SDKMessage? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> SDKMessage? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> SDKMessage? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> SDKMessage? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _type: Swift.String?
@@ -340,7 +406,12 @@ enum Decision: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable 
 }
 
 extension Decision: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> Decision? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> Decision? {
         context.closedEnum(json, Decision.self, at: path(), allowed: ["allow", "deny"], answer: answer)
     }
 
@@ -365,7 +436,12 @@ enum ControlAction: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIter
 }
 
 extension ControlAction: WireRuntime.WireValue {
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ControlAction? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ControlAction? {
         context.closedEnum(json, ControlAction.self, at: path(), allowed: ["interrupt", "compact", "clear", "plan"], answer: answer)
     }
 
@@ -412,12 +488,23 @@ extension EventPayload: WireRuntime.WireValue {
 
     static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> EventPayload? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> EventPayload? {
         decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
     }
 
     /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> EventPayload? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer,
+        ignoring ignoredKey: Swift.String?
+    ) -> EventPayload? {
         guard let object = context.object(json, at: path(), answer: answer) else { return nil }
         let errorsBefore = context.errorCount
         var _session: Swift.String?
@@ -430,7 +517,12 @@ extension EventPayload: WireRuntime.WireValue {
         }
         var _timestamp: Foundation.Date?
         if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(value, at: path().appending("timestamp"), rules: iso8601Rules, answer: answer).flatMap(WireRuntime.WireFormats.parseISO8601)
+            _timestamp = context.string(
+                value,
+                at: path().appending("timestamp"),
+                rules: iso8601Rules,
+                answer: answer
+            ).flatMap(WireRuntime.WireFormats.parseISO8601)
         }
         var _message: SDKMessage?
         if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
@@ -571,7 +663,12 @@ extension ErrorCode: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["invalid_message", "unknown_session", "internal_error"]
 
-    static func decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> ErrorCode? {
+    static func decode(
+        from json: WireRuntime.JSONValue,
+        at path: @autoclosure () -> WireRuntime.JSONPath,
+        in context: inout WireRuntime.ValidationContext,
+        answer: WireRuntime.ViolationAnswer
+    ) -> ErrorCode? {
         context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
     }
 
