@@ -42,15 +42,19 @@ let package = Package(
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
-        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["WireValidator", "WireSpec", "WireRuntime"], path: "Benchmarks/ValidatorBenchmarks"),
+        .executableTarget(
+            name: "ValidatorBenchmarks", dependencies: ["WireValidator", "WireSpec", "WireRuntime"], path: "Benchmarks/ValidatorBenchmarks"),
         .target(name: "WireTestSupport", dependencies: ["WireRuntime"], path: "Tests/WireTestSupport"),
         .testTarget(name: "WireRuntimeTests", dependencies: ["WireRuntime"]),
-        .testTarget(name: "WormholeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
-        .testTarget(name: "CoachMeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
+        .testTarget(
+            name: "WormholeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
+        .testTarget(
+            name: "CoachMeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime", "WireSpec", "WireValidator"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "GeneratedNamesTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
-        .testTarget(name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "ClawlineProtocol", "WireTestSupport"], exclude: ["Golden"]),
+        .testTarget(
+            name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "ClawlineProtocol", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireTestSupport"], exclude: ["Frames"]),
     ],
     swiftLanguageModes: [.v6]

@@ -23,10 +23,28 @@ struct HWAttachment: Codable {
 }
 
 enum HWClientMessage: Decodable {
-    struct PairRequest: Codable { let protocolVersion: Int; let deviceId: String; let claimedName: String; let deviceInfo: HWDeviceInfo }
-    struct Auth: Codable { let protocolVersion: Int; let token: String; let deviceId: String; let lastMessageId: String? }
-    struct PairDecision: Codable { let deviceId: String; let approve: Bool; let userId: String? }
-    struct Message: Codable { let id: String; let content: String; let attachments: [HWAttachment]? }
+    struct PairRequest: Codable {
+        let protocolVersion: Int
+        let deviceId: String
+        let claimedName: String
+        let deviceInfo: HWDeviceInfo
+    }
+    struct Auth: Codable {
+        let protocolVersion: Int
+        let token: String
+        let deviceId: String
+        let lastMessageId: String?
+    }
+    struct PairDecision: Codable {
+        let deviceId: String
+        let approve: Bool
+        let userId: String?
+    }
+    struct Message: Codable {
+        let id: String
+        let content: String
+        let attachments: [HWAttachment]?
+    }
     struct Typing: Codable { let active: Bool }
 
     case pairRequest(PairRequest)
@@ -58,7 +76,9 @@ enum HWClientMessage: Decodable {
         }
         switch self {
         case .pairRequest(let m):
-            guard m.protocolVersion == 1, m.claimedName.utf8.count <= 64, !m.deviceInfo.platform.isEmpty, !m.deviceInfo.model.isEmpty else { throw HandWrittenError.invalid("pair_request") }
+            guard m.protocolVersion == 1, m.claimedName.utf8.count <= 64, !m.deviceInfo.platform.isEmpty, !m.deviceInfo.model.isEmpty else {
+                throw HandWrittenError.invalid("pair_request")
+            }
             try uuid(m.deviceId)
         case .auth(let m):
             guard m.protocolVersion == 1, !m.token.isEmpty else { throw HandWrittenError.invalid("auth") }
@@ -66,7 +86,10 @@ enum HWClientMessage: Decodable {
             if let last = m.lastMessageId, last.trimmingCharacters(in: .whitespaces).isEmpty { throw HandWrittenError.invalid("lastMessageId") }
         case .pairDecision(let m):
             try uuid(m.deviceId)
-            if m.approve { guard let user = m.userId else { throw HandWrittenError.invalid("userId") }; try uuid(user) }
+            if m.approve {
+                guard let user = m.userId else { throw HandWrittenError.invalid("userId") }
+                try uuid(user)
+            }
         case .message(let m):
             guard m.id.hasPrefix("c_"), !m.content.isEmpty, m.content.utf8.count <= 65_536 else { throw HandWrittenError.invalid("message") }
             var inline = 0
@@ -74,7 +97,8 @@ enum HWClientMessage: Decodable {
                 switch attachment.type {
                 case "image":
                     guard let data = attachment.data, let bytes = Data(base64Encoded: data), bytes.count <= 262_144,
-                          ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic"].contains(attachment.mimeType ?? "") else { throw HandWrittenError.invalid("image") }
+                        ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic"].contains(attachment.mimeType ?? "")
+                    else { throw HandWrittenError.invalid("image") }
                     inline += bytes.count
                 case "asset":
                     guard attachment.assetId?.hasPrefix("a_") == true else { throw HandWrittenError.invalid("asset") }
@@ -82,7 +106,9 @@ enum HWClientMessage: Decodable {
                     throw HandWrittenError.invalid("attachment")
                 }
             }
-            guard (m.attachments?.count ?? 0) <= 4, inline <= 262_144, inline + m.content.utf8.count <= 327_680 else { throw HandWrittenError.invalid("sizes") }
+            guard (m.attachments?.count ?? 0) <= 4, inline <= 262_144, inline + m.content.utf8.count <= 327_680 else {
+                throw HandWrittenError.invalid("sizes")
+            }
         case .typing:
             break
         }
@@ -90,13 +116,46 @@ enum HWClientMessage: Decodable {
 }
 
 enum HWServerMessage: Decodable {
-    struct PairResult: Codable { let success: Bool; let token: String?; let userId: String?; let reason: String? }
-    struct PairApprovalRequest: Codable { let deviceId: String; let claimedName: String; let deviceInfo: HWDeviceInfo }
-    struct AuthResult: Codable { let success: Bool; let userId: String?; let sessionId: String?; let replayCount: Int?; let replayTruncated: Bool?; let historyReset: Bool?; let isAdmin: Bool?; let reason: String? }
-    struct Message: Codable { let id: String; let role: String; let content: String; let timestamp: Int64; let streaming: Bool; let deviceId: String?; let attachments: [HWAttachment]? }
+    struct PairResult: Codable {
+        let success: Bool
+        let token: String?
+        let userId: String?
+        let reason: String?
+    }
+    struct PairApprovalRequest: Codable {
+        let deviceId: String
+        let claimedName: String
+        let deviceInfo: HWDeviceInfo
+    }
+    struct AuthResult: Codable {
+        let success: Bool
+        let userId: String?
+        let sessionId: String?
+        let replayCount: Int?
+        let replayTruncated: Bool?
+        let historyReset: Bool?
+        let isAdmin: Bool?
+        let reason: String?
+    }
+    struct Message: Codable {
+        let id: String
+        let role: String
+        let content: String
+        let timestamp: Int64
+        let streaming: Bool
+        let deviceId: String?
+        let attachments: [HWAttachment]?
+    }
     struct Ack: Codable { let id: String }
-    struct Typing: Codable { let role: String; let active: Bool }
-    struct ErrorPayload: Codable { let code: String; let message: String; let messageId: String? }
+    struct Typing: Codable {
+        let role: String
+        let active: Bool
+    }
+    struct ErrorPayload: Codable {
+        let code: String
+        let message: String
+        let messageId: String?
+    }
 
     case pairResult(PairResult)
     case pairApprovalRequest(PairApprovalRequest)
@@ -127,11 +186,19 @@ enum HWServerMessage: Decodable {
     func validate() throws {
         switch self {
         case .pairResult(let m):
-            if m.success { guard m.token != nil, m.userId != nil, m.reason == nil else { throw HandWrittenError.invalid("pair_result") } }
-            else { guard m.reason != nil else { throw HandWrittenError.invalid("pair_result") } }
+            if m.success {
+                guard m.token != nil, m.userId != nil, m.reason == nil else { throw HandWrittenError.invalid("pair_result") }
+            } else {
+                guard m.reason != nil else { throw HandWrittenError.invalid("pair_result") }
+            }
         case .authResult(let m):
-            if m.success { guard m.userId != nil, m.sessionId != nil, (m.replayCount ?? -1) >= 0, m.replayTruncated != nil, m.historyReset != nil else { throw HandWrittenError.invalid("auth_result") } }
-            else { guard m.reason != nil else { throw HandWrittenError.invalid("auth_result") } }
+            if m.success {
+                guard m.userId != nil, m.sessionId != nil, (m.replayCount ?? -1) >= 0, m.replayTruncated != nil, m.historyReset != nil else {
+                    throw HandWrittenError.invalid("auth_result")
+                }
+            } else {
+                guard m.reason != nil else { throw HandWrittenError.invalid("auth_result") }
+            }
         case .message(let m):
             guard m.id.hasPrefix("s_"), ["user", "assistant"].contains(m.role), m.timestamp >= 0 else { throw HandWrittenError.invalid("message") }
             if m.role == "user" { guard m.deviceId != nil else { throw HandWrittenError.invalid("deviceId") } }

@@ -19,20 +19,46 @@ func makeFrames(count: Int) -> [(client: Bool, bytes: [UInt8])] {
     var answer = ""
     for index in 0..<count {
         let text = (0..<Int.random(in: 3...40, using: &generator)).map { _ in words.randomElement(using: &generator)! }.joined(separator: " ")
-        let client: ClientFrame?, server: ServerFrame?
+        let client: ClientFrame?
+        let server: ServerFrame?
         switch index % 20 {
         case 0: (client, server) = (.message(ClientMessage(id: "c_\(index)", content: text)), nil)
         case 1: (client, server) = (nil, .ack(Ack(id: "c_\(index - 1)")))
-        case 2: (client, server) = (nil, .message(ServerMessage(id: "s_u\(index)", role: .user, content: text, timestamp: 1_704_672_000_000 + index, streaming: false, deviceId: device)))
+        case 2:
+            (client, server) = (
+                nil,
+                .message(
+                    ServerMessage(
+                        id: "s_u\(index)", role: .user, content: text, timestamp: 1_704_672_000_000 + index, streaming: false, deviceId: device))
+            )
         case 3, 4: (client, server) = (.typing(ClientTyping(active: index % 2 == 0)), nil)
         case 5: (client, server) = (nil, .typing(ServerTyping(active: true)))
-        case 6: (client, server) = (.auth(Auth(token: "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl", deviceId: device, lastMessageId: .value("s_\(index)"))), nil)
-        case 7: (client, server) = (nil, .authResult(.success(userId: user, sessionId: "sess_\(index)", replayCount: 3, replayTruncated: false, historyReset: false, isAdmin: false)))
-        case 8: (client, server) = (.message(ClientMessage(id: "c_\(index)", content: text, attachments: .value([.asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7"))]))), nil)
+        case 6:
+            (client, server) = (
+                .auth(Auth(token: "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl", deviceId: device, lastMessageId: .value("s_\(index)"))), nil
+            )
+        case 7:
+            (client, server) = (
+                nil,
+                .authResult(
+                    .success(userId: user, sessionId: "sess_\(index)", replayCount: 3, replayTruncated: false, historyReset: false, isAdmin: false))
+            )
+        case 8:
+            (client, server) = (
+                .message(
+                    ClientMessage(
+                        id: "c_\(index)", content: text,
+                        attachments: .value([.asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7"))]))), nil
+            )
         default:
             // A streamed assistant answer: each partial carries the whole text so far.
             answer += " " + text
-            (client, server) = (nil, .message(ServerMessage(id: "s_a\(index / 20)", role: .assistant, content: answer, timestamp: 1_704_672_000_000 + index, streaming: index % 20 != 19)))
+            (client, server) = (
+                nil,
+                .message(
+                    ServerMessage(
+                        id: "s_a\(index / 20)", role: .assistant, content: answer, timestamp: 1_704_672_000_000 + index, streaming: index % 20 != 19))
+            )
             if index % 20 == 19 { answer = "" }
         }
         if let client { frames.append((true, client.encoded())) }
@@ -44,7 +70,10 @@ func makeFrames(count: Int) -> [(client: Bool, bytes: [UInt8])] {
 let frames = makeFrames(count: frameCount)
 let totalBytes = frames.reduce(0) { $0 + $1.bytes.count }
 let datas = frames.map { (client: $0.client, data: Data($0.bytes)) }
-print("frames: \(frames.count) (\(frames.filter(\.client).count) client, \(frames.filter { !$0.client }.count) server), \(totalBytes) bytes, mean \(totalBytes / frames.count) bytes/frame, \(rounds) rounds")
+print(
+    "frames: \(frames.count) (\(frames.filter(\.client).count) client, \(frames.filter { !$0.client }.count) server), \(totalBytes) bytes, mean "
+        + "\(totalBytes / frames.count) bytes/frame, \(rounds) rounds"
+)
 
 func measure(_ name: String, _ body: () -> Int) {
     var best = Double.infinity
@@ -59,7 +88,10 @@ func measure(_ name: String, _ body: () -> Int) {
     }
     let framesPerSecond = Double(frames.count) / best
     let megabytesPerSecond = Double(totalBytes) / best / 1_000_000
-    print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", framesPerSecond)) frames/s  \(String(format: "%7.1f", megabytesPerSecond)) MB/s  (\(valid) valid)")
+    print(
+        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", framesPerSecond)) frames/s  "
+            + "\(String(format: "%7.1f", megabytesPerSecond)) MB/s  (\(valid) valid)"
+    )
 }
 
 measure("generated: decode + validate (bytes)") {

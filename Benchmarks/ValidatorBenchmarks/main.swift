@@ -31,7 +31,8 @@ var frames: [(direction: Direction, tag: String, bytes: [UInt8])] = []
 let text = try String(contentsOfFile: capturePath, encoding: .utf8)
 for line in text.split(separator: "\n") {
     guard case .object(let envelope) = try JSONParser.parse(String(line)), case .object(let frame)? = envelope["frame"],
-          let dir = envelope["dir"]?.stringValue, let direction = Direction(rawValue: dir), let tag = frame[spec.tagField]?.stringValue else { continue }
+        let dir = envelope["dir"]?.stringValue, let direction = Direction(rawValue: dir), let tag = frame[spec.tagField]?.stringValue
+    else { continue }
     frames.append((direction, tag, Array(JSONWriter.string(.object(frame)).utf8)))
 }
 let lines = text.split(separator: "\n").map { Array($0.utf8) }
@@ -47,7 +48,10 @@ func measure(_ name: String, count: Int, _ body: () -> Int) {
         best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
     let nanos = best / Double(count) * 1e9
-    print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(count) / best)) /s  \(String(format: "%7.0f", nanos)) ns each  (\(checksum))")
+    print(
+        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(count) / best)) /s  "
+            + "\(String(format: "%7.0f", nanos)) ns each  (\(checksum))"
+    )
 }
 
 measure("scan lines into a tape", count: lines.count) {

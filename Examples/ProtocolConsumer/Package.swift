@@ -8,7 +8,7 @@ let package = Package(
     name: "ProtocolConsumer",
     platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [
-        .package(name: "clawline-sdk", path: "../.."),
+        .package(name: "clawline-sdk", path: "../..")
     ],
     targets: [
         .target(

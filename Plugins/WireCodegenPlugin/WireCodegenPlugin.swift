@@ -17,7 +17,8 @@ import PackagePlugin
 struct WireCodegenPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
         guard let sourceTarget = target as? SourceModuleTarget else { return [] }
-        let configFile = sourceTarget.sourceFiles.first { $0.url.lastPathComponent == WireConfig.fileName }?.url
+        let configFile =
+            sourceTarget.sourceFiles.first { $0.url.lastPathComponent == WireConfig.fileName }?.url
             ?? target.directoryURL.appending(path: WireConfig.fileName)
         let config = try WireConfig.load(configFile, targetName: target.name)
         let tool = try context.tool(named: "wire")
@@ -36,7 +37,7 @@ struct WireCodegenPlugin: BuildToolPlugin {
                 arguments: arguments,
                 inputFiles: [config.spec, configFile, tool.url],
                 outputFiles: outputs
-            ),
+            )
         ]
     }
 }
@@ -63,7 +64,11 @@ struct WireConfig {
 
     static func load(_ url: URL, targetName: String) throws -> WireConfig {
         guard let data = FileManager.default.contents(atPath: url.path(percentEncoded: false)) else {
-            throw ConfigError(description: "\(url.path(percentEncoded: false)):1:1: error: target '\(targetName)' uses WireCodegenPlugin but has no \(fileName); add one with {\"spec\": \"path/to/spec.yaml\"}")
+            throw ConfigError(
+                description:
+                    "\(url.path(percentEncoded: false)):1:1: error: target '\(targetName)' uses WireCodegenPlugin but has no \(fileName); add one "
+                    + "with {\"spec\": \"path/to/spec.yaml\"}"
+            )
         }
         let location = "\(url.path(percentEncoded: false)):1:1: error:"
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {

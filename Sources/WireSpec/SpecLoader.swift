@@ -36,7 +36,9 @@ public enum SpecLoader {
         case .failure(let diagnostic):
             return SpecCheckResult(spec: nil, diagnostics: [diagnostic])
         case .success(nil):
-            let diagnostic = Diagnostic(.error, "the spec is empty; it needs at least 'protocol', 'transport', 'validation', 'errors' and 'messages'", at: SourceLocation(file: file, line: 1, column: 1))
+            let diagnostic = Diagnostic(
+                .error, "the spec is empty; it needs at least 'protocol', 'transport', 'validation', 'errors' and 'messages'",
+                at: SourceLocation(file: file, line: 1, column: 1))
             return SpecCheckResult(spec: nil, diagnostics: [diagnostic])
         case .success(let node?):
             root = node

@@ -110,9 +110,12 @@ public struct CaptureReader {
         case .problem(let message, let session):
             problem(CaptureProblem(file: file, line: line.number, session: session, message: message))
         case .bare(let direction):
-            frame(CapturedFrame(file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: JSONTape.root)))
+            frame(
+                CapturedFrame(
+                    file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: JSONTape.root)))
         case .envelope(let session, let direction, let timestamp, let frameIndex, let frameIsText):
-            let payload: CapturedFrame.Payload = frameIsText ? Self.parse(string: frameIndex, of: tape, into: &frameTape) : .parsed(tape, index: frameIndex)
+            let payload: CapturedFrame.Payload =
+                frameIsText ? Self.parse(string: frameIndex, of: tape, into: &frameTape) : .parsed(tape, index: frameIndex)
             frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))
         }
     }
@@ -127,10 +130,16 @@ public struct CaptureReader {
     private func readEnvelope(_ tape: JSONTape.View) -> LineContent {
         let root = JSONTape.root
         guard tape.kind(root) == .object else {
-            return .problem("a line must be a frame object or an envelope {\"dir\", \"ts\", \"session\", \"frame\"}, found \(tape.kindDescription(root))", session: nil)
+            return .problem(
+                "a line must be a frame object or an envelope {\"dir\", \"ts\", \"session\", \"frame\"}, found \(tape.kindDescription(root))",
+                session: nil)
         }
         let keys = Self.envelopeKeys
-        var dirIndex: Int?, tsIndex: Int?, sessionIndex: Int?, frameIndex: Int?, tagIndex: Int?
+        var dirIndex: Int?
+        var tsIndex: Int?
+        var sessionIndex: Int?
+        var frameIndex: Int?
+        var tagIndex: Int?
         var hasUnknownKeys = false
         tape.forEachMember(of: root) { key, value in
             if tape.stringEquals(key, keys.frame.bytes) {
@@ -151,7 +160,8 @@ public struct CaptureReader {
             let tag = tagIndex.flatMap { tape.kind($0) == .string ? tape.string($0) : nil }
             let direction = self.direction ?? tag.flatMap(directionOfTag)
             if direction == nil, let tag {
-                return .problem("cannot tell who sent '\(tag)': both directions have it, or neither; use an envelope with \"dir\" or --direction", session: nil)
+                return .problem(
+                    "cannot tell who sent '\(tag)': both directions have it, or neither; use an envelope with \"dir\" or --direction", session: nil)
             }
             return .bare(direction)
         }
@@ -199,10 +209,12 @@ public struct CaptureReader {
                 }
                 timestamp = date.timeIntervalSince1970 * 1000
             default:
-                return .problem("envelope 'ts' must be epoch milliseconds or an ISO-8601 string, found \(tape.kindDescription(index))", session: session)
+                return .problem(
+                    "envelope 'ts' must be epoch milliseconds or an ISO-8601 string, found \(tape.kindDescription(index))", session: session)
             }
         }
-        return .envelope(session: session, direction: direction, timestamp: timestamp, frame: frameIndex, frameIsText: tape.kind(frameIndex) == .string)
+        return .envelope(
+            session: session, direction: direction, timestamp: timestamp, frame: frameIndex, frameIsText: tape.kind(frameIndex) == .string)
     }
 
     /// Parses a frame given as a JSON string (its text) into `frameTape`.
@@ -249,7 +261,8 @@ public struct CaptureReader {
                     return
                 }
                 if let opcode = member(message, "opcode", .integer).map({ tape.integer($0) }), opcode != 1 {
-                    problem(CaptureProblem(file: file, line: nil, session: session, message: "\(place): opcode \(opcode) is not a text frame; skipped"))
+                    problem(
+                        CaptureProblem(file: file, line: nil, session: session, message: "\(place): opcode \(opcode) is not a text frame; skipped"))
                     return
                 }
                 guard let data = member(message, "data", .string) else {
@@ -258,7 +271,10 @@ public struct CaptureReader {
                 }
                 let time = member(message, "time", .integer) ?? member(message, "time", .number)
                 let timestamp = time.map { tape.double($0) * 1000 }
-                frame(CapturedFrame(file: file, line: nil, session: session, direction: direction, timestamp: timestamp, payload: Self.parse(string: data, of: tape, into: &frameTape)))
+                frame(
+                    CapturedFrame(
+                        file: file, line: nil, session: session, direction: direction, timestamp: timestamp,
+                        payload: Self.parse(string: data, of: tape, into: &frameTape)))
             }
         }
     }

@@ -98,13 +98,23 @@ public struct CaptureValidation {
         if let direction = frame.direction {
             switch frame.payload {
             case .notJSON(let error):
-                evaluation = Evaluation(findings: [(Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil)])
+                evaluation = Evaluation(findings: [
+                    (Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil)
+                ])
             case .parsed(let document, let root):
                 let validator = validator
-                evaluation = document.withView { Self.evaluate($0, at: root, direction: direction, validator: validator, session: state, timestamp: frame.timestamp) }
+                evaluation = document.withView {
+                    Self.evaluate($0, at: root, direction: direction, validator: validator, session: state, timestamp: frame.timestamp)
+                }
             }
         } else {
-            evaluation = Evaluation(findings: [(Finding(code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction", message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil)])
+            evaluation = Evaluation(findings: [
+                (
+                    Finding(
+                        code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction",
+                        message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil
+                )
+            ])
         }
         if let message = evaluation.message { summary.countsByMessage[message] += 1 }
         if let unknown = evaluation.unknownType { summary.unknownTypes[unknown, default: 0] += 1 }
@@ -115,7 +125,9 @@ public struct CaptureValidation {
             } else {
                 summary.warningsByCode[finding.code, default: 0] += 1
             }
-            return LocatedFinding(file: frame.file, line: frame.line, session: frame.session, frame: state.frames, direction: frame.direction, type: type, finding: finding)
+            return LocatedFinding(
+                file: frame.file, line: frame.line, session: frame.session, frame: state.frames, direction: frame.direction, type: type,
+                finding: finding)
         }
     }
 
@@ -129,17 +141,25 @@ public struct CaptureValidation {
         var findings: [(Finding, String?)] = []
     }
 
-    private static func evaluate(_ tape: JSONTape.View, at root: Int, direction: Direction, validator: FrameValidator, session: SessionState, timestamp: Double?) -> Evaluation {
+    private static func evaluate(
+        _ tape: JSONTape.View, at root: Int, direction: Direction, validator: FrameValidator, session: SessionState, timestamp: Double?
+    ) -> Evaluation {
         let (outcome, message) = validator.check(tape, at: root, direction: direction)
         var evaluation = Evaluation(message: message)
         switch outcome {
         case .notJSON(let error):
-            evaluation.findings.append((Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil))
+            evaluation.findings.append(
+                (Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil))
         case .notAFrame(let reason):
             evaluation.findings.append((Finding(code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "frame", message: reason), nil))
         case .unknownType(let tag):
             evaluation.unknownType = "\(direction.rawValue) \(tag)"
-            evaluation.findings.append((Finding(code: validator.defaultAnswer.code ?? "unknown_type", rule: "unknownType", message: "unknown \(direction.rawValue) message type '\(tag)'"), tag))
+            evaluation.findings.append(
+                (
+                    Finding(
+                        code: validator.defaultAnswer.code ?? "unknown_type", rule: "unknownType",
+                        message: "unknown \(direction.rawValue) message type '\(tag)'"), tag
+                ))
         case .checked(let tag, let issues):
             guard let message else { break }
             var errorCodes: [String] = []
@@ -178,6 +198,8 @@ public struct CaptureValidation {
     /// Records a capture line or entry that holds no readable frame.
     public mutating func process(_ problem: CaptureProblem) -> LocatedFinding {
         summary.errorsByCode["capture", default: 0] += 1
-        return LocatedFinding(file: problem.file, line: problem.line, session: problem.session ?? "", frame: nil, direction: nil, type: nil, finding: Finding(code: "capture", rule: "capture", message: problem.message))
+        return LocatedFinding(
+            file: problem.file, line: problem.line, session: problem.session ?? "", frame: nil, direction: nil, type: nil,
+            finding: Finding(code: "capture", rule: "capture", message: problem.message))
     }
 }

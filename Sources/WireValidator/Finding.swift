@@ -22,7 +22,9 @@ public struct Finding: Sendable, Hashable {
 
     /// A finding from a frame issue. Messages that name their key already keep the path out.
     init(_ issue: ValidationIssue) {
-        let namesItsKey = ["required", "conditional", "rejectedField", "unknownField"].contains(issue.rule) || (issue.rule == "type" && issue.message.hasPrefix("'"))
+        let namesItsKey =
+            ["required", "conditional", "rejectedField", "unknownField"].contains(issue.rule)
+            || (issue.rule == "type" && issue.message.hasPrefix("'"))
         let text = issue.path.components.isEmpty || namesItsKey ? issue.message : "\(issue.path): \(issue.message)"
         self.init(severity: issue.severity, code: issue.code, rule: issue.rule, path: issue.path, message: text)
     }

@@ -81,7 +81,10 @@ public struct FrameValidator: Sendable {
 
     // MARK: Interpreting a plan (the same order of checks as generated decoders)
 
-    private func check(object index: Int, in tape: JSONTape.View, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+    private func check(
+        object index: Int, in tape: JSONTape.View, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath,
+        in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?
+    ) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(objectPlan.fields.count, 1)) { found in
             // `found[position]`: the value of each declared field, or -1 when it is absent.
             objectPlan.quickFields.withUnsafeBufferPointer { quickFields in
@@ -93,7 +96,9 @@ public struct FrameValidator: Sendable {
                         found[position] = -1
                         if field.required {
                             let plan = objectPlan.fields[position]
-                            _ = context.check(MemberPresence.absent, of: plan.key, at: path(), required: true, nullable: field.nullable, answer: plan.answer ?? answer)
+                            _ = context.check(
+                                MemberPresence.absent, of: plan.key, at: path(), required: true, nullable: field.nullable,
+                                answer: plan.answer ?? answer)
                         }
                         continue
                     }
@@ -102,7 +107,9 @@ public struct FrameValidator: Sendable {
                     if kind == .null {
                         if !field.nullable {
                             let plan = objectPlan.fields[position]
-                            _ = context.check(MemberPresence.null, of: plan.key, at: path(), required: field.required, nullable: false, answer: plan.answer ?? answer)
+                            _ = context.check(
+                                MemberPresence.null, of: plan.key, at: path(), required: field.required, nullable: false,
+                                answer: plan.answer ?? answer)
                         }
                         continue
                     }
@@ -114,7 +121,9 @@ public struct FrameValidator: Sendable {
                     if plan.answer == nil {
                         check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
                     } else {
-                        check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer, sizeAnswer: plan.answer)
+                        check(
+                            member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer,
+                            sizeAnswer: plan.answer)
                     }
                 }
             }
@@ -153,13 +162,18 @@ public struct FrameValidator: Sendable {
             } else {
                 keys = objectPlan.rejected.filter { tape.member(of: index, key: $0) != nil }
             }
-            context.checkKeys(keys, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown, rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
+            context.checkKeys(
+                keys, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown,
+                rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
         }
     }
 
     /// Checks a value against a node. Values without constraints are judged by their kind alone; a
     /// value is built only for the WireRuntime check that reports on it or needs its content.
-    private func check(_ index: Int, in tape: JSONTape.View, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
+    private func check(
+        _ index: Int, in tape: JSONTape.View, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext,
+        answer: ViolationAnswer, sizeAnswer: ViolationAnswer?
+    ) {
         let kind = tape.kind(index)
         if node.plainKinds & 1 << kind.rawValue != 0 { return }
         switch node.kind {
@@ -181,19 +195,27 @@ public struct FrameValidator: Sendable {
             break
         case .array:
             guard kind == .array, let element = node.element else {
-                _ = context.array(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) { _, _, _ -> Bool? in nil }
+                _ = context.array(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) {
+                    _, _, _ -> Bool? in nil
+                }
                 return
             }
-            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "items") }
+            if let rules = node.collectionRules {
+                context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "items")
+            }
             tape.forEachItem(of: index) { position, item in
                 check(item, in: tape, element, at: path().appending(position), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
         case .map:
             guard kind == .object, let element = node.element else {
-                _ = context.map(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) { _, _, _ -> Bool? in nil }
+                _ = context.map(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) {
+                    _, _, _ -> Bool? in nil
+                }
                 return
             }
-            if let rules = node.collectionRules { context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "entries") }
+            if let rules = node.collectionRules {
+                context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "entries")
+            }
             var entries: [(key: String, value: Int)] = []
             tape.forEachMember(of: index) { key, value in
                 entries.append((tape.string(key), value))
@@ -218,7 +240,10 @@ public struct FrameValidator: Sendable {
         }
     }
 
-    private func check(_ index: Int, in tape: JSONTape.View, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?) {
+    private func check(
+        _ index: Int, in tape: JSONTape.View, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext,
+        answer: ViolationAnswer, ignoring: String?
+    ) {
         switch plan.named[named] {
         case .object(let objectPlan):
             guard tape.kind(index) == .object else {
@@ -232,7 +257,9 @@ public struct FrameValidator: Sendable {
                 return
             }
             if !keys.contains(where: { tape.stringEquals(index, $0.bytes) }) {
-                context.fail(path(), "enum", answer, "\(JSONWriter.string(tape.value(index))) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
+                context.fail(
+                    path(), "enum", answer,
+                    "\(JSONWriter.string(tape.value(index))) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
             }
         case .openEnum(let name, let known, let keys):
             if tape.kind(index) == .string, keys.contains(where: { tape.stringEquals(index, $0.bytes) }) { return }
@@ -250,7 +277,10 @@ public struct FrameValidator: Sendable {
             if let match = cases.first(where: { $0.value == tagValue }) {
                 check(index, in: tape, named: match.plan, at: path(), in: &context, answer: answer, ignoring: tag)
             } else if open {
-                context.report(ValidationIssue(severity: .warning, path: path().appending(tag), rule: "unknownCase", answer: answer, message: "\(tagValue) is not a known \(typeName) case; it is kept as unknown"))
+                context.report(
+                    ValidationIssue(
+                        severity: .warning, path: path().appending(tag), rule: "unknownCase", answer: answer,
+                        message: "\(tagValue) is not a known \(typeName) case; it is kept as unknown"))
             } else {
                 context.unknownTag(tagValue, tag: tag, at: path(), allowed: cases.map { JSONWriter.string($0.value) }, answer: answer)
             }

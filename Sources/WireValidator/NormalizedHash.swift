@@ -14,7 +14,8 @@ extension ValidationPlan {
         switch tape.kind(index) {
         case .string:
             if let rules = node?.stringRules, rules.format == .base64,
-               let decoded = tape.withStringBytes(index, { WireFormats.decodeBase64(bytes: $0) }) {
+                let decoded = tape.withStringBytes(index, { WireFormats.decodeBase64(bytes: $0) })
+            {
                 hash.combine(UInt64(JSONTape.Kind.string.rawValue))
                 decoded.withUnsafeBufferPointer { hash.combine(bytes: $0) }
             } else {

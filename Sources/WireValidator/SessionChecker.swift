@@ -46,9 +46,10 @@ struct SessionChecker {
             initialPhase = session.phases.firstIndex { $0.initial }
             let flagIndexes = Dictionary(session.flags.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
             guards = perMessage(session.guards.map { ($0.frame, GuardPlan($0, flags: flagIndexes)) })
-            correlations = perMessage(session.correlations.enumerated().flatMap { index, rule in
-                rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
-            })
+            correlations = perMessage(
+                session.correlations.enumerated().flatMap { index, rule in
+                    rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
+                })
             uniqueness = perMessage(session.uniqueness.enumerated().map { ($1.frame, $0) })
             transitions = perMessage(session.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to], flags: flagIndexes)) })
             correlationPlans = session.correlations.map { CorrelationPlan($0, ids: ids) }
@@ -135,10 +136,12 @@ struct SessionChecker {
     func finish() -> [Finding] {
         guard let run, run.remaining > 0 else { return [] }
         let plan = rules.runPlans[run.index]
-        return [Finding(
-            severity: .warning, code: plan.code, rule: "run",
-            message: "the session ended \(run.remaining) \(plan.framesText) short of run '\(plan.rule.name)'"
-        )]
+        return [
+            Finding(
+                severity: .warning, code: plan.code, rule: "run",
+                message: "the session ended \(run.remaining) \(plan.framesText) short of run '\(plan.rule.name)'"
+            )
+        ]
     }
 
     // MARK: Phases
@@ -150,11 +153,13 @@ struct SessionChecker {
         let allowed = rule.allowed(direction)
         let list = allowed.isEmpty ? "nothing" : allowed.joined(separator: ", ")
         let code = direction == .client ? rule.otherwise?.errorCode ?? "phase" : "phase"
-        findings.append(Finding(code: code, rule: "phase", message: "not allowed in phase '\(rule.name)', where the \(direction.rawValue) may send \(list)"))
+        findings.append(
+            Finding(code: code, rule: "phase", message: "not allowed in phase '\(rule.name)', where the \(direction.rawValue) may send \(list)"))
     }
 
     private mutating func applyTransition(_ frame: Frame) {
-        guard let match = rules.transitions[frame.message.id].first(where: { FieldCondition.allHold($0.when, in: frame.tape, at: frame.index) }) else { return }
+        guard let match = rules.transitions[frame.message.id].first(where: { FieldCondition.allHold($0.when, in: frame.tape, at: frame.index) })
+        else { return }
         for assignment in match.set {
             // A flag takes a boolean field's value; without the field it stays as it was (unknown until set).
             switch frame.value(assignment.field) {
@@ -172,7 +177,8 @@ struct SessionChecker {
         for index in rules.runsAfter[frame.message.id] {
             let plan = rules.runPlans[index]
             guard FieldCondition.allHold(plan.when, in: frame.tape, at: frame.index),
-                  case .integer(let count)? = frame.value(plan.count), count > 0 else { continue }
+                case .integer(let count)? = frame.value(plan.count), count > 0
+            else { continue }
             run = (index, count)
             return
         }
@@ -187,10 +193,13 @@ struct SessionChecker {
             run = current.remaining > 1 ? (current.index, current.remaining - 1) : nil
             return
         }
-        findings.append(Finding(
-            code: plan.code, rule: "run",
-            message: "comes while \(current.remaining) more \(plan.framesText) of run '\(plan.rule.name)' are due (\(plan.rule.count) in the \(plan.rule.after))"
-        ))
+        findings.append(
+            Finding(
+                code: plan.code, rule: "run",
+                message:
+                    "comes while \(current.remaining) more \(plan.framesText) of run '\(plan.rule.name)' are due (\(plan.rule.count) in the "
+                    + "\(plan.rule.after))"
+            ))
         run = nil
     }
 
@@ -202,11 +211,14 @@ struct SessionChecker {
         for index in rules.correlations[frame.message.id] {
             let plan = rules.correlationPlans[index]
             let rule = plan.rule
-            if valid, plan.frame == frame.message.id, let hash = frame.hash(plan.field), !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash)) {
-                findings.append(Finding(
-                    code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
-                    message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
-                ))
+            if valid, plan.frame == frame.message.id, let hash = frame.hash(plan.field),
+                !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
+            {
+                findings.append(
+                    Finding(
+                        code: rule.otherwise?.errorCode ?? rule.name, rule: "correlation", path: JSONPath.root.appending(rule.field),
+                        message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
+                    ))
             }
             if plan.answers == frame.message.id, let hash = frame.hash(plan.answersField) {
                 memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
@@ -221,7 +233,10 @@ struct SessionChecker {
             guard let keyHash = frame.hash(plan.key) else { continue }
             let key = { frame.value(plan.key) ?? .null }
             func report(_ message: String, path: String = rule.key) {
-                findings.append(Finding(code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(path), message: message + " (\(rule.name))"))
+                findings.append(
+                    Finding(
+                        code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(path),
+                        message: message + " (\(rule.name))"))
             }
             if !plan.sameFields.isEmpty {
                 let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
@@ -233,7 +248,9 @@ struct SessionChecker {
                 }
             }
             for (position, field) in plan.grows.enumerated() {
-                checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) { report("'\(field.text)' of \(rule.key) \(key()) \($0)", path: field.text) }
+                checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) {
+                    report("'\(field.text)' of \(rule.key) \(key()) \($0)", path: field.text)
+                }
             }
             if !plan.final.isEmpty {
                 let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
@@ -296,7 +313,10 @@ struct SessionChecker {
         guard let timestamp else {
             if !saidNoTimestamps {
                 saidNoTimestamps = true
-                findings.append(Finding(severity: .warning, code: "no_timestamps", rule: "rateLimit", message: "this session's frames carry no timestamps, so its rate limits are not checked"))
+                findings.append(
+                    Finding(
+                        severity: .warning, code: "no_timestamps", rule: "rateLimit",
+                        message: "this session's frames carry no timestamps, so its rate limits are not checked"))
             }
             return
         }
@@ -317,10 +337,13 @@ struct SessionChecker {
         Self.reserve(&windows, index, empty: SlidingWindow())
         if windows[index].add(timestamp, window: plan.window) > plan.limit.limit {
             let limit = plan.limit
-            findings.append(Finding(
-                code: limit.answer?.errorCode ?? limit.name, rule: "rateLimit",
-                message: "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within \(DurationText.from(milliseconds: limit.windowMilliseconds ?? 0))"
-            ))
+            findings.append(
+                Finding(
+                    code: limit.answer?.errorCode ?? limit.name, rule: "rateLimit",
+                    message:
+                        "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(Self.counted(limit)) within "
+                        + "\(DurationText.from(milliseconds: limit.windowMilliseconds ?? 0))"
+                ))
         }
     }
 

@@ -125,9 +125,16 @@ final class ValidationPlan: Sendable {
         let rejectUnknown: Bool
         let rejected: [String]
 
-        init(fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)], budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]) {
+        init(
+            fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)],
+            budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]
+        ) {
             self.fields = fields
-            quickFields = fields.map { QuickField(keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds, required: $0.required, nullable: $0.nullable) }
+            quickFields = fields.map {
+                QuickField(
+                    keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
+                    required: $0.required, nullable: $0.nullable)
+            }
             self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.budgets = budgets
             self.knownKeys = knownKeys
@@ -226,10 +233,11 @@ final class ValidationPlan: Sendable {
                 let object = builder.objectPlan(message.shape)
                 let variants = message.variants.map { builder.unionIndex($0, typeName: message.tag) } ?? -1
                 ids[direction, default: []].append(messages.count)
-                messages.append(MessagePlan(
-                    id: messages.count, ref: MessageRef(direction: direction, tag: message.tag),
-                    answer: message.violation.map(answer) ?? defaultAnswer, object: object, variants: variants
-                ))
+                messages.append(
+                    MessagePlan(
+                        id: messages.count, ref: MessageRef(direction: direction, tag: message.tag),
+                        answer: message.violation.map(answer) ?? defaultAnswer, object: object, variants: variants
+                    ))
             }
         }
         self.messages = messages
@@ -268,7 +276,9 @@ final class ValidationPlan: Sendable {
                     let requirement = ConditionalRequirement(when: conditions, require: rule.require, forbid: rule.forbid, expect: expected)
                     conditionals.append((requirement, rule.violation.map(answer)))
                 case .byteBudget(let budget):
-                    let terms = budget.paths.map { ByteBudgetRule.Term(keys: $0.split(separator: ".").map(String.init), decoded: spec.budgetPathIsBase64($0, in: shape)) }
+                    let terms = budget.paths.map {
+                        ByteBudgetRule.Term(keys: $0.split(separator: ".").map(String.init), decoded: spec.budgetPathIsBase64($0, in: shape))
+                    }
                     budgets.append((ByteBudgetRule(name: budget.name, terms: terms, max: budget.max), budget.violation.map(answer)))
                 }
             }
@@ -325,7 +335,8 @@ final class ValidationPlan: Sendable {
                 let cases = union.cases.map { (value: JSONValue(spec: $0.tagValue), plan: namedIndex($0.type)) }
                 plan = .union(tag: union.tag, cases: cases, open: union.open, typeName: name)
             case .oneOf(let oneOf):
-                plan = .oneOf(variants: oneOf.variants.map { node($0.type, $0.constraints) }, expected: oneOf.variants.map(\.name).joined(separator: ", "))
+                plan = .oneOf(
+                    variants: oneOf.variants.map { node($0.type, $0.constraints) }, expected: oneOf.variants.map(\.name).joined(separator: ", "))
             case .alias(let alias):
                 // Aliases are resolved where they are used; a plan for one is never looked up.
                 plan = .oneOf(variants: [node(alias.type, alias.constraints)], expected: name)
@@ -344,14 +355,17 @@ enum RuleValues {
             prefix: c.prefix, pattern: c.pattern.map(WirePattern.init), format: c.format.flatMap { ValueFormat(rawValue: $0.rawValue) },
             maxDecodedBytes: c.maxDecodedBytes, constant: c.const.flatMap { if case .string(let text) = $0 { return text } else { return nil } }
         )
-        let empty = c.minLength == nil && c.maxLength == nil && c.minBytes == nil && c.maxBytes == nil && !c.notBlank && c.prefix == nil
+        let empty =
+            c.minLength == nil && c.maxLength == nil && c.minBytes == nil && c.maxBytes == nil && !c.notBlank && c.prefix == nil
             && c.pattern == nil && c.format == nil && c.maxDecodedBytes == nil && rules.constant == nil
         return empty ? nil : rules
     }
 
     static func number(_ c: Constraints) -> NumberRules? {
         guard c.minimum != nil || c.maximum != nil || c.format != nil || c.const != nil else { return nil }
-        return NumberRules(minimum: c.minimum, maximum: c.maximum, format: c.format.flatMap { ValueFormat(rawValue: $0.rawValue) }, constant: c.const.map(JSONValue.init(spec:)))
+        return NumberRules(
+            minimum: c.minimum, maximum: c.maximum, format: c.format.flatMap { ValueFormat(rawValue: $0.rawValue) },
+            constant: c.const.map(JSONValue.init(spec:)))
     }
 
     static func collection(_ c: Constraints) -> CollectionRules? {

@@ -39,7 +39,8 @@ struct DocsCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.usage)
             }
         }
-        let file = GeneratedFile(name: DocsGenerator.fileName(for: model, format: format), contents: DocsGenerator.document(for: model, format: format, examples: frames))
+        let file = GeneratedFile(
+            name: DocsGenerator.fileName(for: model, format: format), contents: DocsGenerator.document(for: model, format: format, examples: frames))
         do {
             try GeneratedFileWriter.writeChanged([file], to: output)
         } catch {
@@ -60,10 +61,13 @@ struct DocsCommand: ParsableCommand {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
                 throw ExampleError(description: "no golden frames in \(folder.path)")
             }
-            let candidates = names.filter { $0 == "\(message.tag).json" || ($0.hasPrefix("\(message.tag).") && $0.hasSuffix(".json")) }.sorted { lhs, rhs in
+            let candidates = names.filter { $0 == "\(message.tag).json" || ($0.hasPrefix("\(message.tag).") && $0.hasSuffix(".json")) }.sorted {
+                lhs, rhs in
                 (lhs == "\(message.tag).json" ? "" : lhs) < (rhs == "\(message.tag).json" ? "" : rhs)
             }
-            guard let name = candidates.first, let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else { continue }
+            guard let name = candidates.first, let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {
+                continue
+            }
             let value: JSONValue
             do {
                 value = try JSONParser.parse(data)

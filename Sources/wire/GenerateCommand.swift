@@ -56,4 +56,3 @@ func loadCheckedSpec(_ path: String) throws -> ProtocolSpec {
     guard let spec = result.spec else { throw ExitCode(ExitStatus.failure) }
     return spec
 }
-

@@ -39,11 +39,15 @@ struct SchemaCommand: ParsableCommand {
         case .asyncapi:
             files = [GeneratedFile(name: "\(model.name).asyncapi.json", contents: AsyncAPIGenerator.document(for: model))]
         case .jsonSchema where output == nil && direction == nil:
-            files = [GeneratedFile(name: "\(model.name).schema.json", contents: JSONSchemaGenerator.schema(for: model, id: "\(model.name).schema.json"))]
+            files = [
+                GeneratedFile(name: "\(model.name).schema.json", contents: JSONSchemaGenerator.schema(for: model, id: "\(model.name).schema.json"))
+            ]
         case .jsonSchema:
             let directions = direction.map { [$0] } ?? Direction.allCases
             files = directions.map { direction in
-                GeneratedFile(name: "\(model.name).\(direction.rawValue).schema.json", contents: JSONSchemaGenerator.schema(for: model, direction: direction, id: "\(model.name).\(direction.rawValue).schema.json"))
+                GeneratedFile(
+                    name: "\(model.name).\(direction.rawValue).schema.json",
+                    contents: JSONSchemaGenerator.schema(for: model, direction: direction, id: "\(model.name).\(direction.rawValue).schema.json"))
             }
         }
         guard let output else {

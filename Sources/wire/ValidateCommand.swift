@@ -48,19 +48,26 @@ struct ValidateCommand: ParsableCommand {
             } else {
                 guard let opened = FileHandle(forReadingAtPath: file) else {
                     output.flush()
-                    printError("error: cannot read capture '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file")")
+                    printError(
+                        "error: cannot read capture '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file")"
+                    )
                     throw ExitCode(ExitStatus.usage)
                 }
                 handle = opened
             }
             let name = file == "-" ? "<stdin>" : file
-            let reader = CaptureReader(file: name, tagField: model.tagField, direction: direction) { [validator = validation.validator] tag in validator.direction(ofTag: tag) }
+            let reader = CaptureReader(file: name, tagField: model.tagField, direction: direction) { [validator = validation.validator] tag in
+                validator.direction(ofTag: tag)
+            }
             do {
-                try reader.read(handle, frame: { frame in
-                    for finding in validation.process(frame) { output.print(finding) }
-                }, problem: { problem in
-                    output.print(validation.process(problem))
-                })
+                try reader.read(
+                    handle,
+                    frame: { frame in
+                        for finding in validation.process(frame) { output.print(finding) }
+                    },
+                    problem: { problem in
+                        output.print(validation.process(problem))
+                    })
             } catch {
                 output.flush()
                 printError("error: cannot read capture '\(name)': \(error.localizedDescription)")
@@ -128,7 +135,9 @@ final class FindingPrinter {
             if let line = located.line {
                 place += ":\(line)"
             } else {
-                place += ":" + [located.session.isEmpty ? nil : located.session, located.frame.map { "frame \($0)" }].compactMap { $0 }.joined(separator: " ")
+                place +=
+                    ":"
+                    + [located.session.isEmpty ? nil : located.session, located.frame.map { "frame \($0)" }].compactMap { $0 }.joined(separator: " ")
             }
             let severity = finding.severity.rawValue
             let label = colors ? (finding.severity == .error ? "\u{1B}[1;31m\(severity)\u{1B}[0m" : "\u{1B}[1;33m\(severity)\u{1B}[0m") : severity
@@ -141,14 +150,21 @@ final class FindingPrinter {
         switch format {
         case .json:
             let counts = { (table: [String: Int]) in JSONValue.object(table.mapValues { .integer($0) }) }
-            write(JSONWriter.string(.object(["summary": .object([
-                "sessions": .integer(summary.sessions), "frames": .integer(summary.frames), "framesByType": counts(summary.framesByType),
-                "errors": .integer(summary.errorCount), "warnings": .integer(summary.warningCount),
-                "errorsByCode": counts(summary.errorsByCode), "warningsByCode": counts(summary.warningsByCode),
-            ])])))
+            write(
+                JSONWriter.string(
+                    .object([
+                        "summary": .object([
+                            "sessions": .integer(summary.sessions), "frames": .integer(summary.frames), "framesByType": counts(summary.framesByType),
+                            "errors": .integer(summary.errorCount), "warnings": .integer(summary.warningCount),
+                            "errorsByCode": counts(summary.errorsByCode), "warningsByCode": counts(summary.warningsByCode),
+                        ])
+                    ])))
         case .text:
             let list = { (table: [String: Int]) in table.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
-            write("\(summary.sessions) session\(summary.sessions == 1 ? "" : "s"), \(summary.frames) frame\(summary.frames == 1 ? "" : "s")\(summary.framesByType.isEmpty ? "" : ": " + list(summary.framesByType))")
+            write(
+                "\(summary.sessions) session\(summary.sessions == 1 ? "" : "s"), \(summary.frames) "
+                    + "frame\(summary.frames == 1 ? "" : "s")\(summary.framesByType.isEmpty ? "" : ": " + list(summary.framesByType))"
+            )
             var line = "\(summary.errorCount) error\(summary.errorCount == 1 ? "" : "s")"
             if summary.errorCount > 0 { line += " (\(list(summary.errorsByCode)))" }
             line += ", \(summary.warningCount) warning\(summary.warningCount == 1 ? "" : "s")"

@@ -11,9 +11,14 @@ import Testing
     // MARK: A client
 
     @Test func clientBuildsAndSendsFrames() throws {
-        let pairing = ClientFrame.pairRequest(PairRequest(deviceId: Self.device, claimedName: "Kaywood", deviceInfo: DeviceInfo(platform: "iOS", model: "iPhone 15")))
+        let pairing = ClientFrame.pairRequest(
+            PairRequest(deviceId: Self.device, claimedName: "Kaywood", deviceInfo: DeviceInfo(platform: "iOS", model: "iPhone 15")))
         #expect(pairing.validate().isEmpty)
-        #expect(pairing.encodedText() == #"{"claimedName":"Kaywood","deviceId":"\#(Self.device)","deviceInfo":{"model":"iPhone 15","platform":"iOS"},"protocolVersion":1,"type":"pair_request"}"#)
+        #expect(
+            pairing.encodedText()
+                == #"{"claimedName":"Kaywood","deviceId":"\#(Self.device)","deviceInfo":{"model":"iPhone "#
+                + #"15","platform":"iOS"},"protocolVersion":1,"type":"pair_request"}"#
+        )
 
         let firstAuth = ClientFrame.auth(Auth(token: "jwt", deviceId: Self.device))
         #expect(!firstAuth.encodedText().contains("lastMessageId"), "an absent cursor is left out")
@@ -22,10 +27,13 @@ import Testing
         let resumed = ClientFrame.auth(Auth(token: "jwt", deviceId: Self.device, lastMessageId: .value("s_789")))
         #expect(resumed.encodedText().contains(#""lastMessageId":"s_789""#))
 
-        let chat = ClientFrame.message(ClientMessage(id: "c_1", content: "Check this", attachments: .value([
-            .image(ImageAttachment(mimeType: .imagePng, data: "iVBORw0KGgo=")),
-            .asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7")),
-        ])))
+        let chat = ClientFrame.message(
+            ClientMessage(
+                id: "c_1", content: "Check this",
+                attachments: .value([
+                    .image(ImageAttachment(mimeType: .imagePng, data: "iVBORw0KGgo=")),
+                    .asset(AssetAttachment(assetId: "a_7c9e6679-7425-40de-944b-e07fc1f90ae7")),
+                ])))
         #expect(chat.validate().isEmpty)
         #expect(ClientFrame.decode(chat.encoded()).frame == chat)
     }
@@ -39,10 +47,14 @@ import Testing
         #expect(ServerFrame.decode(denied.encoded()).frame == denied)
 
         let session = AuthResult.success(userId: Self.user, sessionId: "sess_1", replayCount: 2, replayTruncated: false)
-        #expect(JSONWriter.string(session.jsonValue()) == #"{"replayCount":2,"replayTruncated":false,"sessionId":"sess_1","success":true,"type":"auth_result","userId":"\#(Self.user)"}"#)
-        guard case .success(let details)? = ServerFrame.decode(text: JSONWriter.string(session.jsonValue())).frame.flatMap({ frame -> AuthResult? in
-            if case .authResult(let result) = frame { return result } else { return nil }
-        }) else {
+        #expect(
+            JSONWriter.string(session.jsonValue())
+                == #"{"replayCount":2,"replayTruncated":false,"sessionId":"sess_1","success":true,"type":"auth_result","userId":"\#(Self.user)"}"#)
+        guard
+            case .success(let details)? = ServerFrame.decode(text: JSONWriter.string(session.jsonValue())).frame.flatMap({ frame -> AuthResult? in
+                if case .authResult(let result) = frame { return result } else { return nil }
+            })
+        else {
             Issue.record("an auth_result success decodes as .success")
             return
         }
@@ -92,7 +104,8 @@ import Testing
     @Test func clientRoutesServerFramesThroughTheDispatcher() async throws {
         let model = ChatModel()
         let incoming = [
-            #"{"type":"auth_result","success":true,"userId":"\#(Self.user)","sessionId":"sess_1","replayCount":1,"replayTruncated":false,"historyReset":false}"#,
+            #"{"type":"auth_result","success":true,"userId":"\#(Self.user)","sessionId":"sess_1","replayCount":1,"replayTruncated":false,"#
+                + #""historyReset":false}"#,
             #"{"type":"ack","id":"c_1"}"#,
             #"{"type":"typing","role":"assistant","active":true}"#,
             #"{"type":"message","id":"s_2","role":"assistant","content":"Hi","timestamp":1704672000000,"streaming":true}"#,
@@ -127,7 +140,9 @@ import Testing
 
         let badVersion = try #require(answer(#"{"type":"auth","protocolVersion":2,"token":"t","deviceId":"\#(Self.device)"}"#))
         #expect(badVersion.close == 1008, "a wrong protocolVersion closes the socket")
-        #expect(badVersion.error?.encodedText() == #"{"code":"invalid_message","message":"client auth: $.protocolVersion: must be 1, found 2","type":"error"}"#)
+        #expect(
+            badVersion.error?.encodedText()
+                == #"{"code":"invalid_message","message":"client auth: $.protocolVersion: must be 1, found 2","type":"error"}"#)
 
         let blankCursor = try #require(answer(#"{"type":"auth","protocolVersion":1,"token":"t","deviceId":"\#(Self.device)","lastMessageId":" "}"#))
         #expect(blankCursor.close == nil, "other broken fields of auth keep the socket open")
@@ -166,7 +181,9 @@ import Testing
         #expect(Clawline.Endpoints.downloadPath(assetId: "a_1") == "/download/a_1")
         #expect(Clawline.Endpoints.upload.requiresBearerToken && !Clawline.Endpoints.version.requiresBearerToken)
         #expect(Clawline.sessionRules.phase(named: "unauthenticated")?.allows(FrameKey(.client, "message")) == false)
-        #expect(Clawline.sessionRules.phase(named: "unauthenticated")?.otherwise == ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008))
+        #expect(
+            Clawline.sessionRules.phase(named: "unauthenticated")?.otherwise
+                == ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008))
     }
 
     @Test func httpErrorBodiesCarryTheErrorType() throws {
@@ -181,8 +198,11 @@ import Testing
 
     @Test func httpBodiesDecodeInOneCall() throws {
         #expect(try VersionInfo.decode(Array(#"{"protocolVersion":1}"#.utf8)) == VersionInfo(protocolVersion: 1))
-        let asset = try UploadedAsset.decode(Data(#"{"assetId":"a_7c9e6679-7425-40de-944b-e07fc1f90ae7","mimeType":"image/png","size":5242880}"#.utf8))
-        #expect(asset.size == 5_242_880 && asset.encoded() == Array(#"{"assetId":"a_7c9e6679-7425-40de-944b-e07fc1f90ae7","mimeType":"image/png","size":5242880}"#.utf8))
+        let asset = try UploadedAsset.decode(
+            Data(#"{"assetId":"a_7c9e6679-7425-40de-944b-e07fc1f90ae7","mimeType":"image/png","size":5242880}"#.utf8))
+        #expect(
+            asset.size == 5_242_880
+                && asset.encoded() == Array(#"{"assetId":"a_7c9e6679-7425-40de-944b-e07fc1f90ae7","mimeType":"image/png","size":5242880}"#.utf8))
         let error = try HttpError.decode(Array(#"{"type":"error","code":"asset_not_found","message":"No such asset."}"#.utf8))
         #expect(error.code == .assetNotFound && error.code.httpStatus == 404)
         do {
@@ -204,7 +224,8 @@ import Testing
         let data = try JSONEncoder().encode(message)
         #expect(try JSONDecoder().decode(ServerMessage.self, from: data) == message)
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(ServerMessage.self, from: Data(#"{"type":"message","id":"x","role":"user","content":"","timestamp":0,"streaming":false}"#.utf8))
+            try JSONDecoder().decode(
+                ServerMessage.self, from: Data(#"{"type":"message","id":"x","role":"user","content":"","timestamp":0,"streaming":false}"#.utf8))
         }
     }
 }

@@ -8,8 +8,12 @@ import WireTestSupport
 @Suite struct CoachMeProtocolTests {
     static let frames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Frames")
 
-    @Test(arguments: GoldenFrames.files(frames, "server", "valid")) func validServer(_ file: URL) throws { try GoldenFrames.checkValid(file, ServerFrame.self) }
-    @Test(arguments: GoldenFrames.files(frames, "server", "invalid")) func invalidServer(_ file: URL) throws { try GoldenFrames.checkInvalid(file, ServerFrame.self) }
+    @Test(arguments: GoldenFrames.files(frames, "server", "valid")) func validServer(_ file: URL) throws {
+        try GoldenFrames.checkValid(file, ServerFrame.self)
+    }
+    @Test(arguments: GoldenFrames.files(frames, "server", "invalid")) func invalidServer(_ file: URL) throws {
+        try GoldenFrames.checkInvalid(file, ServerFrame.self)
+    }
 
     /// The three `data:` lines of the seed's ChatStreamService test, as the server sends them
     /// (each event ended by a blank line).
@@ -33,18 +37,23 @@ import WireTestSupport
         for try await result in stream.serverSentEvents.frames(ServerFrame.self) {
             frames.append(try #require(result.frame, "\(result.rejectionReason ?? "")"))
         }
-        #expect(frames == [
-            .token(Token(content: "Hello")),
-            .token(Token(content: " world")),
-            .done(Done(messageId: "550e8400-e29b-41d4-a716-446655440000", usage: TokenUsage(promptTokens: 10, completionTokens: 2, totalTokens: 12))),
-        ])
+        #expect(
+            frames == [
+                .token(Token(content: "Hello")),
+                .token(Token(content: " world")),
+                .done(
+                    Done(messageId: "550e8400-e29b-41d4-a716-446655440000", usage: TokenUsage(promptTokens: 10, completionTokens: 2, totalTokens: 12))
+                ),
+            ])
         let text = frames.compactMap { if case .token(let token) = $0 { return token.content } else { return nil } }.joined()
         #expect(text == "Hello world")
     }
 
     @Test func theRequestBodyAndEndpoint() {
         let request = ChatRequest(message: "How do I stay focused?", conversationId: "550e8400-e29b-41d4-a716-446655440000")
-        #expect(JSONWriter.string(request.jsonValue()) == #"{"conversation_id":"550e8400-e29b-41d4-a716-446655440000","message":"How do I stay focused?"}"#)
+        #expect(
+            JSONWriter.string(request.jsonValue())
+                == #"{"conversation_id":"550e8400-e29b-41d4-a716-446655440000","message":"How do I stay focused?"}"#)
         #expect(CoachMe.Endpoints.chatStream.method == .post && CoachMe.Endpoints.chatStream.requiresBearerToken)
         #expect(CoachMe.transportKind == "sse")
         #expect(CoachMe.Constants.tokenBufferInterval == .milliseconds(75))

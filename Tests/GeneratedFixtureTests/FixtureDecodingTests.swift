@@ -10,7 +10,9 @@ import WireRuntime
     func server(_ text: String) -> FrameDecodeResult<ServerFrame> { ServerFrame.decode(text: text) }
     func errors<F>(_ result: FrameDecodeResult<F>) -> [String] { result.issues.errors.map { "\($0.path) \($0.rule) \($0.code)" } }
 
-    static let update = #"{"kind":"update","when":"2024-01-08T10:00:00Z","color":"dark-blue","shape":{"shape":"circle","radius":2},"outcome":{"ok":true,"token":"t"},"selector":"*","at":null,"level":"info"}"#
+    static let update =
+        #"{"kind":"update","when":"2024-01-08T10:00:00Z","color":"dark-blue","shape":{"shape":"circle","radius":2},"outcome":{"ok":true,"#
+        + #""token":"t"},"selector":"*","at":null,"level":"info"}"#
 
     @Test func typeNameConstDefaultsAndPresenceStates() throws {
         let result = client(#"{"kind":"hello","client_version":3,"name":"ana","note":null,"wants_color":true,"cursor":null}"#)
@@ -22,7 +24,9 @@ import WireRuntime
         #expect(greeting == Greeting(name: "ana", cursor: .null, note: nil))
         #expect(greeting.clientVersion == 3 && greeting.wantsColor)
         #expect(greeting.nick == nil && greeting.retries == nil)
-        #expect(ClientFrame.hello(greeting).encodedText() == #"{"client_version":3,"cursor":null,"kind":"hello","name":"ana","note":null,"wants_color":true}"#)
+        #expect(
+            ClientFrame.hello(greeting).encodedText()
+                == #"{"client_version":3,"cursor":null,"kind":"hello","name":"ana","note":null,"wants_color":true}"#)
         let absent = Greeting(name: "ana", cursor: .absent, note: "hi")
         #expect(ClientFrame.hello(absent).encodedText() == #"{"client_version":3,"kind":"hello","name":"ana","note":"hi","wants_color":true}"#)
         let withValue = client(#"{"kind":"hello","client_version":3,"name":"ana","note":"x","wants_color":true,"cursor":"c-1"}"#)
@@ -31,10 +35,11 @@ import WireRuntime
 
     @Test func fieldAndMessageAnswers() {
         let result = client(#"{"kind":"hello","client_version":4,"name":"much too long","wants_color":false,"nick":" ","cursor":"x","since":-5}"#)
-        #expect(errors(result) == [
-            "$.client_version const bad_frame", "$.name maxBytes bad_frame", "$.nick notBlank bad_frame", "$.cursor prefix bad_frame",
-            "$.note required bad_frame", "$.since format bad_frame", "$.wants_color const bad_frame",
-        ])
+        #expect(
+            errors(result) == [
+                "$.client_version const bad_frame", "$.name maxBytes bad_frame", "$.nick notBlank bad_frame", "$.cursor prefix bad_frame",
+                "$.note required bad_frame", "$.since format bad_frame", "$.wants_color const bad_frame",
+            ])
         let issues = result.issues.errors
         #expect(issues.count == 7)
         // The message says violations close the connection; the field `name` overrides that.
@@ -44,7 +49,9 @@ import WireRuntime
     }
 
     @Test func keywordsMapsNestedArraysBase64URIAndFreeFormJSON() throws {
-        let text = #"{"kind":"post","id":"\#(Self.item)","default":"d","protocol":"p","tags":["a"],"scores":{"a":1,"b":2},"grid":[[1,2],[3]],"blobs":["AAEC"],"link":"https://example.com/x","extra":{"any":[1,"two",null]}}"#
+        let text =
+            #"{"kind":"post","id":"\#(Self.item)","default":"d","protocol":"p","tags":["a"],"scores":{"a":1,"b":2},"grid":[[1,2],[3]],"#
+            + #""blobs":["AAEC"],"link":"https://example.com/x","extra":{"any":[1,"two",null]}}"#
         let result = client(text)
         guard case .decoded(.post(let post), _) = result else {
             Issue.record("expected a post: \(result.rejectionReason ?? "")")
@@ -54,13 +61,21 @@ import WireRuntime
         #expect(post.scores == ["a": 1, "b": 2])
         #expect(post.grid == [[1, 2], [3]])
         #expect(post.extra == ["any": [1, "two", nil]])
-        #expect(ClientFrame.post(post).encodedText() == #"{"blobs":["AAEC"],"default":"d","extra":{"any":[1,"two",null]},"grid":[[1,2],[3]],"id":"\#(Self.item)","kind":"post","link":"https://example.com/x","protocol":"p","scores":{"a":1,"b":2},"tags":["a"]}"#)
+        #expect(
+            ClientFrame.post(post).encodedText()
+                == #"{"blobs":["AAEC"],"default":"d","extra":{"any":[1,"two",null]},"grid":[[1,2],[3]],"id":"\#(Self.item)","kind":"post","#
+                + #""link":"https://example.com/x","protocol":"p","scores":{"a":1,"b":2},"tags":["a"]}"#
+        )
 
-        let bad = client(#"{"kind":"post","id":"nope","default":"0123456789012345678901234567890123456789","tags":["a","b","c","d"],"scores":{},"grid":[[1],[2],[3],[4]],"blobs":["AAAAAAAAAAAAAAAAAAAAAAAA","**"],"link":"not a uri"}"#)
-        #expect(errors(bad) == [
-            "$.id format bad_frame", "$.tags maxItems too_big", "$.scores minItems bad_frame", "$.grid maxItems too_big",
-            "$.blobs[0] maxDecodedBytes too_big", "$.blobs[1] format bad_frame", "$.link format bad_frame", "$ budget too_big",
-        ], "too many items is a size limit (the size answer); too few is not")
+        let bad = client(
+            #"{"kind":"post","id":"nope","default":"0123456789012345678901234567890123456789","tags":["a","b","c","d"],"scores":{},"grid":[[1],"#
+                + #"[2],"# + #"[3],[4]],"blobs":["AAAAAAAAAAAAAAAAAAAAAAAA","**"],"link":"not a uri"}"#
+        )
+        #expect(
+            errors(bad) == [
+                "$.id format bad_frame", "$.tags maxItems too_big", "$.scores minItems bad_frame", "$.grid maxItems too_big",
+                "$.blobs[0] maxDecodedBytes too_big", "$.blobs[1] format bad_frame", "$.link format bad_frame", "$ budget too_big",
+            ], "too many items is a size limit (the size answer); too few is not")
     }
 
     @Test func conditionalValuesAreRequired() {
@@ -69,7 +84,10 @@ import WireRuntime
         let greenError = green.replacingOccurrences(of: #""level":"info""#, with: #""level":"error","detail":"d""#)
         #expect(server(greenError).issues.errors.map(\.message) == [#"'level' must be info or warn when color is green, found "error""#])
         let greenWithoutLevel = green.replacingOccurrences(of: #","level":"info""#, with: "")
-        #expect(server(greenWithoutLevel).issues.errors.map(\.message) == ["missing required field 'level'", "missing 'level' (must be info or warn when color is green)"])
+        #expect(
+            server(greenWithoutLevel).issues.errors.map(\.message) == [
+                "missing required field 'level'", "missing 'level' (must be info or warn when color is green)",
+            ])
     }
 
     @Test func base64AcceptsMissingPaddingAndWhiteSpace() throws {
@@ -141,10 +159,13 @@ import WireRuntime
         #expect(update.bag == Bag(label: "l", additionalFields: ["colour": "red", "n": [1]]))
         #expect(ServerFrame.update(update).encodedText() == text.sortedJSON())
 
-        let strict = Self.update.replacingOccurrences(of: #""level":"info""#, with: #""level":"warn","strict":{"a":1,"b":2},"secret":"s","at":{"x":1,"y":2}"#)
-            .replacingOccurrences(of: #""at":null,"#, with: "")
+        let strict = Self.update.replacingOccurrences(
+            of: #""level":"info""#, with: #""level":"warn","strict":{"a":1,"b":2},"secret":"s","at":{"x":1,"y":2}"#
+        )
+        .replacingOccurrences(of: #""at":null,"#, with: "")
         let issues = server(strict).issues.errors
-        #expect(issues.map { "\($0.path) \($0.rule)" } == ["$.strict.b unknownField", "$.at.y maximum", "$.detail conditional", "$.secret rejectedField"])
+        #expect(
+            issues.map { "\($0.path) \($0.rule)" } == ["$.strict.b unknownField", "$.at.y maximum", "$.detail conditional", "$.secret rejectedField"])
         #expect(issues.first { $0.rule == "conditional" }?.answer == ViolationAnswer(code: "bad_frame"))
 
         let redInfo = Self.update.replacingOccurrences(of: #""color":"dark-blue""#, with: #""color":"red""#)
@@ -167,7 +188,10 @@ import WireRuntime
         let expected = Names(value: 1.5, path: "p", json: [1], object: "o", context: .null, answer: nil, errorsBefore: 1)
         #expect(client(text).frame == .names(expected))
         #expect(ClientFrame.names(expected).encodedText() == text)
-        #expect(errors(client(#"{"kind":"names","value":"x","path":2}"#)) == ["$.value type bad_frame", "$.path type bad_frame", "$.answer required bad_frame"])
+        #expect(
+            errors(client(#"{"kind":"names","value":"x","path":2}"#)) == [
+                "$.value type bad_frame", "$.path type bad_frame", "$.answer required bad_frame",
+            ])
     }
 
     @Test func codableAppliesTheSameValidation() throws {

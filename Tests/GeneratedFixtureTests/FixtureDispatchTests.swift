@@ -16,7 +16,10 @@ import WireRuntime
 
     @Test func routesEveryFrame() async throws {
         let recorder = Recorder()
-        for text in [#"{"kind":"ping","seq":1}"#, #"{"kind":"same","from_server":true}"#, #"{"kind":"gossip"}"#, FixtureDecodingTests.update, #"{"kind":"verdict","accepted":true,"token":"t"}"#] {
+        for text in [
+            #"{"kind":"ping","seq":1}"#, #"{"kind":"same","from_server":true}"#, #"{"kind":"gossip"}"#, FixtureDecodingTests.update,
+            #"{"kind":"verdict","accepted":true,"token":"t"}"#,
+        ] {
             let frame = try #require(ServerFrame.decode(text: text).frame)
             try await frame.dispatch(to: recorder)
         }

@@ -33,10 +33,12 @@ import WireRuntime
     }
 
     @Test func rateLimits() {
-        #expect(Everything.RateLimits.posts == RateLimitRule(
-            name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .seconds(1), scope: .device,
-            answer: ViolationAnswer(code: "slow_down"), clientAction: "Wait."
-        ))
+        #expect(
+            Everything.RateLimits.posts
+                == RateLimitRule(
+                    name: "posts", counts: .frames([FrameKey(.client, "post")]), limit: 10, window: .seconds(1), scope: .device,
+                    answer: ViolationAnswer(code: "slow_down"), clientAction: "Wait."
+                ))
         #expect(Everything.RateLimits.posts.answerCode == .slowDown)
         #expect(Everything.RateLimits.oversize.counts == .violations([.tooBig]) && Everything.RateLimits.oversize.scope == .connection)
         #expect(Everything.RateLimits.sessions.scope == RateLimitScope(rawValue: "server"))
@@ -48,7 +50,8 @@ import WireRuntime
     }
 
     @Test func endpoints() {
-        #expect(Everything.Endpoints.status == HTTPEndpoint(name: "status", method: .get, path: "/status", requiresBearerToken: false, errorCodes: []))
+        #expect(
+            Everything.Endpoints.status == HTTPEndpoint(name: "status", method: .get, path: "/status", requiresBearerToken: false, errorCodes: []))
         #expect(Everything.Endpoints.upload.method == .put)
         #expect(Everything.Endpoints.upload.requiresBearerToken && Everything.Endpoints.upload.errorCodes == [.tooBig, .slowDown])
         #expect(Everything.Endpoints.uploadPath(itemId: "a b/c", slot: "ü~") == "/items/a%20b%2Fc/blob/%C3%BC~")
@@ -68,9 +71,12 @@ import WireRuntime
         #expect(rules.uniqueness.map(\.name) == ["post_ids", "final_updates"])
         #expect(rules.uniqueness.map(\.comparison) == [.normalized, .exact])
         #expect(rules.uniqueness[1].grows == ["detail"])
-        #expect(rules.runs == [SessionRuleSet.Run(
-            name: "echoes", after: FrameKey(.client, "ping"), when: [SessionRuleSet.Condition("seq", [1, 2])], countField: "seq",
-            frame: FrameKey(.server, "ping"), each: [SessionRuleSet.Condition("seq", [0, 1, 2])], otherwise: nil
-        )])
+        #expect(
+            rules.runs == [
+                SessionRuleSet.Run(
+                    name: "echoes", after: FrameKey(.client, "ping"), when: [SessionRuleSet.Condition("seq", [1, 2])], countField: "seq",
+                    frame: FrameKey(.server, "ping"), each: [SessionRuleSet.Condition("seq", [0, 1, 2])], otherwise: nil
+                )
+            ])
     }
 }

@@ -19,7 +19,8 @@ import WireRuntime
     }
 
     @Test func fieldsNamedLikeKeywordsAndTheDecodersOwnNamesRoundTrip() throws {
-        let fields = Fields(class: 1, init_: 12, `inout`: 11, default: 2, self_: 3, json: 4, path: 5, context: 6, answer: 7, object: 8, value: 9, jsonValue_: 10)
+        let fields = Fields(
+            class: 1, init_: 12, `inout`: 11, default: 2, self_: 3, json: 4, path: 5, context: 6, answer: 7, object: 8, value: 9, jsonValue_: 10)
         let text = ClientFrame.default(Default(fields: fields)).encodedText()
         let decoded = try #require(ClientFrame.decode(text: text).frame)
         #expect(decoded == .default(Default(fields: fields)))

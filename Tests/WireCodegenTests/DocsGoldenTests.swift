@@ -28,7 +28,10 @@ import WireTestSupport
     @Test(arguments: ["markdown", "html"])
     func fixtureReference(_ format: String) throws {
         let text = try Self.generate("Tests/Fixtures/everything.yaml", format, examples: nil)
-        Golden.check(text, against: Self.root.appendingPathComponent("Tests/WireCodegenTests/Golden/Everything/everything.\(format == "markdown" ? "md" : "html")").path)
+        Golden.check(
+            text,
+            against: Self.root.appendingPathComponent("Tests/WireCodegenTests/Golden/Everything/everything.\(format == "markdown" ? "md" : "html")")
+                .path)
     }
 
     @Test(arguments: ["markdown", "html"])
@@ -40,13 +43,21 @@ import WireTestSupport
         for message in spec.messages {
             let owner = "\(message.direction.rawValue)-\(message.tag.replacingOccurrences(of: "_", with: "-"))"
             if !text.contains(anchor(owner)) { missing.append(owner) }
-            for field in message.shape.fields where !text.contains(anchor("\(owner)-\(field.name.lowercased())")) { missing.append("\(owner).\(field.name)") }
+            for field in message.shape.fields where !text.contains(anchor("\(owner)-\(field.name.lowercased())")) {
+                missing.append("\(owner).\(field.name)")
+            }
         }
-        for code in spec.errorCodes where !text.contains(anchor("error-\(code.code.replacingOccurrences(of: "_", with: "-"))")) { missing.append(code.code) }
-        for limit in spec.rateLimits where !text.contains(anchor("rate-limit-\(limit.name.replacingOccurrences(of: "_", with: "-"))")) { missing.append(limit.name) }
+        for code in spec.errorCodes where !text.contains(anchor("error-\(code.code.replacingOccurrences(of: "_", with: "-"))")) {
+            missing.append(code.code)
+        }
+        for limit in spec.rateLimits where !text.contains(anchor("rate-limit-\(limit.name.replacingOccurrences(of: "_", with: "-"))")) {
+            missing.append(limit.name)
+        }
         for endpoint in spec.endpoints where !text.contains(anchor("endpoint-\(endpoint.name)")) { missing.append(endpoint.name) }
         for constant in spec.constants where !text.contains(anchor("constant-\(constant.name.lowercased())")) { missing.append(constant.name) }
-        for flow in spec.flows where !text.contains(anchor("flow-\(flow.name.replacingOccurrences(of: "_", with: "-"))")) { missing.append(flow.name) }
+        for flow in spec.flows where !text.contains(anchor("flow-\(flow.name.replacingOccurrences(of: "_", with: "-"))")) {
+            missing.append(flow.name)
+        }
         #expect(missing == [])
     }
 

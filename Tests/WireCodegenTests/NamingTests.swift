@@ -1,6 +1,7 @@
 import Testing
-@testable import WireCodegen
 import WireSpec
+
+@testable import WireCodegen
 
 @Suite struct NamingTests {
     @Test func identifiers() {
@@ -16,17 +17,20 @@ import WireSpec
     }
 
     func spec(_ messages: String) throws -> ProtocolSpec {
-        try SpecLoader.check(yaml: """
-            protocol: {name: demo, title: Demo, version: 1}
-            transport: {kind: websocket, path: /ws}
-            validation: {errorCode: bad}
-            errors: {bad: {}}
-            \(messages)
-            """, file: "demo.yaml").get()
+        try SpecLoader.check(
+            yaml: """
+                protocol: {name: demo, title: Demo, version: 1}
+                transport: {kind: websocket, path: /ws}
+                validation: {errorCode: bad}
+                errors: {bad: {}}
+                \(messages)
+                """, file: "demo.yaml"
+        ).get()
     }
 
     @Test func clashingNamesAreReportedAtTheSpec() throws {
-        let clash = try spec("""
+        let clash = try spec(
+            """
             types:
               Hello: {fields: {a: string}}
               Error: {fields: {b: string}}
@@ -39,15 +43,17 @@ import WireSpec
         do {
             _ = try SwiftGenerator.generate(clash)
         } catch {
-            #expect(error.diagnostics.map(\.description) == [
-                "demo.yaml:10:5: error: message 'client hello' would be generated as 'Hello', like type 'Hello'; give the message a 'typeName'",
-            ], "a type named Error is fine: generated code says Swift.Error where it means Swift's")
+            #expect(
+                error.diagnostics.map(\.description) == [
+                    "demo.yaml:10:5: error: message 'client hello' would be generated as 'Hello', like type 'Hello'; give the message a 'typeName'"
+                ], "a type named Error is fine: generated code says Swift.Error where it means Swift's")
         }
         #expect(SwiftGenerator.nameProblems(clash).count == 1, "lint reports the same problem")
     }
 
     @Test func messageNamesAvoidSwiftTypesAndDirectionClashes() throws {
-        let generated = try spec("""
+        let generated = try spec(
+            """
             messages:
               client:
                 error: {fields: {}}

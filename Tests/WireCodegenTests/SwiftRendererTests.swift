@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WireCodegen
 
 /// The renderer lays out the structured representation; the wrapper keeps every line within 150
@@ -11,59 +12,64 @@ import Testing
     }
 
     @Test func anArgumentListGoesOneArgumentPerLine() {
-        #expect(wrapper.wrap("    let value = compute(first, second: 2, third: [1, 2])") == [
-            "    let value = compute(",
-            "        first,",
-            "        second: 2,",
-            "        third: [1, 2]",
-            "    )",
-        ])
+        #expect(
+            wrapper.wrap("    let value = compute(first, second: 2, third: [1, 2])") == [
+                "    let value = compute(",
+                "        first,",
+                "        second: 2,",
+                "        third: [1, 2]",
+                "    )",
+            ])
     }
 
     @Test func whatFollowsTheListStaysOnTheClosingLine() {
-        #expect(wrapper.wrap("if let value = context.member(object, key, at: path()) {") == [
-            "if let value = context.member(",
-            "    object,",
-            "    key,",
-            "    at: path()",
-            ") {",
-        ])
+        #expect(
+            wrapper.wrap("if let value = context.member(object, key, at: path()) {") == [
+                "if let value = context.member(",
+                "    object,",
+                "    key,",
+                "    at: path()",
+                ") {",
+            ])
     }
 
     @Test func bracketsAndCommasInsideStringLiteralsAreText() {
         let line = ##"    f("a, (b", "c]", #"d", e"#, "\(g(h, i))")"##
-        #expect(wrapper.wrap(line) == [
-            "    f(",
-            #"        "a, (b","#,
-            #"        "c]","#,
-            ##"        #"d", e"#,"##,
-            #"        "\(g(h, i))""#,
-            "    )",
-        ])
+        #expect(
+            wrapper.wrap(line) == [
+                "    f(",
+                #"        "a, (b","#,
+                #"        "c]","#,
+                ##"        #"d", e"#,"##,
+                #"        "\(g(h, i))""#,
+                "    )",
+            ])
     }
 
     @Test func aStillTooLongItemIsWrappedAgain() {
         let lines = wrapper.wrap("outer(inner(alphabet, betamax, gammaray, deltaforce), other)")
-        #expect(lines == [
-            "outer(",
-            "    inner(",
-            "        alphabet,",
-            "        betamax,",
-            "        gammaray,",
-            "        deltaforce",
-            "    ),",
-            "    other",
-            ")",
-        ])
+        #expect(
+            lines == [
+                "outer(",
+                "    inner(",
+                "        alphabet,",
+                "        betamax,",
+                "        gammaray,",
+                "        deltaforce",
+                "    ),",
+                "    other",
+                ")",
+            ])
         #expect(lines.allSatisfy { $0.count <= 40 })
     }
 
     @Test func aOneLineClosurePutsItsBodyOnItsOwnLine() {
-        #expect(wrapper.wrap("list.map { item in transformed(item).value }") == [
-            "list.map { item in",
-            "    transformed(item).value",
-            "}",
-        ])
+        #expect(
+            wrapper.wrap("list.map { item in transformed(item).value }") == [
+                "list.map { item in",
+                "    transformed(item).value",
+                "}",
+            ])
     }
 
     @Test func aLongStringLiteralIsSplitAtASpace() {
@@ -73,22 +79,29 @@ import Testing
     }
 
     @Test func docTextWrapsAtSpacesAndKeepsListItemsIndented() {
-        #expect(wrapper.wrapDocLine("one two three four five six seven eight nine", indent: 0) == [
-            "one two three four five six seven", "eight nine",
-        ])
-        #expect(wrapper.wrapDocLine("  - name: one two three four five six seven", indent: 0) == [
-            "  - name: one two three four five", "    six seven",
-        ])
+        #expect(
+            wrapper.wrapDocLine("one two three four five six seven eight nine", indent: 0) == [
+                "one two three four five six seven", "eight nine",
+            ])
+        #expect(
+            wrapper.wrapDocLine("  - name: one two three four five six seven", indent: 0) == [
+                "  - name: one two three four five", "    six seven",
+            ])
     }
 
     @Test func theRendererWrapsSignaturesAndDocComments() {
-        let file = SwiftFile(name: "A.swift", imports: [SwiftImport(module: "WireRuntime", spi: "Generated")], declarations: [
-            .function(FunctionDeclaration(
-                doc: String(repeating: "word ", count: 40), access: .public, isStatic: true,
-                signature: "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext) -> Self?",
-                body: [.line("nil")]
-            )),
-        ])
+        let file = SwiftFile(
+            name: "A.swift", imports: [SwiftImport(module: "WireRuntime", spi: "Generated")],
+            declarations: [
+                .function(
+                    FunctionDeclaration(
+                        doc: String(repeating: "word ", count: 40), access: .public, isStatic: true,
+                        signature:
+                            "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
+                            + "WireRuntime.ValidationContext) -> Self?",
+                        body: [.line("nil")]
+                    ))
+            ])
         let text = SwiftRenderer.render(file, header: "// header")
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= 150 })
         #expect(text.hasPrefix("// header\n@_spi(Generated) import WireRuntime\n\n/// word word"))

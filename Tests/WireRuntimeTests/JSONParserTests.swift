@@ -9,7 +9,10 @@ import Testing
     }
 
     @Test func valuesAndNumbers() throws {
-        #expect(try JSONParser.parse(#"{"a":[1,-2,1.5,1e3,1.0,true,false,null,"x"]}"#) == ["a": [1, -2, 1.5, 1000.0, .number(1.0), true, false, nil, "x"]])
+        #expect(
+            try JSONParser.parse(#"{"a":[1,-2,1.5,1e3,1.0,true,false,null,"x"]}"#) == [
+                "a": [1, -2, 1.5, 1000.0, .number(1.0), true, false, nil, "x"]
+            ])
         #expect(try JSONParser.parse("9223372036854775808") == .number(9_223_372_036_854_775_808.0), "too big for Int")
         #expect(try JSONParser.parse(" \n\t\"\\u00e9\\ud83d\\ude00\\n\" ") == .string("é😀\n"))
     }
@@ -50,7 +53,8 @@ import Testing
         let value = try JSONParser.parse(#"{"b":1,"a":{"é":"x\"y\\z\n\u0001/","A":[1.5,2.0,-0]},"c":null}"#)
         #expect(JSONWriter.string(value) == #"{"a":{"A":[1.5,2.0,0],"é":"x\"y\\z\n\u0001/"},"b":1,"c":null}"#)
         #expect(try JSONParser.parse(JSONWriter.string(value)) == value)
-        let two = 2.0, twoAndAHalf = 2.5
+        let two = 2.0
+        let twoAndAHalf = 2.5
         #expect(JSONValue(two) == .integer(2) && JSONValue(twoAndAHalf) == .number(2.5), "typed Doubles encode canonically")
     }
 }

@@ -97,12 +97,13 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        [0x22, 0xC0, 0xAF, 0x22],  // overlong '/'
-        [0x22, 0xED, 0xA0, 0x80, 0x22],  // a UTF-16 surrogate
-        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // past U+10FFFF
-        [0x22, 0xE2, 0x82, 0x22],  // truncated sequence
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xC0, 0xAF, 0x22],  // overlong '/'
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // a UTF-16 surrogate
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // past U+10FFFF
+            [0x22, 0xE2, 0x82, 0x22],  // truncated sequence
+        ] as [[UInt8]])
     func rejectsMalformedUTF8(_ bytes: [UInt8]) {
         var tape = JSONTape()
         #expect(throws: JSONSyntaxError.self) { try tape.parse(bytes) }

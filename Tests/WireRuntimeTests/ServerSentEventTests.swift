@@ -13,19 +13,21 @@ import Testing
     }
 
     @Test func dataLinesJoinWithNewlinesAndBlankLinesDispatch() {
-        #expect(parse(["data: first\ndata: second\n\ndata:third\n\n"]) == [
-            ServerSentEvent(data: "first\nsecond"),
-            ServerSentEvent(data: "third"),
-        ])
+        #expect(
+            parse(["data: first\ndata: second\n\ndata:third\n\n"]) == [
+                ServerSentEvent(data: "first\nsecond"),
+                ServerSentEvent(data: "third"),
+            ])
     }
 
     @Test func eventIdRetryAndComments() {
         let events = parse([": a comment\nevent: token\nid: 7\nretry: 2500\ndata: {\"a\":1}\n\ndata: next\n\nid\nretry: soon\ndata: reset\n\n"])
-        #expect(events == [
-            ServerSentEvent(type: "token", data: "{\"a\":1}", lastEventID: "7", retry: 2500),
-            ServerSentEvent(type: "message", data: "next", lastEventID: "7"),
-            ServerSentEvent(type: "message", data: "reset", lastEventID: ""),
-        ])
+        #expect(
+            events == [
+                ServerSentEvent(type: "token", data: "{\"a\":1}", lastEventID: "7", retry: 2500),
+                ServerSentEvent(type: "message", data: "next", lastEventID: "7"),
+                ServerSentEvent(type: "message", data: "reset", lastEventID: ""),
+            ])
     }
 
     @Test func lineEndingsLFCRAndCRLF() {

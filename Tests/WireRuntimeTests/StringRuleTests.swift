@@ -57,6 +57,8 @@ import Testing
         #expect(issues("日本語テキスト", StringRules(maxLength: 7), fromBytes: true).isEmpty, "seven characters, 21 bytes")
         #expect(issues("\u{00A0}\u{3000}", StringRules(notBlank: true), fromBytes: true).map { $0.hasSuffix("notBlank invalid_message") } == [true])
         #expect(issues("\u{00A0}x", StringRules(notBlank: true), fromBytes: true).isEmpty)
-        #expect(issues("abcde", StringRules(maxBytes: 4), fromBytes: true).first?.hasSuffix("maxBytes payload_too_large") == true, "size rules answer with the size code")
+        #expect(
+            issues("abcde", StringRules(maxBytes: 4), fromBytes: true).first?.hasSuffix("maxBytes payload_too_large") == true,
+            "size rules answer with the size code")
     }
 }

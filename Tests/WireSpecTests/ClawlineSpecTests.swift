@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WireSpec
 
 /// `Spec/clawline.yaml` is clean and says what seed 002 and the provider's test requirements say.
@@ -43,18 +44,21 @@ import Testing
     }
 
     @Test func errorCodesWithStatusCloseBehaviourAndCloseCode() {
-        let table = spec.errorCodes.map { "\($0.code) \($0.httpStatus.map(String.init) ?? "-") \($0.closes.rawValue) \($0.closeCode.map(String.init) ?? "-")" }
-        #expect(table == [
-            "auth_failed 401 always 1008",
-            "token_revoked 403 always 1008",
-            "invalid_message 400 sometimes 1008",
-            "payload_too_large 413 sometimes 1008",
-            "asset_not_found 404 never -",
-            "rate_limited 429 sometimes 1008",
-            "session_replaced - always 1000",
-            "upload_failed_retryable 503 never -",
-            "server_error 500 sometimes 1011",
-        ])
+        let table = spec.errorCodes.map {
+            "\($0.code) \($0.httpStatus.map(String.init) ?? "-") \($0.closes.rawValue) \($0.closeCode.map(String.init) ?? "-")"
+        }
+        #expect(
+            table == [
+                "auth_failed 401 always 1008",
+                "token_revoked 403 always 1008",
+                "invalid_message 400 sometimes 1008",
+                "payload_too_large 413 sometimes 1008",
+                "asset_not_found 404 never -",
+                "rate_limited 429 sometimes 1008",
+                "session_replaced - always 1000",
+                "upload_failed_retryable 503 never -",
+                "server_error 500 sometimes 1011",
+            ])
         #expect(spec.notJSON == Answer(errorCode: nil, close: true, closeCode: 1002), "not JSON: close 1002, send nothing")
         #expect(spec.notAFrame == Answer(errorCode: "invalid_message"), "JSON without a type: invalid_message, stays open")
         #expect(spec.resolved(spec.notAFrameAnswer).closesConnection == false)
@@ -114,15 +118,16 @@ import Testing
             let close = spec.closes(answer) ? "closes" : "stays open"
             return "\(limit.name) \(limit.limit)\(window) per \(limit.scope) \(answer.errorCode ?? "-") \(close)"
         }
-        #expect(table == [
-            "pair_request 5/60000ms per device rate_limited closes",
-            "auth 5/60000ms per device rate_limited closes",
-            "message 5/1000ms per device rate_limited stays open",
-            "typing 2/1000ms per device rate_limited stays open",
-            "oversize 2/60000ms per device payload_too_large closes",
-            "assistant_typing 2/1000ms per device unanswered",
-            "pending_pairings 100 at once per provider rate_limited closes",
-        ])
+        #expect(
+            table == [
+                "pair_request 5/60000ms per device rate_limited closes",
+                "auth 5/60000ms per device rate_limited closes",
+                "message 5/1000ms per device rate_limited stays open",
+                "typing 2/1000ms per device rate_limited stays open",
+                "oversize 2/60000ms per device payload_too_large closes",
+                "assistant_typing 2/1000ms per device unanswered",
+                "pending_pairings 100 at once per provider rate_limited closes",
+            ])
     }
 
     @Test func sessionRulesGateFramesBeforeAuthentication() throws {
@@ -140,9 +145,10 @@ import Testing
     }
 
     @Test func endpointsAndConstants() {
-        #expect(spec.endpoints.map { "\($0.method) \($0.path) \($0.auth.rawValue)" } == [
-            "GET /version none", "POST /upload bearer", "GET /download/{assetId} bearer",
-        ])
+        #expect(
+            spec.endpoints.map { "\($0.method) \($0.path) \($0.auth.rawValue)" } == [
+                "GET /version none", "POST /upload bearer", "GET /download/{assetId} bearer",
+            ])
         #expect(spec.endpoints[1].request == .multipart([Endpoint.Part(name: "file", description: "The file's bytes, with its content type.")]))
         let values = Dictionary(uniqueKeysWithValues: spec.constants.map { ($0.name, $0.value) })
         #expect(values["maxUploadBytes"] == .integer(100 * 1_048_576))

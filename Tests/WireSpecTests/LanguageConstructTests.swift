@@ -1,10 +1,12 @@
 import Testing
+
 @testable import WireSpec
 
 /// One small inline spec per construct of the language.
 @Suite struct LanguageConstructTests {
     @Test func protocolHeaderAndTransport() throws {
-        let spec = try loadValid("""
+        let spec = try loadValid(
+            """
             wire: 1
             protocol:
               name: chat
@@ -32,18 +34,19 @@ import Testing
     }
 
     @Test func fieldShorthandPresenceAndDefaults() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            messages:
-              client:
-                hello:
-                  fields:
-                    active: boolean
-                    name: {type: string, optional: true, description: A name.}
-                    cursor: {type: string, optional: true, nullable: true}
-                    note: {type: string, nullable: true}
-                    count: {type: integer, optional: true, default: 3, deprecated: true}
-            """)
+                messages:
+                  client:
+                    hello:
+                      fields:
+                        active: boolean
+                        name: {type: string, optional: true, description: A name.}
+                        cursor: {type: string, optional: true, nullable: true}
+                        note: {type: string, nullable: true}
+                        count: {type: integer, optional: true, default: 3, deprecated: true}
+                """)
         let active = try #require(spec.field(.client, "hello", "active"))
         #expect(active.type == .boolean && active.required && !active.nullable)
         let name = try #require(spec.field(.client, "hello", "name"))
@@ -57,22 +60,23 @@ import Testing
     }
 
     @Test func everyConstraint() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            messages:
-              client:
-                c:
-                  fields:
-                    s: {type: string, minLength: 1, maxLength: 9, minBytes: 2, maxBytes: 64, notBlank: true, prefix: c_, pattern: "c_[a-z]+"}
-                    u: {type: string, format: uuidv4}
-                    b: {type: string, format: base64, maxDecodedBytes: 262144}
-                    t: {type: integer, format: epochMillis, minimum: 0}
-                    d: {type: string, format: iso8601}
-                    v: {type: integer, const: 1}
-                    n: {type: number, minimum: 0.5, maximum: 2}
-                    a: {type: array<string>, minItems: 1, maxItems: 4}
-                    m: {type: map<integer>, maxItems: 10}
-            """)
+                messages:
+                  client:
+                    c:
+                      fields:
+                        s: {type: string, minLength: 1, maxLength: 9, minBytes: 2, maxBytes: 64, notBlank: true, prefix: c_, pattern: "c_[a-z]+"}
+                        u: {type: string, format: uuidv4}
+                        b: {type: string, format: base64, maxDecodedBytes: 262144}
+                        t: {type: integer, format: epochMillis, minimum: 0}
+                        d: {type: string, format: iso8601}
+                        v: {type: integer, const: 1}
+                        n: {type: number, minimum: 0.5, maximum: 2}
+                        a: {type: array<string>, minItems: 1, maxItems: 4}
+                        m: {type: map<integer>, maxItems: 10}
+                """)
         let s = try #require(spec.field(.client, "c", "s")).constraints
         #expect(s == Constraints(minLength: 1, maxLength: 9, minBytes: 2, maxBytes: 64, notBlank: true, prefix: "c_", pattern: "c_[a-z]+"))
         #expect(spec.field(.client, "c", "u")?.constraints.format == .uuidv4)
@@ -87,22 +91,24 @@ import Testing
     }
 
     @Test func enumsClosedAndOpen() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            types:
-              Mime: {enum: [image/png, image/jpeg]}
-              Role:
-                description: Who wrote it.
-                open: true
-                enum:
-                  user: A person.
-                  assistant: The assistant.
-            messages:
-              server:
-                m: {fields: {role: Role, mime: Mime}}
-            """)
+                types:
+                  Mime: {enum: [image/png, image/jpeg]}
+                  Role:
+                    description: Who wrote it.
+                    open: true
+                    enum:
+                      user: A person.
+                      assistant: The assistant.
+                messages:
+                  server:
+                    m: {fields: {role: Role, mime: Mime}}
+                """)
         guard case .enumeration(let mime) = spec.type(named: "Mime")?.kind,
-              case .enumeration(let role) = spec.type(named: "Role")?.kind else {
+            case .enumeration(let role) = spec.type(named: "Role")?.kind
+        else {
             Issue.record("expected two enums")
             return
         }
@@ -112,26 +118,28 @@ import Testing
     }
 
     @Test func unionsWithStringAndBooleanTags() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            types:
-              Image: {fields: {data: {type: string, format: base64}}}
-              Asset: {fields: {assetId: string}}
-              Attachment:
-                tag: type
-                cases: {image: Image, asset: Asset}
-              Success: {fields: {token: string}}
-              Failure: {fields: {reason: string}}
-              Outcome:
-                tag: success
-                open: false
-                cases: {true: Success, false: Failure}
-            messages:
-              server:
-                m: {fields: {attachments: array<Attachment>, outcome: Outcome}}
-            """)
+                types:
+                  Image: {fields: {data: {type: string, format: base64}}}
+                  Asset: {fields: {assetId: string}}
+                  Attachment:
+                    tag: type
+                    cases: {image: Image, asset: Asset}
+                  Success: {fields: {token: string}}
+                  Failure: {fields: {reason: string}}
+                  Outcome:
+                    tag: success
+                    open: false
+                    cases: {true: Success, false: Failure}
+                messages:
+                  server:
+                    m: {fields: {attachments: array<Attachment>, outcome: Outcome}}
+                """)
         guard case .union(let attachment) = spec.type(named: "Attachment")?.kind,
-              case .union(let outcome) = spec.type(named: "Outcome")?.kind else {
+            case .union(let outcome) = spec.type(named: "Outcome")?.kind
+        else {
             Issue.record("expected two unions")
             return
         }
@@ -144,22 +152,24 @@ import Testing
     }
 
     @Test func oneOfAliasesMapsAndFreeFormJSON() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            types:
-              DeviceId: {type: string, format: uuidv4, description: A device.}
-              Selector:
-                oneOf:
-                  all: {type: string, const: "*"}
-                  names: array<string>
-              Payload: {fields: {}, unknownFields: keep}
-            messages:
-              client:
-                subscribe: {fields: {sessions: Selector, device: DeviceId, extra: json, costs: map<number>, payload: Payload}}
-            """)
+                types:
+                  DeviceId: {type: string, format: uuidv4, description: A device.}
+                  Selector:
+                    oneOf:
+                      all: {type: string, const: "*"}
+                      names: array<string>
+                  Payload: {fields: {}, unknownFields: keep}
+                messages:
+                  client:
+                    subscribe: {fields: {sessions: Selector, device: DeviceId, extra: json, costs: map<number>, payload: Payload}}
+                """)
         guard case .oneOf(let selector) = spec.type(named: "Selector")?.kind,
-              case .alias(let alias) = spec.type(named: "DeviceId")?.kind,
-              case .object(let payload) = spec.type(named: "Payload")?.kind else {
+            case .alias(let alias) = spec.type(named: "DeviceId")?.kind,
+            case .object(let payload) = spec.type(named: "Payload")?.kind
+        else {
             Issue.record("expected oneOf, alias and object")
             return
         }
@@ -173,21 +183,22 @@ import Testing
     }
 
     @Test func messagesPerDirectionAndBoth() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            messages:
-              client:
-                message:
-                  typeName: OutgoingMessage
-                  description: Sent by the client.
-                  fields: {id: {type: string, prefix: c_}}
-                  examples:
-                    - {type: message, id: c_1}
-              server:
-                message: {fields: {id: {type: string, prefix: s_}, role: string}}
-              both:
-                ping: {fields: {}}
-            """)
+                messages:
+                  client:
+                    message:
+                      typeName: OutgoingMessage
+                      description: Sent by the client.
+                      fields: {id: {type: string, prefix: c_}}
+                      examples:
+                        - {type: message, id: c_1}
+                  server:
+                    message: {fields: {id: {type: string, prefix: s_}, role: string}}
+                  both:
+                    ping: {fields: {}}
+                """)
         #expect(spec.messages(.client).map(\.tag) == ["message", "ping"])
         #expect(spec.messages(.server).map(\.tag) == ["message", "ping"])
         let outgoing = try #require(spec.message(MessageRef(direction: .client, tag: "message")))
@@ -198,38 +209,39 @@ import Testing
     }
 
     @Test func conditionalRulesBudgetsAndFieldPolicies() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            types:
-              Image: {fields: {data: {type: string, format: base64}}}
-            messages:
-              server:
-                result:
-                  violation: {error: invalid_message, close: true}
-                  fields:
-                    success: boolean
-                    kind: string
-                    token: {type: string, optional: true}
-                    reason: {type: string, optional: true, violation: payload_too_large}
-                  rules:
-                    - when: {success: true}
-                      require: [token]
-                      forbid: [reason]
-                      description: Success carries a token.
-                    - when: {kind: [a, b]}
-                      require: reason
-              client:
-                typing:
-                  rejectFields: [role]
-                  unknownFields: reject
-                  fields: {active: boolean}
-                message:
-                  fields: {content: string, images: {type: array<Image>, optional: true}}
-                  rules:
-                    - budget: total
-                      sum: [content, images.data]
-                      max: 327680
-            """)
+                types:
+                  Image: {fields: {data: {type: string, format: base64}}}
+                messages:
+                  server:
+                    result:
+                      violation: {error: invalid_message, close: true}
+                      fields:
+                        success: boolean
+                        kind: string
+                        token: {type: string, optional: true}
+                        reason: {type: string, optional: true, violation: payload_too_large}
+                      rules:
+                        - when: {success: true}
+                          require: [token]
+                          forbid: [reason]
+                          description: Success carries a token.
+                        - when: {kind: [a, b]}
+                          require: reason
+                  client:
+                    typing:
+                      rejectFields: [role]
+                      unknownFields: reject
+                      fields: {active: boolean}
+                    message:
+                      fields: {content: string, images: {type: array<Image>, optional: true}}
+                      rules:
+                        - budget: total
+                          sum: [content, images.data]
+                          max: 327680
+                """)
         let result = try #require(spec.message(MessageRef(direction: .server, tag: "result")))
         #expect(result.violation == Answer(errorCode: "invalid_message", close: true))
         #expect(result.shape.field(named: "reason")?.violation == Answer(errorCode: "payload_too_large"))
@@ -250,7 +262,8 @@ import Testing
     }
 
     @Test func errorCodesRateLimitsEndpointsAndConstants() throws {
-        let spec = try loadValid("""
+        let spec = try loadValid(
+            """
             protocol: {name: demo, title: Demo, version: 1}
             transport: {kind: websocket, path: /ws}
             validation: {errorCode: invalid_message}
@@ -265,7 +278,8 @@ import Testing
               client:
                 message: {fields: {id: string}}
             rateLimits:
-              message: {frames: [client message], limit: 5, window: 1s, scope: device, answer: {error: rate_limited, close: false}, clientAction: Queue.}
+              message: {frames: [client message], limit: 5, window: 1s, scope: device, answer: {error: rate_limited, close: false}, \
+              clientAction: Queue.}
               oversize: {violations: [invalid_message], limit: 2, window: 1m, answer: {error: invalid_message, close: true, closeCode: 1009}}
               queue: {frames: client message, limit: 100, scope: provider, answer: rate_limited}
             endpoints:
@@ -328,43 +342,44 @@ import Testing
     }
 
     @Test func sessionRules() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            messages:
-              client:
-                auth: {fields: {token: string}}
-                message: {fields: {id: string, content: string}}
-              server:
-                auth_result: {fields: {success: boolean, isAdmin: {type: boolean, optional: true}}}
-                ack: {fields: {id: string}}
-                event: {fields: {id: string, streaming: boolean}}
-            session:
-              flags:
-                admin: The device is an admin.
-              phases:
-                start:
-                  initial: true
-                  client: [auth]
-                  server: auth_result
-                  otherwise: {error: invalid_message, close: true}
-                chat:
-                  client: [message]
-                  server: [ack, event]
-                closed: {}
-              transitions:
-                - on: server auth_result
-                  when: {success: true}
-                  to: chat
-                  set: {admin: isAdmin}
-                - {on: server auth_result, when: {success: false}, to: closed, closeCode: 1008}
-              guards:
-                admins_only: {frame: client message, requires: admin, otherwise: invalid_message}
-              correlations:
-                ack_answers: {frame: server ack, field: id, answers: client message}
-              uniqueness:
-                retry: {frame: client message, key: id, sameFields: [content], otherwise: invalid_message}
-                final: {frame: server event, key: id, final: {streaming: false}}
-            """)
+                messages:
+                  client:
+                    auth: {fields: {token: string}}
+                    message: {fields: {id: string, content: string}}
+                  server:
+                    auth_result: {fields: {success: boolean, isAdmin: {type: boolean, optional: true}}}
+                    ack: {fields: {id: string}}
+                    event: {fields: {id: string, streaming: boolean}}
+                session:
+                  flags:
+                    admin: The device is an admin.
+                  phases:
+                    start:
+                      initial: true
+                      client: [auth]
+                      server: auth_result
+                      otherwise: {error: invalid_message, close: true}
+                    chat:
+                      client: [message]
+                      server: [ack, event]
+                    closed: {}
+                  transitions:
+                    - on: server auth_result
+                      when: {success: true}
+                      to: chat
+                      set: {admin: isAdmin}
+                    - {on: server auth_result, when: {success: false}, to: closed, closeCode: 1008}
+                  guards:
+                    admins_only: {frame: client message, requires: admin, otherwise: invalid_message}
+                  correlations:
+                    ack_answers: {frame: server ack, field: id, answers: client message}
+                  uniqueness:
+                    retry: {frame: client message, key: id, sameFields: [content], otherwise: invalid_message}
+                    final: {frame: server event, key: id, final: {streaming: false}}
+                """)
         let session = try #require(spec.session)
         #expect(session.phases.map(\.name) == ["start", "chat", "closed"])
         #expect(session.initialPhase?.name == "start")
@@ -381,26 +396,27 @@ import Testing
     }
 
     @Test func flows() throws {
-        let spec = try loadValid(preamble + """
+        let spec = try loadValid(
+            preamble + """
 
-            messages:
-              client:
-                hello: {fields: {}}
-              server:
-                welcome: {fields: {}}
-            flows:
-              start:
-                title: Starting
-                description: How a session starts.
-                participants: [app, provider]
-                steps:
-                  - {from: app, to: provider, frame: client hello}
-                  - {from: provider, to: app, frame: server welcome, label: welcome!}
-                  - {note: Done.}
-              plain:
-                steps:
-                  - {from: client, to: server, label: anything}
-            """)
+                messages:
+                  client:
+                    hello: {fields: {}}
+                  server:
+                    welcome: {fields: {}}
+                flows:
+                  start:
+                    title: Starting
+                    description: How a session starts.
+                    participants: [app, provider]
+                    steps:
+                      - {from: app, to: provider, frame: client hello}
+                      - {from: provider, to: app, frame: server welcome, label: welcome!}
+                      - {note: Done.}
+                  plain:
+                    steps:
+                      - {from: client, to: server, label: anything}
+                """)
         #expect(spec.flows.map(\.name) == ["start", "plain"])
         #expect(spec.flows[0].participants == ["app", "provider"] && spec.flows[0].title == "Starting")
         #expect(spec.flows[0].steps[0].frame == MessageRef(direction: .client, tag: "hello"))
@@ -408,4 +424,3 @@ import Testing
         #expect(spec.flows[1].participants == ["client", "server"] && spec.flows[1].title == "plain")
     }
 }
-

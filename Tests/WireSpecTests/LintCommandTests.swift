@@ -45,27 +45,30 @@ import WireTestSupport
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString).yaml").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try """
-            protocol: {name: demo, title: Demo, version: 1}
-            transport: {kind: websocket, path: /ws}
-            validation: {errorCode: bad}
-            errors: {bad: {httpStatus: 400}}
-            types:
-              Swift: {fields: {a: integer}}
-              String: {fields: {b: integer}}
-              ClientFrame: {fields: {c: integer}}
-            messages:
-              client:
-                hello: {fields: {}}
-              server:
-                hello_there: {typeName: Hello, fields: {}}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        protocol: {name: demo, title: Demo, version: 1}
+        transport: {kind: websocket, path: /ws}
+        validation: {errorCode: bad}
+        errors: {bad: {httpStatus: 400}}
+        types:
+          Swift: {fields: {a: integer}}
+          String: {fields: {b: integer}}
+          ClientFrame: {fields: {c: integer}}
+        messages:
+          client:
+            hello: {fields: {}}
+          server:
+            hello_there: {typeName: Hello, fields: {}}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         let run = try Self.wire(["lint", path])
         #expect(run.status == 1)
-        #expect(run.stderr.split(separator: "\n").map { String($0).replacingOccurrences(of: path, with: "spec.yaml") } == [
-            "spec.yaml:6:3: error: type 'Swift' would be generated as 'Swift', which generated code cannot use as a type name (a module it qualifies names with, or a name Swift reserves); rename the type",
-            "spec.yaml:8:3: error: type 'ClientFrame' would be generated as 'ClientFrame', like the client frame enum; rename the type",
-            "spec.yaml:13:5: error: message 'server hello_there' would be generated as 'Hello', like message 'client hello'; change its 'typeName'",
-        ])
+        #expect(
+            run.stderr.split(separator: "\n").map { String($0).replacingOccurrences(of: path, with: "spec.yaml") } == [
+                "spec.yaml:6:3: error: type 'Swift' would be generated as 'Swift', which generated code cannot use as a type name (a module it "
+                    + "qualifies names with, or a name Swift reserves); rename the type",
+                "spec.yaml:8:3: error: type 'ClientFrame' would be generated as 'ClientFrame', like the client frame enum; rename the type",
+                "spec.yaml:13:5: error: message 'server hello_there' would be generated as 'Hello', like message 'client hello'; change its "
+                    + "'typeName'",
+            ])
     }
 
     @Test func everyCommandTakesTheSpecAsAnArgumentOrWithSpec() throws {
@@ -73,7 +76,9 @@ import WireTestSupport
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-flags-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(try Self.wire(["generate", "--spec", "Spec/examples/coachme.yaml", "--output", directory + "/a"]).status == 0)
-        #expect(try Self.wire(["generate", "Spec/examples/coachme.yaml", "--output-directory", directory + "/b"]).status == 0, "the former spelling still works")
+        #expect(
+            try Self.wire(["generate", "Spec/examples/coachme.yaml", "--output-directory", directory + "/b"]).status == 0,
+            "the former spelling still works")
         #expect(try Self.wire(["schema", "--spec", "Spec/examples/coachme.yaml", "--format", "asyncapi", "-o", directory + "/c"]).status == 0)
         #expect(try Self.wire(["docs", "Spec/examples/coachme.yaml", "--format", "markdown", "--output", directory + "/d"]).status == 0)
         for (folder, file) in [("a", "GeneratedTypes.swift"), ("b", "GeneratedTables.swift"), ("c", "coachme.asyncapi.json"), ("d", "coachme.md")] {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WireSpec
 
 /// Four lines every small test spec starts with, so messages begin on line 5.
@@ -6,7 +7,8 @@ let preamble = """
     protocol: {name: demo, title: Demo, version: 1}
     transport: {kind: websocket, path: /ws}
     validation: {errorCode: invalid_message, sizeErrorCode: payload_too_large}
-    errors: {invalid_message: {httpStatus: 400, closes: sometimes, closeCode: 1008}, payload_too_large: {httpStatus: 413}, rate_limited: {httpStatus: 429}}
+    errors: {invalid_message: {httpStatus: 400, closes: sometimes, closeCode: 1008}, payload_too_large: {httpStatus: 413}, \
+    rate_limited: {httpStatus: 429}}
     """
 
 /// Loads a spec that must be valid and returns its model.

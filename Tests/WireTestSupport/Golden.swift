@@ -32,7 +32,8 @@ public enum Golden {
         if expected != actual {
             let expectedText = String(decoding: expected, as: UTF8.self)
             let actualText = String(decoding: actual, as: UTF8.self)
-            Issue.record("""
+            Issue.record(
+                """
                 \(path) differs from the generated output (refresh with `UPDATE_GOLDEN=1 swift test` and review the diff):
                 \(firstDifference(expectedText, actualText))
                 """, sourceLocation: sourceLocation)

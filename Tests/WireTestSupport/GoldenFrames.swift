@@ -22,7 +22,9 @@ public enum GoldenFrames {
         }
         #expect(warnings.isEmpty, "\(file.lastPathComponent): \(warnings)", sourceLocation: sourceLocation)
         #expect(frame.tag == file.lastPathComponent.split(separator: ".").first.map(String.init), sourceLocation: sourceLocation)
-        #expect(frame.encodedData() == bytes, "\(file.lastPathComponent) does not re-encode to the same bytes:\n\(frame.encodedText())", sourceLocation: sourceLocation)
+        #expect(
+            frame.encodedData() == bytes, "\(file.lastPathComponent) does not re-encode to the same bytes:\n\(frame.encodedText())",
+            sourceLocation: sourceLocation)
         #expect(frame.validate().isEmpty, sourceLocation: sourceLocation)
     }
 

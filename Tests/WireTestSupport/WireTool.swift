@@ -22,7 +22,9 @@ public enum WireTool {
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = Golden.repositoryRoot()
-        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let inPipe = Pipe()
         process.standardOutput = out
         process.standardError = err
         if input != nil { process.standardInput = inPipe }
@@ -34,6 +36,7 @@ public enum WireTool {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

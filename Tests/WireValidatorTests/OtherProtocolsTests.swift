@@ -21,10 +21,13 @@ import WireTestSupport
     }
 
     @Test func validateAnSSECaptureOnePayloadPerLine() throws {
-        let run = try WireTool.run(["validate", "--spec", "Spec/examples/coachme.yaml", "--direction", "server", "Examples/captures/coachme-stream.jsonl"])
+        let run = try WireTool.run([
+            "validate", "--spec", "Spec/examples/coachme.yaml", "--direction", "server", "Examples/captures/coachme-stream.jsonl",
+        ])
         #expect(run.status == 0)
         #expect(run.stdout == "1 session, 3 frames: server done 1, server token 2\n0 errors, 0 warnings\n")
-        let bad = try WireTool.run(["validate", "--spec", "Spec/examples/coachme.yaml", "--direction", "server", "-"], input: Data(#"{"type":"done","messageId":"x"}"#.utf8))
+        let bad = try WireTool.run(
+            ["validate", "--spec", "Spec/examples/coachme.yaml", "--direction", "server", "-"], input: Data(#"{"type":"done","messageId":"x"}"#.utf8))
         #expect(bad.status == 1)
         #expect(bad.stdout.hasPrefix("<stdin>:1: error: server done: missing required field 'message_id' [invalid_event]"))
     }

@@ -14,7 +14,8 @@ import WireValidator
 
     static func frames(_ direction: String) -> [URL] {
         let base = root.appendingPathComponent("Tests/ClawlineProtocolTests/Frames").appendingPathComponent(direction)
-        return Golden.files(in: base.appendingPathComponent("valid"), withExtension: "json") + Golden.files(in: base.appendingPathComponent("invalid"), withExtension: "json")
+        return Golden.files(in: base.appendingPathComponent("valid"), withExtension: "json")
+            + Golden.files(in: base.appendingPathComponent("invalid"), withExtension: "json")
     }
 
     static func summary(_ outcome: FrameValidator.Outcome) -> [String] {
@@ -50,7 +51,9 @@ import WireValidator
         var tape = JSONTape()
         try tape.parse(Array(#"{"dir":"\#(direction.rawValue)","frame":"#.utf8) + Array(bytes) + Array("}".utf8))
         let frame = try #require(tape.member(of: JSONTape.root, key: "frame"))
-        #expect(Self.summary(Self.validator.check(tape, at: frame, direction: direction)) == Self.summary(Self.validator.check(bytes, direction: direction)))
+        #expect(
+            Self.summary(Self.validator.check(tape, at: frame, direction: direction))
+                == Self.summary(Self.validator.check(bytes, direction: direction)))
     }
 
     @Test(arguments: frames("server"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WireValidator
 
 /// The per-session tables behind correlation, uniqueness and guard rules.

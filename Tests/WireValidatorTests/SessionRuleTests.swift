@@ -18,13 +18,17 @@ import WireValidator
         defer { try? FileManager.default.removeItem(at: url) }
         let handle = try FileHandle(forReadingFrom: url)
         var found: [String] = []
-        let reader = CaptureReader(file: "t", tagField: "type", direction: nil) { [validator = validation.validator] in validator.direction(ofTag: $0) }
-        try reader.read(handle, frame: { frame in
-            found += validation.process(frame).map { "\($0.line ?? 0): \($0.finding.code) \($0.finding.message)" }
-        }, problem: { problem in
-            let finding = validation.process(problem)
-            found.append("\(finding.line ?? 0): \(finding.finding.code) \(finding.finding.message)")
-        })
+        let reader = CaptureReader(file: "t", tagField: "type", direction: nil) { [validator = validation.validator] in validator.direction(ofTag: $0)
+        }
+        try reader.read(
+            handle,
+            frame: { frame in
+                found += validation.process(frame).map { "\($0.line ?? 0): \($0.finding.code) \($0.finding.message)" }
+            },
+            problem: { problem in
+                let finding = validation.process(problem)
+                found.append("\(finding.line ?? 0): \(finding.finding.code) \(finding.finding.message)")
+            })
         found += validation.finish().map { "end: \($0.finding.severity.rawValue) \($0.finding.code) \($0.finding.message)" }
         return found
     }
@@ -36,54 +40,71 @@ import WireValidator
     static var authenticated: [String] {
         [
             line("client", "1000", #"{"type":"auth","protocolVersion":1,"token":"t","deviceId":"\#(device)"}"#),
-            line("server", "1010", #"{"type":"auth_result","success":true,"userId":"\#(user)","sessionId":"s1","replayCount":0,"replayTruncated":false,"historyReset":false}"#),
+            line(
+                "server", "1010",
+                #"{"type":"auth_result","success":true,"userId":"\#(user)","sessionId":"s1","replayCount":0,"replayTruncated":false,"#
+                    + #""historyReset":false}"#
+            ),
         ]
     }
 
     @Test func oversizeViolationsCloseAfterTheLimit() throws {
         let big = String(repeating: "x", count: 65_537)
-        let lines = Self.authenticated + (0..<3).map { index in
-            Self.line("client", "\(2000 + index * 10_000)", #"{"type":"message","id":"c_\#(index)","content":"\#(big)"}"#)
-        }
-        #expect(try Self.validate(lines.joined(separator: "\n")) == [
-            "3: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
-            "4: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
-            "5: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
-            "5: payload_too_large breaks the rate limit 'oversize': more than 2 payload_too_large answers within 1 min",
-        ])
+        let lines =
+            Self.authenticated
+            + (0..<3).map { index in
+                Self.line("client", "\(2000 + index * 10_000)", #"{"type":"message","id":"c_\#(index)","content":"\#(big)"}"#)
+            }
+        #expect(
+            try Self.validate(lines.joined(separator: "\n")) == [
+                "3: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
+                "4: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
+                "5: payload_too_large $.content: is 65537 UTF-8 bytes, more than the 65536 allowed",
+                "5: payload_too_large breaks the rate limit 'oversize': more than 2 payload_too_large answers within 1 min",
+            ])
     }
 
     @Test func linesLongerThanAReadChunkKeepTheirNumbers() throws {
         // A 2.5 MB line spans three 1 MB reads; the lines after it keep their numbers.
         let huge = String(repeating: "y", count: 2_500_000)
-        let lines = Self.authenticated + [
-            Self.line("client", "2000", #"{"type":"message","id":"c_1","content":"\#(huge)"}"#),
-            Self.line("client", "3000", #"{"type":"message","id":"c_2"}"#),
-        ]
-        #expect(try Self.validate(lines.joined(separator: "\n")) == [
-            "3: payload_too_large $.content: is 2500000 UTF-8 bytes, more than the 65536 allowed",
-            "3: payload_too_large messageBytes totals 2500000 bytes, more than the 327680 allowed",
-            "4: invalid_message missing required field 'content'",
-        ])
+        let lines =
+            Self.authenticated + [
+                Self.line("client", "2000", #"{"type":"message","id":"c_1","content":"\#(huge)"}"#),
+                Self.line("client", "3000", #"{"type":"message","id":"c_2"}"#),
+            ]
+        #expect(
+            try Self.validate(lines.joined(separator: "\n")) == [
+                "3: payload_too_large $.content: is 2500000 UTF-8 bytes, more than the 65536 allowed",
+                "3: payload_too_large messageBytes totals 2500000 bytes, more than the 327680 allowed",
+                "4: invalid_message missing required field 'content'",
+            ])
     }
 
     @Test func slidingWindowsForgetOldFrames() throws {
         let typing = #"{"type":"typing","active":true}"#
-        let times = ["\"2024-01-08T00:00:01.000Z\"", "\"2024-01-08T00:00:01.400Z\"", "\"2024-01-08T00:00:01.900Z\"", "\"2024-01-08T00:00:02.450Z\"", "\"2024-01-08T00:00:02.500Z\""]
-        let authenticated = Self.authenticated.map { $0.replacingOccurrences(of: #""ts":1000"#, with: #""ts":"2024-01-08T00:00:00Z""#).replacingOccurrences(of: #""ts":1010"#, with: #""ts":"2024-01-08T00:00:00.010Z""#) }
+        let times = [
+            "\"2024-01-08T00:00:01.000Z\"", "\"2024-01-08T00:00:01.400Z\"", "\"2024-01-08T00:00:01.900Z\"", "\"2024-01-08T00:00:02.450Z\"",
+            "\"2024-01-08T00:00:02.500Z\"",
+        ]
+        let authenticated = Self.authenticated.map {
+            $0.replacingOccurrences(of: #""ts":1000"#, with: #""ts":"2024-01-08T00:00:00Z""#).replacingOccurrences(
+                of: #""ts":1010"#, with: #""ts":"2024-01-08T00:00:00.010Z""#)
+        }
         let lines = authenticated + times.map { Self.line("client", $0, typing) }
-        #expect(try Self.validate(lines.joined(separator: "\n")) == [
-            "5: rate_limited breaks the rate limit 'typing': more than 2 client typing frames within 1 s",
-            "7: rate_limited breaks the rate limit 'typing': more than 2 client typing frames within 1 s",
-        ])
+        #expect(
+            try Self.validate(lines.joined(separator: "\n")) == [
+                "5: rate_limited breaks the rate limit 'typing': more than 2 client typing frames within 1 s",
+                "7: rate_limited breaks the rate limit 'typing': more than 2 client typing frames within 1 s",
+            ])
     }
 
     @Test func retriesWithTheSameContentAreFine() throws {
         let message = #"{"type":"message","id":"c_1","content":"hi"}"#
-        let lines = Self.authenticated + [
-            Self.line("client", "2000", message), Self.line("client", "7000", message),
-            Self.line("server", "7010", #"{"type":"ack","id":"c_1"}"#), Self.line("server", "7020", #"{"type":"ack","id":"c_1"}"#),
-        ]
+        let lines =
+            Self.authenticated + [
+                Self.line("client", "2000", message), Self.line("client", "7000", message),
+                Self.line("server", "7010", #"{"type":"ack","id":"c_1"}"#), Self.line("server", "7020", #"{"type":"ack","id":"c_1"}"#),
+            ]
         #expect(try Self.validate(lines.joined(separator: "\n")) == [])
     }
 
@@ -96,14 +117,15 @@ import WireValidator
             "",
             Self.line("client", "1000", #""{\"type\":\"auth\"}""#),
         ]
-        #expect(try Self.validate(lines.joined(separator: "\r\n")) == [
-            #"1: capture envelope 'dir' must be "client" or "server", found "sideways""#,
-            #"2: capture envelope 'ts' "yesterday" is neither epoch milliseconds nor an ISO-8601 date-time"#,
-            "3: capture envelope 'session' must be a string, found an array",
-            #"4: capture a line must be a frame object or an envelope {"dir", "ts", "session", "frame"}, found an array"#,
-            "6: invalid_message missing required field 'protocolVersion'",
-            "6: invalid_message missing required field 'token'",
-            "6: invalid_message missing required field 'deviceId'",
-        ])
+        #expect(
+            try Self.validate(lines.joined(separator: "\r\n")) == [
+                #"1: capture envelope 'dir' must be "client" or "server", found "sideways""#,
+                #"2: capture envelope 'ts' "yesterday" is neither epoch milliseconds nor an ISO-8601 date-time"#,
+                "3: capture envelope 'session' must be a string, found an array",
+                #"4: capture a line must be a frame object or an envelope {"dir", "ts", "session", "frame"}, found an array"#,
+                "6: invalid_message missing required field 'protocolVersion'",
+                "6: invalid_message missing required field 'token'",
+                "6: invalid_message missing required field 'deviceId'",
+            ])
     }
 }

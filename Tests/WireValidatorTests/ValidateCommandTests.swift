@@ -34,18 +34,26 @@ import WireTestSupport
     }
 
     @Test func standardInputAndDirection() throws {
-        let frame = Data(#"{"type":"pair_request","protocolVersion":1,"deviceId":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f","claimedName":"K","deviceInfo":{"platform":"iOS","model":"X"}}"#.utf8 + [0x0A])
+        let text =
+            #"{"type":"pair_request","protocolVersion":1,"deviceId":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f","claimedName":"K","#
+            + #""deviceInfo":{"platform":"iOS","model":"X"}}"#
+        let frame = Data(text.utf8 + [0x0A])
         let inferred = try WireTool.run(["validate", "-"], input: frame)
         #expect(inferred.status == 0)
-        #expect(inferred.stdout == """
-            <stdin>:1: warning: client pair_request: this session's frames carry no timestamps, so its rate limits are not checked [no_timestamps]
-            1 session, 1 frame: client pair_request 1
-            0 errors, 1 warning (no_timestamps 1)
+        #expect(
+            inferred.stdout == """
+                <stdin>:1: warning: client pair_request: this session's frames carry no timestamps, so its rate limits are not checked [no_timestamps]
+                1 session, 1 frame: client pair_request 1
+                0 errors, 1 warning (no_timestamps 1)
 
-            """)
+                """)
         let ambiguous = try WireTool.run(["validate", "-"], input: Data(#"{"type":"typing","active":true}"#.utf8))
         #expect(ambiguous.status == 1)
-        #expect(ambiguous.stdout.hasPrefix(#"<stdin>:1: error: cannot tell who sent 'typing': both directions have it, or neither; use an envelope with "dir" or --direction [capture]"#))
+        #expect(
+            ambiguous.stdout.hasPrefix(
+                #"<stdin>:1: error: cannot tell who sent 'typing': both directions have it, or neither; use an envelope with "dir" or --direction "#
+                    + #"[capture]"#
+            ))
         let given = try WireTool.run(["validate", "--direction", "server", "-"], input: Data(#"{"type":"typing","active":true}"#.utf8))
         #expect(given.stdout.hasPrefix("<stdin>:1: error: server typing: missing required field 'role' [invalid_message]"))
     }

@@ -8,10 +8,18 @@ import WireTestSupport
 @Suite struct WormholeProtocolTests {
     static let frames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Frames")
 
-    @Test(arguments: GoldenFrames.files(frames, "client", "valid")) func validClient(_ file: URL) throws { try GoldenFrames.checkValid(file, ClientFrame.self) }
-    @Test(arguments: GoldenFrames.files(frames, "server", "valid")) func validServer(_ file: URL) throws { try GoldenFrames.checkValid(file, ServerFrame.self) }
-    @Test(arguments: GoldenFrames.files(frames, "client", "invalid")) func invalidClient(_ file: URL) throws { try GoldenFrames.checkInvalid(file, ClientFrame.self) }
-    @Test(arguments: GoldenFrames.files(frames, "server", "invalid")) func invalidServer(_ file: URL) throws { try GoldenFrames.checkInvalid(file, ServerFrame.self) }
+    @Test(arguments: GoldenFrames.files(frames, "client", "valid")) func validClient(_ file: URL) throws {
+        try GoldenFrames.checkValid(file, ClientFrame.self)
+    }
+    @Test(arguments: GoldenFrames.files(frames, "server", "valid")) func validServer(_ file: URL) throws {
+        try GoldenFrames.checkValid(file, ServerFrame.self)
+    }
+    @Test(arguments: GoldenFrames.files(frames, "client", "invalid")) func invalidClient(_ file: URL) throws {
+        try GoldenFrames.checkInvalid(file, ClientFrame.self)
+    }
+    @Test(arguments: GoldenFrames.files(frames, "server", "invalid")) func invalidServer(_ file: URL) throws {
+        try GoldenFrames.checkInvalid(file, ServerFrame.self)
+    }
 
     @Test func theSeedsWelcomeLiteral() throws {
         let result = ServerFrame.decode(text: #"{"type":"welcome","server_version":"1.0.0","machine_name":"test","sessions":[]}"#)
@@ -45,8 +53,11 @@ import WireTestSupport
     @Test func clientFramesAsTheSeedBuildsThem() {
         #expect(ClientFrame.subscribe(Subscribe(sessions: .all("*"))).encodedText() == #"{"sessions":"*","type":"subscribe"}"#)
         #expect(ClientFrame.subscribe(Subscribe(sessions: .names(["api"]))).encodedText() == #"{"sessions":["api"],"type":"subscribe"}"#)
-        #expect(ClientFrame.permissionResponse(PermissionResponse(requestId: "r1", decision: .deny)).encodedText() == #"{"decision":"deny","request_id":"r1","type":"permission_response"}"#)
-        #expect(ClientFrame.sync(Sync(session: "api", lastSeenSequence: 7)).encodedText() == #"{"last_seen_sequence":7,"session":"api","type":"sync"}"#)
+        #expect(
+            ClientFrame.permissionResponse(PermissionResponse(requestId: "r1", decision: .deny)).encodedText()
+                == #"{"decision":"deny","request_id":"r1","type":"permission_response"}"#)
+        #expect(
+            ClientFrame.sync(Sync(session: "api", lastSeenSequence: 7)).encodedText() == #"{"last_seen_sequence":7,"session":"api","type":"sync"}"#)
         #expect(ClientFrame.control(Control(session: "api", action: .compact)).validate().isEmpty)
         #expect(Wormhole.defaultPort == 7117 && Wormhole.transportPath == "/ws")
     }

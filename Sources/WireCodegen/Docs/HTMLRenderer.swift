@@ -52,7 +52,9 @@ enum HTMLRenderer {
     private static func render(_ block: DocBlock) -> String {
         switch block {
         case .heading(let level, let text, let anchor):
-            return "<h\(level) id=\"\(anchor)\">\(inline(text)) <a class=\"anchor\" href=\"#\(anchor)\" aria-label=\"Link to this section\">#</a></h\(level)>"
+            return
+                "<h\(level) id=\"\(anchor)\">\(inline(text)) <a class=\"anchor\" href=\"#\(anchor)\" aria-label=\"Link to this "
+                + "section\">#</a></h\(level)>"
         case .paragraph(let text):
             return "<p>\(inline(text))</p>"
         case .bullets(let items):
@@ -60,7 +62,9 @@ enum HTMLRenderer {
         case .code(_, let text):
             return "<pre><code>\(escape(text))</code></pre>"
         case .table(let headers, let rows, let anchors):
-            var lines = ["<div class=\"table\"><table>", "<thead><tr>" + headers.map { "<th>\(inline($0))</th>" }.joined() + "</tr></thead>", "<tbody>"]
+            var lines = [
+                "<div class=\"table\"><table>", "<thead><tr>" + headers.map { "<th>\(inline($0))</th>" }.joined() + "</tr></thead>", "<tbody>",
+            ]
             for (index, row) in rows.enumerated() {
                 let id = anchors[index].map { " id=\"\($0)\"" } ?? ""
                 lines.append("<tr\(id)>" + row.map { "<td>\(inline($0))</td>" }.joined() + "</tr>")
@@ -97,7 +101,8 @@ enum HTMLRenderer {
                 out += "<code>" + escape(String(rest[rest.index(after: rest.startIndex)..<end])) + "</code>"
                 rest = rest[rest.index(after: end)...]
             } else if rest.hasPrefix("["), let close = rest.firstIndex(of: "]"), rest[rest.index(after: close)...].hasPrefix("("),
-                      let end = rest[close...].firstIndex(of: ")") {
+                let end = rest[close...].firstIndex(of: ")")
+            {
                 let label = String(rest[rest.index(after: rest.startIndex)..<close])
                 let target = String(rest[rest.index(close, offsetBy: 2)..<end])
                 out += "<a href=\"\(escape(target))\">\(inline(label))</a>"
@@ -114,13 +119,17 @@ enum HTMLRenderer {
     }
 
     static let css = """
-        :root { --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --accent: #0969da; --code-bg: #f6f8fa; --side-bg: #f6f8fa; --note-bg: #fff8c5; }
+        :root { --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --accent: #0969da; --code-bg: #f6f8fa; --side-bg: #f6f8fa; \
+        --note-bg: #fff8c5; }
         @media (prefers-color-scheme: dark) {
-          :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --accent: #4493f8; --code-bg: #151b23; --side-bg: #010409; --note-bg: #3b2f00; }
+          :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --accent: #4493f8; --code-bg: #151b23; --side-bg: #010409; \
+        --note-bg: #3b2f00; }
         }
         * { box-sizing: border-box; }
-        body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.55 -apple-system, BlinkMacSystemFont, "Segoe UI", Helvetica, Arial, sans-serif; }
-        .sidebar { position: fixed; top: 0; bottom: 0; left: 0; width: 270px; overflow-y: auto; padding: 16px 12px; background: var(--side-bg); border-right: 1px solid var(--line); font-size: 13px; }
+        body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.55 -apple-system, BlinkMacSystemFont, "Segoe UI", Helvetica, Arial, \
+        sans-serif; }
+        .sidebar { position: fixed; top: 0; bottom: 0; left: 0; width: 270px; overflow-y: auto; padding: 16px 12px; background: var(--side-bg); \
+        border-right: 1px solid var(--line); font-size: 13px; }
         .sidebar ul { list-style: none; padding-left: 0; margin: 0; }
         .sidebar ul ul { padding-left: 12px; margin-bottom: 6px; }
         .sidebar a { color: var(--fg); text-decoration: none; display: block; padding: 1px 4px; border-radius: 4px; }
@@ -134,7 +143,8 @@ enum HTMLRenderer {
         a { color: var(--accent); }
         a.anchor { visibility: hidden; text-decoration: none; font-weight: normal; color: var(--muted); }
         h1:hover a.anchor, h2:hover a.anchor, h3:hover a.anchor { visibility: visible; }
-        code { font: 0.9em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--code-bg); padding: .1em .3em; border-radius: 4px; }
+        code { font: 0.9em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--code-bg); padding: .1em .3em; \
+        border-radius: 4px; }
         pre { background: var(--code-bg); padding: 12px 16px; border-radius: 6px; overflow-x: auto; }
         pre code { background: none; padding: 0; white-space: pre-wrap; word-break: break-all; }
         .table { overflow-x: auto; }
@@ -167,7 +177,11 @@ enum HTMLRenderer {
 /// Draws a flow as an SVG sequence diagram: participants as boxes with lifelines, frames as arrows, notes as boxes.
 enum SequenceDiagramSVG {
     static func render(_ flow: Flow) -> String {
-        let spacing = 260.0, margin = 130.0, top = 20.0, headerHeight = 34.0, rowHeight = 40.0
+        let spacing = 260.0
+        let margin = 130.0
+        let top = 20.0
+        let headerHeight = 34.0
+        let rowHeight = 40.0
         let width = margin * 2 + spacing * Double(max(flow.participants.count - 1, 1))
         func x(_ name: String?) -> Double {
             let index = name.flatMap { flow.participants.firstIndex(of: $0) } ?? 0
@@ -177,31 +191,50 @@ enum SequenceDiagramSVG {
         var y = top + headerHeight + 26
         for step in flow.steps {
             if let from = step.from, let to = step.to {
-                let x1 = x(from), x2 = x(to)
+                let x1 = x(from)
+                let x2 = x(to)
                 let direction = x2 >= x1 ? 1.0 : -1.0
                 let label = HTMLRenderer.escape(step.label ?? step.frame?.tag ?? "")
                 rows.append("<text class=\"seq-label\" x=\"\(fmt((x1 + x2) / 2))\" y=\"\(fmt(y - 7))\" text-anchor=\"middle\">\(label)</text>")
-                rows.append("<line class=\"seq-arrow\" x1=\"\(fmt(x1))\" y1=\"\(fmt(y))\" x2=\"\(fmt(x2 - direction * 9))\" y2=\"\(fmt(y))\" stroke-width=\"1.5\"/>")
-                rows.append("<path class=\"seq-head\" d=\"M\(fmt(x2)) \(fmt(y)) L\(fmt(x2 - direction * 10)) \(fmt(y - 5)) L\(fmt(x2 - direction * 10)) \(fmt(y + 5)) Z\"/>")
+                rows.append(
+                    "<line class=\"seq-arrow\" x1=\"\(fmt(x1))\" y1=\"\(fmt(y))\" x2=\"\(fmt(x2 - direction * 9))\" y2=\"\(fmt(y))\" "
+                        + "stroke-width=\"1.5\"/>"
+                )
+                rows.append(
+                    "<path class=\"seq-head\" d=\"M\(fmt(x2)) \(fmt(y)) L\(fmt(x2 - direction * 10)) \(fmt(y - 5)) L\(fmt(x2 - direction * 10)) "
+                        + "\(fmt(y + 5)) Z\"/>"
+                )
                 y += rowHeight
             }
             if let note = step.note {
                 let lines = wrap(note, width: Int((width - 60) / 7.2))
                 let height = Double(lines.count) * 17 + 12
-                rows.append("<rect class=\"seq-note\" x=\"30\" y=\"\(fmt(y - 18))\" width=\"\(fmt(width - 60))\" height=\"\(fmt(height))\" rx=\"4\"/>")
+                rows.append(
+                    "<rect class=\"seq-note\" x=\"30\" y=\"\(fmt(y - 18))\" width=\"\(fmt(width - 60))\" height=\"\(fmt(height))\" rx=\"4\"/>")
                 for (index, line) in lines.enumerated() {
-                    rows.append("<text class=\"seq-text\" x=\"\(fmt(width / 2))\" y=\"\(fmt(y + Double(index) * 17))\" text-anchor=\"middle\">\(HTMLRenderer.escape(line))</text>")
+                    rows.append(
+                        "<text class=\"seq-text\" x=\"\(fmt(width / 2))\" y=\"\(fmt(y + Double(index) * 17))\" "
+                            + "text-anchor=\"middle\">\(HTMLRenderer.escape(line))</text>"
+                    )
                 }
                 y += height + 14
             }
         }
         let height = y + 4
-        var parts = ["<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(width)) \(fmt(height))\" width=\"\(fmt(width))\" height=\"\(fmt(height))\" role=\"img\" aria-label=\"\(HTMLRenderer.escape(flow.title))\">"]
+        var parts = [
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(width)) \(fmt(height))\" width=\"\(fmt(width))\" "
+                + "height=\"\(fmt(height))\" role=\"img\" aria-label=\"\(HTMLRenderer.escape(flow.title))\">"
+        ]
         for participant in flow.participants {
             let center = x(participant)
-            parts.append("<line class=\"seq-line\" x1=\"\(fmt(center))\" y1=\"\(fmt(top + headerHeight))\" x2=\"\(fmt(center))\" y2=\"\(fmt(height - 2))\"/>")
-            parts.append("<rect class=\"seq-box\" x=\"\(fmt(center - 100))\" y=\"\(fmt(top))\" width=\"200\" height=\"\(fmt(headerHeight))\" rx=\"6\"/>")
-            parts.append("<text class=\"seq-text\" x=\"\(fmt(center))\" y=\"\(fmt(top + 22))\" text-anchor=\"middle\" font-weight=\"600\">\(HTMLRenderer.escape(participant))</text>")
+            parts.append(
+                "<line class=\"seq-line\" x1=\"\(fmt(center))\" y1=\"\(fmt(top + headerHeight))\" x2=\"\(fmt(center))\" y2=\"\(fmt(height - 2))\"/>")
+            parts.append(
+                "<rect class=\"seq-box\" x=\"\(fmt(center - 100))\" y=\"\(fmt(top))\" width=\"200\" height=\"\(fmt(headerHeight))\" rx=\"6\"/>")
+            parts.append(
+                "<text class=\"seq-text\" x=\"\(fmt(center))\" y=\"\(fmt(top + 22))\" text-anchor=\"middle\" "
+                    + "font-weight=\"600\">\(HTMLRenderer.escape(participant))</text>"
+            )
         }
         parts += rows
         parts.append("</svg>")

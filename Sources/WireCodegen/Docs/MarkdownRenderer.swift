@@ -8,10 +8,12 @@ enum MarkdownRenderer {
         for block in blocks {
             if case .heading(2, _, _) = block, !tocWritten {
                 tocWritten = true
-                out.append("**Contents:** " + blocks.compactMap { block -> String? in
-                    guard case .heading(2, let text, let anchor) = block else { return nil }
-                    return "[\(text)](#\(anchor))"
-                }.joined(separator: " · "))
+                out.append(
+                    "**Contents:** "
+                        + blocks.compactMap { block -> String? in
+                            guard case .heading(2, let text, let anchor) = block else { return nil }
+                            return "[\(text)](#\(anchor))"
+                        }.joined(separator: " · "))
             }
             out.append(render(block))
         }

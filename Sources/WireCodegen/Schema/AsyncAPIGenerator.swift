@@ -48,25 +48,30 @@ public enum AsyncAPIGenerator {
             operation["action"] = .string(direction == .client ? "receive" : "send")
             operation["channel"] = .object([.init(key: "$ref", value: .string("#/channels/\(channelName)"))])
             operation["summary"] = .string(direction == .client ? "Frames clients send to the server." : "Frames the server sends to clients.")
-            operation["messages"] = .array(spec.messages(direction).map {
-                .object([.init(key: "$ref", value: .string("#/channels/\(channelName)/messages/\(SchemaBuilder.messageKey($0))"))])
-            })
+            operation["messages"] = .array(
+                spec.messages(direction).map {
+                    .object([.init(key: "$ref", value: .string("#/channels/\(channelName)/messages/\(SchemaBuilder.messageKey($0))"))])
+                })
             operations[direction == .client ? "receiveClientFrames" : "sendServerFrames"] = operation.value
         }
         root["operations"] = operations.value
         root["components"] = .object([.init(key: "messages", value: componentMessages.value), .init(key: "schemas", value: schemas.value)])
-        root["x-transport"] = .object([.init(key: "kind", value: .string(spec.transport.kind.rawValue)), .init(key: "path", value: .string(spec.transport.path))])
+        root["x-transport"] = .object([
+            .init(key: "kind", value: .string(spec.transport.kind.rawValue)), .init(key: "path", value: .string(spec.transport.path)),
+        ])
         root["x-error-codes"] = .array(spec.errorCodes.map(errorCode))
         root["x-rate-limits"] = .array(spec.rateLimits.map { rateLimit($0, spec: spec) })
-        root["x-constants"] = .array(spec.constants.map { constant in
-            .object([.init(key: "name", value: .string(constant.name)), .init(key: "kind", value: .string(constant.kind.rawValue)),
-                     .init(key: "value", value: constant.value), .init(key: "written", value: .string(constant.written)),
-                     .init(key: "description", value: constant.description.map(SpecValue.string) ?? .null)])
-        })
+        root["x-constants"] = .array(
+            spec.constants.map { constant in
+                .object([
+                    .init(key: "name", value: .string(constant.name)), .init(key: "kind", value: .string(constant.kind.rawValue)),
+                    .init(key: "value", value: constant.value), .init(key: "written", value: .string(constant.written)),
+                    .init(key: "description", value: constant.description.map(SpecValue.string) ?? .null),
+                ])
+            })
         if let session = spec.session { root["x-session-rules"] = sessionRules(session, spec: spec) }
         return PrettyJSON.render(root.value)
     }
-
 
     private static func answer(_ answer: Answer?, spec: ProtocolSpec) -> SpecValue {
         guard let answer else { return .null }
@@ -112,38 +117,56 @@ public enum AsyncAPIGenerator {
     private static func sessionRules(_ session: SessionRules, spec: ProtocolSpec) -> SpecValue {
         var object = JSONObject()
         object["flags"] = .object(session.flags.map { .init(key: $0.name, value: $0.description.map(SpecValue.string) ?? .null) })
-        object["phases"] = .array(session.phases.map { phase in
-            .object([.init(key: "name", value: .string(phase.name)), .init(key: "initial", value: .bool(phase.initial)),
-                     .init(key: "client", value: .strings(phase.allowedClient)), .init(key: "server", value: .strings(phase.allowedServer)),
-                     .init(key: "otherwise", value: answer(phase.otherwise, spec: spec))])
-        })
-        object["transitions"] = .array(session.transitions.map { transition in
-            .object([.init(key: "on", value: .string(transition.on.description)), .init(key: "when", value: conditions(transition.when)),
-                     .init(key: "to", value: .string(transition.to)),
-                     .init(key: "set", value: .object(transition.set.map { .init(key: $0.flag, value: .string($0.field)) })),
-                     .init(key: "closeCode", value: transition.closeCode.map(SpecValue.integer) ?? .null)])
-        })
-        object["guards"] = .array(session.guards.map { rule in
-            .object([.init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
-                     .init(key: "requires", value: .string(rule.requires)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec))])
-        })
-        object["correlations"] = .array(session.correlations.map { rule in
-            .object([.init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
-                     .init(key: "field", value: .string(rule.field)), .init(key: "answers", value: .string(rule.answers.description)),
-                     .init(key: "answersField", value: .string(rule.answersField)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec))])
-        })
-        object["uniqueness"] = .array(session.uniqueness.map { rule in
-            .object([.init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
-                     .init(key: "key", value: .string(rule.key)), .init(key: "sameFields", value: .strings(rule.sameFields)),
-                     .init(key: "compare", value: .string(rule.comparison.rawValue)), .init(key: "grows", value: .strings(rule.grows)),
-                     .init(key: "final", value: conditions(rule.final)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec))])
-        })
-        object["runs"] = .array(session.runs.map { run in
-            .object([.init(key: "name", value: .string(run.name)), .init(key: "after", value: .string(run.after.description)),
-                     .init(key: "when", value: conditions(run.when)), .init(key: "count", value: .string(run.count)),
-                     .init(key: "frame", value: .string(run.frame.description)), .init(key: "each", value: conditions(run.each)),
-                     .init(key: "otherwise", value: answer(run.otherwise, spec: spec))])
-        })
+        object["phases"] = .array(
+            session.phases.map { phase in
+                .object([
+                    .init(key: "name", value: .string(phase.name)), .init(key: "initial", value: .bool(phase.initial)),
+                    .init(key: "client", value: .strings(phase.allowedClient)), .init(key: "server", value: .strings(phase.allowedServer)),
+                    .init(key: "otherwise", value: answer(phase.otherwise, spec: spec)),
+                ])
+            })
+        object["transitions"] = .array(
+            session.transitions.map { transition in
+                .object([
+                    .init(key: "on", value: .string(transition.on.description)), .init(key: "when", value: conditions(transition.when)),
+                    .init(key: "to", value: .string(transition.to)),
+                    .init(key: "set", value: .object(transition.set.map { .init(key: $0.flag, value: .string($0.field)) })),
+                    .init(key: "closeCode", value: transition.closeCode.map(SpecValue.integer) ?? .null),
+                ])
+            })
+        object["guards"] = .array(
+            session.guards.map { rule in
+                .object([
+                    .init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
+                    .init(key: "requires", value: .string(rule.requires)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec)),
+                ])
+            })
+        object["correlations"] = .array(
+            session.correlations.map { rule in
+                .object([
+                    .init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
+                    .init(key: "field", value: .string(rule.field)), .init(key: "answers", value: .string(rule.answers.description)),
+                    .init(key: "answersField", value: .string(rule.answersField)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec)),
+                ])
+            })
+        object["uniqueness"] = .array(
+            session.uniqueness.map { rule in
+                .object([
+                    .init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
+                    .init(key: "key", value: .string(rule.key)), .init(key: "sameFields", value: .strings(rule.sameFields)),
+                    .init(key: "compare", value: .string(rule.comparison.rawValue)), .init(key: "grows", value: .strings(rule.grows)),
+                    .init(key: "final", value: conditions(rule.final)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec)),
+                ])
+            })
+        object["runs"] = .array(
+            session.runs.map { run in
+                .object([
+                    .init(key: "name", value: .string(run.name)), .init(key: "after", value: .string(run.after.description)),
+                    .init(key: "when", value: conditions(run.when)), .init(key: "count", value: .string(run.count)),
+                    .init(key: "frame", value: .string(run.frame.description)), .init(key: "each", value: conditions(run.each)),
+                    .init(key: "otherwise", value: answer(run.otherwise, spec: spec)),
+                ])
+            })
         return object.value
     }
 }

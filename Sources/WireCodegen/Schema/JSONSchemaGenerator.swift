@@ -8,8 +8,16 @@ import WireSpec
 public enum JSONSchemaGenerator {
     /// Rules JSON Schema cannot express exactly, each with the reason.
     public static let knownExceptions: [(rule: String, reason: String)] = [
-        ("minBytes, maxBytes", "JSON Schema counts characters, not UTF-8 bytes; a maxBytes of N is exported as a maxLength of N characters (sound, but multi-byte text up to N characters passes), minBytes is left out"),
-        ("maxDecodedBytes", "approximated by the longest base64 text without white space that can decode to that many bytes (up to 2 bytes more); white space inside the text counts against it"),
+        (
+            "minBytes, maxBytes",
+            "JSON Schema counts characters, not UTF-8 bytes; a maxBytes of N is exported as a maxLength of N characters (sound, but multi-byte "
+                + "text " + "up to N characters passes), minBytes is left out"
+        ),
+        (
+            "maxDecodedBytes",
+            "approximated by the longest base64 text without white space that can decode to that many bytes (up to 2 bytes more); white space "
+                + "inside the text counts against it"
+        ),
         ("byte budgets", "a sum of sizes across fields cannot be expressed"),
         ("integer", "JSON Schema treats 1.0 as an integer; the spec does not"),
         ("notBlank", "expressed as a pattern requiring a non-space character, with JSON Schema's (ECMA-262) idea of white space"),
@@ -57,7 +65,8 @@ public enum JSONSchemaGenerator {
         root["$schema"] = .string("https://json-schema.org/draft/2020-12/schema")
         if let id { root["$id"] = .string(id) }
         root["title"] = .string("\(spec.title) \(direction.rawValue) frames")
-        root["description"] = .string("Every frame the \(direction.rawValue) sends in \(spec.title) v\(spec.version), told apart by '\(spec.tagField)'.")
+        root["description"] = .string(
+            "Every frame the \(direction.rawValue) sends in \(spec.title) v\(spec.version), told apart by '\(spec.tagField)'.")
         root["oneOf"] = .array(messages.map { .object([.init(key: "$ref", value: .string(refPrefix + SchemaBuilder.messageKey($0)))]) })
         var defs = JSONObject()
         for message in messages {
@@ -152,16 +161,22 @@ struct SchemaBuilder {
             var condition = JSONObject()
             var conditionProperties = JSONObject()
             for item in rule.when {
-                conditionProperties[item.field] = item.values.count == 1 ? .object([.init(key: "const", value: item.values[0])]) : .object([.init(key: "enum", value: .array(item.values))])
+                conditionProperties[item.field] =
+                    item.values.count == 1
+                    ? .object([.init(key: "const", value: item.values[0])]) : .object([.init(key: "enum", value: .array(item.values))])
             }
             condition["properties"] = conditionProperties.value
             condition["required"] = .strings(rule.when.map(\.field))
             var then = JSONObject()
             var thenProperties = JSONObject()
-            for key in rule.require { thenProperties[key] = .object([.init(key: "not", value: .object([.init(key: "type", value: .string("null"))]))]) }
+            for key in rule.require {
+                thenProperties[key] = .object([.init(key: "not", value: .object([.init(key: "type", value: .string("null"))]))])
+            }
             for key in rule.forbid { thenProperties[key] = .bool(false) }
             for item in rule.then {
-                thenProperties[item.field] = item.values.count == 1 ? .object([.init(key: "const", value: item.values[0])]) : .object([.init(key: "enum", value: .array(item.values))])
+                thenProperties[item.field] =
+                    item.values.count == 1
+                    ? .object([.init(key: "const", value: item.values[0])]) : .object([.init(key: "enum", value: .array(item.values))])
             }
             then["properties"] = thenProperties.value
             let required = rule.require + rule.then.map(\.field).filter { !rule.require.contains($0) }
@@ -245,7 +260,9 @@ struct SchemaBuilder {
         if patterns.count > 1 {
             object["allOf"] = .array(patterns.dropFirst().map { .object([.init(key: "pattern", value: .string($0))]) })
         }
-        if let format = c.format, format == .uuid || format == .uuidv4 || format == .uri { object["format"] = .string(format == .uri ? "uri" : "uuid") }
+        if let format = c.format, format == .uuid || format == .uuidv4 || format == .uri {
+            object["format"] = .string(format == .uri ? "uri" : "uuid")
+        }
         if c.format == .iso8601 { object["format"] = .string("date-time") }
         if let bytes = c.maxDecodedBytes { object["maxLength"] = .integer((bytes + 2) / 3 * 4) }
         if case .string(let value)? = c.const { object["const"] = .string(value) }
@@ -255,8 +272,12 @@ struct SchemaBuilder {
         .uuid: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
         .uuidv4: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
         // Standard alphabet, `=` padding optional, ASCII white space allowed anywhere.
-        .base64: "^[ \\t\\r\\n]*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){4})*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){2}(?:=[ \\t\\r\\n]*=[ \\t\\r\\n]*)?|(?:[A-Za-z0-9+/][ \\t\\r\\n]*){3}(?:=[ \\t\\r\\n]*)?)?$",
-        .iso8601: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$",
+        .base64:
+            "^[ \\t\\r\\n]*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){4})*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){2}(?:=[ \\t\\r\\n]*=[ "
+            + "\\t\\r\\n]*)?|(?:[A-Za-z0-9+/][ \\t\\r\\n]*){3}(?:=[ \\t\\r\\n]*)?)?$",
+        .iso8601:
+            "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)"
+            + "(?:\\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$",
         .uri: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$",
     ]
 
@@ -282,17 +303,23 @@ struct SchemaBuilder {
             schema = objectSchema(shape, tag: nil)
         case .enumeration(let values):
             let list = SpecValue.strings(values.values.map(\.value))
-            schema = values.open
+            schema =
+                values.open
                 ? .object([.init(key: "type", value: .string("string")), .init(key: "examples", value: list)])
                 : .object([.init(key: "type", value: .string("string")), .init(key: "enum", value: list)])
         case .union(let union):
             var cases: [SpecValue] = union.cases.map { ref(type.name + "-" + $0.tagValue.plainText) }
             if union.open {
                 let known = SpecValue.array(union.cases.map(\.tagValue))
-                cases.append(.object([
-                    .init(key: "type", value: .string("object")), .init(key: "required", value: .strings([union.tag])),
-                    .init(key: "not", value: .object([.init(key: "properties", value: .object([.init(key: union.tag, value: .object([.init(key: "enum", value: known)]))]))])),
-                ]))
+                cases.append(
+                    .object([
+                        .init(key: "type", value: .string("object")), .init(key: "required", value: .strings([union.tag])),
+                        .init(
+                            key: "not",
+                            value: .object([
+                                .init(key: "properties", value: .object([.init(key: union.tag, value: .object([.init(key: "enum", value: known)]))]))
+                            ])),
+                    ]))
             }
             schema = .object([.init(key: "oneOf", value: .array(cases))])
         case .oneOf(let oneOf):
@@ -315,4 +342,3 @@ struct SchemaBuilder {
         }
     }
 }
-

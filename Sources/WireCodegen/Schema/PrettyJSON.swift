@@ -10,7 +10,8 @@ enum PrettyJSON {
     }
 
     private static func write(_ value: SpecValue, indent: Int, into out: inout String) {
-        let pad = String(repeating: "  ", count: indent + 1), close = String(repeating: "  ", count: indent)
+        let pad = String(repeating: "  ", count: indent + 1)
+        let close = String(repeating: "  ", count: indent)
         switch value {
         case .array(let items) where !items.isEmpty:
             out += "[\n"

@@ -10,7 +10,8 @@ struct EnumEmitter {
     private var namespace: String { naming.namespace }
 
     private func decodeSignature(_ name: String) -> String {
-        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?"
+        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
+            + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?"
     }
 
     // MARK: Enums
@@ -19,50 +20,87 @@ struct EnumEmitter {
         let name = naming.typeName(type.name)
         let literals = values.values.map { SwiftNames.literal($0.value) }
         var cases: [SwiftDeclaration] = values.values.map { value in
-            .enumCase(EnumCaseDeclaration(
-                doc: value.description, name: naming.caseName(value.value, inEnum: type.name),
-                rawValue: values.open || naming.caseName(value.value, inEnum: type.name) == value.value ? nil : SwiftNames.literal(value.value)
-            ))
+            .enumCase(
+                EnumCaseDeclaration(
+                    doc: value.description, name: naming.caseName(value.value, inEnum: type.name),
+                    rawValue: values.open || naming.caseName(value.value, inEnum: type.name) == value.value ? nil : SwiftNames.literal(value.value)
+                ))
         }
         var members: [SwiftDeclaration] = []
         let decodeBody: [Statement]
         if values.open {
-            cases.append(.enumCase(EnumCaseDeclaration(doc: "A value this version of the spec does not list, kept as received.", name: "unknown", associatedValues: "(Swift.String)")))
-            members.append(.function(FunctionDeclaration(
-                doc: "The case for a raw value; values the spec does not list become `.unknown`.", access: access,
-                signature: "init(rawValue: Swift.String)", isInitializer: true,
-                body: [.switchOn("rawValue", values.values.map { value in
-                    SwitchCase(pattern: "case \(SwiftNames.literal(value.value))", body: [.line("self = .\(naming.caseName(value.value, inEnum: type.name))")])
-                } + [SwitchCase(pattern: "default", body: [.line("self = .unknown(rawValue)")])])]
-            )))
-            members.append(.variable(VariableDeclaration(
-                doc: "The value on the wire.", access: access, name: "rawValue", type: "Swift.String",
-                getter: [.switchOn("self", values.values.map { value in
-                    SwitchCase(pattern: "case .\(naming.caseName(value.value, inEnum: type.name))", body: [.line("return \(SwiftNames.literal(value.value))")])
-                } + [SwitchCase(pattern: "case .unknown(let value)", body: [.line("return value")])])]
-            )))
-            members.append(.variable(VariableDeclaration(
-                doc: "The values the spec lists.", access: access, isStatic: true, name: "knownValues", type: "Swift.Set<Swift.String>",
-                initializer: "[" + literals.joined(separator: ", ") + "]"
-            )))
-            decodeBody = [.line("context.openEnum(json, at: path(), known: knownValues, typeName: \(SwiftNames.literal(type.name)), answer: answer).map(\(name).init(rawValue:))")]
+            cases.append(
+                .enumCase(
+                    EnumCaseDeclaration(
+                        doc: "A value this version of the spec does not list, kept as received.", name: "unknown", associatedValues: "(Swift.String)")
+                ))
+            members.append(
+                .function(
+                    FunctionDeclaration(
+                        doc: "The case for a raw value; values the spec does not list become `.unknown`.", access: access,
+                        signature: "init(rawValue: Swift.String)", isInitializer: true,
+                        body: [
+                            .switchOn(
+                                "rawValue",
+                                values.values.map { value in
+                                    SwitchCase(
+                                        pattern: "case \(SwiftNames.literal(value.value))",
+                                        body: [.line("self = .\(naming.caseName(value.value, inEnum: type.name))")])
+                                } + [SwitchCase(pattern: "default", body: [.line("self = .unknown(rawValue)")])])
+                        ]
+                    )))
+            members.append(
+                .variable(
+                    VariableDeclaration(
+                        doc: "The value on the wire.", access: access, name: "rawValue", type: "Swift.String",
+                        getter: [
+                            .switchOn(
+                                "self",
+                                values.values.map { value in
+                                    SwitchCase(
+                                        pattern: "case .\(naming.caseName(value.value, inEnum: type.name))",
+                                        body: [.line("return \(SwiftNames.literal(value.value))")])
+                                } + [SwitchCase(pattern: "case .unknown(let value)", body: [.line("return value")])])
+                        ]
+                    )))
+            members.append(
+                .variable(
+                    VariableDeclaration(
+                        doc: "The values the spec lists.", access: access, isStatic: true, name: "knownValues", type: "Swift.Set<Swift.String>",
+                        initializer: "[" + literals.joined(separator: ", ") + "]"
+                    )))
+            decodeBody = [
+                .line(
+                    "context.openEnum(json, at: path(), known: knownValues, typeName: \(SwiftNames.literal(type.name)), answer: "
+                        + "answer).map(\(name).init(rawValue:))"
+                )
+            ]
         } else {
             decodeBody = [.line("context.closedEnum(json, \(name).self, at: path(), allowed: [\(literals.joined(separator: ", "))], answer: answer)")]
         }
-        members.append(.function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
-        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.line(".string(rawValue)")])))
+        members.append(
+            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+        members.append(
+            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.line(".string(rawValue)")])))
         if values.open {
-            members.append(.function(FunctionDeclaration(
-                access: access, signature: "init(from decoder: any Swift.Decoder) throws", isInitializer: true,
-                body: [.line("self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))")]
-            )))
-            members.append(.function(FunctionDeclaration(
-                access: access, signature: "encode(to encoder: any Swift.Encoder) throws",
-                body: [.line("var container = encoder.singleValueContainer()"), .line("try container.encode(rawValue)")]
-            )))
+            members.append(
+                .function(
+                    FunctionDeclaration(
+                        access: access, signature: "init(from decoder: any Swift.Decoder) throws", isInitializer: true,
+                        body: [.line("self.init(rawValue: try decoder.singleValueContainer().decode(Swift.String.self))")]
+                    )))
+            members.append(
+                .function(
+                    FunctionDeclaration(
+                        access: access, signature: "encode(to encoder: any Swift.Encoder) throws",
+                        body: [.line("var container = encoder.singleValueContainer()"), .line("try container.encode(rawValue)")]
+                    )))
         }
         if values.isErrorCodeTable { cases += errorTableProperties() }
-        let conformances = values.open ? ["Swift.Sendable", "Swift.Hashable", "Swift.RawRepresentable"] : ["Swift.String", "Swift.Sendable", "Swift.Hashable", "Swift.CaseIterable"]
+        let conformances =
+            values.open
+            ? ["Swift.Sendable", "Swift.Hashable", "Swift.RawRepresentable"]
+            : ["Swift.String", "Swift.Sendable", "Swift.Hashable", "Swift.CaseIterable"]
         return [
             .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: conformances, members: cases)),
             .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireValue"], members: members)),
@@ -74,21 +112,38 @@ struct EnumEmitter {
     private func errorTableProperties() -> [SwiftDeclaration] {
         let codes = mapper.spec.errorCodes
         func property(_ doc: String, _ name: String, _ type: String, unknown: String, _ value: (ErrorCode) -> String) -> SwiftDeclaration {
-            .variable(VariableDeclaration(doc: doc, access: access, name: name, type: type, getter: [
-                .switchOn("self", codes.map { code in
-                    SwitchCase(pattern: "case .\(naming.caseName(code.code, inEnum: ProtocolSpec.errorCodeTypeName))", body: [.line("return \(value(code))")])
-                } + [SwitchCase(pattern: "case .unknown", body: [.line("return \(unknown)")])]),
-            ]))
+            .variable(
+                VariableDeclaration(
+                    doc: doc, access: access, name: name, type: type,
+                    getter: [
+                        .switchOn(
+                            "self",
+                            codes.map { code in
+                                SwitchCase(
+                                    pattern: "case .\(naming.caseName(code.code, inEnum: ProtocolSpec.errorCodeTypeName))",
+                                    body: [.line("return \(value(code))")])
+                            } + [SwitchCase(pattern: "case .unknown", body: [.line("return \(unknown)")])])
+                    ]))
         }
         return [
-            property("The HTTP status that carries this code, if any.", "httpStatus", "Swift.Int?", unknown: "nil") { $0.httpStatus.map(String.init) ?? "nil" },
-            property("Whether the connection closes after this error.", "closeBehavior", "WireRuntime.CloseBehavior", unknown: ".sometimes") { ".\($0.closes.rawValue)" },
-            property("The WebSocket close code used when the connection closes for this error.", "closeCode", "Swift.Int?", unknown: "nil") { $0.closeCode.map(String.init) ?? "nil" },
-            property("What a client should do when it receives this code.", "clientAction", "Swift.String?", unknown: "nil") { $0.clientAction.map(SwiftNames.literal) ?? "nil" },
-            .variable(VariableDeclaration(
-                doc: "Every code of the error table, in its order.", access: access, isStatic: true, name: "allCases", type: "[Self]",
-                initializer: "[" + codes.map { "." + naming.caseName($0.code, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "]"
-            )),
+            property("The HTTP status that carries this code, if any.", "httpStatus", "Swift.Int?", unknown: "nil") {
+                $0.httpStatus.map(String.init) ?? "nil"
+            },
+            property("Whether the connection closes after this error.", "closeBehavior", "WireRuntime.CloseBehavior", unknown: ".sometimes") {
+                ".\($0.closes.rawValue)"
+            },
+            property("The WebSocket close code used when the connection closes for this error.", "closeCode", "Swift.Int?", unknown: "nil") {
+                $0.closeCode.map(String.init) ?? "nil"
+            },
+            property("What a client should do when it receives this code.", "clientAction", "Swift.String?", unknown: "nil") {
+                $0.clientAction.map(SwiftNames.literal) ?? "nil"
+            },
+            .variable(
+                VariableDeclaration(
+                    doc: "Every code of the error table, in its order.", access: access, isStatic: true, name: "allCases", type: "[Self]",
+                    initializer: "[" + codes.map { "." + naming.caseName($0.code, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ")
+                        + "]"
+                )),
         ]
     }
 
@@ -97,9 +152,10 @@ struct EnumEmitter {
     /// The case identifiers of a union's cases, in order: a case's `name`, else its tag value
     /// (string tags) or its type (boolean tags), unique within the union.
     private func unionCaseNames(_ union: UnionType) -> [String] {
-        SwiftNames.caseIdentifiers(union.cases.map { unionCase in
-            unionCase.name ?? (union.hasBooleanTag ? unionCase.type : unionCase.tagValue.plainText)
-        })
+        SwiftNames.caseIdentifiers(
+            union.cases.map { unionCase in
+                unionCase.name ?? (union.hasBooleanTag ? unionCase.type : unionCase.tagValue.plainText)
+            })
     }
 
     /// What a union type and a union message share: the cases, the decoding switch on the tag
@@ -117,40 +173,67 @@ struct EnumEmitter {
         let tag = SwiftNames.literal(union.tag)
         var cases: [SwiftDeclaration] = union.cases.map { unionCase in
             let typeDoc = mapper.spec.type(named: unionCase.type)?.description?.trimmingTrailingNewlines()
-            return .enumCase(EnumCaseDeclaration(
-                doc: (["`\(union.tag): \(unionCase.tagValue.plainText)`"] + [typeDoc].compactMap { $0 }).joined(separator: "\n\n"),
-                name: unionCaseName(unionCase), associatedValues: "(\(naming.typeName(unionCase.type)))"
-            ))
+            return .enumCase(
+                EnumCaseDeclaration(
+                    doc: (["`\(union.tag): \(unionCase.tagValue.plainText)`"] + [typeDoc].compactMap { $0 }).joined(separator: "\n\n"),
+                    name: unionCaseName(unionCase), associatedValues: "(\(naming.typeName(unionCase.type)))"
+                ))
         }
         if union.open {
-            cases.append(.enumCase(EnumCaseDeclaration(doc: "A case this version of the spec does not know, kept as received.", name: "unknown", associatedValues: "(tag: WireRuntime.JSONValue, json: WireRuntime.JSONValue)")))
+            cases.append(
+                .enumCase(
+                    EnumCaseDeclaration(
+                        doc: "A case this version of the spec does not know, kept as received.", name: "unknown",
+                        associatedValues: "(tag: WireRuntime.JSONValue, json: WireRuntime.JSONValue)")))
         }
         let allowed = union.cases.map { $0.tagValue.description }
         var switchCases = union.cases.map { unionCase in
-            SwitchCase(pattern: "case \(SwiftNames.jsonLiteral(unionCase.tagValue))?", body: [
-                .line("return \(naming.typeName(unionCase.type)).decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(tag)).map(\(name).\(unionCaseName(unionCase)))"),
-            ])
+            SwitchCase(
+                pattern: "case \(SwiftNames.jsonLiteral(unionCase.tagValue))?",
+                body: [
+                    .line(
+                        "return \(naming.typeName(unionCase.type)).decode(from: json, at: path(), in: &context, answer: answer, ignoring: "
+                            + "\(tag)).map(\(name).\(unionCaseName(unionCase)))"
+                    )
+                ])
         }
-        switchCases.append(SwitchCase(pattern: "case nil", body: [
-            .line("context.fail(path().appending(\(tag)), \"required\", answer, \"missing required field '\(union.tag)'\")"),
-            .line("return nil"),
-        ]))
+        switchCases.append(
+            SwitchCase(
+                pattern: "case nil",
+                body: [
+                    .line("context.fail(path().appending(\(tag)), \"required\", answer, \"missing required field '\(union.tag)'\")"),
+                    .line("return nil"),
+                ]))
         if union.open {
-            switchCases.append(SwitchCase(pattern: "case let other?", body: [
-                .line("context.report(WireRuntime.ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", answer: answer, message: \"\\(other) is not a known \(displayName) case; it is kept as unknown\"))"),
-                .line("return .unknown(tag: other, json: json)"),
-            ]))
+            switchCases.append(
+                SwitchCase(
+                    pattern: "case let other?",
+                    body: [
+                        .line(
+                            "context.report(WireRuntime.ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", "
+                                + "answer: answer, message: \"\\(other) is not a known \(displayName) case; it is kept as unknown\"))"
+                        ),
+                        .line("return .unknown(tag: other, json: json)"),
+                    ]))
         } else {
-            switchCases.append(SwitchCase(pattern: "case let other?", body: [
-                .line("context.unknownTag(other, tag: \(tag), at: path(), allowed: [\(allowed.map(SwiftNames.literal).joined(separator: ", "))], answer: answer)"),
-                .line("return nil"),
-            ]))
+            switchCases.append(
+                SwitchCase(
+                    pattern: "case let other?",
+                    body: [
+                        .line(
+                            "context.unknownTag(other, tag: \(tag), at: path(), allowed: "
+                                + "[\(allowed.map(SwiftNames.literal).joined(separator: ", "))], answer: answer)"
+                        ),
+                        .line("return nil"),
+                    ]))
         }
         let objectCases = union.cases.map { unionCase in
-            SwitchCase(pattern: "case .\(unionCaseName(unionCase))(let value)", body: [
-                .line("object = value.jsonObject()"),
-                .line("object[\(tag)] = \(SwiftNames.jsonLiteral(unionCase.tagValue))"),
-            ])
+            SwitchCase(
+                pattern: "case .\(unionCaseName(unionCase))(let value)",
+                body: [
+                    .line("object = value.jsonObject()"),
+                    .line("object[\(tag)] = \(SwiftNames.jsonLiteral(unionCase.tagValue))"),
+                ])
         }
         let decodeBody: [Statement] = [
             .line("guard let object = context.object(json, at: path(), answer: answer) else { return nil }"),
@@ -163,17 +246,25 @@ struct EnumEmitter {
         let name = naming.typeName(type.name)
         let parts = unionParts(name: name, displayName: type.name, union)
         var encodeCases = parts.objectCases.map { objectCase in
-            SwitchCase(pattern: objectCase.pattern, body: [.line("var object: [Swift.String: WireRuntime.JSONValue]")] + objectCase.body + [.line("return .object(object)")])
+            SwitchCase(
+                pattern: objectCase.pattern,
+                body: [.line("var object: [Swift.String: WireRuntime.JSONValue]")] + objectCase.body + [.line("return .object(object)")])
         }
         if union.open {
             encodeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")]))
         }
-        let members: [SwiftDeclaration] = [
-            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
-            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.switchOn("self", encodeCases)])),
-        ] + objects.codableMembers(answer: "\(namespace).defaultAnswer")
+        let members: [SwiftDeclaration] =
+            [
+                .function(
+                    FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
+                .function(
+                    FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.switchOn("self", encodeCases)])),
+            ] + objects.codableMembers(answer: "\(namespace).defaultAnswer")
         return [
-            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: parts.cases)),
+            .type(
+                TypeDeclaration(
+                    kind: .enum, doc: type.description, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"],
+                    members: parts.cases)),
             .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireValue"], members: members)),
         ]
     }
@@ -189,38 +280,62 @@ struct EnumEmitter {
             guard case .object(let shape)? = mapper.spec.type(named: unionCase.type)?.kind else { continue }
             let typeName = naming.typeName(unionCase.type)
             let (parameters, arguments) = objects.initializerParameters(shape)
-            cases.append(.function(FunctionDeclaration(
-                doc: "A `\(message.tag)` with `\(union.tag): \(unionCase.tagValue.plainText)`; the parameters are the fields of `\(typeName)`.",
-                access: access, isStatic: true, signature: "\(caseName)(\(parameters.joined(separator: ", "))) -> \(name)",
-                body: [.line(".\(caseName)(\(typeName)(\(arguments.joined(separator: ", "))))")]
-            )))
+            cases.append(
+                .function(
+                    FunctionDeclaration(
+                        doc:
+                            "A `\(message.tag)` with `\(union.tag): \(unionCase.tagValue.plainText)`; the parameters are the fields of "
+                            + "`\(typeName)`.",
+                        access: access, isStatic: true, signature: "\(caseName)(\(parameters.joined(separator: ", "))) -> \(name)",
+                        body: [.line(".\(caseName)(\(typeName)(\(arguments.joined(separator: ", "))))")]
+                    )))
         }
-        let members: [SwiftDeclaration] = [
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection", initializer: ".\(message.direction.rawValue)")),
-            .variable(VariableDeclaration(
-                doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
-                initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
-            )),
-            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
-            .function(FunctionDeclaration(
-                doc: "Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.",
-                isStatic: true,
-                signature: "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
-                body: [.line("decode(from: json, at: path(), in: &context, answer: answer)")]
-            )),
-            .function(FunctionDeclaration(
-                doc: "The fields as JSON object members, without the tag.",
-                signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]",
-                body: [.line("var object: [Swift.String: WireRuntime.JSONValue]"), .switchOn("self", parts.objectCases), .line("return object")]
-            )),
-            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [
-                .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(mapper.spec.tagField))] = .string(Self.tag)"), .line("return .object(object)"),
-            ])),
-        ] + objects.codableMembers(answer: "Self.defaultAnswer")
+        let members: [SwiftDeclaration] =
+            [
+                .variable(
+                    VariableDeclaration(
+                        access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))),
+                .variable(
+                    VariableDeclaration(
+                        access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection",
+                        initializer: ".\(message.direction.rawValue)")),
+                .variable(
+                    VariableDeclaration(
+                        doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
+                        access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
+                        initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
+                    )),
+                .function(
+                    FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
+                .function(
+                    FunctionDeclaration(
+                        doc: "Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.",
+                        isStatic: true,
+                        signature:
+                            "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
+                            + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
+                        body: [.line("decode(from: json, at: path(), in: &context, answer: answer)")]
+                    )),
+                .function(
+                    FunctionDeclaration(
+                        doc: "The fields as JSON object members, without the tag.",
+                        signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]",
+                        body: [
+                            .line("var object: [Swift.String: WireRuntime.JSONValue]"), .switchOn("self", parts.objectCases), .line("return object"),
+                        ]
+                    )),
+                .function(
+                    FunctionDeclaration(
+                        access: access, signature: "jsonValue() -> WireRuntime.JSONValue",
+                        body: [
+                            .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(mapper.spec.tagField))] = .string(Self.tag)"),
+                            .line("return .object(object)"),
+                        ])),
+            ] + objects.codableMembers(answer: "Self.defaultAnswer")
         return [
-            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
+            .type(
+                TypeDeclaration(
+                    kind: .enum, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
             .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireMessage"], members: members)),
         ]
     }
@@ -233,7 +348,9 @@ struct EnumEmitter {
         let caseNames = SwiftNames.caseIdentifiers(oneOf.variants.map(\.name))
         func caseName(_ variant: OneOfType.Variant) -> String { caseNames[oneOf.variants.firstIndex(of: variant) ?? 0] }
         let cases: [SwiftDeclaration] = oneOf.variants.map { variant in
-            .enumCase(EnumCaseDeclaration(doc: variant.description, name: caseName(variant), associatedValues: "(\(mapper.valueType(variant.type, variant.constraints)))"))
+            .enumCase(
+                EnumCaseDeclaration(
+                    doc: variant.description, name: caseName(variant), associatedValues: "(\(mapper.valueType(variant.type, variant.constraints)))"))
         }
         var decodeBody: [Statement] = []
         for variant in oneOf.variants {
@@ -247,17 +364,29 @@ struct EnumEmitter {
         var members: [SwiftDeclaration] = rules.entries.map { entry in
             .variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression))
         }
-        members.append(.function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
-        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [
-            .switchOn("self", oneOf.variants.map { variant in
-                SwitchCase(pattern: "case .\(caseName(variant))(let value)", body: [
-                    .line("return " + mapper.encodeExpression(variant.type, variant.constraints, value: "value")),
-                ])
-            }),
-        ])))
+        members.append(
+            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+        members.append(
+            .function(
+                FunctionDeclaration(
+                    access: access, signature: "jsonValue() -> WireRuntime.JSONValue",
+                    body: [
+                        .switchOn(
+                            "self",
+                            oneOf.variants.map { variant in
+                                SwitchCase(
+                                    pattern: "case .\(caseName(variant))(let value)",
+                                    body: [
+                                        .line("return " + mapper.encodeExpression(variant.type, variant.constraints, value: "value"))
+                                    ])
+                            })
+                    ])))
         members += objects.codableMembers(answer: "\(namespace).defaultAnswer")
         return [
-            .type(TypeDeclaration(kind: .enum, doc: type.description, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
+            .type(
+                TypeDeclaration(
+                    kind: .enum, doc: type.description, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases
+                )),
             .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireValue"], members: members)),
         ]
     }

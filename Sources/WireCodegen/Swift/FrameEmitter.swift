@@ -13,51 +13,96 @@ struct FrameEmitter {
         let messages = spec.messages(direction)
         var cases: [SwiftDeclaration] = messages.map { message in
             let summary = message.description.map { " " + $0.firstSentence() } ?? ""
-            return .enumCase(EnumCaseDeclaration(doc: "`\(message.tag)`:\(summary)", name: naming.frameCase(message), associatedValues: "(\(naming.messageName(message)))"))
+            return .enumCase(
+                EnumCaseDeclaration(
+                    doc: "`\(message.tag)`:\(summary)", name: naming.frameCase(message), associatedValues: "(\(naming.messageName(message)))"))
         }
-        cases.append(.enumCase(EnumCaseDeclaration(
-            doc: "A frame whose tag this version of the spec does not know, with its JSON as received.",
-            name: "unknown", associatedValues: "(tag: Swift.String, json: WireRuntime.JSONValue)"
-        )))
+        cases.append(
+            .enumCase(
+                EnumCaseDeclaration(
+                    doc: "A frame whose tag this version of the spec does not know, with its JSON as received.",
+                    name: "unknown", associatedValues: "(tag: Swift.String, json: WireRuntime.JSONValue)"
+                )))
         let namespace = naming.namespace
         var decodeCases = messages.map { message in
-            SwitchCase(pattern: "case \(SwiftNames.literal(message.tag))", body: [
-                .line("return \(naming.messageName(message)).decode(from: .object(object), at: .root, in: &context, answer: \(naming.messageName(message)).defaultAnswer, ignoring: tagField).map(\(name).\(naming.frameCase(message)))"),
-            ])
+            SwitchCase(
+                pattern: "case \(SwiftNames.literal(message.tag))",
+                body: [
+                    .line(
+                        "return \(naming.messageName(message)).decode(from: .object(object), at: .root, in: &context, answer: "
+                            + "\(naming.messageName(message)).defaultAnswer, ignoring: tagField).map(\(name).\(naming.frameCase(message)))"
+                    )
+                ])
         }
         decodeCases.append(SwitchCase(pattern: "default", body: [.line("return .unknown(tag: tag, json: .object(object))")]))
         let members: [SwiftDeclaration] = [
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection", initializer: ".\(direction.rawValue)")),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "tagField", type: "Swift.String", initializer: SwiftNames.literal(spec.tagField))),
-            .variable(VariableDeclaration(access: access, isStatic: true, name: "knownTags", type: "[Swift.String]", initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
+            .variable(
+                VariableDeclaration(
+                    access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection", initializer: ".\(direction.rawValue)")),
+            .variable(
+                VariableDeclaration(
+                    access: access, isStatic: true, name: "tagField", type: "Swift.String", initializer: SwiftNames.literal(spec.tagField))),
+            .variable(
+                VariableDeclaration(
+                    access: access, isStatic: true, name: "knownTags", type: "[Swift.String]",
+                    initializer: "[" + messages.map { SwiftNames.literal($0.tag) }.joined(separator: ", ") + "]")),
             .typeAlias(doc: "The protocol's error codes.", access: access, name: "ErrorCodeType", type: ProtocolSpec.errorCodeTypeName),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notJSONAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).notJSONAnswer")),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "notAFrameAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).notAFrameAnswer")),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).defaultAnswer")),
-            .variable(VariableDeclaration(access: access, isPlumbing: true, isStatic: true, name: "sizeAnswer", type: "WireRuntime.ViolationAnswer", initializer: "\(namespace).sizeAnswer")),
-            .function(FunctionDeclaration(
-                access: access, isPlumbing: true, isStatic: true,
-                signature: "decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) -> \(name)?",
-                body: [.switchOn("tag", decodeCases)]
-            )),
-            .function(FunctionDeclaration(
-                access: access, isPlumbing: true, isStatic: true, signature: "makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> \(name)",
-                body: [.line(".unknown(tag: tag, json: json)")]
-            )),
-            .variable(VariableDeclaration(access: access, name: "tag", type: "Swift.String", getter: [
-                .switchOn("self", messages.map { message in
-                    SwitchCase(pattern: "case .\(naming.frameCase(message))", body: [.line("return \(SwiftNames.literal(message.tag))")])
-                } + [SwitchCase(pattern: "case .unknown(let tag, _)", body: [.line("return tag")])]),
-            ])),
-            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [
-                .switchOn("self", messages.map { message in
-                    SwitchCase(pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("return message.jsonValue()")])
-                } + [SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")])]),
-            ])),
+            .variable(
+                VariableDeclaration(
+                    access: access, isPlumbing: true, isStatic: true, name: "notJSONAnswer", type: "WireRuntime.ViolationAnswer",
+                    initializer: "\(namespace).notJSONAnswer")),
+            .variable(
+                VariableDeclaration(
+                    access: access, isPlumbing: true, isStatic: true, name: "notAFrameAnswer", type: "WireRuntime.ViolationAnswer",
+                    initializer: "\(namespace).notAFrameAnswer")),
+            .variable(
+                VariableDeclaration(
+                    access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
+                    initializer: "\(namespace).defaultAnswer")),
+            .variable(
+                VariableDeclaration(
+                    access: access, isPlumbing: true, isStatic: true, name: "sizeAnswer", type: "WireRuntime.ViolationAnswer",
+                    initializer: "\(namespace).sizeAnswer")),
+            .function(
+                FunctionDeclaration(
+                    access: access, isPlumbing: true, isStatic: true,
+                    signature:
+                        "decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) "
+                        + "-> \(name)?",
+                    body: [.switchOn("tag", decodeCases)]
+                )),
+            .function(
+                FunctionDeclaration(
+                    access: access, isPlumbing: true, isStatic: true,
+                    signature: "makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> \(name)",
+                    body: [.line(".unknown(tag: tag, json: json)")]
+                )),
+            .variable(
+                VariableDeclaration(
+                    access: access, name: "tag", type: "Swift.String",
+                    getter: [
+                        .switchOn(
+                            "self",
+                            messages.map { message in
+                                SwitchCase(pattern: "case .\(naming.frameCase(message))", body: [.line("return \(SwiftNames.literal(message.tag))")])
+                            } + [SwitchCase(pattern: "case .unknown(let tag, _)", body: [.line("return tag")])])
+                    ])),
+            .function(
+                FunctionDeclaration(
+                    access: access, signature: "jsonValue() -> WireRuntime.JSONValue",
+                    body: [
+                        .switchOn(
+                            "self",
+                            messages.map { message in
+                                SwitchCase(pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("return message.jsonValue()")])
+                            } + [SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")])])
+                    ])),
         ]
         let doc = "Every frame the \(direction.rawValue) sends, decoded in one pass by `\(name).decode(_:)`."
         return [
-            .type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
+            .type(
+                TypeDeclaration(
+                    kind: .enum, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: cases)),
             .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireFrame"], members: members)),
         ]
     }
@@ -68,38 +113,52 @@ struct FrameEmitter {
         let messages = spec.messages(direction)
         var requirements: [SwiftDeclaration] = messages.map { message in
             let summary = message.description.map { " " + $0.firstSentence() } ?? ""
-            return .function(FunctionDeclaration(
-                doc: "Handles \(Self.article(message.tag)) `\(message.tag)` frame.\(summary)",
-                signature: "\(methodName(message))(_ message: \(naming.messageName(message))) async throws"
-            ))
+            return .function(
+                FunctionDeclaration(
+                    doc: "Handles \(Self.article(message.tag)) `\(message.tag)` frame.\(summary)",
+                    signature: "\(methodName(message))(_ message: \(naming.messageName(message))) async throws"
+                ))
         }
-        requirements.append(.function(FunctionDeclaration(
-            doc: "Handles a frame whose tag this version of the spec does not know (by default: ignores it).",
-            signature: "handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws"
-        )))
+        requirements.append(
+            .function(
+                FunctionDeclaration(
+                    doc: "Handles a frame whose tag this version of the spec does not know (by default: ignores it).",
+                    signature: "handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws"
+                )))
         let defaults = FunctionDeclaration(
-            doc: "Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.",
+            doc:
+                "Ignores a frame of a type this version does not know, so a newer peer's frames do not break an older one. Implement it to log them.",
             access: access, signature: "handleUnknownFrame(tag: Swift.String, json: WireRuntime.JSONValue) async throws", body: []
         )
         let dispatch = FunctionDeclaration(
             doc: "Routes the frame to the handler method for its message.", access: access,
             signature: "dispatch(to handler: some \(handler)) async throws",
-            body: [.switchOn("self", messages.map { message in
-                SwitchCase(pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("try await handler.\(methodName(message))(message)")])
-            } + [SwitchCase(pattern: "case .unknown(let tag, let json)", body: [.line("try await handler.handleUnknownFrame(tag: tag, json: json)")])])]
+            body: [
+                .switchOn(
+                    "self",
+                    messages.map { message in
+                        SwitchCase(
+                            pattern: "case .\(naming.frameCase(message))(let message)",
+                            body: [.line("try await handler.\(methodName(message))(message)")])
+                    } + [
+                        SwitchCase(
+                            pattern: "case .unknown(let tag, let json)", body: [.line("try await handler.handleUnknownFrame(tag: tag, json: json)")])
+                    ])
+            ]
         )
         return [
-            .type(TypeDeclaration(
-                kind: .protocol,
-                doc: """
-                    Receives \(direction.rawValue) frames, one method per message; see `\(frame).dispatch(to:)`.
+            .type(
+                TypeDeclaration(
+                    kind: .protocol,
+                    doc: """
+                        Receives \(direction.rawValue) frames, one method per message; see `\(frame).dispatch(to:)`.
 
-                    Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
-                    task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
-                    between tasks makes itself safe to share, as an actor does.
-                    """,
-                access: access, name: handler, members: requirements
-            )),
+                        Not `Sendable`: `dispatch(to:)` calls the handler on the caller's task, so a handler confined to one
+                        task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
+                        between tasks makes itself safe to share, as an actor does.
+                        """,
+                    access: access, name: handler, members: requirements
+                )),
             .type(TypeDeclaration(kind: .extension, name: handler, members: [.function(defaults)])),
             .type(TypeDeclaration(kind: .extension, name: frame, members: [.function(dispatch)])),
         ]

@@ -13,17 +13,22 @@ struct ObjectEmitter {
     func declarations(name: String, doc: String?, shape: ObjectShape, message: Message? = nil) -> [SwiftDeclaration] {
         let keeps = shape.unknownFields == .keep
         var members: [SwiftDeclaration] = shape.fields.map { field in
-            .variable(VariableDeclaration(doc: fieldDoc(field), access: access, isLet: false, name: naming.propertyName(field.name), type: mapper.propertyType(field)))
+            .variable(
+                VariableDeclaration(
+                    doc: fieldDoc(field), access: access, isLet: false, name: naming.propertyName(field.name), type: mapper.propertyType(field)))
         }
         if keeps {
-            members.append(.variable(VariableDeclaration(
-                doc: "Keys the spec does not declare, kept as received so they survive re-encoding.",
-                access: access, isLet: false, name: "additionalFields", type: "[Swift.String: WireRuntime.JSONValue]"
-            )))
+            members.append(
+                .variable(
+                    VariableDeclaration(
+                        doc: "Keys the spec does not declare, kept as received so they survive re-encoding.",
+                        access: access, isLet: false, name: "additionalFields", type: "[Swift.String: WireRuntime.JSONValue]"
+                    )))
         }
         let subject = message.map { "\(FrameEmitter.article($0.tag)) `\($0.tag)` message" } ?? "a `\(name)`"
         members.append(.function(memberwiseInitializer(shape, subject: subject)))
-        let structure = TypeDeclaration(kind: .struct, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: members)
+        let structure = TypeDeclaration(
+            kind: .struct, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: members)
         let conformance = TypeDeclaration(
             kind: .extension, name: name, conformances: [message == nil ? "WireRuntime.WireValue" : "WireRuntime.WireMessage"],
             members: conformanceMembers(name: name, shape: shape, message: message)
@@ -112,40 +117,63 @@ struct ObjectEmitter {
         let decodeBody = decodeStatements(name: name, shape: shape, rules: &rules)
         var members: [SwiftDeclaration] = []
         if let message {
-            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))))
-            members.append(.variable(VariableDeclaration(access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection", initializer: ".\(message.direction.rawValue)")))
-            members.append(.variable(VariableDeclaration(
-                doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
-                initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
-            )))
+            members.append(
+                .variable(
+                    VariableDeclaration(
+                        access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))))
+            members.append(
+                .variable(
+                    VariableDeclaration(
+                        access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection",
+                        initializer: ".\(message.direction.rawValue)")))
+            members.append(
+                .variable(
+                    VariableDeclaration(
+                        doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
+                        access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
+                        initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
+                    )))
         }
         if shape.unknownFields != .ignore {
             let keys = shape.fields.map { SwiftNames.literal($0.name) }.joined(separator: ", ")
-            members.append(.variable(VariableDeclaration(isStatic: true, name: "knownKeys", type: "Swift.Set<Swift.String>", initializer: "[\(keys)]")))
+            members.append(
+                .variable(VariableDeclaration(isStatic: true, name: "knownKeys", type: "Swift.Set<Swift.String>", initializer: "[\(keys)]")))
         }
         for entry in rules.entries {
             members.append(.variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression)))
         }
         let ignored = message == nil ? "nil" : SwiftNames.literal(spec.tagField)
-        members.append(.function(FunctionDeclaration(
-            access: access, isPlumbing: true, isStatic: true,
-            signature: "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?",
-            body: [.line("decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(ignored))")]
-        )))
-        members.append(.function(FunctionDeclaration(
-            doc: "Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).",
-            isStatic: true,
-            signature: "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
-            body: decodeBody
-        )))
-        members.append(.function(FunctionDeclaration(
-            doc: "The fields as JSON object members\(message == nil ? "" : ", without the tag").",
-            signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]", body: encodeStatements(shape)
-        )))
+        members.append(
+            .function(
+                FunctionDeclaration(
+                    access: access, isPlumbing: true, isStatic: true,
+                    signature:
+                        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
+                        + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?",
+                    body: [.line("decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(ignored))")]
+                )))
+        members.append(
+            .function(
+                FunctionDeclaration(
+                    doc: "Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).",
+                    isStatic: true,
+                    signature:
+                        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
+                        + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
+                    body: decodeBody
+                )))
+        members.append(
+            .function(
+                FunctionDeclaration(
+                    doc: "The fields as JSON object members\(message == nil ? "" : ", without the tag").",
+                    signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]", body: encodeStatements(shape)
+                )))
         let valueBody: [Statement]
         if message != nil {
-            valueBody = [.line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(spec.tagField))] = .string(Self.tag)"), .line("return .object(object)")]
+            valueBody = [
+                .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(spec.tagField))] = .string(Self.tag)"),
+                .line("return .object(object)"),
+            ]
         } else {
             valueBody = [.line(".object(jsonObject())")]
         }
@@ -156,15 +184,17 @@ struct ObjectEmitter {
 
     func codableMembers(answer: String) -> [SwiftDeclaration] {
         [
-            .function(FunctionDeclaration(
-                doc: "Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.", access: access,
-                signature: "init(from decoder: any Swift.Decoder) throws", isInitializer: true,
-                body: [.line("self = try Self.decode(from: decoder, sizeAnswer: \(namespace).sizeAnswer, answer: \(answer))")]
-            )),
-            .function(FunctionDeclaration(
-                access: access, signature: "encode(to encoder: any Swift.Encoder) throws",
-                body: [.line("try jsonValue().encode(to: encoder)")]
-            )),
+            .function(
+                FunctionDeclaration(
+                    doc: "Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.", access: access,
+                    signature: "init(from decoder: any Swift.Decoder) throws", isInitializer: true,
+                    body: [.line("self = try Self.decode(from: decoder, sizeAnswer: \(namespace).sizeAnswer, answer: \(answer))")]
+                )),
+            .function(
+                FunctionDeclaration(
+                    access: access, signature: "encode(to encoder: any Swift.Encoder) throws",
+                    body: [.line("try jsonValue().encode(to: encoder)")]
+                )),
         ]
     }
 
@@ -184,10 +214,15 @@ struct ObjectEmitter {
                         "(\(SwiftNames.literal(condition.field)), [" + condition.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
                     }.joined(separator: ", ")
                 }
-                var expression = "WireRuntime.ConditionalRequirement(when: [\(pairs(conditional.when))], require: [\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: [\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))]"
+                var expression =
+                    "WireRuntime.ConditionalRequirement(when: [\(pairs(conditional.when))], require: "
+                    + "[\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: "
+                    + "[\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))]"
                 if !conditional.then.isEmpty { expression += ", expect: [\(pairs(conditional.then))]" }
                 expression += ")"
-                let ruleName = rules.name(for: expression, type: "WireRuntime.ConditionalRequirement", suggested: RuleNames.conditional(conditional), longer: RuleNames.conditional(conditional, detailed: true))
+                let ruleName = rules.name(
+                    for: expression, type: "WireRuntime.ConditionalRequirement", suggested: RuleNames.conditional(conditional),
+                    longer: RuleNames.conditional(conditional, detailed: true))
                 let answer = conditional.violation.map(mapper.answerLiteral) ?? "answer"
                 body.append(.line("context.check(Self.\(ruleName), in: object, at: path(), answer: \(answer))"))
             case .byteBudget(let budget):
@@ -196,7 +231,8 @@ struct ObjectEmitter {
                     return ".init(keys: [\(keys)], decoded: \(spec.budgetPathIsBase64(path, in: shape)))"
                 }.joined(separator: ", ")
                 let expression = "WireRuntime.ByteBudgetRule(name: \(SwiftNames.literal(budget.name)), terms: [\(terms)], max: \(budget.max))"
-                let ruleName = rules.name(for: expression, type: "WireRuntime.ByteBudgetRule", suggested: SwiftNames.lowerCamel(budget.name) + "Budget")
+                let ruleName = rules.name(
+                    for: expression, type: "WireRuntime.ByteBudgetRule", suggested: SwiftNames.lowerCamel(budget.name) + "Budget")
                 let answer = budget.violation.map { ", answer: " + mapper.answerLiteral($0) } ?? ""
                 body.append(.line("context.check(Self.\(ruleName), in: object, at: path()\(answer))"))
             }
@@ -204,7 +240,11 @@ struct ObjectEmitter {
         if shape.unknownFields == .reject || !shape.rejectFields.isEmpty {
             let rejected = shape.rejectFields.map(SwiftNames.literal).joined(separator: ", ")
             let known = shape.unknownFields == .reject ? "Self.knownKeys" : "[]"
-            body.append(.line("context.checkKeys(object, known: \(known), rejectUnknown: \(shape.unknownFields == .reject), rejected: [\(rejected)], ignoring: ignoredKey, at: path(), answer: answer)"))
+            body.append(
+                .line(
+                    "context.checkKeys(object, known: \(known), rejectUnknown: \(shape.unknownFields == .reject), rejected: [\(rejected)], "
+                        + "ignoring: ignoredKey, at: path(), answer: answer)"
+                ))
         }
         if shape.unknownFields == .keep {
             body.append(.line("let additionalFields = context.unknownMembers(object, known: Self.knownKeys, ignoring: ignoredKey)"))
@@ -234,27 +274,34 @@ struct ObjectEmitter {
         if !field.required && field.nullable {
             return [
                 .line("var \(property): WireRuntime.Nullable<\(valueType)> = .absent"),
-                .switchOn("object[\(key)]", [
-                    SwitchCase(pattern: "case nil", body: []),
-                    SwitchCase(pattern: "case .null?", body: [.line("\(property) = .null")]),
-                    SwitchCase(pattern: "case let value?", body: [
-                        // Parenthesized: a decoder ending in a trailing closure must not read as the `if` body.
-                        .line("if let decoded = (\(expression)) { \(property) = .value(decoded) }"),
+                .switchOn(
+                    "object[\(key)]",
+                    [
+                        SwitchCase(pattern: "case nil", body: []),
+                        SwitchCase(pattern: "case .null?", body: [.line("\(property) = .null")]),
+                        SwitchCase(
+                            pattern: "case let value?",
+                            body: [
+                                // Parenthesized: a decoder ending in a trailing closure must not read as the `if` body.
+                                .line("if let decoded = (\(expression)) { \(property) = .value(decoded) }")
+                            ]),
                     ]),
-                ]),
             ]
         }
         return [
             .line("var \(property): \(valueType)?"),
-            .block("if let value = context.member(object, \(key), at: path(), required: \(field.required), nullable: \(field.nullable), answer: \(fieldAnswer ?? "answer"))", [
-                .line("\(property) = \(expression)"),
-            ]),
+            .block(
+                "if let value = context.member(object, \(key), at: path(), required: \(field.required), nullable: \(field.nullable), answer: "
+                    + "\(fieldAnswer ?? "answer"))",
+                [
+                    .line("\(property) = \(expression)")
+                ]),
         ]
     }
 
     private func encodeStatements(_ shape: ObjectShape) -> [Statement] {
         var body: [Statement] = [
-            .line("var object: [Swift.String: WireRuntime.JSONValue] = \(shape.unknownFields == .keep ? "self.additionalFields" : "[:]")"),
+            .line("var object: [Swift.String: WireRuntime.JSONValue] = \(shape.unknownFields == .keep ? "self.additionalFields" : "[:]")")
         ]
         if !shape.fields.isEmpty { body.append(.line("object.reserveCapacity(\(shape.fields.count + 1))")) }
         for field in shape.fields {
@@ -264,15 +311,26 @@ struct ObjectEmitter {
             case (true, false):
                 body.append(.line("object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: property))"))
             case (true, true):
-                body.append(.line("object[\(key)] = \(property).map { value in \(mapper.encodeExpression(field.type, field.constraints, value: "value")) } ?? .null"))
+                body.append(
+                    .line(
+                        "object[\(key)] = \(property).map { value in \(mapper.encodeExpression(field.type, field.constraints, value: "value")) } "
+                            + "?? " + ".null"
+                    ))
             case (false, false):
-                body.append(.line("if let value = \(property) { object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value")) }"))
+                body.append(
+                    .line("if let value = \(property) { object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value")) }")
+                )
             case (false, true):
-                body.append(.switchOn(property, [
-                    SwitchCase(pattern: "case .absent", body: []),
-                    SwitchCase(pattern: "case .null", body: [.line("object[\(key)] = .null")]),
-                    SwitchCase(pattern: "case .value(let value)", body: [.line("object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value"))")]),
-                ]))
+                body.append(
+                    .switchOn(
+                        property,
+                        [
+                            SwitchCase(pattern: "case .absent", body: []),
+                            SwitchCase(pattern: "case .null", body: [.line("object[\(key)] = .null")]),
+                            SwitchCase(
+                                pattern: "case .value(let value)",
+                                body: [.line("object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value"))")]),
+                        ]))
             }
         }
         body.append(.line("return object"))

@@ -64,6 +64,7 @@ enum RuleNames {
     }
 
     private static func number(_ value: Double) -> String {
-        identifierWords(value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value).replacingOccurrences(of: ".", with: " point "))
+        identifierWords(
+            value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value).replacingOccurrences(of: ".", with: " point "))
     }
 }

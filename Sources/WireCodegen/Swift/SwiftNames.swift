@@ -1,3 +1,4 @@
+import Foundation
 import WireSpec
 
 /// Turns spec names into Swift identifiers and spec values into Swift literals.
@@ -141,5 +142,3 @@ enum SwiftNames {
         value == value.rounded() && abs(value) < 1e15 ? String(format: "%.1f", value) : "\(value)"
     }
 }
-
-import Foundation

@@ -17,7 +17,12 @@ struct SwiftNaming {
         /// `remedy` says what the spec's author can change: rename a type, or give a message a `typeName`.
         func claim(_ name: String, for what: String, remedy: String, at location: SourceLocation) {
             if SwiftNames.reservedTypeNames.contains(name) {
-                problems.append(Diagnostic(.error, "\(what) would be generated as '\(name)', which generated code cannot use as a type name (a module it qualifies names with, or a name Swift reserves); \(remedy)", at: location))
+                problems.append(
+                    Diagnostic(
+                        .error,
+                        "\(what) would be generated as '\(name)', which generated code cannot use as a type name (a module it qualifies names "
+                            + "with, " + "or a name Swift reserves); \(remedy)",
+                        at: location))
             } else if let other = taken[name] {
                 problems.append(Diagnostic(.error, "\(what) would be generated as '\(name)', like \(other); \(remedy)", at: location))
             } else {
@@ -28,8 +33,12 @@ struct SwiftNaming {
         let namespaceRemedy = "choose another namespace (the 'namespace' option, or the protocol's 'name')"
         claim(self.namespace, for: "the protocol namespace", remedy: namespaceRemedy, at: fileStart)
         for direction in Direction.allCases {
-            claim(Self.frameName(direction), for: "the \(direction.rawValue) frame enum", remedy: "rename the type or message that takes its name", at: fileStart)
-            claim(Self.handlerName(direction), for: "the \(direction.rawValue) handler protocol", remedy: "rename the type or message that takes its name", at: fileStart)
+            claim(
+                Self.frameName(direction), for: "the \(direction.rawValue) frame enum", remedy: "rename the type or message that takes its name",
+                at: fileStart)
+            claim(
+                Self.handlerName(direction), for: "the \(direction.rawValue) handler protocol",
+                remedy: "rename the type or message that takes its name", at: fileStart)
         }
         for type in spec.types {
             let name = SwiftNames.upperCamel(type.name)
@@ -93,10 +102,10 @@ struct SwiftNaming {
     }
 
     /// The argument label of a field in initializers: its property name, in backticks where Swift
-    /// does not take the keyword as a label (`inout`, `var`, `let`).
+    /// does not take the keyword as a label (`inout`).
     func argumentLabel(_ field: String) -> String {
         let name = bareName(field)
-        return ["inout", "var", "let"].contains(name) ? "`\(name)`" : name
+        return name == "inout" ? "`inout`" : name
     }
 }
 

@@ -91,7 +91,8 @@ struct SwiftTypeMapper {
         let ruleName = RuleNames.constraints(constraints, alias: alias)
         switch resolved {
         case .string:
-            let rulesArgument = stringRules(constraints, allowed: nil).map { rules.name(for: $0, type: "WireRuntime.StringRules", suggested: ruleName) } ?? "nil"
+            let rulesArgument =
+                stringRules(constraints, allowed: nil).map { rules.name(for: $0, type: "WireRuntime.StringRules", suggested: ruleName) } ?? "nil"
             let base = "context.string(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeArgument))"
             return isDate(resolved, constraints) ? base + ".flatMap(WireRuntime.WireFormats.parseISO8601)" : base
         case .integer, .number:
@@ -106,8 +107,10 @@ struct SwiftTypeMapper {
         case .array(let element), .map(let element):
             let isArray: Bool
             if case .array = resolved { isArray = true } else { isArray = false }
-            let rulesArgument = collectionRules(constraints).map { rules.name(for: $0, type: "WireRuntime.CollectionRules", suggested: ruleName) } ?? "nil"
-            let item = "item\(site.depth)", position = (isArray ? "index" : "key") + "\(site.depth)"
+            let rulesArgument =
+                collectionRules(constraints).map { rules.name(for: $0, type: "WireRuntime.CollectionRules", suggested: ruleName) } ?? "nil"
+            let item = "item\(site.depth)"
+            let position = (isArray ? "index" : "key") + "\(site.depth)"
             var inner = site
             inner.value = item
             inner.path = "\(site.path).appending(\(position))"
@@ -116,11 +119,14 @@ struct SwiftTypeMapper {
             let elementExpression = decodeExpression(element, Constraints(), inner, rules: &rules)
             let function = isArray ? "array" : "map"
             let sizeForCount = rulesArgument != "nil" && constraints.maxItems != nil ? sizeArgument : ""
-            return "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeForCount)) { \(item), \(position), context in \(elementExpression) }"
+            return
+                "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeForCount)) { \(item), "
+                + "\(position), context in \(elementExpression) }"
         case .enumeration(let name, _):
             let call = "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
             guard case .string(let constant)? = constraints.const else { return call }
-            let rulesName = rules.name(for: "WireRuntime.StringRules(constant: \(SwiftNames.literal(constant)))", type: "WireRuntime.StringRules", suggested: ruleName)
+            let rulesName = rules.name(
+                for: "WireRuntime.StringRules(constant: \(SwiftNames.literal(constant)))", type: "WireRuntime.StringRules", suggested: ruleName)
             return "context.string(\(site.value), at: \(site.path), rules: \(rulesName), answer: \(site.answer)).flatMap { _ in \(call) }"
         case .object(let name, _), .union(let name, _), .oneOf(let name, _):
             return "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
@@ -177,7 +183,8 @@ struct SwiftTypeMapper {
         case .array(let element):
             return ".array(\(value).map { item\(depth) in \(encodeExpression(element, Constraints(), value: "item\(depth)", depth: depth + 1)) })"
         case .map(let element):
-            return ".object(\(value).mapValues { item\(depth) in \(encodeExpression(element, Constraints(), value: "item\(depth)", depth: depth + 1)) })"
+            return
+                ".object(\(value).mapValues { item\(depth) in \(encodeExpression(element, Constraints(), value: "item\(depth)", depth: depth + 1)) })"
         case .enumeration, .object, .union, .oneOf:
             return "\(value).jsonValue()"
         }

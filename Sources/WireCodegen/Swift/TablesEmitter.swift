@@ -19,23 +19,34 @@ struct TablesEmitter {
             constant("The protocol's machine name.", "name", "Swift.String", SwiftNames.literal(spec.name)),
             constant("The protocol's title.", "title", "Swift.String", SwiftNames.literal(spec.title)),
             constant("The protocol version this code was generated for.", "version", "Swift.Int", String(spec.version)),
-            constant("How frames travel: `websocket`, `sse` or `http`.", "transportKind", "Swift.String", SwiftNames.literal(spec.transport.kind.rawValue)),
+            constant(
+                "How frames travel: `websocket`, `sse` or " + "`http`.", "transportKind", "Swift.String",
+                SwiftNames.literal(spec.transport.kind.rawValue)),
             constant("Where the connection is opened.", "transportPath", "Swift.String", SwiftNames.literal(spec.transport.path)),
         ]
         if let port = spec.transport.defaultPort {
             members.append(constant("The protocol's default port.", "defaultPort", "Swift.Int", String(port)))
         }
         members += [
-            constant("The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "WireRuntime.ViolationAnswer", defaultAnswer, plumbing: true),
-            constant("The answer to a broken size limit.", "sizeAnswer", "WireRuntime.ViolationAnswer", mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode)), plumbing: true),
-            constant("The answer to bytes that are not JSON.", "notJSONAnswer", "WireRuntime.ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer), plumbing: true),
-            constant("The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "WireRuntime.ViolationAnswer", mapper.answerLiteral(spec.notAFrameAnswer), plumbing: true),
+            constant(
+                "The answer to a broken rule when nothing more specific is said.", "defaultAnswer", "WireRuntime.ViolationAnswer", defaultAnswer,
+                plumbing: true),
+            constant(
+                "The answer to a broken size limit.", "sizeAnswer", "WireRuntime.ViolationAnswer",
+                mapper.answerLiteral(Answer(errorCode: spec.sizeErrorCode)), plumbing: true),
+            constant(
+                "The answer to bytes that are not JSON.", "notJSONAnswer", "WireRuntime.ViolationAnswer", mapper.answerLiteral(spec.notJSONAnswer),
+                plumbing: true),
+            constant(
+                "The answer to JSON that is not an object with a string tag.", "notAFrameAnswer", "WireRuntime.ViolationAnswer",
+                mapper.answerLiteral(spec.notAFrameAnswer), plumbing: true),
         ]
         members.append(.type(constantsEnum()))
         members.append(.type(rateLimitsEnum()))
         members.append(.type(endpointsEnum()))
         members.append(sessionRules())
-        let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description?.trimmingTrailingNewlines()].compactMap { $0 }).joined(separator: "\n\n")
+        let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description?.trimmingTrailingNewlines()].compactMap { $0 }).joined(
+            separator: "\n\n")
         return [.type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: namespace, members: members))]
     }
 
@@ -43,7 +54,8 @@ struct TablesEmitter {
 
     private func constantsEnum() -> TypeDeclaration {
         let members: [SwiftDeclaration] = spec.constants.map { constant in
-            let doc = [constant.description?.trimmingTrailingNewlines(), "Written in the spec as `\(constant.written)`."].compactMap { $0 }.joined(separator: "\n\n")
+            let doc = [constant.description?.trimmingTrailingNewlines(), "Written in the spec as `\(constant.written)`."].compactMap { $0 }.joined(
+                separator: "\n\n")
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(constant.name))
             switch (constant.kind, constant.value) {
             case (.duration, .integer(let milliseconds)):
@@ -56,7 +68,9 @@ struct TablesEmitter {
                 return self.constant(doc, name, "Swift.String", SwiftNames.literal(value.plainText))
             }
         }
-        return TypeDeclaration(kind: .enum, doc: "The protocol's constants: durations as `Duration`, sizes in bytes, counts.", access: access, name: "Constants", members: members)
+        return TypeDeclaration(
+            kind: .enum, doc: "The protocol's constants: durations as `Duration`, sizes in bytes, counts.", access: access, name: "Constants",
+            members: members)
     }
 
     // MARK: Rate limits
@@ -79,7 +93,10 @@ struct TablesEmitter {
             let counts: String
             switch limit.counts {
             case .frames(let refs): counts = ".frames([" + refs.map(frameKey).joined(separator: ", ") + "])"
-            case .violations(let codes): counts = ".violations([" + codes.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "])"
+            case .violations(let codes):
+                counts =
+                    ".violations([" + codes.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ")
+                    + "])"
             }
             var arguments = [
                 "name: \(SwiftNames.literal(limit.name))", "counts: \(counts)", "limit: \(limit.limit)",
@@ -87,9 +104,14 @@ struct TablesEmitter {
                 "scope: \(scopeLiteral(limit.scope))", "answer: \(optionalAnswer(limit.answer))",
             ]
             if let action = limit.clientAction { arguments.append("clientAction: \(SwiftNames.literal(action))") }
-            return constant(limit.description, SwiftNames.escaped(SwiftNames.lowerCamel(limit.name)), rateLimitType, "\(rateLimitType)(" + arguments.joined(separator: ", ") + ")")
+            return constant(
+                limit.description, SwiftNames.escaped(SwiftNames.lowerCamel(limit.name)), rateLimitType,
+                "\(rateLimitType)(" + arguments.joined(separator: ", ") + ")")
         }
-        members.append(constant("Every rate limit, in spec order.", "all", "[\(rateLimitType)]", "[" + spec.rateLimits.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
+        members.append(
+            constant(
+                "Every rate limit, in spec order.", "all", "[\(rateLimitType)]",
+                "[" + spec.rateLimits.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
         return TypeDeclaration(kind: .enum, doc: "The protocol's rate limits.", access: access, name: "RateLimits", members: members)
     }
 
@@ -99,28 +121,42 @@ struct TablesEmitter {
         var members: [SwiftDeclaration] = []
         for endpoint in spec.endpoints {
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(endpoint.name))
-            let errors = "[" + endpoint.errors.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "]"
+            let errors =
+                "[" + endpoint.errors.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "]"
             let method = ".\(endpoint.method.lowercased())"
-            let value = "\(endpointType)(name: \(SwiftNames.literal(endpoint.name)), method: \(method), path: \(SwiftNames.literal(endpoint.path)), requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"
-            let doc = [endpoint.description?.trimmingTrailingNewlines(), "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(separator: "\n\n")
+            let value =
+                "\(endpointType)(name: \(SwiftNames.literal(endpoint.name)), method: \(method), path: \(SwiftNames.literal(endpoint.path)), "
+                + "requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"
+            let doc = [endpoint.description?.trimmingTrailingNewlines(), "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(
+                separator: "\n\n")
             members.append(constant(doc, name, endpointType, value))
             guard !endpoint.parameters.isEmpty else { continue }
             let parameters = endpoint.parameters.map { "\(SwiftNames.escaped(SwiftNames.lowerCamel($0.name))): Swift.String" }.joined(separator: ", ")
-            let dictionary = endpoint.parameters.map { "\(SwiftNames.literal($0.name)): \(SwiftNames.escaped(SwiftNames.lowerCamel($0.name)))" }.joined(separator: ", ")
-            members.append(.function(FunctionDeclaration(
-                doc: "The path of `\(endpoint.method) \(endpoint.path)` with its parameters filled in and percent-encoded.",
-                access: access, isStatic: true, signature: "\(SwiftNames.lowerCamel(endpoint.name))Path(\(parameters)) -> Swift.String",
-                body: [.line("\(name).path([\(dictionary)])")]
-            )))
+            let dictionary = endpoint.parameters.map { "\(SwiftNames.literal($0.name)): \(SwiftNames.escaped(SwiftNames.lowerCamel($0.name)))" }
+                .joined(separator: ", ")
+            members.append(
+                .function(
+                    FunctionDeclaration(
+                        doc: "The path of `\(endpoint.method) \(endpoint.path)` with its parameters filled in and percent-encoded.",
+                        access: access, isStatic: true, signature: "\(SwiftNames.lowerCamel(endpoint.name))Path(\(parameters)) -> Swift.String",
+                        body: [.line("\(name).path([\(dictionary)])")]
+                    )))
         }
-        members.append(constant("Every endpoint, in spec order.", "all", "[\(endpointType)]", "[" + spec.endpoints.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
+        members.append(
+            constant(
+                "Every endpoint, in spec order.", "all", "[\(endpointType)]",
+                "[" + spec.endpoints.map { SwiftNames.escaped(SwiftNames.lowerCamel($0.name)) }.joined(separator: ", ") + "]"))
         return TypeDeclaration(kind: .enum, doc: "The protocol's HTTP endpoints.", access: access, name: "Endpoints", members: members)
     }
 
     // MARK: Session rules
 
     private func conditions(_ conditions: [Condition]) -> String {
-        "[" + conditions.map { "WireRuntime.SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), [" + $0.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])" }.joined(separator: ", ") + "]"
+        "["
+            + conditions.map {
+                "WireRuntime.SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), ["
+                    + $0.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
+            }.joined(separator: ", ") + "]"
     }
 
     private func optionalAnswer(_ answer: Answer?) -> String {
@@ -134,29 +170,46 @@ struct TablesEmitter {
         lines.append("    initialPhase: \(session.initialPhase.map { SwiftNames.literal($0.name) } ?? "nil"),")
         lines.append("    phases: [")
         for phase in session.phases {
-            lines.append("        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(set(phase.allowedClient)), allowedServer: \(set(phase.allowedServer)), otherwise: \(optionalAnswer(phase.otherwise))),")
+            lines.append(
+                "        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(set(phase.allowedClient)), allowedServer: "
+                    + "\(set(phase.allowedServer)), otherwise: \(optionalAnswer(phase.otherwise))),"
+            )
         }
         lines.append("    ],")
         lines.append("    transitions: [")
         for transition in session.transitions {
-            let flags = transition.set.isEmpty ? "[:]" : "[" + transition.set.map { "\(SwiftNames.literal($0.flag)): \(SwiftNames.literal($0.field))" }.joined(separator: ", ") + "]"
-            lines.append("        .init(on: \(frameKey(transition.on)), when: \(conditions(transition.when)), to: \(SwiftNames.literal(transition.to)), setFlags: \(flags), closeCode: \(transition.closeCode.map(String.init) ?? "nil")),")
+            let flags =
+                transition.set.isEmpty
+                ? "[:]" : "[" + transition.set.map { "\(SwiftNames.literal($0.flag)): \(SwiftNames.literal($0.field))" }.joined(separator: ", ") + "]"
+            lines.append(
+                "        .init(on: \(frameKey(transition.on)), when: \(conditions(transition.when)), to: \(SwiftNames.literal(transition.to)), "
+                    + "setFlags: \(flags), closeCode: \(transition.closeCode.map(String.init) ?? "nil")),"
+            )
         }
         lines.append("    ],")
         lines.append("    flags: \(set(session.flags.map(\.name))),")
         lines.append("    guards: [")
         for rule in session.guards {
-            lines.append("        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), requiredFlag: \(SwiftNames.literal(rule.requires)), otherwise: \(optionalAnswer(rule.otherwise))),")
+            lines.append(
+                "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), requiredFlag: "
+                    + "\(SwiftNames.literal(rule.requires)), otherwise: \(optionalAnswer(rule.otherwise))),"
+            )
         }
         lines.append("    ],")
         lines.append("    correlations: [")
         for rule in session.correlations {
-            lines.append("        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), field: \(SwiftNames.literal(rule.field)), answers: \(frameKey(rule.answers)), answersField: \(SwiftNames.literal(rule.answersField)), otherwise: \(optionalAnswer(rule.otherwise))),")
+            lines.append(
+                "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), field: \(SwiftNames.literal(rule.field)), "
+                    + "answers: \(frameKey(rule.answers)), answersField: \(SwiftNames.literal(rule.answersField)), otherwise: "
+                    + "\(optionalAnswer(rule.otherwise))),"
+            )
         }
         lines.append("    ],")
         lines.append("    uniqueness: [")
         for rule in session.uniqueness {
-            var arguments = "name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), key: \(SwiftNames.literal(rule.key)), sameFields: \(set(rule.sameFields))"
+            var arguments =
+                "name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), key: \(SwiftNames.literal(rule.key)), sameFields: "
+                + "\(set(rule.sameFields))"
             if rule.comparison != .exact { arguments += ", comparison: .\(rule.comparison.rawValue)" }
             if !rule.grows.isEmpty { arguments += ", grows: \(set(rule.grows))" }
             lines.append("        .init(\(arguments), final: \(conditions(rule.final)), otherwise: \(optionalAnswer(rule.otherwise))),")
@@ -164,13 +217,18 @@ struct TablesEmitter {
         lines.append("    ],")
         lines.append("    runs: [")
         for run in session.runs {
-            lines.append("        .init(name: \(SwiftNames.literal(run.name)), after: \(frameKey(run.after)), when: \(conditions(run.when)), countField: \(SwiftNames.literal(run.count)), frame: \(frameKey(run.frame)), each: \(conditions(run.each)), otherwise: \(optionalAnswer(run.otherwise))),")
+            lines.append(
+                "        .init(name: \(SwiftNames.literal(run.name)), after: \(frameKey(run.after)), when: \(conditions(run.when)), countField: "
+                    + "\(SwiftNames.literal(run.count)), frame: \(frameKey(run.frame)), each: \(conditions(run.each)), otherwise: "
+                    + "\(optionalAnswer(run.otherwise))),"
+            )
         }
         lines.append("    ]")
         lines.append(")")
-        return .variable(VariableDeclaration(
-            doc: "The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.",
-            access: access, isStatic: true, name: "sessionRules", type: "WireRuntime.SessionRuleSet", initializer: lines.joined(separator: "\n")
-        ))
+        return .variable(
+            VariableDeclaration(
+                doc: "The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.",
+                access: access, isStatic: true, name: "sessionRules", type: "WireRuntime.SessionRuleSet", initializer: lines.joined(separator: "\n")
+            ))
     }
 }

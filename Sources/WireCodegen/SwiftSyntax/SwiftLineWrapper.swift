@@ -17,7 +17,9 @@ struct SwiftLineWrapper {
         let indent = String(line.prefix { $0 == " " })
         let code = Array(line.dropFirst(indent.count))
         let tokens = Self.scan(code)
-        if let lines = breakList(code, tokens, indent: indent) ?? breakClosure(code, tokens, indent: indent) ?? splitLiteral(code, tokens, indent: indent) {
+        if let lines = breakList(code, tokens, indent: indent) ?? breakClosure(code, tokens, indent: indent)
+            ?? splitLiteral(code, tokens, indent: indent)
+        {
             return lines.flatMap { $0.count > limit && $0 != line ? wrap($0) : [$0] }
         }
         return [line]
@@ -101,7 +103,9 @@ struct SwiftLineWrapper {
     }
 
     /// Opens a string literal at `index` (`"`, or `#"` with any number of `#`); returns the index after its opening quote.
-    private static func openString(_ code: [Character], at index: Int, tokens: inout [Token], depth: Int, strings: inout [(hashes: Int, interpolation: Int)]) -> Int {
+    private static func openString(
+        _ code: [Character], at index: Int, tokens: inout [Token], depth: Int, strings: inout [(hashes: Int, interpolation: Int)]
+    ) -> Int {
         var hashes = 0
         var position = index
         while position < code.count, code[position] == "#" {
@@ -152,7 +156,8 @@ struct SwiftLineWrapper {
     /// Breaks a one-line closure `{ params in body }` (or `{ body }`) at the top level: the body on its own line.
     private func breakClosure(_ code: [Character], _ tokens: [Token], indent: String) -> [String]? {
         guard let open = code.indices.first(where: { !tokens[$0].inString && tokens[$0].depth == 0 && code[$0] == "{" }),
-              let close = matchingClose(code, tokens, from: open) else { return nil }
+            let close = matchingClose(code, tokens, from: open)
+        else { return nil }
         let inside = String(code[(open + 1)..<close]).trimmingCharacters(in: .whitespaces)
         guard !inside.isEmpty else { return nil }
         var head = String(code[...open])
@@ -193,7 +198,9 @@ struct SwiftLineWrapper {
         let content = Array(code[(best.start + 1)..<best.end])
         // The first line is the indentation, the code before the literal, `"`, the cut text, `" +`.
         let room = max(20, limit - indent.count - best.start - 4)
-        guard let cut = content.indices.last(where: { $0 < min(room, content.count - 1) && content[$0] == " " && (content[$0 - 1] != "\\") }) else { return nil }
+        guard let cut = content.indices.last(where: { $0 < min(room, content.count - 1) && content[$0] == " " && (content[$0 - 1] != "\\") }) else {
+            return nil
+        }
         let first = String(code[..<best.start]) + "\"" + String(content[...cut]) + "\" +"
         let second = "\"" + String(content[(cut + 1)...]) + "\"" + String(code[(best.end + 1)...])
         return [indent + first, indent + indentUnit + second]

@@ -1,7 +1,9 @@
 /// A type generated from a spec: decoded from JSON with full validation, encoded to JSON.
 public protocol WireValue: Sendable, Hashable, Codable {
     /// Decodes and validates a value, reporting every issue into `context`; `nil` when there is an error.
-    @_spi(Generated) static func decode(from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer) -> Self?
+    @_spi(Generated) static func decode(
+        from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer
+    ) -> Self?
 
     /// The value as JSON.
     func jsonValue() -> JSONValue
@@ -27,7 +29,9 @@ public struct WireDecodingError: Error, Sendable, CustomStringConvertible {
 
 extension WireValue {
     /// Decodes a value from JSON, validating it completely; throws every issue when it is invalid.
-    @_spi(Generated) public static func decode(from json: JSONValue, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws(WireDecodingError) -> Self {
+    @_spi(Generated) public static func decode(
+        from json: JSONValue, sizeAnswer: ViolationAnswer, answer: ViolationAnswer
+    ) throws(WireDecodingError) -> Self {
         var context = ValidationContext(sizeAnswer: sizeAnswer)
         guard let value = decode(from: json, at: .root, in: &context, answer: answer) else {
             throw WireDecodingError(issues: context.issues)
@@ -37,7 +41,9 @@ extension WireValue {
 
     /// Decodes a value from UTF-8 JSON bytes (an HTTP body), validating it completely. Generated
     /// body types have a one-argument `decode(_:)` that passes their protocol's answers.
-    @_spi(Generated) public static func decode(_ bytes: some Collection<UInt8>, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws(WireDecodingError) -> Self {
+    @_spi(Generated) public static func decode(
+        _ bytes: some Collection<UInt8>, sizeAnswer: ViolationAnswer, answer: ViolationAnswer
+    ) throws(WireDecodingError) -> Self {
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)

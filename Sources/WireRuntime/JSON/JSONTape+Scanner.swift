@@ -12,7 +12,8 @@ extension JSONTape {
 
         func error(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
             let offset = min(offset ?? position, bytes.count)
-            var line = 1, lineStart = 0
+            var line = 1
+            var lineStart = 0
             for index in 0..<offset where bytes[index] == UInt8(ascii: "\n") {
                 line += 1
                 lineStart = index + 1
@@ -42,9 +43,15 @@ extension JSONTape {
             case UInt8(ascii: "{"): try parseObject(depth: depth + 1)
             case UInt8(ascii: "["): try parseArray(depth: depth + 1)
             case UInt8(ascii: "\""): try parseString()
-            case UInt8(ascii: "t"): try expectLiteral("true"); append(.true, start: start, end: position)
-            case UInt8(ascii: "f"): try expectLiteral("false"); append(.false, start: start, end: position)
-            case UInt8(ascii: "n"): try expectLiteral("null"); append(.null, start: start, end: position)
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                append(.true, start: start, end: position)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                append(.false, start: start, end: position)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                append(.null, start: start, end: position)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
             default: throw error("unexpected character '\(Self.printable(bytes[position]))'")
             }
@@ -177,7 +184,8 @@ extension JSONTape {
         }
 
         func sameKey(_ a: Int, _ b: Int) -> Bool {
-            let first = tokens[a], second = tokens[b]
+            let first = tokens[a]
+            let second = tokens[b]
             if !first.hasEscapes && !second.hasEscapes {
                 guard first.end - first.start == second.end - second.start else { return false }
                 return JSONTape.equalBytes(bytes.baseAddress! + first.start, bytes.baseAddress! + second.start, first.end - first.start)

@@ -201,7 +201,9 @@ extension JSONTape {
     /// The value of the member `key` of the object at `index`.
     public func member(of index: Int, key: String) -> Int? { withView { $0.member(of: index, key: key) } }
     /// Whether the string token at `index` holds exactly these UTF-8 bytes.
-    public func stringEquals(_ index: Int, _ key: [UInt8]) -> Bool { withView { view in key.withUnsafeBufferPointer { view.stringEquals(index, $0) } } }
+    public func stringEquals(_ index: Int, _ key: [UInt8]) -> Bool {
+        withView { view in key.withUnsafeBufferPointer { view.stringEquals(index, $0) } }
+    }
     /// The text of the string at `index`.
     public func string(_ index: Int) -> String { withView { $0.string(index) } }
     /// The value of the integer at `index`.

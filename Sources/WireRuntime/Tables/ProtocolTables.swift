@@ -1,3 +1,5 @@
+import Foundation
+
 /// A message of one direction, as session rules and rate limits name it.
 public struct FrameKey: Sendable, Hashable, CustomStringConvertible {
     public var direction: FrameDirection
@@ -56,7 +58,9 @@ public struct RateLimitRule<ErrorCode: Sendable & Hashable>: Sendable, Hashable 
     /// What a client should do.
     public var clientAction: String?
 
-    public init(name: String, counts: Counted, limit: Int, window: Duration?, scope: RateLimitScope, answer: ViolationAnswer?, clientAction: String? = nil) {
+    public init(
+        name: String, counts: Counted, limit: Int, window: Duration?, scope: RateLimitScope, answer: ViolationAnswer?, clientAction: String? = nil
+    ) {
         self.name = name
         self.counts = counts
         self.limit = limit
@@ -74,7 +78,13 @@ extension RateLimitRule where ErrorCode: RawRepresentable, ErrorCode.RawValue ==
 
 /// An HTTP method.
 public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
-    case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", head = "HEAD", options = "OPTIONS"
+    case get = "GET"
+    case post = "POST"
+    case put = "PUT"
+    case patch = "PATCH"
+    case delete = "DELETE"
+    case head = "HEAD"
+    case options = "OPTIONS"
 }
 
 /// An HTTP endpoint of a protocol. `ErrorCode` is the protocol's generated error code enum.
@@ -118,5 +128,3 @@ public struct HTTPEndpoint<ErrorCode: Sendable & Hashable>: Sendable, Hashable {
 
 /// RFC 3986's unreserved characters, which path parameters keep as they are.
 private let unreservedBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8)
-
-import Foundation

@@ -134,7 +134,9 @@ public struct SessionRuleSet: Sendable, Hashable {
         public var frame: FrameKey
         public var each: [Condition]
         public var otherwise: ViolationAnswer?
-        public init(name: String, after: FrameKey, when: [Condition], countField: String, frame: FrameKey, each: [Condition], otherwise: ViolationAnswer?) {
+        public init(
+            name: String, after: FrameKey, when: [Condition], countField: String, frame: FrameKey, each: [Condition], otherwise: ViolationAnswer?
+        ) {
             self.name = name
             self.after = after
             self.when = when

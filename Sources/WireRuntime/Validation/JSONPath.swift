@@ -38,7 +38,8 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
                 text += "[\(index)]"
             case .key(let key):
                 if let first = key.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
-                   key.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" }) {
+                    key.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" })
+                {
                     text += "." + key
                 } else {
                     text += "[" + JSONWriter.string(.string(key)) + "]"

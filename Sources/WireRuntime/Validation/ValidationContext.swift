@@ -30,7 +30,9 @@
     /// The value of a key: reports a missing required key and a `null` where `null` is not allowed.
     /// Returns `nil` for absent and `null` (reported or allowed) keys.
     @inlinable
-    public mutating func member(_ object: [String: JSONValue], _ key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer) -> JSONValue? {
+    public mutating func member(
+        _ object: [String: JSONValue], _ key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer
+    ) -> JSONValue? {
         let value = object[key]
         let presence: MemberPresence = value == nil ? .absent : value == .null ? .null : .present
         return check(presence, of: key, at: path(), required: required, nullable: nullable, answer: answer) ? value : nil
@@ -39,7 +41,9 @@
     /// Reports a missing required key and a `null` where `null` is not allowed; returns whether
     /// there is a value to check further (the key is present and not `null`).
     @inlinable
-    public mutating func check(_ presence: MemberPresence, of key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer) -> Bool {
+    public mutating func check(
+        _ presence: MemberPresence, of key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer
+    ) -> Bool {
         switch presence {
         case .absent:
             if required { fail(path().appending(key), "required", answer, "missing required field '\(key)'") }
@@ -53,12 +57,18 @@
     }
 
     /// Reports keys an object must not carry: undeclared keys under a `reject` policy, and `rejected` keys always.
-    public mutating func checkKeys(_ object: [String: JSONValue], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
+    public mutating func checkKeys(
+        _ object: [String: JSONValue], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?,
+        at path: @autoclosure () -> JSONPath, answer: ViolationAnswer
+    ) {
         checkKeys(Array(object.keys), known: known, rejectUnknown: rejectUnknown, rejected: rejected, ignoring: ignoring, at: path(), answer: answer)
     }
 
     /// Reports keys an object must not carry, given the object's keys.
-    public mutating func checkKeys(_ keys: [String], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
+    public mutating func checkKeys(
+        _ keys: [String], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?, at path: @autoclosure () -> JSONPath,
+        answer: ViolationAnswer
+    ) {
         for key in rejected where keys.contains(key) {
             fail(path().appending(key), "rejectedField", answer, "'\(key)' is not allowed here")
         }
@@ -99,7 +109,9 @@
 
     /// A string value and its constraints.
     @inlinable
-    public mutating func string(_ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: StringRules?, answer: ViolationAnswer, sizeAnswer: ViolationAnswer? = nil) -> String? {
+    public mutating func string(
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: StringRules?, answer: ViolationAnswer, sizeAnswer: ViolationAnswer? = nil
+    ) -> String? {
         guard case .string(let text) = value else {
             fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
             return nil
@@ -110,7 +122,9 @@
 
     /// Checks a string against its rules; returns whether it passed. `sizeAnswer` answers size
     /// violations; `nil` uses the context's.
-    public mutating func check(_ text: String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) -> Bool {
+    public mutating func check(
+        _ text: String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?
+    ) -> Bool {
         WireFormats.withUTF8(text) { bytes in
             check(utf8: bytes, text: { text }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
         }
@@ -120,7 +134,10 @@
     /// `text` builds the string only where a rule needs it (patterns, dates, URIs, value lists,
     /// non-ASCII blanks) or an issue quotes it.
     /// `sizeAnswer` answers size violations; `nil` uses the context's.
-    public mutating func check(utf8 bytes: UnsafeBufferPointer<UInt8>, text: () -> String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) -> Bool {
+    public mutating func check(
+        utf8 bytes: UnsafeBufferPointer<UInt8>, text: () -> String, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer,
+        sizeAnswer: ViolationAnswer?
+    ) -> Bool {
         let before = errorCount
         if let constant = rules.constant, !bytes.elementsEqual(constant.utf8) {
             fail(path(), "const", answer, "must be \(JSONWriter.string(.string(constant))), found \(JSONWriter.string(.string(text())))")
@@ -159,7 +176,10 @@
         return errorCount == before
     }
 
-    private mutating func checkFormat(_ bytes: UnsafeBufferPointer<UInt8>, text: () -> String, _ format: ValueFormat, at path: @autoclosure () -> JSONPath, rules: StringRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?) {
+    private mutating func checkFormat(
+        _ bytes: UnsafeBufferPointer<UInt8>, text: () -> String, _ format: ValueFormat, at path: @autoclosure () -> JSONPath, rules: StringRules,
+        answer: ViolationAnswer, sizeAnswer: ViolationAnswer?
+    ) {
         let valid: Bool
         switch format {
         case .uuid: valid = WireFormats.isUUID(bytes)
@@ -211,7 +231,9 @@
     }
 
     /// Checks a number against its rules; returns whether it passed.
-    public mutating func check(_ value: JSONValue, _ number: Double, at path: @autoclosure () -> JSONPath, rules: NumberRules, answer: ViolationAnswer) -> Bool {
+    public mutating func check(
+        _ value: JSONValue, _ number: Double, at path: @autoclosure () -> JSONPath, rules: NumberRules, answer: ViolationAnswer
+    ) -> Bool {
         let before = errorCount
         if let constant = rules.constant, constant != value {
             fail(path(), "const", answer, "must be \(constant), found \(value)")
@@ -236,7 +258,8 @@
     /// violation, answered with `sizeAnswer` (`nil`: the context's).
     @inlinable
     public mutating func array<Element>(
-        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer, sizeAnswer: ViolationAnswer? = nil,
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer,
+        sizeAnswer: ViolationAnswer? = nil,
         element: (JSONValue, _ index: Int, inout ValidationContext) -> Element?
     ) -> [Element]? {
         guard case .array(let items) = value else {
@@ -257,7 +280,8 @@
     /// Too many entries is a size violation, answered with `sizeAnswer` (`nil`: the context's).
     @inlinable
     public mutating func map<Value>(
-        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer, sizeAnswer: ViolationAnswer? = nil,
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, rules: CollectionRules?, answer: ViolationAnswer,
+        sizeAnswer: ViolationAnswer? = nil,
         value decodeValue: (JSONValue, _ key: String, inout ValidationContext) -> Value?
     ) -> [String: Value]? {
         guard case .object(let members) = value else {
@@ -275,7 +299,10 @@
     }
 
     /// Checks an item or entry count; `maxItems` is a size limit, answered with `sizeAnswer` (`nil`: the context's).
-    public mutating func checkCount(_ count: Int, at path: @autoclosure () -> JSONPath, rules: CollectionRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?, noun: String) {
+    public mutating func checkCount(
+        _ count: Int, at path: @autoclosure () -> JSONPath, rules: CollectionRules, answer: ViolationAnswer, sizeAnswer: ViolationAnswer?,
+        noun: String
+    ) {
         if let minimum = rules.minItems, count < minimum {
             fail(path(), "minItems", answer, "has \(count) \(noun), fewer than the \(minimum) required")
         }
@@ -286,13 +313,17 @@
 
     /// A value of a closed enum.
     @inlinable
-    public mutating func closedEnum<Value: RawRepresentable>(_ value: JSONValue, _ type: Value.Type, at path: @autoclosure () -> JSONPath, allowed: [String], answer: ViolationAnswer) -> Value? where Value.RawValue == String {
+    public mutating func closedEnum<Value: RawRepresentable>(
+        _ value: JSONValue, _ type: Value.Type, at path: @autoclosure () -> JSONPath, allowed: [String], answer: ViolationAnswer
+    ) -> Value? where Value.RawValue == String {
         guard case .string(let text) = value else {
             fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
             return nil
         }
         guard let result = Value(rawValue: text) else {
-            fail(path(), "enum", answer, "\(JSONWriter.string(value)) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
+            fail(
+                path(), "enum", answer,
+                "\(JSONWriter.string(value)) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
             return nil
         }
         return result
@@ -300,13 +331,18 @@
 
     /// The text of an open enum; a value it does not list is a warning, not an error.
     @inlinable
-    public mutating func openEnum(_ value: JSONValue, at path: @autoclosure () -> JSONPath, known: Set<String>, typeName: String, answer: ViolationAnswer) -> String? {
+    public mutating func openEnum(
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, known: Set<String>, typeName: String, answer: ViolationAnswer
+    ) -> String? {
         guard case .string(let text) = value else {
             fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
             return nil
         }
         if !known.contains(text) {
-            report(ValidationIssue(severity: .warning, path: path(), rule: "unknownEnumValue", answer: answer, message: "\(JSONWriter.string(value)) is not a known \(typeName) value; it is kept as unknown"))
+            report(
+                ValidationIssue(
+                    severity: .warning, path: path(), rule: "unknownEnumValue", answer: answer,
+                    message: "\(JSONWriter.string(value)) is not a known \(typeName) value; it is kept as unknown"))
         }
         return text
     }
@@ -314,7 +350,9 @@
     // MARK: Rules across fields
 
     /// Checks a conditional requirement on an object.
-    public mutating func check(_ requirement: ConditionalRequirement, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer) {
+    public mutating func check(
+        _ requirement: ConditionalRequirement, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer
+    ) {
         func presence(_ key: String) -> MemberPresence {
             switch object[key] {
             case nil: return .absent
@@ -352,23 +390,31 @@
             let value = expectedValue(position)
             guard let value, value != .null else {
                 let wanted = ConditionalRequirement.valuesText(expectation.values)
-                fail(path().appending(expectation.key), "conditional", answer, "missing '\(expectation.key)' (must be \(wanted) when \(requirement.conditionText))")
+                fail(
+                    path().appending(expectation.key), "conditional", answer,
+                    "missing '\(expectation.key)' (must be \(wanted) when \(requirement.conditionText))")
                 continue
             }
             if !expectation.values.contains(value) {
                 let wanted = ConditionalRequirement.valuesText(expectation.values)
-                fail(path().appending(expectation.key), "conditional", answer, "'\(expectation.key)' must be \(wanted) when \(requirement.conditionText), found \(JSONWriter.string(value))")
+                fail(
+                    path().appending(expectation.key), "conditional", answer,
+                    "'\(expectation.key)' must be \(wanted) when \(requirement.conditionText), found \(JSONWriter.string(value))")
             }
         }
     }
 
     /// Checks a byte budget on an object.
-    public mutating func check(_ budget: ByteBudgetRule, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil) {
+    public mutating func check(
+        _ budget: ByteBudgetRule, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil
+    ) {
         report(budget, total: budget.total(in: object), at: path(), answer: answer)
     }
 
     /// Checks a byte budget on the object at `index` of a parsed tape.
-    public mutating func check(_ budget: ByteBudgetRule, in tape: JSONTape.View, object index: Int, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil) {
+    public mutating func check(
+        _ budget: ByteBudgetRule, in tape: JSONTape.View, object index: Int, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil
+    ) {
         report(budget, total: budget.total(in: tape, object: index), at: path(), answer: answer)
     }
 
@@ -379,7 +425,8 @@
     }
 
     /// Reports a tag value that selects no case of a union.
-    public mutating func unknownTag(_ value: JSONValue, tag: String, at path: @autoclosure () -> JSONPath, allowed: [String], answer: ViolationAnswer) {
+    public mutating func unknownTag(_ value: JSONValue, tag: String, at path: @autoclosure () -> JSONPath, allowed: [String], answer: ViolationAnswer)
+    {
         fail(path().appending(tag), "enum", answer, "\(JSONWriter.string(value)) is not one of \(allowed.joined(separator: ", "))")
     }
 

@@ -47,7 +47,8 @@ public enum WireFormats {
     public static func isUUIDv4(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard isUUID(bytes) else { return false }
         let variant = bytes[19] | 0x20
-        return bytes[14] == UInt8(ascii: "4") && (variant == UInt8(ascii: "8") || variant == UInt8(ascii: "9") || variant == UInt8(ascii: "a") || variant == UInt8(ascii: "b"))
+        return bytes[14] == UInt8(ascii: "4")
+            && (variant == UInt8(ascii: "8") || variant == UInt8(ascii: "9") || variant == UInt8(ascii: "a") || variant == UInt8(ascii: "b"))
     }
 
     /// The number of Unicode scalars in well-formed UTF-8.
@@ -172,10 +173,11 @@ public enum WireFormats {
             return value
         }
         guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
-              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { return nil }
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+        else { return nil }
         var index = 19
         var fraction = 0.0
         if b[index] == UInt8(ascii: ".") {
@@ -195,7 +197,8 @@ public enum WireFormats {
             index += 1
         } else if b[index] == UInt8(ascii: "+") || b[index] == UInt8(ascii: "-") {
             guard index + 6 == b.count, b[index + 3] == UInt8(ascii: ":"),
-                  let hours = number(index + 1..<index + 3), let minutes = number(index + 4..<index + 6), hours < 24, minutes < 60 else { return nil }
+                let hours = number(index + 1..<index + 3), let minutes = number(index + 4..<index + 6), hours < 24, minutes < 60
+            else { return nil }
             offsetSeconds = (hours * 3600 + minutes * 60) * (b[index] == UInt8(ascii: "-") ? -1 : 1)
             index += 6
         } else {
@@ -219,7 +222,9 @@ public enum WireFormats {
         let whole = seconds.rounded(.down)
         let millis = Int(((seconds - whole) * 1000).rounded())
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: whole))
-        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        var text = String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0,
+            parts.second ?? 0)
         if millis > 0 { text += String(format: ".%03d", min(millis, 999)) }
         return text + "Z"
     }
@@ -229,7 +234,8 @@ public enum WireFormats {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
         let scheme = text[..<colon].unicodeScalars
         guard let first = scheme.first, first.isASCII, first.properties.isAlphabetic,
-              scheme.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "+-.".unicodeScalars.contains($0)) }) else { return false }
+            scheme.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "+-.".unicodeScalars.contains($0)) })
+        else { return false }
         return !text.unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }
     }
 

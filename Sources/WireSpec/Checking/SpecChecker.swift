@@ -66,7 +66,9 @@ struct SpecChecker {
         }
         for unionCase in union.cases {
             guard case .object(_, let shape) = resolver.resolve(.named(unionCase.type)) else {
-                error("case '\(unionCase.tagValue.plainText)' of \(context) must be an object type, but '\(unionCase.type)' is not", at: unionCase.location)
+                error(
+                    "case '\(unionCase.tagValue.plainText)' of \(context) must be an object type, but '\(unionCase.type)' is not",
+                    at: unionCase.location)
                 continue
             }
             if let tagField = shape.field(named: union.tag) {
@@ -86,10 +88,14 @@ struct SpecChecker {
         for unionCase in union.cases {
             guard case .object(_, let shape) = resolver.resolve(.named(unionCase.type)) else { continue }
             if let tagField = shape.field(named: spec.tagField) {
-                error("type '\(unionCase.type)' declares the frame's tag field '\(spec.tagField)', but it is a case of \(owner)", at: tagField.location)
+                error(
+                    "type '\(unionCase.type)' declares the frame's tag field '\(spec.tagField)', but it is a case of \(owner)", at: tagField.location)
             }
             if shape.unknownFields == .reject {
-                error("type '\(unionCase.type)' rejects unknown fields, but as a case of \(owner) its objects carry the frame's '\(spec.tagField)'; use 'rejectFields' for the keys it must not carry", at: unionCase.location)
+                error(
+                    "type '\(unionCase.type)' rejects unknown fields, but as a case of \(owner) its objects carry the frame's '\(spec.tagField)'; "
+                        + "use 'rejectFields' for the keys it must not carry",
+                    at: unionCase.location)
             }
         }
     }
@@ -142,7 +148,9 @@ struct SpecChecker {
                 error("constraint '\(key)' does not apply to \(what), whose type is '\(kind.description)'", at: location)
             }
         }
-        var isString = false, isNumeric = false, isCollection = false
+        var isString = false
+        var isNumeric = false
+        var isCollection = false
         switch kind {
         case .string: isString = true
         case .integer, .number: isNumeric = true
@@ -208,7 +216,9 @@ struct SpecChecker {
             let matches = shapes.compactMap { $0.shape.field(named: name) }
             guard let first = matches.first else {
                 let candidates = shapes.flatMap { $0.shape.fields.map(\.name) }
-                return "does not resolve: no field '\(name)' in \(shapes.map(\.owner).joined(separator: " or "))\(Suggestions.hint(for: name, in: candidates))"
+                return
+                    "does not resolve: no field '\(name)' in "
+                    + "\(shapes.map(\.owner).joined(separator: " or "))\(Suggestions.hint(for: name, in: candidates))"
             }
             // Paths go through arrays implicitly: `attachments.data` sums `data` of every attachment.
             var type = first.type
@@ -225,8 +235,9 @@ struct SpecChecker {
                     return nil
                 }
             default:
-                return isLast ? "must end at a string field, but '\(name)' is '\(resolver.resolve(type).description)'"
-                              : "does not resolve: '\(name)' is not an object, a union or an array of them"
+                return isLast
+                    ? "must end at a string field, but '\(name)' is '\(resolver.resolve(type).description)'"
+                    : "does not resolve: '\(name)' is not an object, a union or an array of them"
             }
         }
         return nil

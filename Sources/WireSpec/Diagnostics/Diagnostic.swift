@@ -35,7 +35,8 @@ extension Array where Element == Diagnostic {
     /// The diagnostics ordered by file, line and column; the order of equal positions is kept.
     public func sortedByLocation() -> [Diagnostic] {
         enumerated().sorted { lhs, rhs in
-            let l = lhs.element.location, r = rhs.element.location
+            let l = lhs.element.location
+            let r = rhs.element.location
             if l.file != r.file { return l.file < r.file }
             if l.line != r.line { return l.line < r.line }
             if l.column != r.column { return l.column < r.column }

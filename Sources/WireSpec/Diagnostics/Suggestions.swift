@@ -23,7 +23,8 @@ enum Suggestions {
     /// Levenshtein distance where a change of letter case alone costs 1 and other edits 2,
     /// halved and rounded up at the end.
     private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(stride(from: 0, through: b.count * 2, by: 2))

@@ -1,5 +1,7 @@
 extension SpecReader {
-    private static let documentKeys = ["wire", "protocol", "transport", "validation", "errors", "types", "messages", "session", "rateLimits", "endpoints", "constants", "flows"]
+    private static let documentKeys = [
+        "wire", "protocol", "transport", "validation", "errors", "types", "messages", "session", "rateLimits", "endpoints", "constants", "flows",
+    ]
 
     /// Reads a whole spec document. Returns a model even when there are errors (as complete as the
     /// errors allow) so the checker can report further problems in the same run; `nil` only when
@@ -31,12 +33,13 @@ extension SpecReader {
         if !errorCodes.isEmpty {
             // The error table is also a type, so a field can carry an error code (an `error` frame's `code`).
             let values = errorCodes.map { EnumType.Value(value: $0.code, description: $0.description) }
-            types.append(NamedType(
-                name: ProtocolSpec.errorCodeTypeName,
-                description: "One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.",
-                kind: .enumeration(EnumType(values: values, open: true, isErrorCodeTable: true)),
-                location: map.keyLocation("errors") ?? map.node.location
-            ))
+            types.append(
+                NamedType(
+                    name: ProtocolSpec.errorCodeTypeName,
+                    description: "One of the protocol's error codes (see the error codes table). Open: a code this version does not know is kept.",
+                    kind: .enumeration(EnumType(values: values, open: true, isErrorCodeTable: true)),
+                    location: map.keyLocation("errors") ?? map.node.location
+                ))
         }
         readTypes = types
         let messages = require("messages", in: map, context: "the spec").map { self.messages($0, index: index) } ?? []
@@ -70,12 +73,15 @@ extension SpecReader {
     private func protocolHeader(_ node: YAMLNode?) -> Header {
         var header = Header()
         let context = "'protocol'"
-        guard let node, let map = mapping(node, in: context, allowedKeys: ["name", "title", "version", "description", "keyStyle", "tagField"]) else { return header }
+        guard let node, let map = mapping(node, in: context, allowedKeys: ["name", "title", "version", "description", "keyStyle", "tagField"]) else {
+            return header
+        }
         header.name = require("name", in: map, context: context).flatMap { identifier($0, "'name' in \(context)") }
         header.title = require("title", in: map, context: context).flatMap { string($0, "'title' in \(context)") }
         header.version = require("version", in: map, context: context).flatMap { nonNegativeInteger($0, "'version' in \(context)") }
         header.description = map["description"].flatMap { string($0, "'description' in \(context)") }
-        header.keyStyle = map["keyStyle"].flatMap { oneOf($0, "'keyStyle' in \(context)", KeyStyle.self, allowed: [.camelCase, .snakeCase]) } ?? .camelCase
+        header.keyStyle =
+            map["keyStyle"].flatMap { oneOf($0, "'keyStyle' in \(context)", KeyStyle.self, allowed: [.camelCase, .snakeCase]) } ?? .camelCase
         header.tagField = map["tagField"].flatMap { string($0, "'tagField' in \(context)") } ?? "type"
         return header
     }
@@ -83,8 +89,10 @@ extension SpecReader {
     private func transport(_ node: YAMLNode) -> Transport? {
         let context = "'transport'"
         guard let map = mapping(node, in: context, allowedKeys: ["kind", "path", "method", "defaultPort", "description"]),
-              let kind = require("kind", in: map, context: context).flatMap({ oneOf($0, "'kind' in \(context)", Transport.Kind.self, allowed: [.websocket, .sse, .http]) }),
-              let path = require("path", in: map, context: context).flatMap({ string($0, "'path' in \(context)") })
+            let kind = require("kind", in: map, context: context).flatMap({
+                oneOf($0, "'kind' in \(context)", Transport.Kind.self, allowed: [.websocket, .sse, .http])
+            }),
+            let path = require("path", in: map, context: context).flatMap({ string($0, "'path' in \(context)") })
         else { return nil }
         let port = map["defaultPort"].flatMap { node -> Int? in
             guard let port = integer(node, "'defaultPort' in \(context)") else { return nil }
@@ -100,17 +108,24 @@ extension SpecReader {
         )
     }
 
-    private func validationDefaults(_ node: YAMLNode?, index: SpecIndex, at location: SourceLocation) -> (errorCode: String, sizeErrorCode: String, notJSON: Answer?, notAFrame: Answer?)? {
+    private func validationDefaults(
+        _ node: YAMLNode?, index: SpecIndex, at location: SourceLocation
+    ) -> (errorCode: String, sizeErrorCode: String, notJSON: Answer?, notAFrame: Answer?)? {
         let context = "'validation'"
         guard let node else {
-            error("missing required key 'validation' in the spec: name the error codes for broken rules ('errorCode') and sizes ('sizeErrorCode')", at: location)
+            error(
+                "missing required key 'validation' in the spec: name the error codes for broken rules ('errorCode') and sizes ('sizeErrorCode')",
+                at: location)
             return nil
         }
         if case .mapping(let entries) = node.kind, let old = entries.first(where: { $0.key == "malformedFrame" }) {
-            error("'malformedFrame' in \(context) is now two answers: 'notJSON' (bytes that are not JSON) and 'notAFrame' (JSON that is not an object with a string tag)", at: old.keyLocation)
+            error(
+                "'malformedFrame' in \(context) is now two answers: 'notJSON' (bytes that are not JSON) and 'notAFrame' (JSON that is not an "
+                    + "object " + "with a string tag)",
+                at: old.keyLocation)
         }
         guard let map = mapping(node, in: context, allowedKeys: ["errorCode", "sizeErrorCode", "notJSON", "notAFrame", "malformedFrame"]),
-              let code = require("errorCode", in: map, context: context).flatMap({ errorCodeReference($0, "'errorCode' in \(context)", index: index) })
+            let code = require("errorCode", in: map, context: context).flatMap({ errorCodeReference($0, "'errorCode' in \(context)", index: index) })
         else { return nil }
         let sizeCode = map["sizeErrorCode"].flatMap { errorCodeReference($0, "'sizeErrorCode' in \(context)", index: index) } ?? code
         let notJSON = map["notJSON"].flatMap { answer($0, "'notJSON' in \(context)", index: index, maySendNothing: true) }

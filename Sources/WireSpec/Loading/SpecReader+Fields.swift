@@ -22,7 +22,10 @@ extension SpecReader {
     func typeRef(_ node: YAMLNode, in context: String, index: SpecIndex) -> TypeRef? {
         guard let text = string(node, "'type' in \(context)") else { return nil }
         guard case .success(let type) = TypeRef.parse(text) else {
-            error("malformed type '\(text)' in \(context): write a built-in type (\(TypeRef.builtinNames.joined(separator: ", "))), array<T>, map<T> or the name of a type under 'types'", at: node.location)
+            error(
+                "malformed type '\(text)' in \(context): write a built-in type (\(TypeRef.builtinNames.joined(separator: ", "))), array<T>, map<T> "
+                    + "or the name of a type under 'types'",
+                at: node.location)
             return nil
         }
         var resolved = true
@@ -68,7 +71,8 @@ extension SpecReader {
             return Field(name: name, type: type, location: location)
         }
         guard let map = mapping(node, in: context, allowedKeys: Self.fieldKeys),
-              let typeNode = require("type", in: map, context: context) else { return nil }
+            let typeNode = require("type", in: map, context: context)
+        else { return nil }
         let type = typeRef(typeNode, in: context, index: index)
         let description = map["description"].flatMap { string($0, "'description' in \(context)") }
         let optional = map["optional"].flatMap { bool($0, "'optional' in \(context)") } ?? false
@@ -137,11 +141,15 @@ extension SpecReader {
         let closeCode = map["closeCode"].flatMap { closeCodeValue($0, "'closeCode' in \(what)") }
         guard let codeNode = map["error"] else {
             guard maySendNothing else {
-                error("missing required key 'error' in \(what) (only 'notJSON' and 'notAFrame' under 'validation' may close without sending an error)", at: map.node.location)
+                error(
+                    "missing required key 'error' in \(what) (only 'notJSON' and 'notAFrame' under 'validation' may close without sending an error)",
+                    at: map.node.location)
                 return nil
             }
             guard close == true, closeCode != nil else {
-                error("\(what) has no 'error', so it sends nothing: it must close the connection with 'close: true' and a 'closeCode'", at: map.node.location)
+                error(
+                    "\(what) has no 'error', so it sends nothing: it must close the connection with 'close: true' and a 'closeCode'",
+                    at: map.node.location)
                 return nil
             }
             return Answer(errorCode: nil, close: true, closeCode: closeCode)

@@ -4,7 +4,8 @@ extension SpecReader {
         (entries(node, in: "'flows'") ?? []).compactMap { entry in
             let context = "flow '\(entry.key)'"
             guard let map = mapping(entry.value, in: context, allowedKeys: ["title", "description", "participants", "steps"]),
-                  let stepsNode = require("steps", in: map, context: context) else { return nil }
+                let stepsNode = require("steps", in: map, context: context)
+            else { return nil }
             let participants = map["participants"].flatMap { stringList($0, "'participants' in \(context)") }?.map(\.0) ?? ["client", "server"]
             guard case .sequence(let items) = stepsNode.kind else {
                 error("expected a list of steps for 'steps' in \(context), found \(stepsNode.kindDescription)", at: stepsNode.location)
@@ -26,12 +27,16 @@ extension SpecReader {
         func participant(_ key: String) -> String? {
             guard let node = map[key], let name = string(node, "'\(key)' in \(context)") else { return nil }
             guard participants.contains(name) else {
-                error("'\(key)' in \(context) names '\(name)', which is not a participant (\(participants.joined(separator: ", ")))\(Suggestions.hint(for: name, in: participants))", at: node.location)
+                error(
+                    "'\(key)' in \(context) names '\(name)', which is not a participant "
+                        + "(\(participants.joined(separator: ", ")))\(Suggestions.hint(for: name, in: participants))",
+                    at: node.location)
                 return nil
             }
             return name
         }
-        let from = participant("from"), to = participant("to")
+        let from = participant("from")
+        let to = participant("to")
         let frame = map["frame"].flatMap { messageRef($0, "'frame' in \(context)", messages: messages) }
         let label = map["label"].flatMap { string($0, "'label' in \(context)") }
         let note = map["note"].flatMap { string($0, "'note' in \(context)") }

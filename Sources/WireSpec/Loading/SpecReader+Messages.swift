@@ -8,7 +8,7 @@ extension SpecReader {
         var result: [Message] = []
         for block in ["client", "server", "both"] {
             guard let blockNode = map[block],
-                  let entries = entries(blockNode, in: "\(block) messages", duplicate: { "duplicate message tag '\($0)' in direction \(block)" })
+                let entries = entries(blockNode, in: "\(block) messages", duplicate: { "duplicate message tag '\($0)' in direction \(block)" })
             else { continue }
             let directions: [Direction] = block == "both" ? [.client, .server] : [Direction(rawValue: block)!]
             for entry in entries {
@@ -16,14 +16,20 @@ extension SpecReader {
                 for direction in directions {
                     let ref = MessageRef(direction: direction, tag: entry.key)
                     if let first = declared[ref] {
-                        error("duplicate message tag '\(entry.key)' in direction \(direction.rawValue): already declared under '\(first.block)' at line \(first.location.line)", at: entry.keyLocation)
+                        error(
+                            "duplicate message tag '\(entry.key)' in direction \(direction.rawValue): already declared under '\(first.block)' at "
+                                + "line \(first.location.line)",
+                            at: entry.keyLocation)
                         clash = true
                     }
                     declared[ref] = declared[ref] ?? (block, entry.keyLocation)
                 }
                 guard !clash else { continue }
                 // A message under `both` is read once (so its problems are reported once) and used for each direction.
-                guard let message = message(tag: entry.key, direction: directions[0], both: block == "both", location: entry.keyLocation, node: entry.value, index: index) else { continue }
+                guard
+                    let message = message(
+                        tag: entry.key, direction: directions[0], both: block == "both", location: entry.keyLocation, node: entry.value, index: index)
+                else { continue }
                 for direction in directions {
                     var copy = message
                     copy.direction = direction
@@ -41,11 +47,15 @@ extension SpecReader {
         if map.has("tag") || map.has("cases") {
             // A union message: the fields belong to the case types, so the object keys do not apply.
             for key in Self.objectKeys where map.has(key) {
-                error("\(context) is a union of cases ('tag' and 'cases'), so '\(key)' belongs on its case types, not on the message", at: map.keyLocation(key) ?? location)
+                error(
+                    "\(context) is a union of cases ('tag' and 'cases'), so '\(key)' belongs on its case types, not on the message",
+                    at: map.keyLocation(key) ?? location)
             }
             variants = union(map, context: context, index: index)
             if let variants, variants.tag == index.tagField {
-                error("'tag' in \(context) is '\(variants.tag)', the frame's own tag field; name the field that selects the case", at: map.keyLocation("tag") ?? location)
+                error(
+                    "'tag' in \(context) is '\(variants.tag)', the frame's own tag field; name the field that selects the case",
+                    at: map.keyLocation("tag") ?? location)
             }
         }
         let shape = variants == nil ? objectShape(map, owner: context, index: index, isMessage: true) : ObjectShape(fields: [])
@@ -88,7 +98,9 @@ extension SpecReader {
         let ref = MessageRef(direction: direction, tag: words[1])
         guard messages.contains(where: { $0.direction == direction && $0.tag == ref.tag }) else {
             let tags = messages.filter { $0.direction == direction }.map(\.tag)
-            error("\(what) names '\(text)', but there is no \(direction.rawValue) message '\(ref.tag)'\(Suggestions.hint(for: ref.tag, in: tags))", at: node.location)
+            error(
+                "\(what) names '\(text)', but there is no \(direction.rawValue) message '\(ref.tag)'\(Suggestions.hint(for: ref.tag, in: tags))",
+                at: node.location)
             return nil
         }
         return ref

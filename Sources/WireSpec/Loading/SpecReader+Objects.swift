@@ -2,9 +2,10 @@ extension SpecReader {
     /// Reads the object keys (`fields`, `rules`, `unknownFields`, `rejectFields`) of a type or message.
     func objectShape(_ map: Mapping, owner: String, index: SpecIndex, isMessage: Bool) -> ObjectShape {
         let fields = map["fields"].map { self.fields($0, owner: owner, index: index, isMessage: isMessage) } ?? []
-        let policy = map["unknownFields"].flatMap {
-            oneOf($0, "'unknownFields' in \(owner)", UnknownFieldPolicy.self, allowed: [.ignore, .reject, .keep])
-        } ?? .ignore
+        let policy =
+            map["unknownFields"].flatMap {
+                oneOf($0, "'unknownFields' in \(owner)", UnknownFieldPolicy.self, allowed: [.ignore, .reject, .keep])
+            } ?? .ignore
         var rejectFields: [String] = []
         if let node = map["rejectFields"], let names = stringList(node, "'rejectFields' in \(owner)") {
             for (name, location) in names {
@@ -41,7 +42,8 @@ extension SpecReader {
 
     private func conditionalRule(_ node: YAMLNode, context: String, fields: [Field], owner: String, index: SpecIndex) -> ConditionalRule? {
         guard let map = mapping(node, in: context, allowedKeys: Self.conditionalRuleKeys),
-              let whenNode = require("when", in: map, context: context) else { return nil }
+            let whenNode = require("when", in: map, context: context)
+        else { return nil }
         let names = fields.map(\.name)
         func checkName(_ name: String, at location: SourceLocation) -> Bool {
             guard names.contains(name) else {
@@ -57,15 +59,21 @@ extension SpecReader {
         let validRequire = require.filter { checkName($0.0, at: $0.1) }.map(\.0)
         let validForbid = forbid.filter { checkName($0.0, at: $0.1) }.map(\.0)
         if require.isEmpty && forbid.isEmpty && map["then"] == nil {
-            error("\(context) has none of 'require', 'forbid' and 'then'; say which fields the condition requires, forbids or fixes", at: map.node.location)
+            error(
+                "\(context) has none of 'require', 'forbid' and 'then'; say which fields the condition requires, forbids or fixes",
+                at: map.node.location)
         }
         if let then = then ?? nil {
             for condition in then {
                 if let clash = conditions?.first(where: { $0.field == condition.field }) {
-                    error("\(context) names '\(clash.field)' in both 'when' and 'then'; a rule cannot fix the field it tests", at: map.keyLocation("then") ?? map.node.location)
+                    error(
+                        "\(context) names '\(clash.field)' in both 'when' and 'then'; a rule cannot fix the field it tests",
+                        at: map.keyLocation("then") ?? map.node.location)
                 }
                 if validForbid.contains(condition.field) {
-                    error("\(context) both forbids '\(condition.field)' and fixes its value in 'then'", at: map.keyLocation("then") ?? map.node.location)
+                    error(
+                        "\(context) both forbids '\(condition.field)' and fixes its value in 'then'", at: map.keyLocation("then") ?? map.node.location
+                    )
                 }
             }
         }
@@ -89,7 +97,10 @@ extension SpecReader {
         var result: [Condition] = []
         var valid = true
         for entry in entries {
-            guard check(entry.key, entry.keyLocation) else { valid = false; continue }
+            guard check(entry.key, entry.keyLocation) else {
+                valid = false
+                continue
+            }
             switch value(entry.value) {
             case .array(let values): result.append(Condition(field: entry.key, values: values))
             case .object:
@@ -103,9 +114,10 @@ extension SpecReader {
 
     private func budgetRule(_ node: YAMLNode, context: String, index: SpecIndex) -> ByteBudget? {
         guard let map = mapping(node, in: context, allowedKeys: Self.budgetRuleKeys),
-              let nameNode = map["budget"], let name = identifier(nameNode, "'budget' in \(context)"),
-              let sumNode = require("sum", in: map, context: context),
-              let maxNode = require("max", in: map, context: context) else { return nil }
+            let nameNode = map["budget"], let name = identifier(nameNode, "'budget' in \(context)"),
+            let sumNode = require("sum", in: map, context: context),
+            let maxNode = require("max", in: map, context: context)
+        else { return nil }
         let paths = stringList(sumNode, "'sum' in \(context)") ?? []
         guard let max = nonNegativeInteger(maxNode, "'max' in \(context)"), !paths.isEmpty else { return nil }
         return ByteBudget(

@@ -19,10 +19,14 @@ extension SpecReader {
         if !rules.phases.isEmpty {
             let initial = rules.phases.filter(\.initial)
             if initial.isEmpty {
-                error("session 'phases' has no initial phase; mark the phase connections start in with 'initial: true'", at: map.keyLocation("phases") ?? node.location)
+                error(
+                    "session 'phases' has no initial phase; mark the phase connections start in with 'initial: true'",
+                    at: map.keyLocation("phases") ?? node.location)
             }
             for extra in initial.dropFirst() {
-                error("phase '\(extra.name)' is initial, but phase '\(initial[0].name)' already is; exactly one phase starts a connection", at: extra.location)
+                error(
+                    "phase '\(extra.name)' is initial, but phase '\(initial[0].name)' already is; exactly one phase starts a connection",
+                    at: extra.location)
             }
         }
         if let node = map["transitions"] {
@@ -32,8 +36,10 @@ extension SpecReader {
             rules.guards = (entries(node, in: "session 'guards'") ?? []).compactMap { entry in
                 let context = "guard '\(entry.key)'"
                 guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "requires", "otherwise"]),
-                      let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
-                      let requires = require("requires", in: map, context: context).flatMap({ reference($0, "'requires' in \(context)", kind: "flag", in: flagNames) })
+                    let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                    let requires = require("requires", in: map, context: context).flatMap({
+                        reference($0, "'requires' in \(context)", kind: "flag", in: flagNames)
+                    })
                 else { return nil }
                 return SessionRules.Guard(
                     name: entry.key, frame: frame, requires: requires,
@@ -57,13 +63,18 @@ extension SpecReader {
     private func phases(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Phase] {
         (entries(node, in: "session 'phases'") ?? []).compactMap { entry in
             let context = "phase '\(entry.key)'"
-            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "initial", "client", "server", "otherwise"]) else { return nil }
+            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "initial", "client", "server", "otherwise"]) else {
+                return nil
+            }
             func tags(_ direction: Direction) -> [String] {
                 guard let node = map[direction.rawValue] else { return [] }
                 let known = messages.filter { $0.direction == direction }.map(\.tag)
                 return (stringList(node, "'\(direction.rawValue)' in \(context)") ?? []).compactMap { tag, location in
                     guard known.contains(tag) else {
-                        error("'\(direction.rawValue)' in \(context) lists '\(tag)', but there is no \(direction.rawValue) message '\(tag)'\(Suggestions.hint(for: tag, in: known))", at: location)
+                        error(
+                            "'\(direction.rawValue)' in \(context) lists '\(tag)', but there is no \(direction.rawValue) message "
+                                + "'\(tag)'\(Suggestions.hint(for: tag, in: known))",
+                            at: location)
                         return nil
                     }
                     return tag
@@ -78,7 +89,8 @@ extension SpecReader {
         }
     }
 
-    private func transitions(_ node: YAMLNode, index: SpecIndex, messages: [Message], phases: [String], flags: [String]) -> [SessionRules.Transition] {
+    private func transitions(_ node: YAMLNode, index: SpecIndex, messages: [Message], phases: [String], flags: [String]) -> [SessionRules.Transition]
+    {
         guard case .sequence(let items) = node.kind else {
             error("expected a list of transitions for session 'transitions', found \(node.kindDescription)", at: node.location)
             return []
@@ -86,8 +98,8 @@ extension SpecReader {
         return items.enumerated().compactMap { offset, item in
             let context = "transition \(offset + 1)"
             guard let map = mapping(item, in: context, allowedKeys: ["description", "on", "when", "to", "set", "closeCode"]),
-                  let on = require("on", in: map, context: context).flatMap({ messageRef($0, "'on' in \(context)", messages: messages) }),
-                  let message = messages.first(where: { $0.direction == on.direction && $0.tag == on.tag })
+                let on = require("on", in: map, context: context).flatMap({ messageRef($0, "'on' in \(context)", messages: messages) }),
+                let message = messages.first(where: { $0.direction == on.direction && $0.tag == on.tag })
             else { return nil }
             let to = require("to", in: map, context: context).flatMap { reference($0, "'to' in \(context)", kind: "phase", in: phases) }
             let check = fieldChecker(of: message, context: context)
@@ -95,9 +107,13 @@ extension SpecReader {
             var assignments: [SessionRules.FlagAssignment] = []
             if let node = map["set"] {
                 for entry in entries(node, in: "'set' in \(context)") ?? [] {
-                    guard reference(YAMLNode(kind: .scalar(entry.key, plain: false), location: entry.keyLocation), "'set' in \(context)", kind: "flag", in: flags) != nil,
-                          let field = string(entry.value, "the field for flag '\(entry.key)' in \(context)"),
-                          check(field, entry.value.location) else { continue }
+                    guard
+                        reference(
+                            YAMLNode(kind: .scalar(entry.key, plain: false), location: entry.keyLocation), "'set' in \(context)", kind: "flag",
+                            in: flags) != nil,
+                        let field = string(entry.value, "the field for flag '\(entry.key)' in \(context)"),
+                        check(field, entry.value.location)
+                    else { continue }
                     assignments.append(SessionRules.FlagAssignment(flag: entry.key, field: field))
                 }
             }
@@ -113,17 +129,19 @@ extension SpecReader {
     private func correlations(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Correlation] {
         (entries(node, in: "session 'correlations'") ?? []).compactMap { entry in
             let context = "correlation '\(entry.key)'"
-            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "field", "answers", "answersField", "otherwise"]),
-                  let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
-                  let answers = require("answers", in: map, context: context).flatMap({ messageRef($0, "'answers' in \(context)", messages: messages) }),
-                  let fieldNode = require("field", in: map, context: context), let field = string(fieldNode, "'field' in \(context)")
+            guard
+                let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "field", "answers", "answersField", "otherwise"]),
+                let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                let answers = require("answers", in: map, context: context).flatMap({ messageRef($0, "'answers' in \(context)", messages: messages) }
+                ),
+                let fieldNode = require("field", in: map, context: context), let field = string(fieldNode, "'field' in \(context)")
             else { return nil }
             let answersFieldNode = map["answersField"] ?? fieldNode
             guard let answersField = string(answersFieldNode, "'answersField' in \(context)"),
-                  let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
-                  let answersMessage = messages.first(where: { $0.direction == answers.direction && $0.tag == answers.tag }),
-                  fieldChecker(of: frameMessage, context: context)(field, fieldNode.location),
-                  fieldChecker(of: answersMessage, context: context)(answersField, answersFieldNode.location)
+                let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                let answersMessage = messages.first(where: { $0.direction == answers.direction && $0.tag == answers.tag }),
+                fieldChecker(of: frameMessage, context: context)(field, fieldNode.location),
+                fieldChecker(of: answersMessage, context: context)(answersField, answersFieldNode.location)
             else { return nil }
             return SessionRules.Correlation(
                 name: entry.key, frame: frame, field: field, answers: answers, answersField: answersField,
@@ -138,9 +156,9 @@ extension SpecReader {
             let context = "uniqueness rule '\(entry.key)'"
             let keys = ["description", "frame", "key", "sameFields", "compare", "grows", "final", "otherwise"]
             guard let map = mapping(entry.value, in: context, allowedKeys: keys),
-                  let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
-                  let message = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
-                  let keyNode = require("key", in: map, context: context), let key = string(keyNode, "'key' in \(context)")
+                let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                let message = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                let keyNode = require("key", in: map, context: context), let key = string(keyNode, "'key' in \(context)")
             else { return nil }
             let check = fieldChecker(of: message, context: context)
             let keyValid = check(key, keyNode.location)
@@ -148,20 +166,25 @@ extension SpecReader {
             let grows = (map["grows"].flatMap { stringList($0, "'grows' in \(context)") } ?? []).filter { name, location in
                 guard check(name, location) else { return false }
                 if same.contains(name) {
-                    error("'grows' in \(context) names '\(name)', which 'sameFields' also names; a field either stays the same or grows", at: location)
+                    error(
+                        "'grows' in \(context) names '\(name)', which 'sameFields' also names; a field either stays the same or grows", at: location)
                     return false
                 }
                 return true
             }.map(\.0)
-            let comparison = map["compare"].flatMap {
-                oneOf($0, "'compare' in \(context)", SessionRules.Comparison.self, allowed: [.exact, .normalized])
-            } ?? .exact
+            let comparison =
+                map["compare"].flatMap {
+                    oneOf($0, "'compare' in \(context)", SessionRules.Comparison.self, allowed: [.exact, .normalized])
+                } ?? .exact
             if let node = map["compare"], map["sameFields"] == nil {
                 error("'compare' in \(context) says how 'sameFields' are compared, but the rule has no 'sameFields'", at: node.location)
             }
             let final = map["final"].map { conditions($0, in: context, key: "final", check: check) } ?? []
             if map["sameFields"] == nil && map["final"] == nil && map["grows"] == nil {
-                error("\(context) needs 'sameFields' (a repeated key must repeat these fields), 'grows' (a repeat extends these fields) or 'final' (no frame may repeat the key after a final one)", at: entry.keyLocation)
+                error(
+                    "\(context) needs 'sameFields' (a repeated key must repeat these fields), 'grows' (a repeat extends these fields) or 'final' "
+                        + "(no frame may repeat the key after a final one)",
+                    at: entry.keyLocation)
                 return nil
             }
             guard keyValid, let final else { return nil }
@@ -178,11 +201,11 @@ extension SpecReader {
             let context = "run '\(entry.key)'"
             let keys = ["description", "after", "when", "count", "frame", "each", "otherwise"]
             guard let map = mapping(entry.value, in: context, allowedKeys: keys),
-                  let after = require("after", in: map, context: context).flatMap({ messageRef($0, "'after' in \(context)", messages: messages) }),
-                  let afterMessage = messages.first(where: { $0.direction == after.direction && $0.tag == after.tag }),
-                  let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
-                  let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
-                  let countNode = require("count", in: map, context: context), let count = string(countNode, "'count' in \(context)")
+                let after = require("after", in: map, context: context).flatMap({ messageRef($0, "'after' in \(context)", messages: messages) }),
+                let afterMessage = messages.first(where: { $0.direction == after.direction && $0.tag == after.tag }),
+                let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                let countNode = require("count", in: map, context: context), let count = string(countNode, "'count' in \(context)")
             else { return nil }
             let checkAfter = fieldChecker(of: afterMessage, context: context)
             let valid = checkAfter(count, countNode.location)
@@ -203,7 +226,9 @@ extension SpecReader {
         let label = "\(message.direction.rawValue) \(message.tag)"
         return { [self] name, location in
             guard names.contains(name) else {
-                error("\(context) names field '\(name)', which message '\(label)' does not declare\(Suggestions.hint(for: name, in: names))", at: location)
+                error(
+                    "\(context) names field '\(name)', which message '\(label)' does not declare\(Suggestions.hint(for: name, in: names))",
+                    at: location)
                 return false
             }
             return true

@@ -8,7 +8,8 @@ extension SpecReader {
         guard let entries = entries(node, in: "'errors'") else { return [] }
         return entries.compactMap { entry in
             let context = "error code '\(entry.key)'"
-            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "httpStatus", "closes", "closeCode", "clientAction"]) else { return nil }
+            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "httpStatus", "closes", "closeCode", "clientAction"])
+            else { return nil }
             var closes = CloseBehavior.never
             if let node = map["closes"] {
                 if case .scalar(let text, true) = node.kind, case .bool(let flag) = YAMLScalar.resolve(text) {
@@ -70,11 +71,17 @@ extension SpecReader {
             let scope = map["scope"].flatMap { identifier($0, "'scope' in \(context)") } ?? "connection"
             // A limit on server frames only has nobody to answer it; every other limit says what the server answers.
             let countsServerFramesOnly: Bool
-            if case .frames(let refs)? = counts { countsServerFramesOnly = refs.allSatisfy { $0.direction == .server } } else { countsServerFramesOnly = false }
+            if case .frames(let refs)? = counts {
+                countsServerFramesOnly = refs.allSatisfy { $0.direction == .server }
+            } else {
+                countsServerFramesOnly = false
+            }
             let answer: Answer?
             if countsServerFramesOnly {
                 if let node = map["answer"] {
-                    error("\(context) counts only server frames, which nobody answers; remove 'answer' (the server must not send more)", at: node.location)
+                    error(
+                        "\(context) counts only server frames, which nobody answers; remove 'answer' (the server must not send more)",
+                        at: node.location)
                 }
                 answer = nil
             } else {
@@ -131,7 +138,9 @@ extension SpecReader {
 
     /// A byte count such as `4096`, `64KiB`, `100MiB` or `1GiB`.
     func byteCount(_ node: YAMLNode, _ what: String) -> Int? {
-        let units: [(String, Int)] = [("", 1), ("B", 1), ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000)]
+        let units: [(String, Int)] = [
+            ("", 1), ("B", 1), ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000),
+        ]
         return quantity(node, what, units: units, example: "a size such as 4096, 64KiB or 100MiB")
     }
 
@@ -206,7 +215,9 @@ extension SpecReader {
         }
     }
 
-    private func body(_ node: YAMLNode, _ what: String, index: SpecIndex, allowsStatus: Bool) -> (status: Int?, description: String?, body: Endpoint.Body?) {
+    private func body(
+        _ node: YAMLNode, _ what: String, index: SpecIndex, allowsStatus: Bool
+    ) -> (status: Int?, description: String?, body: Endpoint.Body?) {
         let keys = (allowsStatus ? ["status"] : []) + ["description", "json", "multipart", "binary", "contentType"]
         guard let map = mapping(node, in: what, allowedKeys: keys) else { return (nil, nil, nil) }
         let status = map["status"].flatMap { integer($0, "'status' in \(what)") }

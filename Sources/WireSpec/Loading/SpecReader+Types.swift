@@ -5,7 +5,9 @@ extension SpecReader {
     func types(_ node: YAMLNode, index: SpecIndex) -> [NamedType] {
         guard let entries = entries(node, in: "'types'") else { return [] }
         return entries.compactMap { entry in
-            guard let name = identifier(YAMLNode(kind: .scalar(entry.key, plain: false), location: entry.keyLocation), "a type name") else { return nil }
+            guard let name = identifier(YAMLNode(kind: .scalar(entry.key, plain: false), location: entry.keyLocation), "a type name") else {
+                return nil
+            }
             if TypeRef.builtinNames.contains(name) || name == "array" || name == "map" {
                 error("type name '\(name)' is a built-in type; choose another name", at: entry.keyLocation)
                 return nil
@@ -26,7 +28,9 @@ extension SpecReader {
             return nil
         }
         if kinds.count > 1, let second = entries.first(where: { $0.key == kinds[1] }) {
-            error("\(context) declares both '\(kindKey)' and '\(kinds[1])'; a type is exactly one of object, enum, union, oneOf or alias", at: second.keyLocation)
+            error(
+                "\(context) declares both '\(kindKey)' and '\(kinds[1])'; a type is exactly one of object, enum, union, oneOf or alias",
+                at: second.keyLocation)
             return nil
         }
         let kind: NamedType.Kind?
@@ -78,7 +82,9 @@ extension SpecReader {
                 values.append(EnumType.Value(value: entry.key, description: description))
             }
         case .scalar:
-            error("expected a list of values or a mapping of value to description for 'enum' in \(context), found \(node.kindDescription)", at: node.location)
+            error(
+                "expected a list of values or a mapping of value to description for 'enum' in \(context), found \(node.kindDescription)",
+                at: node.location)
             return nil
         }
         guard !values.isEmpty else {
@@ -92,7 +98,8 @@ extension SpecReader {
     /// name, or `{type: Name, name: caseName}` to name the case in generated code.
     func union(_ map: Mapping, context: String, index: SpecIndex) -> UnionType? {
         guard let tagNode = require("tag", in: map, context: context), let tag = string(tagNode, "'tag' in \(context)"),
-              let casesNode = require("cases", in: map, context: context), let entries = entries(casesNode, in: "the cases of \(context)") else { return nil }
+            let casesNode = require("cases", in: map, context: context), let entries = entries(casesNode, in: "the cases of \(context)")
+        else { return nil }
         let open = map["open"].flatMap { bool($0, "'open' in \(context)") } ?? false
         var cases: [UnionType.Case] = []
         for entry in entries {
@@ -101,13 +108,16 @@ extension SpecReader {
             var caseName: String?
             if case .mapping = entry.value.kind {
                 guard let caseMap = mapping(entry.value, in: caseContext, allowedKeys: ["type", "name"]),
-                      let node = require("type", in: caseMap, context: caseContext) else { continue }
+                    let node = require("type", in: caseMap, context: caseContext)
+                else { continue }
                 typeNode = node
                 caseName = caseMap["name"].flatMap { identifier($0, "'name' in \(caseContext)") }
             }
             guard let typeName = string(typeNode, caseContext) else { continue }
             guard index.typeNames.contains(typeName) else {
-                error("undefined type '\(typeName)' in case '\(entry.key)' of \(context)\(Suggestions.hint(for: typeName, in: index.typeNames))", at: typeNode.location)
+                error(
+                    "undefined type '\(typeName)' in case '\(entry.key)' of \(context)\(Suggestions.hint(for: typeName, in: index.typeNames))",
+                    at: typeNode.location)
                 continue
             }
             let tagValue: SpecValue
@@ -116,7 +126,9 @@ extension SpecReader {
             default: tagValue = .string(entry.key)
             }
             if let caseName, let clash = cases.first(where: { $0.name == caseName }) {
-                error("\(caseContext) is named '\(caseName)', like case '\(clash.tagValue.plainText)'; case names must differ", at: entry.value.location)
+                error(
+                    "\(caseContext) is named '\(caseName)', like case '\(clash.tagValue.plainText)'; case names must differ", at: entry.value.location
+                )
             }
             cases.append(UnionType.Case(tagValue: tagValue, type: typeName, name: caseName, location: entry.keyLocation))
         }
@@ -137,8 +149,9 @@ extension SpecReader {
                 }
             }
             guard let variant = mapping(entry.value, in: variantContext, allowedKeys: ["type", "description"] + Self.constraintKeys),
-                  let typeNode = require("type", in: variant, context: variantContext),
-                  let type = typeRef(typeNode, in: variantContext, index: index) else { return nil }
+                let typeNode = require("type", in: variant, context: variantContext),
+                let type = typeRef(typeNode, in: variantContext, index: index)
+            else { return nil }
             return OneOfType.Variant(
                 name: entry.key, description: variant["description"].flatMap { string($0, "'description' in \(variantContext)") },
                 type: type, constraints: constraints(variant, context: variantContext), location: entry.keyLocation

@@ -15,7 +15,9 @@ public struct Flow: Sendable, Hashable, Encodable {
         public var note: String?
         public var location: SourceLocation
 
-        public init(from: String? = nil, to: String? = nil, frame: MessageRef? = nil, label: String? = nil, note: String? = nil, location: SourceLocation) {
+        public init(
+            from: String? = nil, to: String? = nil, frame: MessageRef? = nil, label: String? = nil, note: String? = nil, location: SourceLocation
+        ) {
             self.from = from
             self.to = to
             self.frame = frame

@@ -23,7 +23,10 @@ public struct ErrorCode: Sendable, Hashable, Encodable {
     public var clientAction: String?
     public var location: SourceLocation
 
-    public init(code: String, description: String? = nil, httpStatus: Int? = nil, closes: CloseBehavior = .never, closeCode: Int? = nil, clientAction: String? = nil, location: SourceLocation) {
+    public init(
+        code: String, description: String? = nil, httpStatus: Int? = nil, closes: CloseBehavior = .never, closeCode: Int? = nil,
+        clientAction: String? = nil, location: SourceLocation
+    ) {
         self.code = code
         self.description = description
         self.httpStatus = httpStatus
@@ -60,7 +63,10 @@ public struct RateLimit: Sendable, Hashable, Encodable {
     public var clientAction: String?
     public var location: SourceLocation
 
-    public init(name: String, description: String? = nil, counts: Counted, limit: Int, windowMilliseconds: Int?, scope: String, answer: Answer?, clientAction: String? = nil, location: SourceLocation) {
+    public init(
+        name: String, description: String? = nil, counts: Counted, limit: Int, windowMilliseconds: Int?, scope: String, answer: Answer?,
+        clientAction: String? = nil, location: SourceLocation
+    ) {
         self.name = name
         self.description = description
         self.counts = counts

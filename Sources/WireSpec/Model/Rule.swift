@@ -50,7 +50,8 @@ public struct ConditionalRule: Sendable, Hashable, Encodable {
 /// The total size of several values must not exceed `max` bytes.
 ///
 /// Each path names a field and goes into nested objects (or union cases) with `.`; arrays on the
-/// way are traversed implicitly, so `attachments.data` sums the `data` of every attachment. A `base64` string counts its decoded bytes; any other string
+/// way are traversed implicitly, so `attachments.data` sums the `data` of every attachment. A `base64` string counts its decoded bytes; any other
+/// string
 /// its UTF-8 bytes.
 public struct ByteBudget: Sendable, Hashable, Encodable {
     /// A short name for the budget, used in messages.

@@ -40,7 +40,10 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         public var otherwise: Answer?
         public var location: SourceLocation
 
-        public init(name: String, description: String? = nil, initial: Bool = false, allowedClient: [String], allowedServer: [String], otherwise: Answer? = nil, location: SourceLocation) {
+        public init(
+            name: String, description: String? = nil, initial: Bool = false, allowedClient: [String], allowedServer: [String],
+            otherwise: Answer? = nil, location: SourceLocation
+        ) {
             self.name = name
             self.description = description
             self.initial = initial
@@ -69,7 +72,10 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         public var description: String?
         public var location: SourceLocation
 
-        public init(on: MessageRef, when: [Condition] = [], to: String, set: [FlagAssignment] = [], closeCode: Int? = nil, description: String? = nil, location: SourceLocation) {
+        public init(
+            on: MessageRef, when: [Condition] = [], to: String, set: [FlagAssignment] = [], closeCode: Int? = nil, description: String? = nil,
+            location: SourceLocation
+        ) {
             self.on = on
             self.when = when
             self.to = to
@@ -112,7 +118,8 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         public var otherwise: Answer?
         public var description: String?
         public var location: SourceLocation
-        public init(name: String, frame: MessageRef, requires: String, otherwise: Answer? = nil, description: String? = nil, location: SourceLocation) {
+        public init(name: String, frame: MessageRef, requires: String, otherwise: Answer? = nil, description: String? = nil, location: SourceLocation)
+        {
             self.name = name
             self.frame = frame
             self.requires = requires
@@ -133,7 +140,10 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         public var otherwise: Answer?
         public var description: String?
         public var location: SourceLocation
-        public init(name: String, frame: MessageRef, field: String, answers: MessageRef, answersField: String, otherwise: Answer? = nil, description: String? = nil, location: SourceLocation) {
+        public init(
+            name: String, frame: MessageRef, field: String, answers: MessageRef, answersField: String, otherwise: Answer? = nil,
+            description: String? = nil, location: SourceLocation
+        ) {
             self.name = name
             self.frame = frame
             self.field = field

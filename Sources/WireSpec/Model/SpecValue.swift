@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value written in a spec: a `const`, a `default`, a condition's value or an example frame.
 public indirect enum SpecValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case null
@@ -76,12 +78,30 @@ public indirect enum SpecValue: Sendable, Hashable, Codable, CustomStringConvert
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null; return }
-        if let value = try? container.decode(Bool.self) { self = .bool(value); return }
-        if let value = try? container.decode(Int.self) { self = .integer(value); return }
-        if let value = try? container.decode(Double.self) { self = .number(value); return }
-        if let value = try? container.decode(String.self) { self = .string(value); return }
-        if let value = try? container.decode([SpecValue].self) { self = .array(value); return }
+        if container.decodeNil() {
+            self = .null
+            return
+        }
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+            return
+        }
+        if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+            return
+        }
+        if let value = try? container.decode(Double.self) {
+            self = .number(value)
+            return
+        }
+        if let value = try? container.decode(String.self) {
+            self = .string(value)
+            return
+        }
+        if let value = try? container.decode([SpecValue].self) {
+            self = .array(value)
+            return
+        }
         let members = try container.decode([String: SpecValue].self)
         self = .object(members.sorted { $0.key < $1.key }.map { Member(key: $0.key, value: $0.value) })
     }
@@ -100,5 +120,3 @@ public indirect enum SpecValue: Sendable, Hashable, Codable, CustomStringConvert
         }
     }
 }
-
-import Foundation

@@ -63,7 +63,8 @@ enum YAMLScalar: Sendable, Equatable {
         if digits.hasPrefix("0x"), let value = Int(digits.dropFirst(2), radix: 16) { return .integer(value) }
         if digits.hasPrefix("0o"), let value = Int(digits.dropFirst(2), radix: 8) { return .integer(value) }
         if digits.first.map({ $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." }) == true,
-           let value = Double(digits), value.isFinite {
+            let value = Double(digits), value.isFinite
+        {
             return .number(value)
         }
         return .string(text)
@@ -120,9 +121,15 @@ enum YAMLParser {
     }
 
     private static func lineAndColumn(ofUTF8Offset offset: Int, in text: String) -> (line: Int, column: Int) {
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         for (index, scalar) in text.unicodeScalars.enumerated() where index < offset {
-            if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+            if scalar == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
         }
         return (line, column)
     }

@@ -5,10 +5,11 @@ import TelemetryProtocol
 let auth = ClawlineProtocol.ClientFrame.auth(Auth(token: "jwt", deviceId: "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"))
 print(auth.encodedText())
 
-let report = TelemetryProtocol.ClientFrame.report(Report(
-    device: "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
-    samples: [Sample(metric: "cpu.load", value: 0.42, at: 1_704_672_000_000)]
-))
+let report = TelemetryProtocol.ClientFrame.report(
+    Report(
+        device: "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+        samples: [Sample(metric: "cpu.load", value: 0.42, at: 1_704_672_000_000)]
+    ))
 print(report.encodedText())
 
 switch TelemetryProtocol.ServerFrame.decode(text: #"{"type":"accepted","count":1}"#) {
