@@ -27,6 +27,14 @@ import WireTestSupport
 
         """
 
+    @Test func theReadmeExampleReadsTheStreamedAnswer() async throws {
+        let stream = AsyncStream<[UInt8]> { continuation in
+            for chunk in Array(Self.seedStream.utf8).chunked(by: 5) { continuation.yield(chunk) }
+            continuation.finish()
+        }
+        #expect(try await ReadmeExamples.streamedAnswer(bytes: stream) == "Hello world")
+    }
+
     @Test func theSeedsStreamDecodesToTheExpectedEvents() async throws {
         let chunks = Array(Self.seedStream.utf8).chunked(by: 7)
         let stream = AsyncStream<[UInt8]> { continuation in
