@@ -291,20 +291,7 @@ struct EnumEmitter {
                     )))
         }
         let members: [SwiftDeclaration] =
-            [
-                .variable(
-                    VariableDeclaration(
-                        access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))),
-                .variable(
-                    VariableDeclaration(
-                        access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection",
-                        initializer: ".\(message.direction.rawValue)")),
-                .variable(
-                    VariableDeclaration(
-                        doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                        access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
-                        initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
-                    )),
+            objects.identityMembers(message) + [
                 .function(
                     FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
                 .function(

@@ -112,28 +112,30 @@ struct ObjectEmitter {
 
     // MARK: Conformance
 
+    /// What every message type declares about itself, struct or enum: its tag, its direction and
+    /// the answer to a broken rule that says nothing more specific.
+    func identityMembers(_ message: Message) -> [SwiftDeclaration] {
+        [
+            .variable(
+                VariableDeclaration(
+                    access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))),
+            .variable(
+                VariableDeclaration(
+                    access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection",
+                    initializer: ".\(message.direction.rawValue)")),
+            .variable(
+                VariableDeclaration(
+                    doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
+                    access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
+                    initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
+                )),
+        ]
+    }
+
     private func conformanceMembers(name: String, shape: ObjectShape, message: Message?) -> [SwiftDeclaration] {
         var rules = RulesRegistry()
         let decodeBody = decodeStatements(name: name, shape: shape, rules: &rules)
-        var members: [SwiftDeclaration] = []
-        if let message {
-            members.append(
-                .variable(
-                    VariableDeclaration(
-                        access: access, isStatic: true, name: "tag", type: "Swift.String", initializer: SwiftNames.literal(message.tag))))
-            members.append(
-                .variable(
-                    VariableDeclaration(
-                        access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection",
-                        initializer: ".\(message.direction.rawValue)")))
-            members.append(
-                .variable(
-                    VariableDeclaration(
-                        doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                        access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
-                        initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
-                    )))
-        }
+        var members: [SwiftDeclaration] = message.map(identityMembers) ?? []
         if shape.unknownFields != .ignore {
             let keys = shape.fields.map { SwiftNames.literal($0.name) }.joined(separator: ", ")
             members.append(
