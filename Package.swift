@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "WireCodegen", targets: ["WireCodegen"]),
         .library(name: "WireRuntime", targets: ["WireRuntime"]),
         .library(name: "WireValidator", targets: ["WireValidator"]),
+        .library(name: "WireDiff", targets: ["WireDiff"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .executable(name: "wire", targets: ["wire"]),
         .plugin(name: "WireCodegenPlugin", targets: ["WireCodegenPlugin"]),
@@ -23,10 +24,11 @@ let package = Package(
         .target(name: "WireCodegen", dependencies: ["WireSpec"]),
         .target(name: "WireRuntime"),
         .target(name: "WireValidator", dependencies: ["WireSpec", "WireRuntime"]),
+        .target(name: "WireDiff", dependencies: ["WireSpec"]),
         .executableTarget(
             name: "wire",
             dependencies: [
-                "WireSpec", "WireCodegen", "WireRuntime", "WireValidator",
+                "WireSpec", "WireCodegen", "WireRuntime", "WireValidator", "WireDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -51,6 +53,7 @@ let package = Package(
         .testTarget(
             name: "CoachMeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "WireDiffTests", dependencies: ["WireDiff", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime", "WireSpec", "WireValidator"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "GeneratedNamesTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(

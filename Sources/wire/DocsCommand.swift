@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WireCodegen
+import WireDiff
 @_spi(Generated) import WireRuntime
 import WireSpec
 import WireValidator
@@ -28,6 +29,9 @@ struct DocsCommand: ParsableCommand {
     @Option(name: .long, help: "A folder of golden frames to take examples from.")
     var examples: String?
 
+    @Option(name: .long, help: "End the reference with what changed since this spec: a file or GIT-REF:PATH, as for `wire diff`.")
+    var since: String?
+
     func run() throws {
         let model = try loadCheckedSpec(spec.path)
         var frames: [MessageRef: String] = [:]
@@ -39,8 +43,13 @@ struct DocsCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.usage)
             }
         }
+        let changelog = try since.map { since in
+            let changes = SpecDiff.changes(from: try loadComparedSpec(since), to: model)
+            return DocsGenerator.Changelog(since: since, summary: ChangeReport.summary(changes), rows: ChangeReport.rows(changes))
+        }
         let file = GeneratedFile(
-            name: DocsGenerator.fileName(for: model, format: format), contents: DocsGenerator.document(for: model, format: format, examples: frames))
+            name: DocsGenerator.fileName(for: model, format: format),
+            contents: DocsGenerator.document(for: model, format: format, examples: frames, changelog: changelog))
         do {
             try GeneratedFileWriter.writeChanged([file], to: output)
         } catch {

@@ -8,7 +8,7 @@ struct WireCommand: ParsableCommand {
         discussion: """
             Exit status: 0 on success, 1 when the input has errors, 2 for usage or I/O errors.
             """,
-        subcommands: [LintCommand.self, GenerateCommand.self, ValidateCommand.self, SchemaCommand.self, DocsCommand.self]
+        subcommands: [LintCommand.self, GenerateCommand.self, ValidateCommand.self, SchemaCommand.self, DocsCommand.self, DiffCommand.self]
     )
 }
 

@@ -17,11 +17,11 @@ public enum WireTool {
     }
 
     /// Runs `wire` with arguments and optional standard input, in the repository root.
-    public static func run(_ arguments: [String], input: Data? = nil) throws -> Run {
+    public static func run(_ arguments: [String], input: Data? = nil, in directory: URL? = nil) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.currentDirectoryURL = Golden.repositoryRoot()
+        process.currentDirectoryURL = directory ?? Golden.repositoryRoot()
         let out = Pipe()
         let err = Pipe()
         let inPipe = Pipe()

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import WireSpec
+import WireTestSupport
+
+@testable import WireDiff
+
+/// `wire diff`: one golden pair of specs per rule, the real spec against itself and against a
+/// copy with realistic edits, the output formats, the verdicts and the command's git-ref form.
+@Suite struct SpecDiffTests {
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+    static let root = Golden.repositoryRoot()
+
+    static var rules: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: golden.path)) ?? []).filter { !$0.contains(".") }.sorted()
+    }
+
+    static func load(_ yaml: String, file: String) throws -> ProtocolSpec {
+        let result = SpecLoader.check(yaml: yaml, file: file)
+        #expect(result.diagnostics.map(\.description) == [])
+        return try #require(result.spec)
+    }
+
+    /// Each folder holds `old.yaml` and `new.yaml` that differ by one edit, and the findings in `expected.txt`.
+    @Test(arguments: rules)
+    func everyRuleHasAGoldenPair(_ rule: String) throws {
+        let folder = Self.golden.appendingPathComponent(rule)
+        let old = try Self.load(String(contentsOf: folder.appendingPathComponent("old.yaml"), encoding: .utf8), file: "old.yaml")
+        let new = try Self.load(String(contentsOf: folder.appendingPathComponent("new.yaml"), encoding: .utf8), file: "new.yaml")
+        let changes = SpecDiff.changes(from: old, to: new)
+        #expect(!changes.isEmpty, "an edit is found")
+        Golden.check(
+            ChangeReport.render(changes, format: .text, old: "old.yaml", new: "new.yaml"), against: folder.appendingPathComponent("expected.txt").path
+        )
+    }
+
+    @Test func theClawlineSpecAgainstItselfHasNoChanges() throws {
+        let spec = try SpecLoader.check(contentsOf: Self.root.appendingPathComponent("Spec/clawline.yaml").path).get()
+        #expect(SpecDiff.changes(from: spec, to: spec).isEmpty)
+    }
+
+    /// Edits a team could make in one pull request, with the findings in `Golden/clawline-edits.*`.
+    @Test func realisticEditsToTheClawlineSpec() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("Spec/clawline.yaml"), encoding: .utf8)
+        var edited = text
+        for (old, new) in [
+            ("          maxBytes: 65536\n", "          maxBytes: 32768\n"),  // client content limit lowered
+            ("  ack:\n      description: Acknowledges", "  presence:\n      fields: {online: boolean}\n    ack:\n      description: Acknowledges"),
+            (
+                "    duration: 30s\n    description: How often the server sends a WebSocket ping.",
+                "    duration: 20s\n    description: How often the server sends a WebSocket ping."
+            ),
+            (
+                "      pair_denied: An admin denied the request.\n",
+                "      pair_denied: An admin denied the request.\n      pair_expired: The token expired before use.\n"
+            ),
+            (
+                "    limit: 2\n    window: 1s\n    scope: device\n    answer: {error: rate_limited, close: false}\n"
+                    + "    clientAction: Drop extra typing updates",
+                "    limit: 1\n    window: 1s\n    scope: device\n    answer: {error: rate_limited, close: false}\n"
+                    + "    clientAction: Drop extra typing updates"
+            ),
+        ] {
+            #expect(edited.contains(old), "the edit applies: \(old.prefix(40))")
+            edited = edited.replacingOccurrences(of: old, with: new)
+        }
+        let changes = SpecDiff.changes(from: try Self.load(text, file: "old/clawline.yaml"), to: try Self.load(edited, file: "new/clawline.yaml"))
+        for format in ChangeReport.Format.allCases {
+            let output = ChangeReport.render(changes, format: format, old: "old/clawline.yaml", new: "new/clawline.yaml")
+            Golden.check(
+                output,
+                against: Self.golden.appendingPathComponent(
+                    "clawline-edits." + ["text": "txt", "json": "jsonl", "markdown": "md"][format.rawValue, default: "txt"]
+                ).path)
+        }
+        #expect(changes.contains { $0.severity == .breaking && $0.subject == "the version" }, "breaking without a version bump is a finding")
+    }
+
+    @Test func directionDecidesWhoBreaks() {
+        #expect(Effect.tightens.verdicts([.client]) == (oldClients: .breaks, oldServers: .compatible))
+        #expect(Effect.loosens.verdicts([.client]) == (oldClients: .compatible, oldServers: .breaks))
+        #expect(Effect.tightens.verdicts([.server]) == (oldClients: .compatible, oldServers: .breaks))
+        #expect(Effect.loosens.verdicts([.server]) == (oldClients: .breaks, oldServers: .compatible))
+        #expect(Effect.replaces.verdicts([.client]) == (oldClients: .breaks, oldServers: .breaks))
+        #expect(Effect.changesBehaviour.verdicts([]) == (oldClients: .mayBreak, oldServers: .mayBreak))
+        #expect(Effect.none.verdicts([.client, .server]) == (oldClients: .compatible, oldServers: .compatible))
+    }
+
+    @Test func theCommandsExitStatus() throws {
+        let pair = "Tests/WireDiffTests/Golden/max-tightened-client"
+        let breaking = try WireTool.run(["diff", "\(pair)/old.yaml", "\(pair)/new.yaml"])
+        #expect(breaking.status == 1 && breaking.stdout.contains("breaking: field 'name' maxBytes tightened (64 → 32)"))
+        #expect(try WireTool.run(["diff", "\(pair)/old.yaml", "\(pair)/new.yaml", "--fail-on", "none"]).status == 0)
+        let info = "Tests/WireDiffTests/Golden/description-only"
+        #expect(try WireTool.run(["diff", "\(info)/old.yaml", "\(info)/new.yaml", "--fail-on", "warning"]).status == 0)
+        let missing = try WireTool.run(["diff", "no/such.yaml", "\(pair)/new.yaml"])
+        #expect(missing.status == 2 && missing.stderr.contains("cannot read spec 'no/such.yaml'"))
+    }
+
+    @Test func theDocsEndWithAChangelogSinceAnEarlierSpec() throws {
+        let pair = "Tests/WireDiffTests/Golden/enum-value-added-closed"
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("wire-since-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let run = try WireTool.run(["docs", "\(pair)/new.yaml", "--format", "markdown", "--output", output.path, "--since", "\(pair)/old.yaml"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = try String(contentsOf: output.appendingPathComponent("demo.md"), encoding: .utf8)
+        #expect(text.contains("## Changes since \(pair)/old.yaml"))
+        #expect(text.contains("| type Mood: value 'calm' added | breaking | compatible | breaks |"))
+        #expect(text.contains("2 breaking, 0 warnings, 0 info."))
+    }
+
+    /// `GIT-REF:PATH` is read with `git show`, as in a pull request: `wire diff main:spec.yaml spec.yaml`.
+    @Test func theGitRefForm() throws {
+        let repository = FileManager.default.temporaryDirectory.appendingPathComponent("wire-diff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: repository) }
+        func git(_ arguments: String...) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["git", "-c", "user.name=test", "-c", "user.email=test@example.com"] + arguments
+            process.currentDirectoryURL = repository
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "git \(arguments.joined(separator: " "))")
+        }
+        let pair = Self.golden.appendingPathComponent("field-made-required")
+        let spec = repository.appendingPathComponent("spec.yaml")
+        try git("init", "-q", "-b", "main")
+        try FileManager.default.copyItem(at: pair.appendingPathComponent("old.yaml"), to: spec)
+        try git("add", "spec.yaml")
+        try git("commit", "-q", "-m", "old")
+        try FileManager.default.removeItem(at: spec)
+        try FileManager.default.copyItem(at: pair.appendingPathComponent("new.yaml"), to: spec)
+        let run = try WireTool.run(["diff", "main:spec.yaml", "spec.yaml", "--format", "json"], in: repository)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.contains(#""group":"client message hello""#) && run.stdout.contains(#""summary":"made required""#))
+        let unknown = try WireTool.run(["diff", "nosuchbranch:spec.yaml", "spec.yaml"], in: repository)
+        #expect(unknown.status == 2 && unknown.stderr.contains("git show nosuchbranch:spec.yaml failed"))
+    }
+}
