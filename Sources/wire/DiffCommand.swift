@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WireCodegen
 import WireDiff
 import WireSpec
 
@@ -58,7 +59,10 @@ func loadComparedSpec(_ argument: String) throws -> ProtocolSpec {
         throw ExitCode(ExitStatus.usage)
     }
     for diagnostic in result.diagnostics { printError(diagnostic.description) }
-    guard let spec = result.spec else {
+    // What `wire lint` rejects cannot be compared: the spec's own errors, and names `wire generate` cannot use.
+    let nameProblems = result.spec.map { SwiftGenerator.nameProblems($0) } ?? []
+    for problem in nameProblems { printError(problem.description) }
+    guard let spec = result.spec, nameProblems.isEmpty else {
         printError("error: '\(argument)' has errors; fix them before comparing")
         throw ExitCode(ExitStatus.usage)
     }
