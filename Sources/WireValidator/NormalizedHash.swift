@@ -13,14 +13,10 @@ extension ValidationPlan {
         }
         switch tape.kind(index) {
         case .string:
-            if let rules = node?.stringRules, rules.format == .base64,
-                let decoded = tape.withStringBytes(index, { WireFormats.decodeBase64(bytes: $0) })
-            {
-                hash.combine(UInt64(JSONTape.Kind.string.rawValue))
-                decoded.withUnsafeBufferPointer { hash.combine(bytes: $0) }
-            } else {
-                hash.combine(tape, index)
+            if let rules = node?.stringRules, rules.format == .base64, Self.combineDecodedBase64(index, in: tape, into: &hash) {
+                return
             }
+            hash.combine(tape, index)
         case .array:
             hash.combine(UInt64(JSONTape.Kind.array.rawValue))
             hash.combine(UInt64(tape.count(index)))
@@ -46,6 +42,34 @@ extension ValidationPlan {
             hash.combine(sum)
         default:
             hash.combine(tape, index)
+        }
+    }
+
+    /// Mixes in the bytes a base64 string decodes to, eight at a time, then their count; returns
+    /// `false` (mixing in nothing) when the string is not base64.
+    private static func combineDecodedBase64(_ index: Int, in tape: JSONTape.View, into hash: inout JSONTape.ValueHash) -> Bool {
+        tape.withStringBytes(index) { bytes in
+            var decoded = JSONTape.ValueHash()
+            var word: UInt64 = 0
+            var pending = 0
+            guard
+                let count = WireFormats.decodeBase64(
+                    bytes: bytes,
+                    into: { byte in
+                        word = word << 8 | UInt64(byte)
+                        pending += 1
+                        if pending == 8 {
+                            decoded.combine(word)
+                            word = 0
+                            pending = 0
+                        }
+                    })
+            else { return false }
+            decoded.combine(word)
+            hash.combine(UInt64(JSONTape.Kind.string.rawValue))
+            hash.combine(UInt64(bitPattern: Int64(decoded.value)))
+            hash.combine(UInt64(count))
+            return true
         }
     }
 

@@ -229,33 +229,34 @@ struct SessionChecker {
     private mutating func checkUniqueness(_ frame: Frame, into findings: inout [Finding]) {
         for index in rules.uniqueness[frame.message.id] {
             let plan = rules.uniquenessPlans[index]
-            let rule = plan.rule
             guard let keyHash = frame.hash(plan.key) else { continue }
+            // Only findings need the rule's text; reading it lazily keeps the common path free of copies.
             let key = { frame.value(plan.key) ?? .null }
-            func report(_ message: String, path: String = rule.key) {
+            func report(_ message: String, path: String? = nil) {
+                let rule = plan.rule
                 findings.append(
                     Finding(
-                        code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(path),
+                        code: rule.otherwise?.errorCode ?? rule.name, rule: "uniqueness", path: JSONPath.root.appending(path ?? rule.key),
                         message: message + " (\(rule.name))"))
             }
             if !plan.sameFields.isEmpty {
                 let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
                 let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
                 if let earlier = memory.value(for: slot), earlier != fingerprint {
-                    report("reuses '\(rule.key)' \(key()) with a different \(rule.sameFields.joined(separator: " or "))")
+                    report("reuses '\(plan.rule.key)' \(key()) with a different \(plan.rule.sameFields.joined(separator: " or "))")
                 } else {
                     memory.set(slot, fingerprint)
                 }
             }
             for (position, field) in plan.grows.enumerated() {
                 checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) {
-                    report("'\(field.text)' of \(rule.key) \(key()) \($0)", path: field.text)
+                    report("'\(field.text)' of \(plan.rule.key) \(key()) \($0)", path: field.text)
                 }
             }
             if !plan.final.isEmpty {
                 let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
                 if memory.contains(slot) {
-                    report("repeats '\(rule.key)' \(key()) after its final frame")
+                    report("repeats '\(plan.rule.key)' \(key()) after its final frame")
                 } else if FieldCondition.allHold(plan.final, in: frame.tape, at: frame.index) {
                     memory.set(slot)
                 }
