@@ -16,6 +16,12 @@ import WireSpec
         #expect(SwiftNames.literal("a\"b\\c\nd") == #""a\"b\\c\nd""#)
     }
 
+    @Test func keywordsGetBackticksAsLabelsOnlyWhereSwiftAsksForThem() throws {
+        let naming = try SwiftNaming(spec: spec("messages: {client: {hello: {fields: {}}}}"), namespace: nil)
+        #expect(["inout", "let", "var", "for", "name"].map(naming.parameterLabel) == ["`inout`", "`let`", "`var`", "for", "name"])
+        #expect(["inout", "let", "var", "for", "name"].map(naming.argumentLabel) == ["`inout`", "let", "var", "for", "name"])
+    }
+
     func spec(_ messages: String) throws -> ProtocolSpec {
         try SpecLoader.check(
             yaml: """

@@ -74,7 +74,7 @@ struct ObjectEmitter {
     /// The memberwise initializer's parameters and the arguments that pass them on unchanged.
     func initializerParameters(_ shape: ObjectShape) -> (parameters: [String], arguments: [String]) {
         var parameters = shape.fields.map { field in
-            "\(naming.argumentLabel(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
+            "\(naming.parameterLabel(field.name)): \(mapper.propertyType(field))\(defaultArgument(field))"
         }
         var arguments = shape.fields.map { "\(naming.argumentLabel($0.name)): \(naming.propertyName($0.name))" }
         if shape.unknownFields == .keep {

@@ -101,8 +101,16 @@ struct SwiftNaming {
         return SwiftNames.reservedPropertyNames.contains(name) ? name + "_" : name
     }
 
-    /// The argument label of a field in initializers: its property name, in backticks where Swift
-    /// does not take the keyword as a label (`inout`).
+    /// The label of a field's parameter in an initializer's declaration: its property name, in
+    /// backticks where Swift does not take the keyword as a label (`inout`) or warns that it reads
+    /// it as one (`let`, `var`).
+    func parameterLabel(_ field: String) -> String {
+        let name = bareName(field)
+        return ["inout", "let", "var"].contains(name) ? "`\(name)`" : name
+    }
+
+    /// The label of a field's argument in a call: its property name, in backticks only where
+    /// Swift requires them there (`inout`).
     func argumentLabel(_ field: String) -> String {
         let name = bareName(field)
         return name == "inout" ? "`inout`" : name
