@@ -98,9 +98,7 @@ public struct CaptureValidation {
         if let direction = frame.direction {
             switch frame.payload {
             case .notJSON(let error):
-                evaluation = Evaluation(findings: [
-                    (Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil)
-                ])
+                evaluation = Evaluation(findings: [(Self.notJSON(error, validator: validator), nil)])
             case .parsed(let document, let root):
                 let validator = validator
                 evaluation = document.withView {
@@ -120,11 +118,7 @@ public struct CaptureValidation {
         if let unknown = evaluation.unknownType { summary.unknownTypes[unknown, default: 0] += 1 }
         guard !evaluation.findings.isEmpty else { return [] }
         return evaluation.findings.map { finding, type in
-            if finding.severity == .error {
-                summary.errorsByCode[finding.code, default: 0] += 1
-            } else {
-                summary.warningsByCode[finding.code, default: 0] += 1
-            }
+            count(finding)
             return LocatedFinding(
                 file: frame.file, line: frame.line, session: frame.session, frame: state.frames, direction: frame.direction, type: type,
                 finding: finding)
@@ -148,8 +142,7 @@ public struct CaptureValidation {
         var evaluation = Evaluation(message: message)
         switch outcome {
         case .notJSON(let error):
-            evaluation.findings.append(
-                (Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)"), nil))
+            evaluation.findings.append((notJSON(error, validator: validator), nil))
         case .notAFrame(let reason):
             evaluation.findings.append((Finding(code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "frame", message: reason), nil))
         case .unknownType(let tag):
@@ -176,6 +169,20 @@ public struct CaptureValidation {
         return evaluation
     }
 
+    /// The finding for bytes that are not JSON, under the spec's `notJSON` answer.
+    private static func notJSON(_ error: JSONSyntaxError, validator: FrameValidator) -> Finding {
+        Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)")
+    }
+
+    /// Adds a finding to the summary's counts by severity and code.
+    private mutating func count(_ finding: Finding) {
+        if finding.severity == .error {
+            summary.errorsByCode[finding.code, default: 0] += 1
+        } else {
+            summary.warningsByCode[finding.code, default: 0] += 1
+        }
+    }
+
     /// Reports what each session still owed when the captures ended (a run cut short), in the
     /// order the sessions began. Call it once, after the last frame.
     public mutating func finish() -> [LocatedFinding] {
@@ -185,11 +192,7 @@ public struct CaptureValidation {
         let all = sessions.flatMap { file, states in states.values.map { (file, $0) } }.sorted { $0.1.ordinal < $1.1.ordinal }
         return all.flatMap { file, state in
             state.checker.finish().map { finding in
-                if finding.severity == .error {
-                    summary.errorsByCode[finding.code, default: 0] += 1
-                } else {
-                    summary.warningsByCode[finding.code, default: 0] += 1
-                }
+                count(finding)
                 return LocatedFinding(file: file, line: nil, session: state.id, frame: state.frames, direction: nil, type: nil, finding: finding)
             }
         }

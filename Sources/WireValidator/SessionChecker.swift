@@ -128,7 +128,7 @@ struct SessionChecker {
         if valid { checkUniqueness(frame, into: &findings) }
         checkRateLimits(id, answeredCodes: answeredCodes, timestamp: timestamp, into: &findings)
         applyTransition(frame)
-        startRun(after: frame, into: &findings)
+        startRun(after: frame)
         return findings
     }
 
@@ -172,8 +172,8 @@ struct SessionChecker {
 
     // MARK: Runs
 
-    /// Starts the run a frame opens, reporting a run it cuts short.
-    private mutating func startRun(after frame: Frame, into findings: inout [Finding]) {
+    /// Starts the run a frame opens (a run it cuts short was reported by ``checkRun(_:into:)``).
+    private mutating func startRun(after frame: Frame) {
         for index in rules.runsAfter[frame.message.id] {
             let plan = rules.runPlans[index]
             guard FieldCondition.allHold(plan.when, in: frame.tape, at: frame.index),

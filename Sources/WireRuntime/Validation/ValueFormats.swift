@@ -119,33 +119,17 @@ public enum WireFormats {
         return symbols / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
     }
 
-    /// The bytes base64 text decodes to, or `nil` when it is not base64 (the same rules as
-    /// ``decodedBase64Length(bytes:)``). Used where values compare by their decoded bytes.
-    public static func decodeBase64(bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard let length = decodedBase64Length(bytes: bytes) else { return nil }
-        var result: [UInt8] = []
-        result.reserveCapacity(length)
-        forEachDecodedBase64Byte(in: bytes) { result.append($0) }
-        return result
-    }
-
-    /// Hands each byte the base64 text decodes to to `body`, in order, without building an
-    /// array; returns the number of bytes, or `nil` (before calling `body`) when the text is not
-    /// base64 (the same rules as ``decodedBase64Length(bytes:)``).
+    /// Hands each byte base64 text decodes to to `body`, in order, without building an array;
+    /// returns the number of bytes, or `nil` (before calling `body`) when the text is not base64
+    /// (the same rules as ``decodedBase64Length(bytes:)``). Used where values compare by their
+    /// decoded bytes.
     @discardableResult
     public static func decodeBase64(bytes: UnsafeBufferPointer<UInt8>, into body: (UInt8) -> Void) -> Int? {
         guard let length = decodedBase64Length(bytes: bytes) else { return nil }
-        forEachDecodedBase64Byte(in: bytes, body)
-        return length
-    }
-
-    /// Decodes text already known to be base64, skipping white space and padding.
-    @inline(__always)
-    private static func forEachDecodedBase64Byte(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UInt8) -> Void) {
         var accumulator: UInt32 = 0
         var bits = 0
         for byte in bytes {
-            guard let value = base64Value(byte) else { continue }
+            guard let value = base64Value(byte) else { continue }  // white space and padding
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
             if bits >= 8 {
@@ -153,6 +137,7 @@ public enum WireFormats {
                 body(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
             }
         }
+        return length
     }
 
     /// The 6-bit value of a base64 symbol of the standard alphabet.
