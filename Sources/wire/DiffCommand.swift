@@ -47,18 +47,7 @@ extension ChangeReport.Format: ExpressibleByArgument {}
 /// Loads a spec to compare: a file, or `GIT-REF:PATH` read with `git show` when no such file exists.
 /// Any problem (unreadable, not in git, diagnostics) is a load error: printed, exit status 2.
 func loadComparedSpec(_ argument: String) throws -> ProtocolSpec {
-    let result: SpecCheckResult
-    do {
-        if FileManager.default.fileExists(atPath: argument) || !argument.contains(":") {
-            result = try SpecLoader.check(contentsOf: argument)
-        } else {
-            result = SpecLoader.check(yaml: try gitShow(argument), file: argument)
-        }
-    } catch {
-        printError("error: cannot read spec '\(argument)': \(error)")
-        throw ExitCode(ExitStatus.usage)
-    }
-    for diagnostic in result.diagnostics { printError(diagnostic.description) }
+    let result = try checkSpec(argument, gitObjects: true)
     // What `wire lint` rejects cannot be compared: the spec's own errors, and names `wire generate` cannot use.
     let nameProblems = result.spec.map { SwiftGenerator.nameProblems($0) } ?? []
     for problem in nameProblems { printError(problem.description) }
@@ -70,7 +59,7 @@ func loadComparedSpec(_ argument: String) throws -> ProtocolSpec {
 }
 
 /// The text of `REF:PATH` in the git repository of the current directory.
-private func gitShow(_ object: String) throws -> String {
+func gitShow(_ object: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["git", "show", object]
@@ -83,8 +72,9 @@ private func gitShow(_ object: String) throws -> String {
     let message = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-        let reason = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        throw GitError(description: "git show \(object) failed: \(reason.isEmpty ? "exit status \(process.terminationStatus)" : reason)")
+        let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let reason = text.isEmpty ? "exit status \(process.terminationStatus)" : text
+        throw GitError(description: "cannot read spec '\(object)': git show \(object) failed: \(reason)")
     }
     return String(decoding: data, as: UTF8.self)
 }

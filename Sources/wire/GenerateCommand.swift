@@ -45,14 +45,25 @@ extension AccessLevel: ExpressibleByArgument {}
 
 /// Loads a spec for a command that needs a valid one: prints its diagnostics and exits 1 on errors, 2 when unreadable.
 func loadCheckedSpec(_ path: String) throws -> ProtocolSpec {
+    guard let spec = try checkSpec(path).spec else { throw ExitCode(ExitStatus.failure) }
+    return spec
+}
+
+/// Reads and checks a spec and prints its diagnostics. With `gitObjects`, an argument that names
+/// no file but has a colon is read as `GIT-REF:PATH` with `git show`. A spec that cannot be read
+/// is printed as an error and ends the command with exit status 2.
+func checkSpec(_ argument: String, gitObjects: Bool = false) throws -> SpecCheckResult {
     let result: SpecCheckResult
     do {
-        result = try SpecLoader.check(contentsOf: path)
+        if gitObjects, !FileManager.default.fileExists(atPath: argument), argument.contains(":") {
+            result = SpecLoader.check(yaml: try gitShow(argument), file: argument)
+        } else {
+            result = try SpecLoader.check(contentsOf: argument)
+        }
     } catch {
         printError("error: \(error)")
         throw ExitCode(ExitStatus.usage)
     }
     for diagnostic in result.diagnostics { printError(diagnostic.description) }
-    guard let spec = result.spec else { throw ExitCode(ExitStatus.failure) }
-    return spec
+    return result
 }
