@@ -16,16 +16,10 @@ enum ConstraintText {
         if let value = c.maxBytes { parts.append("≤ \(value) UTF-8 bytes") }
         if c.notBlank { parts.append("not blank") }
         if let value = c.maxDecodedBytes { parts.append("≤ \(value) bytes decoded") }
-        if let value = c.minimum { parts.append("≥ \(number(value))") }
-        if let value = c.maximum { parts.append("≤ \(number(value))") }
+        if let value = c.minimum { parts.append("≥ \(NumberText.compact(value))") }
+        if let value = c.maximum { parts.append("≤ \(NumberText.compact(value))") }
         if let value = c.minItems { parts.append("≥ \(value) items") }
         if let value = c.maxItems { parts.append("≤ \(value) items") }
         return parts
-    }
-
-    /// A bound as written: `2` for 2.0, `1.05`, `-1.5`, `0.000001`.
-    static func number(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-        return "\(value)"
     }
 }

@@ -247,31 +247,25 @@ struct ChangeCollector {
     mutating func compareConstraints(
         _ before: Constraints, _ after: Constraints, group: String, subject: String, directions: Set<Direction>, at location: SourceLocation
     ) {
-        // Lower bounds: raising one tightens. Upper bounds: lowering one tightens.
-        let lower: [(String, Double?, Double?)] = [
-            ("minLength", before.minLength.map(Double.init), after.minLength.map(Double.init)),
-            ("minBytes", before.minBytes.map(Double.init), after.minBytes.map(Double.init)),
-            ("minItems", before.minItems.map(Double.init), after.minItems.map(Double.init)),
-            ("minimum", before.minimum, after.minimum),
+        // Lower bounds (`raisingTightens`): raising one tightens. Upper bounds: lowering one tightens.
+        let bounds: [(key: String, raisingTightens: Bool, was: Double?, now: Double?)] = [
+            ("minLength", true, before.minLength.map(Double.init), after.minLength.map(Double.init)),
+            ("minBytes", true, before.minBytes.map(Double.init), after.minBytes.map(Double.init)),
+            ("minItems", true, before.minItems.map(Double.init), after.minItems.map(Double.init)),
+            ("minimum", true, before.minimum, after.minimum),
+            ("maxLength", false, before.maxLength.map(Double.init), after.maxLength.map(Double.init)),
+            ("maxBytes", false, before.maxBytes.map(Double.init), after.maxBytes.map(Double.init)),
+            ("maxDecodedBytes", false, before.maxDecodedBytes.map(Double.init), after.maxDecodedBytes.map(Double.init)),
+            ("maxItems", false, before.maxItems.map(Double.init), after.maxItems.map(Double.init)),
+            ("maximum", false, before.maximum, after.maximum),
         ]
-        let upper: [(String, Double?, Double?)] = [
-            ("maxLength", before.maxLength.map(Double.init), after.maxLength.map(Double.init)),
-            ("maxBytes", before.maxBytes.map(Double.init), after.maxBytes.map(Double.init)),
-            ("maxDecodedBytes", before.maxDecodedBytes.map(Double.init), after.maxDecodedBytes.map(Double.init)),
-            ("maxItems", before.maxItems.map(Double.init), after.maxItems.map(Double.init)),
-            ("maximum", before.maximum, after.maximum),
-        ]
-        for (key, was, now) in lower where was != now {
-            let tighter = was.map { previous in now.map { $0 > previous } ?? false } ?? true
+        for (key, raisingTightens, was, now) in bounds where was != now {
+            // Adding a bound tightens; removing one loosens.
+            let tighter = was.map { previous in now.map { raisingTightens ? $0 > previous : $0 < previous } ?? false } ?? true
             record(
                 group, subject, was == nil ? .added : now == nil ? .removed : .changed, "\(key) \(tighter ? "tightened" : "loosened")",
-                old: was.map(number), new: now.map(number), effect: tighter ? .tightens : .loosens, directions: directions, at: location)
-        }
-        for (key, was, now) in upper where was != now {
-            let tighter = was.map { previous in now.map { $0 < previous } ?? false } ?? true
-            record(
-                group, subject, was == nil ? .added : now == nil ? .removed : .changed, "\(key) \(tighter ? "tightened" : "loosened")",
-                old: was.map(number), new: now.map(number), effect: tighter ? .tightens : .loosens, directions: directions, at: location)
+                old: was.map(NumberText.compact), new: now.map(NumberText.compact), effect: tighter ? .tightens : .loosens,
+                directions: directions, at: location)
         }
         let exact: [(String, String?, String?)] = [
             ("prefix", before.prefix, after.prefix), ("pattern", before.pattern, after.pattern),
@@ -289,10 +283,6 @@ struct ChangeCollector {
                 group, subject, after.notBlank ? .added : .removed, after.notBlank ? "notBlank added" : "notBlank removed",
                 effect: after.notBlank ? .tightens : .loosens, directions: directions, at: location)
         }
-    }
-
-    private func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     func typeText(_ field: Field) -> String {

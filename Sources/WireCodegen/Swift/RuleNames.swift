@@ -64,7 +64,6 @@ enum RuleNames {
     }
 
     private static func number(_ value: Double) -> String {
-        identifierWords(
-            value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value).replacingOccurrences(of: ".", with: " point "))
+        identifierWords(NumberText.compact(value).replacingOccurrences(of: ".", with: " point "))
     }
 }
