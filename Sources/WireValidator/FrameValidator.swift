@@ -71,8 +71,8 @@ public struct FrameValidator: Sendable {
         guard let id = plan.message(direction, tagAt: tag, in: tape) else { return (.unknownType(tag: tape.string(tag)), nil) }
         let message = plan.messages[id]
         var context = ValidationContext(sizeAnswer: plan.sizeAnswer)
-        if message.variants >= 0 {
-            check(index, in: tape, named: message.variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+        if let variants = message.variants {
+            check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
         } else {
             check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
         }
@@ -141,7 +141,7 @@ public struct FrameValidator: Sendable {
                 // As for fields: the inherited answer is passed through untouched when the rule has
                 // none of its own (`conditional.answer ?? answer` alone would copy it every time).
                 context.check(
-                    conditional.rule, at: path(), answer: conditional.answer == nil ? answer : conditional.answer ?? answer,
+                    conditional.rule, at: path(), answer: conditional.answer ?? answer,
                     conditionValue: { member(conditional.conditionFields[$0], conditional.rule.conditions[$0].key).map { tape.value($0) } },
                     requiredPresence: { presence(conditional.requiredFields[$0], conditional.rule.required[$0]) },
                     forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) },

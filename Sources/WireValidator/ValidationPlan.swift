@@ -160,12 +160,12 @@ final class ValidationPlan: Sendable {
         let answer: ViolationAnswer
         /// The message's fields; empty for a union message.
         let object: ObjectPlan
-        /// For a union message, the index of its union plan in `named`; -1 otherwise.
-        let variants: Int
+        /// For a union message, the index of its union plan in `named`.
+        let variants: Int?
 
         var tag: String { ref.tag }
 
-        init(id: Int, ref: MessageRef, answer: ViolationAnswer, object: ObjectPlan, variants: Int) {
+        init(id: Int, ref: MessageRef, answer: ViolationAnswer, object: ObjectPlan, variants: Int?) {
             self.id = id
             self.ref = ref
             tagKey = UTF8Key(ref.tag)
@@ -201,7 +201,7 @@ final class ValidationPlan: Sendable {
     /// The plan of a message's field, looking into the case types of a union message.
     func fieldNode(_ name: String, of message: MessagePlan) -> Node? {
         if let field = message.object.fields.first(where: { $0.key == name }) { return field.node }
-        guard message.variants >= 0, case .union(_, let cases, _, _) = named[message.variants] else { return nil }
+        guard let variants = message.variants, case .union(_, let cases, _, _) = named[variants] else { return nil }
         for unionCase in cases {
             if case .object(let object) = named[unionCase.plan], let field = object.fields.first(where: { $0.key == name }) { return field.node }
         }
@@ -231,7 +231,7 @@ final class ValidationPlan: Sendable {
         for direction in Direction.allCases {
             for message in spec.messages(direction) {
                 let object = builder.objectPlan(message.shape)
-                let variants = message.variants.map { builder.unionIndex($0, typeName: message.tag) } ?? -1
+                let variants = message.variants.map { builder.unionIndex($0, typeName: message.tag) }
                 ids[direction, default: []].append(messages.count)
                 messages.append(
                     MessagePlan(

@@ -387,20 +387,13 @@
             fail(path().appending(key), "conditional", answer, "'\(key)' is not allowed when \(requirement.conditionText)")
         }
         for (position, expectation) in requirement.expected.enumerated() {
-            let value = expectedValue(position)
-            guard let value, value != .null else {
-                let wanted = ConditionalRequirement.valuesText(expectation.values)
-                fail(
-                    path().appending(expectation.key), "conditional", answer,
-                    "missing '\(expectation.key)' (must be \(wanted) when \(requirement.conditionText))")
-                continue
-            }
-            if !expectation.values.contains(value) {
-                let wanted = ConditionalRequirement.valuesText(expectation.values)
-                fail(
-                    path().appending(expectation.key), "conditional", answer,
-                    "'\(expectation.key)' must be \(wanted) when \(requirement.conditionText), found \(JSONWriter.string(value))")
-            }
+            let value = expectedValue(position).flatMap { $0 == .null ? nil : $0 }
+            if let value, expectation.values.contains(value) { continue }
+            let wanted = ConditionalRequirement.valuesText(expectation.values)
+            fail(
+                path().appending(expectation.key), "conditional", answer,
+                value.map { "'\(expectation.key)' must be \(wanted) when \(requirement.conditionText), found \(JSONWriter.string($0))" }
+                    ?? "missing '\(expectation.key)' (must be \(wanted) when \(requirement.conditionText))")
         }
     }
 
