@@ -36,7 +36,7 @@ extension SpecReader {
             rules.guards = (entries(node, in: "session 'guards'") ?? []).compactMap { entry in
                 let context = "guard '\(entry.key)'"
                 guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "requires", "otherwise"]),
-                    let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
+                    let (frame, _) = requiredMessage("frame", in: map, context: context, messages: messages),
                     let requires = require("requires", in: map, context: context).flatMap({
                         reference($0, "'requires' in \(context)", kind: "flag", in: flagNames)
                     })
@@ -98,8 +98,7 @@ extension SpecReader {
         return items.enumerated().compactMap { offset, item in
             let context = "transition \(offset + 1)"
             guard let map = mapping(item, in: context, allowedKeys: ["description", "on", "when", "to", "set", "closeCode"]),
-                let on = require("on", in: map, context: context).flatMap({ messageRef($0, "'on' in \(context)", messages: messages) }),
-                let message = messages.first(where: { $0.direction == on.direction && $0.tag == on.tag })
+                let (on, message) = requiredMessage("on", in: map, context: context, messages: messages)
             else { return nil }
             let to = require("to", in: map, context: context).flatMap { reference($0, "'to' in \(context)", kind: "phase", in: phases) }
             let check = fieldChecker(of: message, context: context)
@@ -131,15 +130,12 @@ extension SpecReader {
             let context = "correlation '\(entry.key)'"
             guard
                 let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "field", "answers", "answersField", "otherwise"]),
-                let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
-                let answers = require("answers", in: map, context: context).flatMap({ messageRef($0, "'answers' in \(context)", messages: messages) }
-                ),
+                let (frame, frameMessage) = requiredMessage("frame", in: map, context: context, messages: messages),
+                let (answers, answersMessage) = requiredMessage("answers", in: map, context: context, messages: messages),
                 let fieldNode = require("field", in: map, context: context), let field = string(fieldNode, "'field' in \(context)")
             else { return nil }
             let answersFieldNode = map["answersField"] ?? fieldNode
             guard let answersField = string(answersFieldNode, "'answersField' in \(context)"),
-                let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
-                let answersMessage = messages.first(where: { $0.direction == answers.direction && $0.tag == answers.tag }),
                 fieldChecker(of: frameMessage, context: context)(field, fieldNode.location),
                 fieldChecker(of: answersMessage, context: context)(answersField, answersFieldNode.location)
             else { return nil }
@@ -156,8 +152,7 @@ extension SpecReader {
             let context = "uniqueness rule '\(entry.key)'"
             let keys = ["description", "frame", "key", "sameFields", "compare", "grows", "final", "otherwise"]
             guard let map = mapping(entry.value, in: context, allowedKeys: keys),
-                let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
-                let message = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                let (frame, message) = requiredMessage("frame", in: map, context: context, messages: messages),
                 let keyNode = require("key", in: map, context: context), let key = string(keyNode, "'key' in \(context)")
             else { return nil }
             let check = fieldChecker(of: message, context: context)
@@ -201,10 +196,8 @@ extension SpecReader {
             let context = "run '\(entry.key)'"
             let keys = ["description", "after", "when", "count", "frame", "each", "otherwise"]
             guard let map = mapping(entry.value, in: context, allowedKeys: keys),
-                let after = require("after", in: map, context: context).flatMap({ messageRef($0, "'after' in \(context)", messages: messages) }),
-                let afterMessage = messages.first(where: { $0.direction == after.direction && $0.tag == after.tag }),
-                let frame = require("frame", in: map, context: context).flatMap({ messageRef($0, "'frame' in \(context)", messages: messages) }),
-                let frameMessage = messages.first(where: { $0.direction == frame.direction && $0.tag == frame.tag }),
+                let (after, afterMessage) = requiredMessage("after", in: map, context: context, messages: messages),
+                let (frame, frameMessage) = requiredMessage("frame", in: map, context: context, messages: messages),
                 let countNode = require("count", in: map, context: context), let count = string(countNode, "'count' in \(context)")
             else { return nil }
             let checkAfter = fieldChecker(of: afterMessage, context: context)
@@ -218,6 +211,15 @@ extension SpecReader {
                 description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: entry.keyLocation
             )
         }
+    }
+
+    /// The message a rule names under a required `key` (`client message`), and its reference;
+    /// `nil` after reporting a missing key or a message the spec does not have.
+    private func requiredMessage(_ key: String, in map: Mapping, context: String, messages: [Message]) -> (MessageRef, Message)? {
+        guard let ref = require(key, in: map, context: context).flatMap({ messageRef($0, "'\(key)' in \(context)", messages: messages) }),
+            let message = messages.first(where: { $0.direction == ref.direction && $0.tag == ref.tag })
+        else { return nil }
+        return (ref, message)
     }
 
     /// A check that a field name belongs to a message, reporting it otherwise.
