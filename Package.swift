@@ -20,11 +20,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        .target(name: "WireSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
-        .target(name: "WireCodegen", dependencies: ["WireSpec"]),
+        .target(name: "WireSpec", dependencies: ["WireRuntime", .product(name: "Yams", package: "Yams")]),
+        .target(name: "WireCodegen", dependencies: ["WireSpec", "WireRuntime"]),
         .target(name: "WireRuntime"),
         .target(name: "WireValidator", dependencies: ["WireSpec", "WireRuntime"]),
-        .target(name: "WireDiff", dependencies: ["WireSpec"]),
+        .target(name: "WireDiff", dependencies: ["WireSpec", "WireRuntime"]),
         .executableTarget(
             name: "wire",
             dependencies: [
@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "GeneratedNamesTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(
             name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "ClawlineProtocol", "WireTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireTestSupport"], exclude: ["Frames"]),
+        .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireRuntime", "WireTestSupport"], exclude: ["Frames"]),
     ],
     swiftLanguageModes: [.v6]
 )

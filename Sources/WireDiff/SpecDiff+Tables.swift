@@ -1,3 +1,4 @@
+import WireRuntime
 import WireSpec
 
 extension ChangeCollector {

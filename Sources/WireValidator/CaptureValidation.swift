@@ -46,7 +46,9 @@ public struct ValidationSummary: Sendable {
 public struct CaptureValidation {
     public let validator: FrameValidator
     public private(set) var summary: ValidationSummary
-    private let rules: SessionChecker.Rules
+    private let engine: SessionEngine
+    /// Per plan message id: the engine's number for the message.
+    private let sessionIDs: [SessionEngine.MessageID]
     /// Sessions by file, then by session id.
     private var sessions: [String: [String: SessionState]] = [:]
     /// The sessions of the file of the last frame, looked up once per file change.
@@ -59,17 +61,18 @@ public struct CaptureValidation {
         let id: String
         let ordinal: Int
         var frames = 0
-        var checker: SessionChecker
-        init(id: String, ordinal: Int, checker: SessionChecker) {
+        var machine: SessionMachine
+        init(id: String, ordinal: Int, machine: SessionMachine) {
             self.id = id
             self.ordinal = ordinal
-            self.checker = checker
+            self.machine = machine
         }
     }
 
     public init(spec: ProtocolSpec) {
         validator = FrameValidator(spec: spec)
-        rules = SessionChecker.Rules(spec: spec, plan: validator.plan)
+        engine = SessionEngine(rules: spec.sessionRuleSet, rateLimits: spec.rateLimitRules)
+        sessionIDs = validator.plan.messages.map { [engine] in engine.messageID(for: $0.ref.frameKey) }
         summary = ValidationSummary(plan: validator.plan)
     }
 
@@ -83,7 +86,7 @@ public struct CaptureValidation {
             lastFile = file
         }
         if let existing = lastFileSessions[session] { return existing }
-        let created = SessionState(id: session, ordinal: summary.sessions, checker: SessionChecker(rules: rules))
+        let created = SessionState(id: session, ordinal: summary.sessions, machine: SessionMachine(engine: engine))
         lastFileSessions[session] = created
         summary.sessions += 1
         return created
@@ -101,8 +104,10 @@ public struct CaptureValidation {
                 evaluation = Evaluation(findings: [(Self.notJSON(error, validator: validator), nil)])
             case .parsed(let document, let root):
                 let validator = validator
+                let sessionIDs = sessionIDs
                 evaluation = document.withView {
-                    Self.evaluate($0, at: root, direction: direction, validator: validator, session: state, timestamp: frame.timestamp)
+                    Self.evaluate(
+                        $0, at: root, direction: direction, validator: validator, sessionIDs: sessionIDs, session: state, timestamp: frame.timestamp)
                 }
             }
         } else {
@@ -136,7 +141,8 @@ public struct CaptureValidation {
     }
 
     private static func evaluate(
-        _ tape: JSONTape.View, at root: Int, direction: Direction, validator: FrameValidator, session: SessionState, timestamp: Double?
+        _ tape: JSONTape.View, at root: Int, direction: Direction, validator: FrameValidator, sessionIDs: [SessionEngine.MessageID],
+        session: SessionState, timestamp: Double?
     ) -> Evaluation {
         let (outcome, message) = validator.check(tape, at: root, direction: direction)
         var evaluation = Evaluation(message: message)
@@ -160,11 +166,10 @@ public struct CaptureValidation {
                 evaluation.findings.append((Finding(issue), tag))
                 if issue.severity == .error { errorCodes.append(issue.code) }
             }
-            let sessionFindings = session.checker.observe(
-                SessionChecker.Frame(message: validator.plan.messages[message], tape: tape, index: root),
-                valid: errorCodes.isEmpty, answeredCodes: errorCodes, timestamp: timestamp
-            )
-            for finding in sessionFindings { evaluation.findings.append((finding, tag)) }
+            let violations = session.machine.observe(
+                SessionFrame(message: sessionIDs[message], tape: tape, object: root), answeredCodes: errorCodes,
+                at: timestamp.map { .milliseconds($0) })
+            for violation in violations { evaluation.findings.append((Finding(violation), tag)) }
         }
         return evaluation
     }
@@ -191,7 +196,8 @@ public struct CaptureValidation {
         lastFileSessions = [:]
         let all = sessions.flatMap { file, states in states.values.map { (file, $0) } }.sorted { $0.1.ordinal < $1.1.ordinal }
         return all.flatMap { file, state in
-            state.checker.finish().map { finding in
+            state.machine.finish().map { violation in
+                let finding = Finding(violation)
                 count(finding)
                 return LocatedFinding(file: file, line: nil, session: state.id, frame: state.frames, direction: nil, type: nil, finding: finding)
             }

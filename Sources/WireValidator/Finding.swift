@@ -28,4 +28,9 @@ public struct Finding: Sendable, Hashable {
         let text = issue.path.components.isEmpty || namesItsKey ? issue.message : "\(issue.path): \(issue.message)"
         self.init(severity: issue.severity, code: issue.code, rule: issue.rule, path: issue.path, message: text)
     }
+
+    /// A finding from a session rule's violation.
+    init(_ violation: SessionViolation) {
+        self.init(severity: violation.severity, code: violation.code, rule: violation.rule.rawValue, path: violation.path, message: violation.message)
+    }
 }

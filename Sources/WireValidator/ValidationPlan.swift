@@ -198,16 +198,6 @@ final class ValidationPlan: Sendable {
         return nil
     }
 
-    /// The plan of a message's field, looking into the case types of a union message.
-    func fieldNode(_ name: String, of message: MessagePlan) -> Node? {
-        if let field = message.object.fields.first(where: { $0.key == name }) { return field.node }
-        guard let variants = message.variants, case .union(_, let cases, _, _) = named[variants] else { return nil }
-        for unionCase in cases {
-            if case .object(let object) = named[unionCase.plan], let field = object.fields.first(where: { $0.key == name }) { return field.node }
-        }
-        return nil
-    }
-
     /// The id of the message of `direction` with this tag.
     func message(_ direction: Direction, tag: String) -> Int? {
         ids(direction).first { messages[$0].tag == tag }
@@ -215,11 +205,7 @@ final class ValidationPlan: Sendable {
 
     init(spec: ProtocolSpec) {
         self.spec = spec
-        func answer(_ answer: Answer) -> ViolationAnswer {
-            let resolved = spec.resolved(answer)
-            guard let code = resolved.errorCode else { return .closeSilently(closeCode: resolved.closeCode) }
-            return ViolationAnswer(code: code, closesConnection: resolved.closesConnection, closeCode: resolved.closeCode)
-        }
+        let answer = spec.resolved
         defaultAnswer = answer(Answer(errorCode: spec.defaultErrorCode))
         sizeAnswer = answer(Answer(errorCode: spec.sizeErrorCode))
         notJSONAnswer = answer(spec.notJSONAnswer)

@@ -1,3 +1,4 @@
+import WireRuntime
 import WireSpec
 
 /// Builds the reference of a spec as `DocBlock`s.
@@ -70,7 +71,7 @@ struct ProtocolDocument {
 
     private func answerText(_ answer: Answer) -> String {
         let resolved = spec.resolved(answer)
-        guard let code = resolved.errorCode else {
+        guard let code = resolved.code else {
             return "by closing the connection" + (resolved.closeCode.map { " (\($0))" } ?? "") + " without sending an error"
         }
         var text = "[`\(code)`](#\(DocAnchor.error(code)))"

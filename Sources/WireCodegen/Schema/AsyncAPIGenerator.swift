@@ -77,7 +77,7 @@ public enum AsyncAPIGenerator {
         guard let answer else { return .null }
         let resolved = spec.resolved(answer)
         var object = JSONObject()
-        object["error"] = resolved.errorCode.map(SpecValue.string) ?? .null
+        object["error"] = resolved.code.map(SpecValue.string) ?? .null
         object["close"] = .bool(resolved.closesConnection)
         if let code = resolved.closeCode { object["closeCode"] = .integer(code) }
         return object.value

@@ -195,7 +195,7 @@ struct SwiftTypeMapper {
     /// A `ViolationAnswer` literal for a spec answer, resolving "as the error code says".
     func answerLiteral(_ answer: Answer) -> String {
         let resolved = spec.resolved(answer)
-        guard let code = resolved.errorCode else { return ".closeSilently(closeCode: \(resolved.closeCode.map(String.init) ?? "nil"))" }
+        guard let code = resolved.code else { return ".closeSilently(closeCode: \(resolved.closeCode.map(String.init) ?? "nil"))" }
         var text = "WireRuntime.ViolationAnswer(code: \(SwiftNames.literal(code))"
         if resolved.closesConnection { text += ", closesConnection: true" }
         if let closeCode = resolved.closeCode { text += ", closeCode: \(closeCode)" }

@@ -1,3 +1,4 @@
+import WireRuntime
 import WireSpec
 
 /// Emits the protocol namespace: identity, default answers, error codes, constants, rate limits,
@@ -163,6 +164,24 @@ struct TablesEmitter {
         answer.map(mapper.answerLiteral) ?? "nil"
     }
 
+    /// A literal of the shapes of a uniqueness rule's fields, keys sorted.
+    private static func shapesLiteral(_ shapes: [String: ValueShape]) -> String {
+        "[" + shapes.sorted { $0.key < $1.key }.map { "\(SwiftNames.literal($0.key)): \(shapeLiteral($0.value))" }.joined(separator: ", ") + "]"
+    }
+
+    private static func shapeLiteral(_ shape: ValueShape) -> String {
+        switch shape {
+        case .base64: return ".base64"
+        case .array(let element): return ".array(\(shapeLiteral(element)))"
+        case .map(let element): return ".map(\(shapeLiteral(element)))"
+        case .object(let members): return ".object(\(shapesLiteral(members)))"
+        case .union(let tag, let cases):
+            let sorted = cases.map { (SpecValue($0.key), $0.value) }.sorted { $0.0.description < $1.0.description }
+            return ".union(tag: \(SwiftNames.literal(tag)), cases: ["
+                + sorted.map { "\(SwiftNames.jsonLiteral($0.0)): \(shapesLiteral($0.1))" }.joined(separator: ", ") + "])"
+        }
+    }
+
     private func sessionRules() -> SwiftDeclaration {
         let session = spec.session ?? SessionRules()
         func set(_ tags: [String]) -> String { "[" + tags.map(SwiftNames.literal).joined(separator: ", ") + "]" }
@@ -206,13 +225,17 @@ struct TablesEmitter {
         }
         lines.append("    ],")
         lines.append("    uniqueness: [")
-        for rule in session.uniqueness {
+        let runtimeUniqueness = spec.sessionRuleSet.uniqueness
+        for (position, rule) in session.uniqueness.enumerated() {
             var arguments =
                 "name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), key: \(SwiftNames.literal(rule.key)), sameFields: "
                 + "\(set(rule.sameFields))"
             if rule.comparison != .exact { arguments += ", comparison: .\(rule.comparison.rawValue)" }
             if !rule.grows.isEmpty { arguments += ", grows: \(set(rule.grows))" }
-            lines.append("        .init(\(arguments), final: \(conditions(rule.final)), otherwise: \(optionalAnswer(rule.otherwise))),")
+            arguments += ", final: \(conditions(rule.final)), otherwise: \(optionalAnswer(rule.otherwise))"
+            let shapes = runtimeUniqueness[position].shapes
+            if !shapes.isEmpty { arguments += ", shapes: \(Self.shapesLiteral(shapes))" }
+            lines.append("        .init(\(arguments)),")
         }
         lines.append("    ],")
         lines.append("    runs: [")

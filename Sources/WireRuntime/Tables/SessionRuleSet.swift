@@ -19,11 +19,13 @@ public struct SessionRuleSet: Sendable, Hashable {
     /// A phase and the tags each direction may send in it.
     public struct Phase: Sendable, Hashable {
         public var name: String
-        public var allowedClient: Set<String>
-        public var allowedServer: Set<String>
+        /// The tags the client may send, in the spec's order.
+        public var allowedClient: [String]
+        /// The tags the server may send, in the spec's order.
+        public var allowedServer: [String]
         /// The answer to a client frame not allowed here.
         public var otherwise: ViolationAnswer?
-        public init(name: String, allowedClient: Set<String>, allowedServer: Set<String>, otherwise: ViolationAnswer?) {
+        public init(name: String, allowedClient: [String], allowedServer: [String], otherwise: ViolationAnswer?) {
             self.name = name
             self.allowedClient = allowedClient
             self.allowedServer = allowedServer
@@ -108,10 +110,14 @@ public struct SessionRuleSet: Sendable, Hashable {
         public var grows: [String]
         public var final: [Condition]
         public var otherwise: ViolationAnswer?
+        /// For `normalized` comparison: where the compared fields hold `base64` strings, which
+        /// compare by their decoded bytes. Fields not listed compare as JSON.
+        public var shapes: [String: ValueShape]
         public init(
             name: String, frame: FrameKey, key: String, sameFields: [String], comparison: Comparison = .exact, grows: [String] = [],
-            final: [Condition], otherwise: ViolationAnswer?
+            final: [Condition], otherwise: ViolationAnswer?, shapes: [String: ValueShape] = [:]
         ) {
+            self.shapes = shapes
             self.name = name
             self.frame = frame
             self.key = key

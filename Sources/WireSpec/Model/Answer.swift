@@ -1,3 +1,5 @@
+import WireRuntime
+
 /// What a peer must answer when a frame breaks a rule: an error code (or nothing) and whether the
 /// connection closes.
 public struct Answer: Sendable, Hashable, Encodable {
@@ -16,21 +18,13 @@ public struct Answer: Sendable, Hashable, Encodable {
     }
 }
 
-/// An answer with "as the error code says" worked out: whether the connection closes and with which code.
-public struct ResolvedAnswer: Sendable, Hashable {
-    /// The error code sent; `nil` when nothing is sent.
-    public var errorCode: String?
-    public var closesConnection: Bool
-    /// The WebSocket close code when the connection closes.
-    public var closeCode: Int?
-}
-
 extension ProtocolSpec {
     /// Resolves an answer against the error table: `close` defaults to the code's `closes: always`,
     /// and the close code to the code's `closeCode`.
-    public func resolved(_ answer: Answer) -> ResolvedAnswer {
+    public func resolved(_ answer: Answer) -> ViolationAnswer {
         let closes = self.closes(answer)
         let closeCode = closes ? (answer.closeCode ?? answer.errorCode.flatMap(errorCode)?.closeCode) : nil
-        return ResolvedAnswer(errorCode: answer.errorCode, closesConnection: closes, closeCode: closeCode)
+        guard let code = answer.errorCode else { return .closeSilently(closeCode: closeCode) }
+        return ViolationAnswer(code: code, closesConnection: closes, closeCode: closeCode)
     }
 }

@@ -420,7 +420,8 @@ public enum Clawline {
                 sameFields: ["content", "attachments"],
                 comparison: .normalized,
                 final: [],
-                otherwise: WireRuntime.ViolationAnswer(code: "invalid_message")
+                otherwise: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                shapes: ["attachments": .array(.union(tag: "type", cases: [.string("image"): ["data": .base64]]))]
             ),
             .init(
                 name: "server_event_stream",
@@ -430,7 +431,8 @@ public enum Clawline {
                 comparison: .normalized,
                 grows: ["content"],
                 final: [WireRuntime.SessionRuleSet.Condition("streaming", [.bool(false)])],
-                otherwise: nil
+                otherwise: nil,
+                shapes: ["attachments": .array(.union(tag: "type", cases: [.string("image"): ["data": .base64]]))]
             ),
         ],
         runs: [

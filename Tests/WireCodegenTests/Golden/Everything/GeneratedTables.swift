@@ -187,7 +187,8 @@ enum Everything {
                 sameFields: ["default", "tags", "blobs"],
                 comparison: .normalized,
                 final: [],
-                otherwise: WireRuntime.ViolationAnswer(code: "bad_frame")
+                otherwise: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                shapes: ["blobs": .array(.base64)]
             ),
             .init(
                 name: "final_updates",

@@ -1,10 +1,13 @@
 /// A key's text and its UTF-8 bytes at a stable address, so frames can be compared with it
 /// byte for byte without reference counting. Immutable after `init`.
-final class UTF8Key: @unchecked Sendable {
-    let text: String
-    let bytes: UnsafeBufferPointer<UInt8>
+@_spi(Generated) public final class UTF8Key: @unchecked Sendable {
+    /// The key as text.
+    public let text: String
+    /// The key's UTF-8 bytes, valid as long as the key lives.
+    public let bytes: UnsafeBufferPointer<UInt8>
 
-    init(_ text: String) {
+    /// A key for `text`.
+    public init(_ text: String) {
         self.text = text
         let count = text.utf8.count
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))

@@ -1,5 +1,4 @@
-@_spi(Generated) import WireRuntime
-import WireSpec
+import WireRuntime
 
 extension JSONValue {
     /// The JSON value of a spec literal.

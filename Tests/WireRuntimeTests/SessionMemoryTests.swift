@@ -1,6 +1,6 @@
 import Testing
 
-@testable import WireValidator
+@testable import WireRuntime
 
 /// The per-session tables behind correlation, uniqueness and guard rules.
 @Suite struct SessionMemoryTests {

@@ -1,0 +1,352 @@
+/// The state of one connection under a protocol's session rules: its phase, its flags, the values
+/// earlier frames carried, the run in progress and its rate-limit windows.
+///
+/// Feed it every frame of the connection, in both directions and in the order they were sent or
+/// received; each call returns the rules the frame breaks. A server uses the answers to decide
+/// what to send and whether to close, a client checks what it is about to send, and `wire validate`
+/// checks a captured session. The machine only judges: it never drops a frame, and a frame that
+/// breaks a rule still moves the session on (its transition applies and the values it carries are
+/// remembered), so one bad frame does not make every later frame a violation.
+///
+/// Time comes from the clock given at creation, or explicitly with each frame (captured
+/// timestamps); tests pass a manual clock.
+public struct SessionMachine: Sendable {
+    private static let seenTable = 0, fingerprintTable = 1, finalizedTable = 2, grownLengthTable = 3, grownHashTable = 4
+
+    /// The rules and limits, shared by every machine of a protocol.
+    public let engine: SessionEngine
+    private let now: @Sendable () -> Duration
+    private var phaseIndex: Int?
+    private var flags = FlagSet()
+    /// Hashes of values earlier frames carried, for correlations and uniqueness rules.
+    private var memory = SessionMemory()
+    /// The run in progress: its index and how many of its frames are still to come.
+    private var run: (index: Int, remaining: Int)?
+    /// The windows of the rate limits this connection counts on its own.
+    private var rateLimits = RateLimiter()
+    private var saidNoTimestamps = false
+
+    /// A machine at the start of a connection, reading time from `clock`.
+    public init<C: Clock<Duration>>(engine: SessionEngine, clock: C) {
+        self.engine = engine
+        let start = clock.now
+        now = { start.duration(to: clock.now) }
+        phaseIndex = engine.initialPhase
+    }
+
+    /// A machine at the start of a connection, reading time from the continuous clock.
+    public init(engine: SessionEngine) {
+        self.init(engine: engine, clock: ContinuousClock())
+    }
+
+    /// The phase the connection is in (`nil` when the rules have no phases).
+    public var phase: String? { phaseIndex.map { engine.rules.phases[$0].name } }
+
+    /// A flag's value: `nil` while no frame has set it (or when the rules do not declare it).
+    public func flag(_ name: String) -> Bool? {
+        engine.rules.flags.firstIndex(of: name).flatMap(flags.value)
+    }
+
+    /// The WebSocket close code of the last transition that ends the connection, if one has:
+    /// the sender of that frame closes with it.
+    public private(set) var closeCode: Int?
+
+    // MARK: Observing frames
+
+    /// Checks a generated frame and moves the session on, at the machine clock's time, counting
+    /// its rate limits in the machine's own windows. `answeredCodes` are the error codes of the
+    /// frame's own answer (counted by limits on violations, such as oversize frames); a frame with
+    /// any is not checked against what it answers or repeats. Frames of unknown types break no
+    /// session rule.
+    public mutating func observe<Frame: WireFrame>(_ frame: Frame, answeredCodes: [String] = []) -> [SessionViolation] {
+        withOwnLimiter { machine, limiter in machine.observe(frame, answeredCodes: answeredCodes, rateLimits: &limiter) }
+    }
+
+    /// Checks a generated frame as ``observe(_:answeredCodes:)`` does, counting its rate limits in
+    /// `rateLimits` (a server's windows for the device, shared by the device's connections).
+    public mutating func observe<Frame: WireFrame>(
+        _ frame: Frame, answeredCodes: [String] = [], rateLimits: inout RateLimiter
+    )
+        -> [SessionViolation]
+    {
+        guard Frame.knownTags.contains(frame.tag) else { return [] }
+        return observe(json: JSONWriter.bytes(frame.jsonValue()), from: Frame.direction, answeredCodes: answeredCodes, rateLimits: &rateLimits)
+    }
+
+    /// Checks a frame received or about to be sent as JSON bytes, at the machine clock's time,
+    /// counting its rate limits in `rateLimits`. Bytes that are not a JSON object with a string
+    /// tag, and frames no rule names, break no session rule (the frame's own decoding reports them).
+    public mutating func observe(
+        json bytes: some Collection<UInt8>, from direction: FrameDirection, tagField: String = "type", answeredCodes: [String] = [],
+        rateLimits: inout RateLimiter
+    ) -> [SessionViolation] {
+        var tape = JSONTape()
+        guard (try? tape.parse(bytes)) != nil, tape.kind(0) == .object, let tagIndex = tape.member(of: 0, key: tagField),
+            tape.kind(tagIndex) == .string
+        else { return [] }
+        let id = engine.messageID(for: FrameKey(direction, tape.string(tagIndex)))
+        let time = WindowPlan.milliseconds(now())
+        return tape.withView { view in
+            check(SessionFrame(message: id, tape: view, object: 0), answeredCodes: answeredCodes, at: time, limiter: &rateLimits)
+        }
+    }
+
+    /// Checks a frame on a tape and moves the session on, counting its rate limits in the
+    /// machine's own windows. `time` is since any fixed origin; `nil` when it is not known (a
+    /// capture without timestamps), and then windowed rate limits are not checked.
+    @_spi(Generated) public mutating func observe(_ frame: SessionFrame, answeredCodes: [String] = [], at time: Duration?) -> [SessionViolation] {
+        withOwnLimiter { machine, limiter in
+            machine.check(frame, answeredCodes: answeredCodes, at: time.map(WindowPlan.milliseconds), limiter: &limiter)
+        }
+    }
+
+    /// Runs `body` with the machine's own rate-limit windows.
+    private mutating func withOwnLimiter(_ body: (inout SessionMachine, inout RateLimiter) -> [SessionViolation]) -> [SessionViolation] {
+        var limiter = rateLimits
+        rateLimits = RateLimiter()
+        defer { rateLimits = limiter }
+        return body(&self, &limiter)
+    }
+
+    private mutating func check(
+        _ frame: SessionFrame, answeredCodes: [String], at time: Double?, limiter: inout RateLimiter
+    )
+        -> [SessionViolation]
+    {
+        var violations: [SessionViolation] = []
+        let id = frame.message.index
+        checkPhase(id, into: &violations)
+        for plan in engine.guards[id] where flags.value(plan.flagIndex) == false {
+            let rule = plan.rule
+            violations.append(
+                SessionViolation(
+                    rule: .guard, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
+                    message: "only allowed while '\(rule.requiredFlag)' is set (\(rule.name))"))
+        }
+        checkRun(frame, into: &violations)
+        // A frame with errors is not answered by its receiver, so what it must answer is not checked.
+        let valid = answeredCodes.isEmpty
+        checkCorrelations(frame, valid: valid, into: &violations)
+        if valid { checkUniqueness(frame, into: &violations) }
+        checkRateLimits(id, answeredCodes: answeredCodes, at: time, limiter: &limiter, into: &violations)
+        applyTransition(frame)
+        startRun(after: frame)
+        return violations
+    }
+
+    /// What the session still owes when it ends: a run that did not get all its frames.
+    public func finish() -> [SessionViolation] {
+        guard let run, run.remaining > 0 else { return [] }
+        let plan = engine.runPlans[run.index]
+        return [
+            SessionViolation(
+                severity: .warning, rule: .run, ruleName: plan.rule.name, code: plan.code, answer: nil,
+                message: "the session ended \(run.remaining) \(plan.framesText) short of run '\(plan.rule.name)'")
+        ]
+    }
+
+    // MARK: Phases
+
+    private func checkPhase(_ id: Int, into violations: inout [SessionViolation]) {
+        guard let phaseIndex, !engine.allowed[phaseIndex][id], let key = engine.keys.indices.contains(id) ? engine.keys[id] : nil else {
+            return
+        }
+        let phase = engine.rules.phases[phaseIndex]
+        let allowed = key.direction == .client ? phase.allowedClient : phase.allowedServer
+        let list = allowed.isEmpty ? "nothing" : allowed.joined(separator: ", ")
+        let answer = key.direction == .client ? phase.otherwise : nil
+        violations.append(
+            SessionViolation(
+                rule: .phase, ruleName: phase.name, code: answer?.code ?? "phase", answer: answer,
+                message: "not allowed in phase '\(phase.name)', where the \(key.direction.rawValue) may send \(list)"))
+    }
+
+    private mutating func applyTransition(_ frame: SessionFrame) {
+        guard let match = engine.transitions[frame.message.index].first(where: { frame.satisfies($0.when) }) else { return }
+        for assignment in match.set {
+            // A flag takes a boolean field's value; without the field it stays as it was (unknown until set).
+            if case .bool(let value)? = frame.value(assignment.field) { flags.set(assignment.flag, value) }
+        }
+        phaseIndex = match.to
+        if let code = match.transition.closeCode { closeCode = code }
+    }
+
+    // MARK: Runs
+
+    /// Starts the run a frame opens (a run it cuts short was reported by ``checkRun(_:into:)``).
+    private mutating func startRun(after frame: SessionFrame) {
+        for index in engine.runsAfter[frame.message.index] {
+            let plan = engine.runPlans[index]
+            guard frame.satisfies(plan.when), case .integer(let count)? = frame.value(plan.count), count > 0 else { continue }
+            run = (index, count)
+            return
+        }
+    }
+
+    /// Checks that a frame of the run's sender is the next frame of the run in progress.
+    private mutating func checkRun(_ frame: SessionFrame, into violations: inout [SessionViolation]) {
+        guard let current = run else { return }
+        let plan = engine.runPlans[current.index]
+        guard engine.key(for: frame.message)?.direction == plan.rule.frame.direction else { return }
+        if frame.message.index == plan.frame, frame.satisfies(plan.each) {
+            run = current.remaining > 1 ? (current.index, current.remaining - 1) : nil
+            return
+        }
+        violations.append(
+            SessionViolation(
+                rule: .run, ruleName: plan.rule.name, code: plan.code, answer: plan.rule.otherwise,
+                message:
+                    "comes while \(current.remaining) more \(plan.framesText) of run '\(plan.rule.name)' are due (\(plan.rule.countField) in the "
+                    + "\(plan.rule.after))"
+            ))
+        run = nil
+    }
+
+    // MARK: Correlations and uniqueness
+
+    /// Checks the values a frame must answer (only when it is valid) and remembers the values it
+    /// can be answered by (even when it has errors: a receiver may answer a rejected frame).
+    private mutating func checkCorrelations(_ frame: SessionFrame, valid: Bool, into violations: inout [SessionViolation]) {
+        for index in engine.correlations[frame.message.index] {
+            let plan = engine.correlationPlans[index]
+            let rule = plan.rule
+            if valid, plan.frame == frame.message.index, let hash = frame.hash(plan.field),
+                !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
+            {
+                violations.append(
+                    SessionViolation(
+                        rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
+                        path: JSONPath.root.appending(rule.field),
+                        message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
+                    ))
+            }
+            if plan.answers == frame.message.index, let hash = frame.hash(plan.answersField) {
+                memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
+            }
+        }
+    }
+
+    private mutating func checkUniqueness(_ frame: SessionFrame, into violations: inout [SessionViolation]) {
+        for index in engine.uniqueness[frame.message.index] {
+            let plan = engine.uniquenessPlans[index]
+            guard let keyHash = frame.hash(plan.key) else { continue }
+            // Only violations need the rule's text; reading it lazily keeps the common path free of copies.
+            let key = { frame.value(plan.key) ?? .null }
+            func report(_ message: String, path: String? = nil) {
+                let rule = plan.rule
+                violations.append(
+                    SessionViolation(
+                        rule: .uniqueness, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
+                        path: JSONPath.root.appending(path ?? rule.key), message: message + " (\(rule.name))"))
+            }
+            if !plan.sameFields.isEmpty {
+                let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
+                let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
+                if let earlier = memory.value(for: slot), earlier != fingerprint {
+                    report("reuses '\(plan.rule.key)' \(key()) with a different \(plan.rule.sameFields.joined(separator: " or "))")
+                } else {
+                    memory.set(slot, fingerprint)
+                }
+            }
+            for (position, field) in plan.grows.enumerated() {
+                checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) {
+                    report("'\(field.text)' of \(plan.rule.key) \(key()) \($0)", path: field.text)
+                }
+            }
+            if !plan.final.isEmpty {
+                let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
+                if memory.contains(slot) {
+                    report("repeats '\(plan.rule.key)' \(key()) after its final frame")
+                } else if frame.satisfies(plan.final) {
+                    memory.set(slot)
+                }
+            }
+        }
+    }
+
+    /// The hash a repeated key's `sameFields` must reproduce, exact or normalized.
+    private func fingerprint(_ frame: SessionFrame, _ plan: UniquenessPlan) -> Int {
+        var hash = JSONTape.ValueHash()
+        for (position, field) in plan.sameFields.enumerated() {
+            let member = frame.tape.member(of: frame.object, key: field.bytes)
+            if plan.normalized {
+                frame.tape.normalizedHash(member, shape: plan.sameFieldShapes[position], into: &hash)
+            } else if let member {
+                hash.combine(1)
+                frame.tape.hash(member, into: &hash)
+            } else {
+                hash.combine(0)
+            }
+        }
+        return hash.value
+    }
+
+    /// Checks that a string field starts with its value in the previous frame with the same key
+    /// (remembered as its length and the hash of its bytes), then remembers the new value.
+    private mutating func checkGrowth(_ frame: SessionFrame, field: UTF8Key, rule: Int, keyHash: Int, report: (String) -> Void) {
+        guard let member = frame.tape.member(of: frame.object, key: field.bytes), frame.tape.kind(member) == .string else { return }
+        let lengthSlot = SessionMemory.key(table: Self.grownLengthTable, rule: rule, hash: keyHash)
+        let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
+        let earlierLength = memory.value(for: lengthSlot).map { Int($0) }
+        let earlierHash = memory.value(for: hashSlot)
+        let (length, fullHash, prefixHash) = frame.tape.withStringBytes(member) { bytes -> (Int, UInt64, UInt64?) in
+            func hash(_ part: UnsafeBufferPointer<UInt8>) -> UInt64 {
+                var hash = JSONTape.ValueHash()
+                hash.combine(bytes: part)
+                return UInt64(bitPattern: Int64(hash.value))
+            }
+            let prefix = earlierLength.flatMap { $0 <= bytes.count ? hash(UnsafeBufferPointer(rebasing: bytes[0..<$0])) : nil }
+            return (bytes.count, hash(bytes), prefix)
+        }
+        if let earlierLength, let earlierHash {
+            if length < earlierLength {
+                report("is \(length) bytes, shorter than the \(earlierLength) of the frame before; each frame must extend the previous one")
+            } else if prefixHash != earlierHash {
+                report("does not start with the text of the frame before; each frame must extend the previous one")
+            }
+        }
+        memory.set(lengthSlot, UInt64(length))
+        memory.set(hashSlot, fullHash)
+    }
+
+    // MARK: Rate limits
+
+    private mutating func checkRateLimits(
+        _ id: Int, answeredCodes: [String], at time: Double?, limiter: inout RateLimiter, into violations: inout [SessionViolation]
+    ) {
+        guard !engine.windowed.isEmpty else { return }
+        guard let time else {
+            if !saidNoTimestamps {
+                saidNoTimestamps = true
+                violations.append(
+                    SessionViolation(
+                        severity: .warning, rule: .rateLimit, ruleName: "", code: "no_timestamps", answer: nil,
+                        message: "this session's frames carry no timestamps, so its rate limits are not checked"))
+            }
+            return
+        }
+        for limit in engine.windowedByFrame[id] {
+            count(limit, at: time, limiter: &limiter, into: &violations)
+        }
+        guard !answeredCodes.isEmpty else { return }
+        for limit in engine.windowedByViolation {
+            for _ in answeredCodes.filter(engine.windowed[limit].countedCodes.contains) {
+                count(limit, at: time, limiter: &limiter, into: &violations)
+            }
+        }
+    }
+
+    /// Adds one event to a limit's window and reports the event that takes it over the limit.
+    private func count(_ index: Int, at time: Double, limiter: inout RateLimiter, into violations: inout [SessionViolation]) {
+        let plan = engine.windowed[index]
+        guard limiter.add(to: index, at: time, window: plan.window) > plan.limit.limit else { return }
+        let limit = plan.limit
+        violations.append(
+            SessionViolation(
+                rule: .rateLimit, ruleName: limit.name, code: limit.answer?.code ?? limit.name, answer: limit.answer,
+                message:
+                    "breaks the rate limit '\(limit.name)': more than \(limit.limit) \(plan.countedText) within "
+                    + DurationText.from(milliseconds: Int(plan.window))
+            ))
+    }
+}

@@ -1,0 +1,151 @@
+/// A condition on a top-level field of a frame, with its key ready for a tape.
+struct FieldCondition: Sendable {
+    let key: UTF8Key
+    let values: [JSONValue]
+
+    init(_ condition: SessionRuleSet.Condition) {
+        key = UTF8Key(condition.field)
+        values = condition.values
+    }
+
+    /// Whether every condition holds for the object at `index`.
+    static func allHold(_ conditions: [FieldCondition], in tape: JSONTape.View, at index: Int) -> Bool {
+        conditions.allSatisfy { condition in
+            guard let member = tape.member(of: index, key: condition.key.bytes) else { return false }
+            return condition.values.contains(tape.value(member))
+        }
+    }
+}
+
+/// A correlation rule with its field keys and the engine's ids of its two messages.
+final class CorrelationPlan: Sendable {
+    let rule: SessionRuleSet.Correlation
+    let field: UTF8Key
+    let answersField: UTF8Key
+    /// The id of the message that must answer an earlier one, and of the message it answers.
+    let frame: Int
+    let answers: Int
+
+    init(_ rule: SessionRuleSet.Correlation, ids: [FrameKey: Int]) {
+        self.rule = rule
+        field = UTF8Key(rule.field)
+        answersField = UTF8Key(rule.answersField)
+        frame = ids[rule.frame]!
+        answers = ids[rule.answers]!
+    }
+}
+
+/// A guard: a message allowed only while a flag is set (not while it is false; an unknown flag passes).
+final class GuardPlan: Sendable {
+    let rule: SessionRuleSet.Guard
+    /// The flag's index in the rule set's flag list (-1 for an undeclared flag, which stays unknown).
+    let flagIndex: Int
+
+    init(_ rule: SessionRuleSet.Guard, flags: [String: Int]) {
+        self.rule = rule
+        flagIndex = flags[rule.requiredFlag] ?? -1
+    }
+}
+
+/// A rate limit with a sliding window, as a machine counts it.
+final class WindowPlan: Sendable {
+    let limit: RateLimitRule<String>
+    /// The window in milliseconds.
+    let window: Double
+    /// For limits that count answers: the error codes they count.
+    let countedCodes: [String]
+
+    init(_ limit: RateLimitRule<String>) {
+        self.limit = limit
+        window = limit.window.map(Self.milliseconds) ?? 0
+        if case .violations(let codes) = limit.counts { countedCodes = codes } else { countedCodes = [] }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+
+    /// `client message frames` or `payload_too_large answers`.
+    var countedText: String {
+        switch limit.counts {
+        case .frames(let keys): return keys.map(\.description).joined(separator: " or ") + " frames"
+        case .violations(let codes): return codes.joined(separator: " or ") + " answers"
+        }
+    }
+}
+
+/// A uniqueness rule with its keys, the shapes of its compared fields and final-frame conditions.
+final class UniquenessPlan: Sendable {
+    let rule: SessionRuleSet.Uniqueness
+    let key: UTF8Key
+    let sameFields: [UTF8Key]
+    /// For normalized comparison: where each of `sameFields` holds base64 strings.
+    let sameFieldShapes: [ValueShape?]
+    let normalized: Bool
+    let grows: [UTF8Key]
+    let final: [FieldCondition]
+
+    init(_ rule: SessionRuleSet.Uniqueness) {
+        self.rule = rule
+        key = UTF8Key(rule.key)
+        sameFields = rule.sameFields.map(UTF8Key.init)
+        sameFieldShapes = rule.sameFields.map { rule.shapes[$0] }
+        normalized = rule.comparison == .normalized
+        grows = rule.grows.map(UTF8Key.init)
+        final = rule.final.map(FieldCondition.init)
+    }
+}
+
+/// A run: after a frame, the next frames of a sender must be of one message.
+final class RunPlan: Sendable {
+    let rule: SessionRuleSet.Run
+    /// The engine's ids of the frame that starts the run and of the frames the run consists of.
+    let after: Int
+    let frame: Int
+    let when: [FieldCondition]
+    let count: UTF8Key
+    let each: [FieldCondition]
+    let code: String
+
+    init(_ rule: SessionRuleSet.Run, ids: [FrameKey: Int]) {
+        self.rule = rule
+        after = ids[rule.after]!
+        frame = ids[rule.frame]!
+        when = rule.when.map(FieldCondition.init)
+        count = UTF8Key(rule.countField)
+        each = rule.each.map(FieldCondition.init)
+        code = rule.otherwise?.code ?? rule.name
+    }
+
+    /// The run's frames as words: `server message frames (streaming false)`.
+    var framesText: String {
+        let conditions = rule.each.map { "\($0.field) \($0.values.map(\.plainText).joined(separator: " or "))" }
+        return "\(rule.frame) frames" + (conditions.isEmpty ? "" : " (" + conditions.joined(separator: ", ") + ")")
+    }
+}
+
+/// A transition with its conditions, flag assignments and target phase.
+final class TransitionPlan: Sendable {
+    let transition: SessionRuleSet.Transition
+    /// The index of the phase it leads to.
+    let to: Int?
+    let when: [FieldCondition]
+    /// Flags (by index in the rule set's flag list) and the boolean fields that set them, in flag order.
+    let set: [(flag: Int, field: UTF8Key)]
+
+    init(_ transition: SessionRuleSet.Transition, to: Int?, flags: [String: Int]) {
+        self.transition = transition
+        self.to = to
+        when = transition.when.map(FieldCondition.init)
+        set = transition.setFlags.sorted { $0.key < $1.key }.map { (flag: flags[$0.key] ?? -1, field: UTF8Key($0.value)) }
+    }
+}
+
+extension JSONValue {
+    /// A string's text as it is, any other value as JSON: `false`, `user`, `3`.
+    var plainText: String {
+        if case .string(let text) = self { return text }
+        return description
+    }
+}

@@ -1,0 +1,107 @@
+/// Where the `base64` strings are inside a value, so that a `normalized` uniqueness rule can
+/// compare them by their decoded bytes. Only the parts of a value that lead to a `base64` string
+/// are described; everything else compares as JSON.
+public indirect enum ValueShape: Sendable, Hashable {
+    /// A `base64` string.
+    case base64
+    /// An array whose items have a shape.
+    case array(ValueShape)
+    /// An object whose every member value has a shape (a `map`).
+    case map(ValueShape)
+    /// An object whose named members have shapes.
+    case object([String: ValueShape])
+    /// A tagged union: the object's `tag` member selects the members' shapes.
+    case union(tag: String, cases: [JSONValue: [String: ValueShape]])
+}
+
+extension JSONTape.View {
+    /// Mixes the value at `index` (or an absent value, `nil`) into `hash` the way a `normalized`
+    /// uniqueness rule compares values: absent, `null`, `[]` and `{}` hash alike, object members
+    /// whose values hash as absent are left out, and strings the shape marks as `base64` hash by
+    /// their decoded bytes (so padding and white space do not matter).
+    @_spi(Generated) public func normalizedHash(_ index: Int?, shape: ValueShape?, into hash: inout JSONTape.ValueHash) {
+        guard let index, !isEmptyValue(index) else {
+            hash.combine(0)
+            return
+        }
+        switch kind(index) {
+        case .string:
+            if shape == .base64, combineDecodedBase64(index, into: &hash) { return }
+            hash.combine(self, index)
+        case .array:
+            hash.combine(UInt64(JSONTape.Kind.array.rawValue))
+            hash.combine(UInt64(count(index)))
+            let element: ValueShape? = if case .array(let element) = shape { element } else { nil }
+            forEachItem(of: index) { _, item in normalizedHash(item, shape: element, into: &hash) }
+        case .object:
+            let shapes = memberShapes(of: shape, at: index)
+            var sum: UInt64 = 0
+            var members: UInt64 = 0
+            forEachMember(of: index) { key, member in
+                guard !isEmptyValue(member) else { return true }
+                var pair = JSONTape.ValueHash()
+                pair.combine(self, key)
+                normalizedHash(member, shape: shapes(key), into: &pair)
+                sum &+= UInt64(bitPattern: Int64(pair.value))
+                members += 1
+                return true
+            }
+            hash.combine(UInt64(JSONTape.Kind.object.rawValue))
+            hash.combine(members)
+            hash.combine(sum)
+        default:
+            hash.combine(self, index)
+        }
+    }
+
+    /// The shape of each member of the object at `index`, looked up by the member's key.
+    private func memberShapes(of shape: ValueShape?, at index: Int) -> (Int) -> ValueShape? {
+        let named: [String: ValueShape]
+        switch shape {
+        case .map(let element)?: return { _ in element }
+        case .object(let members)?: named = members
+        case .union(let tag, let cases)?:
+            guard let tagIndex = member(of: index, key: tag), let members = cases[value(tagIndex)] else { return { _ in nil } }
+            named = members
+        default: return { _ in nil }
+        }
+        return { key in named.isEmpty ? nil : named[self.string(key)] }
+    }
+
+    /// Mixes in the bytes a base64 string decodes to, eight at a time, then their count; returns
+    /// `false` (mixing in nothing) when the string is not base64.
+    private func combineDecodedBase64(_ index: Int, into hash: inout JSONTape.ValueHash) -> Bool {
+        withStringBytes(index) { bytes in
+            var decoded = JSONTape.ValueHash()
+            var word: UInt64 = 0
+            var pending = 0
+            guard
+                let count = WireFormats.decodeBase64(
+                    bytes: bytes,
+                    into: { byte in
+                        word = word << 8 | UInt64(byte)
+                        pending += 1
+                        if pending == 8 {
+                            decoded.combine(word)
+                            word = 0
+                            pending = 0
+                        }
+                    })
+            else { return false }
+            decoded.combine(word)
+            hash.combine(UInt64(JSONTape.Kind.string.rawValue))
+            hash.combine(UInt64(bitPattern: Int64(decoded.value)))
+            hash.combine(UInt64(count))
+            return true
+        }
+    }
+
+    /// Whether a value counts as absent for normalized comparison: `null`, `[]` or `{}`.
+    private func isEmptyValue(_ index: Int) -> Bool {
+        switch kind(index) {
+        case .null: return true
+        case .array, .object: return count(index) == 0
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A clock that only moves when a test moves it, for timers and rate limits under test.
+/// Sleepers wake when ``advance(by:)`` passes their deadline.
+public final class ManualClock: Clock, @unchecked Sendable {
+    /// A point on the manual clock: the time since the clock was made.
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
+        public var offset: Duration
+        public init(offset: Duration) { self.offset = offset }
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
+
+    public init() {}
+
+    public var now: Instant { lock.withLock { current } }
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// Moves the clock on and wakes every sleeper whose deadline has come.
+    public func advance(by duration: Duration) {
+        let due = lock.withLock {
+            current = current.advanced(by: duration)
+            let now = current
+            let due = sleepers.filter { $0.deadline <= now }
+            sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let resumeNow = lock.withLock {
+                if deadline <= current { return true }
+                sleepers.append((deadline, continuation))
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+        try Task.checkCancellation()
+    }
+}
