@@ -72,7 +72,7 @@ extension ChangeCollector {
             }
             if previous.scope != limit.scope {
                 record(
-                    group, subject, .changed, "scope changed", old: previous.scope, new: limit.scope, effect: .changesBehaviour,
+                    group, subject, .changed, "scope changed", old: previous.scope.rawValue, new: limit.scope.rawValue, effect: .changesBehaviour,
                     directions: directions, at: limit.location)
             }
             if previous.answer != limit.answer {

@@ -72,7 +72,7 @@ public struct CaptureValidation {
     public init(spec: ProtocolSpec) {
         validator = FrameValidator(spec: spec)
         engine = SessionEngine(rules: spec.sessionRuleSet, rateLimits: spec.rateLimitRules)
-        sessionIDs = validator.plan.messages.map { [engine] in engine.messageID(for: $0.ref.frameKey) }
+        sessionIDs = validator.plan.messages.map { [engine] in engine.messageID(for: $0.ref) }
         summary = ValidationSummary(plan: validator.plan)
     }
 

@@ -316,10 +316,10 @@ import Testing
         #expect(spec.closes(Answer(errorCode: "gone")) && !spec.closes(Answer(errorCode: "invalid_message")))
 
         #expect(spec.rateLimits[0].counts == .frames([MessageRef(direction: .client, tag: "message")]))
-        #expect(spec.rateLimits[0].windowMilliseconds == 1000 && spec.rateLimits[0].scope == "device")
+        #expect(spec.rateLimits[0].windowMilliseconds == 1000 && spec.rateLimits[0].scope == .device)
         #expect(spec.rateLimits[1].counts == .violations(["invalid_message"]))
         #expect(spec.rateLimits[1].answer == Answer(errorCode: "invalid_message", close: true, closeCode: 1009))
-        #expect(spec.rateLimits[2].windowMilliseconds == nil && spec.rateLimits[2].scope == "provider")
+        #expect(spec.rateLimits[2].windowMilliseconds == nil && spec.rateLimits[2].scope.rawValue == "provider")
 
         #expect(spec.endpoints.map(\.name) == ["version", "upload", "download"])
         #expect(spec.endpoints[0].auth == .none && spec.endpoints[0].response.status == 200)

@@ -426,7 +426,7 @@ struct ProtocolDocument {
                         limit.windowMilliseconds.map { "\(limit.limit) per \(DurationText.from(milliseconds: $0)) (sliding)" }
                         ?? "\(limit.limit) at once"
                     return [
-                        "`\(limit.name)`" + (limit.description.map { ": " + inline($0) } ?? ""), counts, window, limit.scope,
+                        "`\(limit.name)`" + (limit.description.map { ": " + inline($0) } ?? ""), counts, window, limit.scope.rawValue,
                         limit.answer.map(answerText) ?? "none: the server must not send more", inline(limit.clientAction),
                     ]
                 },

@@ -103,7 +103,7 @@ public enum AsyncAPIGenerator {
         }
         object["limit"] = .integer(limit.limit)
         object["windowMilliseconds"] = limit.windowMilliseconds.map(SpecValue.integer) ?? .null
-        object["scope"] = .string(limit.scope)
+        object["scope"] = .string(limit.scope.rawValue)
         object["answer"] = answer(limit.answer, spec: spec)
         object["description"] = limit.description.map(SpecValue.string) ?? .null
         object["clientAction"] = limit.clientAction.map(SpecValue.string) ?? .null

@@ -1,3 +1,4 @@
+import WireRuntime
 import WireSpec
 
 /// Exports a spec as JSON Schema 2020-12: one schema per direction, a `oneOf` over its frames,

@@ -85,8 +85,8 @@ struct TablesEmitter {
     private var rateLimitType: String { "WireRuntime.RateLimitRule<\(errorCodeType)>" }
     private var endpointType: String { "WireRuntime.HTTPEndpoint<\(errorCodeType)>" }
 
-    private func scopeLiteral(_ scope: String) -> String {
-        ["connection", "device"].contains(scope) ? ".\(scope)" : "WireRuntime.RateLimitScope(rawValue: \(SwiftNames.literal(scope)))"
+    private func scopeLiteral(_ scope: RateLimitScope) -> String {
+        [.connection, .device].contains(scope) ? ".\(scope)" : "WireRuntime.RateLimitScope(rawValue: \(SwiftNames.literal(scope.rawValue)))"
     }
 
     private func rateLimitsEnum() -> TypeDeclaration {
@@ -124,7 +124,7 @@ struct TablesEmitter {
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(endpoint.name))
             let errors =
                 "[" + endpoint.errors.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ") + "]"
-            let method = ".\(endpoint.method.lowercased())"
+            let method = ".\(endpoint.method.rawValue.lowercased())"
             let value =
                 "\(endpointType)(name: \(SwiftNames.literal(endpoint.name)), method: \(method), path: \(SwiftNames.literal(endpoint.path)), "
                 + "requiresBearerToken: \(endpoint.auth == .bearer), errorCodes: \(errors))"

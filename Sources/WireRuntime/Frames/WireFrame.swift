@@ -1,9 +1,17 @@
 import Foundation
 
 /// Which peer sends a frame.
-public enum FrameDirection: String, Sendable, Hashable, CaseIterable {
+public enum FrameDirection: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    /// From the client to the server.
     case client
+    /// From the server to the client.
     case server
+
+    /// The other peer.
+    public var opposite: FrameDirection { self == .client ? .server : .client }
+
+    /// The client comes first.
+    public static func < (lhs: FrameDirection, rhs: FrameDirection) -> Bool { lhs == .client && rhs == .server }
 }
 
 /// The frames one peer sends, as a generated enum with one case per message and an `unknown` case.

@@ -1,27 +1,36 @@
 import Foundation
 
 /// A message of one direction, as session rules and rate limits name it.
-public struct FrameKey: Sendable, Hashable, CustomStringConvertible {
+public struct FrameKey: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Who sends the message.
     public var direction: FrameDirection
+    /// The message's tag.
     public var tag: String
+    /// The message `tag` of `direction`.
     public init(_ direction: FrameDirection, _ tag: String) {
         self.direction = direction
         self.tag = tag
+    }
+    /// The message `tag` of `direction`.
+    public init(direction: FrameDirection, tag: String) {
+        self.init(direction, tag)
     }
     /// `client message`.
     public var description: String { "\(direction.rawValue) \(tag)" }
 }
 
 /// Whether an error code closes the connection.
-public enum CloseBehavior: String, Sendable, Hashable {
+public enum CloseBehavior: String, Sendable, Hashable, Codable {
+    /// The connection always closes after this error.
     case always
+    /// The connection stays open.
     case never
-    /// The broken rule decides.
+    /// It depends on the rule that was broken; each answer says.
     case sometimes
 }
 
 /// Who a rate limit applies to: a word from the spec, with the common ones named.
-public struct RateLimitScope: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+public struct RateLimitScope: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -31,6 +40,17 @@ public struct RateLimitScope: RawRepresentable, Sendable, Hashable, CustomString
     public static let device = RateLimitScope(rawValue: "device")
 
     public var description: String { rawValue }
+
+    /// Decodes the scope's word.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes the scope as its word.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
 /// A rate limit of a protocol: at most `limit` counted events per `window` (sliding), or at most
@@ -77,7 +97,7 @@ extension RateLimitRule where ErrorCode: RawRepresentable, ErrorCode.RawValue ==
 }
 
 /// An HTTP method.
-public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
+public enum HTTPMethod: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case get = "GET"
     case post = "POST"
     case put = "PUT"
@@ -85,6 +105,9 @@ public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
     case delete = "DELETE"
     case head = "HEAD"
     case options = "OPTIONS"
+
+    /// `GET`.
+    public var description: String { rawValue }
 }
 
 /// An HTTP endpoint of a protocol. `ErrorCode` is the protocol's generated error code enum.

@@ -89,7 +89,7 @@ public struct SessionRuleSet: Sendable, Hashable {
     }
 
     /// How a uniqueness rule compares the fields a repeated key must repeat.
-    public enum Comparison: String, Sendable, Hashable {
+    public enum Comparison: String, Sendable, Hashable, Codable {
         /// As JSON values: member order and number spelling aside, the same value.
         case exact
         /// As JSON values, and also: absent, `null`, `[]` and `{}` are equal, and `base64` strings

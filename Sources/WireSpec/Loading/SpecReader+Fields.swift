@@ -1,4 +1,5 @@
 import Foundation
+import WireRuntime
 
 /// What the reader knows before it reads the parts of a spec that refer to other parts.
 struct SpecIndex {

@@ -1,4 +1,5 @@
 import Foundation
+import WireRuntime
 
 extension SpecReader {
     // MARK: Error codes
@@ -68,7 +69,7 @@ extension SpecReader {
             }
             let limit = require("limit", in: map, context: context).flatMap { positiveInteger($0, "'limit' in \(context)") }
             let window = map["window"].flatMap { duration($0, "'window' in \(context)") }
-            let scope = map["scope"].flatMap { identifier($0, "'scope' in \(context)") } ?? "connection"
+            let scope = map["scope"].flatMap { identifier($0, "'scope' in \(context)") }.map(RateLimitScope.init(rawValue:)) ?? .connection
             // A limit on server frames only has nobody to answer it; every other limit says what the server answers.
             let countsServerFramesOnly: Bool
             if case .frames(let refs)? = counts {
@@ -167,11 +168,11 @@ extension SpecReader {
         return entries.compactMap { entry in
             let context = "endpoint '\(entry.key)'"
             guard let map = mapping(entry.value, in: context, allowedKeys: keys) else { return nil }
-            let method = require("method", in: map, context: context).flatMap { node -> String? in
-                guard let method = string(node, "'method' in \(context)") else { return nil }
-                let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-                guard methods.contains(method) else {
-                    error("'method' in \(context) must be one of \(methods.joined(separator: ", ")), found '\(method)'", at: node.location)
+            let method = require("method", in: map, context: context).flatMap { node -> HTTPMethod? in
+                guard let text = string(node, "'method' in \(context)") else { return nil }
+                guard let method = HTTPMethod(rawValue: text) else {
+                    let methods = HTTPMethod.allCases.map(\.rawValue)
+                    error("'method' in \(context) must be one of \(methods.joined(separator: ", ")), found '\(text)'", at: node.location)
                     return nil
                 }
                 return method

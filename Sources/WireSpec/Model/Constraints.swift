@@ -1,21 +1,4 @@
-/// Value formats a string or integer field can be declared to follow.
-public enum ValueFormat: String, Sendable, Hashable, Encodable, CaseIterable {
-    /// Any RFC 4122 UUID in its 36-character text form.
-    case uuid
-    /// A version-4 (random) UUID in its 36-character text form, any letter case.
-    case uuidv4
-    /// Base64 with the standard alphabet (RFC 4648 §4); `=` padding optional, ASCII white space ignored.
-    case base64
-    /// An ISO-8601 / RFC 3339 date-time string such as `2024-01-08T00:00:00Z`.
-    case iso8601
-    /// An integer count of milliseconds since the Unix epoch.
-    case epochMillis
-    /// An absolute URI.
-    case uri
-
-    /// Whether the format applies to strings (`true`) or integers (`false`).
-    public var appliesToStrings: Bool { self != .epochMillis }
-}
+import WireRuntime
 
 /// The constraints a field or alias puts on its value. Every constraint is optional.
 public struct Constraints: Sendable, Hashable, Encodable {

@@ -1,3 +1,5 @@
+import WireRuntime
+
 /// An HTTP endpoint beside the message transport.
 public struct Endpoint: Sendable, Hashable, Encodable {
     /// How a request authenticates.
@@ -48,7 +50,7 @@ public struct Endpoint: Sendable, Hashable, Encodable {
     /// The endpoint's name in the spec, e.g. `upload`.
     public var name: String
     public var description: String?
-    public var method: String
+    public var method: HTTPMethod
     /// The path; `{name}` segments are path parameters.
     public var path: String
     public var auth: Auth
@@ -63,7 +65,7 @@ public struct Endpoint: Sendable, Hashable, Encodable {
     public var location: SourceLocation
 
     public init(
-        name: String, description: String? = nil, method: String, path: String, auth: Auth, parameters: [Field] = [],
+        name: String, description: String? = nil, method: HTTPMethod, path: String, auth: Auth, parameters: [Field] = [],
         request: Body? = nil, response: Response, errors: [String] = [], errorBody: TypeRef? = nil, location: SourceLocation
     ) {
         self.name = name

@@ -1,15 +1,7 @@
-/// Which peer sends a frame.
-public enum Direction: String, Sendable, Hashable, Encodable, CaseIterable, Comparable {
-    /// From the client to the server.
-    case client
-    /// From the server to the client.
-    case server
+import WireRuntime
 
-    /// The other peer.
-    public var opposite: Direction { self == .client ? .server : .client }
-
-    public static func < (lhs: Direction, rhs: Direction) -> Bool { lhs == .client && rhs == .server }
-}
+/// Which peer sends a frame: the runtime's direction.
+public typealias Direction = FrameDirection
 
 /// A message (frame) type of the protocol in one direction.
 ///
@@ -77,13 +69,5 @@ extension Message {
     }
 }
 
-/// A reference to a message, written `client message` or `server auth_result` in a spec.
-public struct MessageRef: Sendable, Hashable, Encodable, CustomStringConvertible {
-    public var direction: Direction
-    public var tag: String
-    public init(direction: Direction, tag: String) {
-        self.direction = direction
-        self.tag = tag
-    }
-    public var description: String { "\(direction.rawValue) \(tag)" }
-}
+/// A message of one direction, as session rules and rate limits name it: the runtime's frame key.
+public typealias MessageRef = FrameKey

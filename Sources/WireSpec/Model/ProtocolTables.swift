@@ -1,12 +1,4 @@
-/// Whether an error code closes the connection.
-public enum CloseBehavior: String, Sendable, Hashable, Encodable {
-    /// The connection always closes after this error.
-    case always
-    /// The connection stays open.
-    case never
-    /// It depends on the rule that was broken; each answer says.
-    case sometimes
-}
+import WireRuntime
 
 /// An error code of the protocol.
 public struct ErrorCode: Sendable, Hashable, Encodable {
@@ -55,7 +47,7 @@ public struct RateLimit: Sendable, Hashable, Encodable {
     /// The sliding window in milliseconds; `nil` for a capacity limit.
     public var windowMilliseconds: Int?
     /// Who the limit applies to, e.g. `device`.
-    public var scope: String
+    public var scope: RateLimitScope
     /// What the server answers to the frame that breaks the limit; `nil` for a limit that counts
     /// only server frames (the server must not send more; nobody answers it).
     public var answer: Answer?
@@ -64,7 +56,7 @@ public struct RateLimit: Sendable, Hashable, Encodable {
     public var location: SourceLocation
 
     public init(
-        name: String, description: String? = nil, counts: Counted, limit: Int, windowMilliseconds: Int?, scope: String, answer: Answer?,
+        name: String, description: String? = nil, counts: Counted, limit: Int, windowMilliseconds: Int?, scope: RateLimitScope, answer: Answer?,
         clientAction: String? = nil, location: SourceLocation
     ) {
         self.name = name

@@ -1,3 +1,5 @@
+import WireRuntime
+
 /// Rules across the frames of one connection, which tools can check on a captured session.
 public struct SessionRules: Sendable, Hashable, Encodable {
     public var phases: [Phase]
@@ -155,14 +157,8 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         }
     }
 
-    /// How a uniqueness rule compares the fields a repeated key must repeat.
-    public enum Comparison: String, Sendable, Hashable, Encodable {
-        /// As JSON values (member order and number spelling aside).
-        case exact
-        /// As JSON values, and also: absent, `null`, `[]` and `{}` are equal, and `base64`
-        /// strings compare by their decoded bytes.
-        case normalized
-    }
+    /// How a uniqueness rule compares the fields a repeated key must repeat: the runtime's comparison.
+    public typealias Comparison = SessionRuleSet.Comparison
 
     /// A key that identifies a frame across a session.
     ///

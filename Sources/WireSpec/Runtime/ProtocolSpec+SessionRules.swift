@@ -13,25 +13,25 @@ extension ProtocolSpec {
             },
             transitions: session.transitions.map {
                 .init(
-                    on: $0.on.frameKey, when: $0.when.map(\.runtimeCondition), to: $0.to,
+                    on: $0.on, when: $0.when.map(\.runtimeCondition), to: $0.to,
                     setFlags: Dictionary($0.set.map { ($0.flag, $0.field) }, uniquingKeysWith: { first, _ in first }), closeCode: $0.closeCode)
             },
             flags: session.flags.map(\.name),
-            guards: session.guards.map { .init(name: $0.name, frame: $0.frame.frameKey, requiredFlag: $0.requires, otherwise: answer($0.otherwise)) },
+            guards: session.guards.map { .init(name: $0.name, frame: $0.frame, requiredFlag: $0.requires, otherwise: answer($0.otherwise)) },
             correlations: session.correlations.map {
                 .init(
-                    name: $0.name, frame: $0.frame.frameKey, field: $0.field, answers: $0.answers.frameKey, answersField: $0.answersField,
+                    name: $0.name, frame: $0.frame, field: $0.field, answers: $0.answers, answersField: $0.answersField,
                     otherwise: answer($0.otherwise))
             },
             uniqueness: session.uniqueness.map { rule in
                 .init(
-                    name: rule.name, frame: rule.frame.frameKey, key: rule.key, sameFields: rule.sameFields,
-                    comparison: rule.comparison == .normalized ? .normalized : .exact, grows: rule.grows, final: rule.final.map(\.runtimeCondition),
+                    name: rule.name, frame: rule.frame, key: rule.key, sameFields: rule.sameFields,
+                    comparison: rule.comparison, grows: rule.grows, final: rule.final.map(\.runtimeCondition),
                     otherwise: answer(rule.otherwise), shapes: rule.comparison == .normalized ? shapes(of: rule.sameFields, in: rule.frame) : [:])
             },
             runs: session.runs.map {
                 .init(
-                    name: $0.name, after: $0.after.frameKey, when: $0.when.map(\.runtimeCondition), countField: $0.count, frame: $0.frame.frameKey,
+                    name: $0.name, after: $0.after, when: $0.when.map(\.runtimeCondition), countField: $0.count, frame: $0.frame,
                     each: $0.each.map(\.runtimeCondition), otherwise: answer($0.otherwise))
             }
         )
@@ -42,12 +42,12 @@ extension ProtocolSpec {
         rateLimits.map { limit in
             let counts: RateLimitRule<String>.Counted =
                 switch limit.counts {
-                case .frames(let refs): .frames(refs.map(\.frameKey))
+                case .frames(let refs): .frames(refs)
                 case .violations(let codes): .violations(codes)
                 }
             return RateLimitRule(
                 name: limit.name, counts: counts, limit: limit.limit, window: limit.windowMilliseconds.map { .milliseconds($0) },
-                scope: RateLimitScope(rawValue: limit.scope), answer: limit.answer.map(resolved), clientAction: limit.clientAction)
+                scope: limit.scope, answer: limit.answer.map(resolved), clientAction: limit.clientAction)
         }
     }
 
@@ -105,11 +105,6 @@ extension ProtocolSpec {
         }
         return members
     }
-}
-
-extension MessageRef {
-    /// The runtime's name for the message.
-    public var frameKey: FrameKey { FrameKey(direction == .client ? .client : .server, tag) }
 }
 
 extension Condition {
