@@ -47,6 +47,8 @@ public struct CaptureReader {
     let direction: Direction?
     /// Tells the direction of a bare frame from its tag when only one direction has it.
     let directionOfTag: (String) -> Direction?
+    /// How many bytes are read from the file at a time (1 MiB); lines may span reads.
+    public var chunkSize = 1 << 20
 
     public init(file: String, tagField: String, direction: Direction?, directionOfTag: @escaping (String) -> Direction?) {
         self.file = file
@@ -60,7 +62,7 @@ public struct CaptureReader {
     /// Returns the detected format.
     @discardableResult
     public func read(_ handle: FileHandle, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
-        var lines = LineReader(handle: handle)
+        var lines = LineReader(handle: handle, chunk: chunkSize)
         var tape = JSONTape()
         var frameTape = JSONTape()
         guard let first = try lines.next() else { return .jsonl }
@@ -291,19 +293,21 @@ struct LineReader {
     }
 
     let handle: FileHandle
+    /// How many bytes one read asks for.
+    let chunk: Int
     private var buffer: [UInt8] = []
     private var start = 0
     private var searched = 0
     private var number = 0
     private var atEnd = false
 
-    init(handle: FileHandle) {
+    init(handle: FileHandle, chunk: Int) {
         self.handle = handle
+        self.chunk = max(1, chunk)
     }
 
     /// Reads up to a chunk from the file into the end of the buffer; returns how many bytes came.
     private mutating func fill() throws -> Int {
-        let chunk = 1 << 20
         let old = buffer.count
         var received = 0
         var failure: Int32 = 0

@@ -168,7 +168,7 @@ public struct CaptureValidation {
             }
             let violations = session.machine.observe(
                 SessionFrame(message: sessionIDs[message], tape: tape, object: root), answeredCodes: errorCodes,
-                at: timestamp.map { .milliseconds($0) })
+                atMilliseconds: timestamp)
             for violation in violations { evaluation.findings.append((Finding(violation), tag)) }
         }
         return evaluation

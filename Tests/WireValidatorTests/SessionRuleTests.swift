@@ -48,6 +48,16 @@ import WireValidator
         ]
     }
 
+    /// Found by the capture fuzzer: timestamps far outside any clock's range are still numbers of
+    /// milliseconds, and rate limits compare them without converting them to a duration.
+    @Test func timestampsFarOutOfRangeAreCheckedNotTrapped() throws {
+        let lines = [
+            Self.line("client", "1e300", #"{"type":"auth","protocolVersion":1,"token":"t","deviceId":"\#(Self.device)"}"#),
+            Self.line("client", "-1e300", #"{"type":"auth","protocolVersion":1,"token":"t","deviceId":"\#(Self.device)"}"#),
+        ]
+        #expect(try Self.validate(lines.joined(separator: "\n")).isEmpty)
+    }
+
     @Test func oversizeViolationsCloseAfterTheLimit() throws {
         let big = String(repeating: "x", count: 65_537)
         let lines =

@@ -92,12 +92,15 @@ public struct SessionMachine: Sendable {
     }
 
     /// Checks a frame on a tape and moves the session on, counting its rate limits in the
-    /// machine's own windows. `time` is since any fixed origin; `nil` when it is not known (a
-    /// capture without timestamps), and then windowed rate limits are not checked.
-    @_spi(Generated) public mutating func observe(_ frame: SessionFrame, answeredCodes: [String] = [], at time: Duration?) -> [SessionViolation] {
-        withOwnLimiter { machine, limiter in
-            machine.check(frame, answeredCodes: answeredCodes, at: time.map(WindowPlan.milliseconds), limiter: &limiter)
-        }
+    /// machine's own windows. `milliseconds` is the frame's time since any fixed origin (a
+    /// capture's timestamps, any finite value); `nil` when it is not known, and then windowed
+    /// rate limits are not checked.
+    @_spi(Generated) public mutating func observe(
+        _ frame: SessionFrame, answeredCodes: [String] = [], atMilliseconds milliseconds: Double?
+    )
+        -> [SessionViolation]
+    {
+        withOwnLimiter { machine, limiter in machine.check(frame, answeredCodes: answeredCodes, at: milliseconds, limiter: &limiter) }
     }
 
     /// Runs `body` with the machine's own rate-limit windows.

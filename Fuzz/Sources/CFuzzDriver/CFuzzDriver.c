@@ -1,0 +1,1 @@
+// libFuzzer provides the driver; this target only declares it for Swift.
