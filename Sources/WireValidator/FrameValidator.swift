@@ -1,32 +1,22 @@
 @_spi(Generated) import WireRuntime
-import WireSpec
+@_spi(Generated) import WireSpec
 
-/// Checks frames against a spec with the WireRuntime rules generated code uses, for any spec and
-/// without generated code: the engine behind `wire validate`.
-///
-/// Frames are checked straight from a ``JSONTape``: values are only built where a rule needs one
-/// (a string with constraints, a number, a tag), so checking a frame allocates little.
+/// Checks frames against a spec loaded at run time, for any spec and without generated code: the
+/// spec's ``ValidationPlan`` run by WireRuntime's engine, the same engine and plan generated code
+/// uses.
 public struct FrameValidator: Sendable {
     /// The outcome of checking one frame.
-    public enum Outcome: Sendable {
-        /// Bytes that are not JSON.
-        case notJSON(JSONSyntaxError)
-        /// JSON that is not an object or has no string tag.
-        case notAFrame(String)
-        /// A tag this direction does not have.
-        case unknownType(tag: String)
-        /// A frame of a known message: every issue, errors and warnings (none when it is valid).
-        case checked(tag: String, issues: [ValidationIssue])
-    }
+    public typealias Outcome = FrameCheckOutcome
 
     let plan: ValidationPlan
+    /// The spec the plan was made from.
+    public let spec: ProtocolSpec
 
     /// Compiles the spec's checks once.
     public init(spec: ProtocolSpec) {
-        plan = ValidationPlan(spec: spec)
+        self.spec = spec
+        plan = spec.validationPlan
     }
-
-    public var spec: ProtocolSpec { plan.spec }
 
     /// The answer to bytes that are not JSON.
     public var notJSONAnswer: ViolationAnswer { plan.notJSONAnswer }
@@ -64,235 +54,6 @@ public struct FrameValidator: Sendable {
     /// Checks the value at `index` of a parsed document as a frame of `direction`; also returns
     /// the id of its message in the plan when the tag is known.
     func check(_ tape: JSONTape.View, at index: Int, direction: Direction) -> (outcome: Outcome, message: Int?) {
-        let tagField = plan.spec.tagField
-        guard tape.kind(index) == .object else { return (.notAFrame("a frame must be a JSON object, found \(tape.kindDescription(index))"), nil) }
-        guard let tag = tape.member(of: index, key: plan.tagKey.bytes) else { return (.notAFrame("a frame must carry a '\(tagField)' field"), nil) }
-        guard tape.kind(tag) == .string else { return (.notAFrame("'\(tagField)' must be a string, found \(tape.kindDescription(tag))"), nil) }
-        guard let id = plan.message(direction, tagAt: tag, in: tape) else { return (.unknownType(tag: tape.string(tag)), nil) }
-        let message = plan.messages[id]
-        var context = ValidationContext(sizeAnswer: plan.sizeAnswer)
-        if let variants = message.variants {
-            check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
-        } else {
-            check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
-        }
-        return (.checked(tag: message.tag, issues: context.issues), id)
-    }
-
-    // MARK: Interpreting a plan (the same order of checks as generated decoders)
-
-    private func check(
-        object index: Int, in tape: JSONTape.View, plan objectPlan: ValidationPlan.ObjectPlan, at path: @autoclosure () -> JSONPath,
-        in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?
-    ) {
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(objectPlan.fields.count, 1)) { found in
-            // `found[position]`: the value of each declared field, or -1 when it is absent.
-            objectPlan.quickFields.withUnsafeBufferPointer { quickFields in
-                var cursor = index + 1
-                for (position, field) in quickFields.enumerated() {
-                    // The same outcomes as `ValidationContext.member`: a value to check, a missing required
-                    // key, or a null where null is not allowed; a value of a plain kind needs no more.
-                    guard let member = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) else {
-                        found[position] = -1
-                        if field.required {
-                            let plan = objectPlan.fields[position]
-                            _ = context.check(
-                                MemberPresence.absent, of: plan.key, at: path(), required: true, nullable: field.nullable,
-                                answer: plan.answer ?? answer)
-                        }
-                        continue
-                    }
-                    found[position] = member
-                    let kind = tape.kind(member)
-                    if kind == .null {
-                        if !field.nullable {
-                            let plan = objectPlan.fields[position]
-                            _ = context.check(
-                                MemberPresence.null, of: plan.key, at: path(), required: field.required, nullable: false,
-                                answer: plan.answer ?? answer)
-                        }
-                        continue
-                    }
-                    if field.plainKinds & 1 << kind.rawValue != 0 { continue }
-                    // The plan outlives the check (the validator holds it); skip counting the reference.
-                    unowned(unsafe) let plan = objectPlan.fields[position]
-                    // The inherited answer is passed through untouched when the field has none of its own:
-                    // `plan.answer ?? answer` alone copies it for every field (measurably slower).
-                    if plan.answer == nil {
-                        check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
-                    } else {
-                        check(
-                            member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer,
-                            sizeAnswer: plan.answer)
-                    }
-                }
-            }
-            for rulePosition in objectPlan.conditionals.indices {
-                unowned(unsafe) let conditional = objectPlan.conditionals[rulePosition]
-                /// The value of a key the rule reads, found by the walk above when it is a declared field.
-                func member(_ position: Int, _ key: @autoclosure () -> String) -> Int? {
-                    guard position >= 0 else { return tape.member(of: index, key: key()) }
-                    return found[position] >= 0 ? found[position] : nil
-                }
-                func presence(_ position: Int, _ key: @autoclosure () -> String) -> MemberPresence {
-                    guard let value = member(position, key()) else { return .absent }
-                    return tape.kind(value) == .null ? .null : .present
-                }
-                // As for fields: the inherited answer is passed through untouched when the rule has
-                // none of its own (`conditional.answer ?? answer` alone would copy it every time).
-                context.check(
-                    conditional.rule, at: path(), answer: conditional.answer ?? answer,
-                    conditionValue: { member(conditional.conditionFields[$0], conditional.rule.conditions[$0].key).map { tape.value($0) } },
-                    requiredPresence: { presence(conditional.requiredFields[$0], conditional.rule.required[$0]) },
-                    forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) },
-                    expectedValue: { member(conditional.expectedFields[$0], conditional.rule.expected[$0].key).map { tape.value($0) } }
-                )
-            }
-        }
-        for (rule, ruleAnswer) in objectPlan.budgets {
-            context.check(rule, in: tape, object: index, at: path(), answer: ruleAnswer)
-        }
-        if objectPlan.rejectUnknown || !objectPlan.rejected.isEmpty {
-            var keys: [String] = []
-            if objectPlan.rejectUnknown {
-                tape.forEachMember(of: index) { key, _ in
-                    keys.append(tape.string(key))
-                    return true
-                }
-            } else {
-                keys = objectPlan.rejected.filter { tape.member(of: index, key: $0) != nil }
-            }
-            context.checkKeys(
-                keys, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown,
-                rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
-        }
-    }
-
-    /// Checks a value against a node. Values without constraints are judged by their kind alone; a
-    /// value is built only for the WireRuntime check that reports on it or needs its content.
-    private func check(
-        _ index: Int, in tape: JSONTape.View, _ node: ValidationPlan.Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext,
-        answer: ViolationAnswer, sizeAnswer: ViolationAnswer?
-    ) {
-        let kind = tape.kind(index)
-        if node.plainKinds & 1 << kind.rawValue != 0 { return }
-        switch node.kind {
-        case .string:
-            guard kind == .string, let rules = node.stringRules else {
-                _ = context.string(tape.value(index), at: path(), rules: node.stringRules, answer: answer, sizeAnswer: sizeAnswer)
-                return
-            }
-            tape.withStringBytes(index) { bytes in
-                _ = context.check(utf8: bytes, text: { tape.string(index) }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
-            }
-        case .integer:
-            _ = context.integer(tape.value(index), at: path(), rules: node.numberRules, answer: answer)
-        case .number:
-            _ = context.number(tape.value(index), at: path(), rules: node.numberRules, answer: answer)
-        case .boolean:
-            _ = context.bool(tape.value(index), at: path(), constant: node.booleanConstant, answer: answer)
-        case .json, .unresolved:
-            break
-        case .array:
-            guard kind == .array, let element = node.element else {
-                _ = context.array(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) {
-                    _, _, _ -> Bool? in nil
-                }
-                return
-            }
-            if let rules = node.collectionRules {
-                context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "items")
-            }
-            tape.forEachItem(of: index) { position, item in
-                check(item, in: tape, element, at: path().appending(position), in: &context, answer: answer, sizeAnswer: sizeAnswer)
-            }
-        case .map:
-            guard kind == .object, let element = node.element else {
-                _ = context.map(tape.value(index), at: path(), rules: node.collectionRules, answer: answer, sizeAnswer: sizeAnswer) {
-                    _, _, _ -> Bool? in nil
-                }
-                return
-            }
-            if let rules = node.collectionRules {
-                context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "entries")
-            }
-            var entries: [(key: String, value: Int)] = []
-            tape.forEachMember(of: index) { key, value in
-                entries.append((tape.string(key), value))
-                return true
-            }
-            for entry in entries.sorted(by: { $0.key < $1.key }) {
-                check(entry.value, in: tape, element, at: path().appending(entry.key), in: &context, answer: answer, sizeAnswer: sizeAnswer)
-            }
-        case .constant:
-            guard kind == .string, let rules = node.stringRules, let inner = node.element else {
-                _ = context.string(tape.value(index), at: path(), rules: node.stringRules, answer: answer)
-                return
-            }
-            let passed = tape.withStringBytes(index) { bytes in
-                context.check(utf8: bytes, text: { tape.string(index) }, at: path(), rules: rules, answer: answer, sizeAnswer: nil)
-            }
-            if passed {
-                check(index, in: tape, inner, at: path(), in: &context, answer: answer, sizeAnswer: sizeAnswer)
-            }
-        case .named:
-            check(index, in: tape, named: node.named, at: path(), in: &context, answer: answer, ignoring: nil)
-        }
-    }
-
-    private func check(
-        _ index: Int, in tape: JSONTape.View, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext,
-        answer: ViolationAnswer, ignoring: String?
-    ) {
-        switch plan.named[named] {
-        case .object(let objectPlan):
-            guard tape.kind(index) == .object else {
-                _ = context.object(tape.value(index), at: path(), answer: answer)
-                return
-            }
-            check(object: index, in: tape, plan: objectPlan, at: path(), in: &context, answer: answer, ignoring: ignoring)
-        case .closedEnum(let allowed, let keys):
-            guard tape.kind(index) == .string else {
-                context.fail(path(), "type", answer, "expected a string, found \(tape.kindDescription(index))")
-                return
-            }
-            if !keys.contains(where: { tape.stringEquals(index, $0.bytes) }) {
-                context.fail(
-                    path(), "enum", answer,
-                    "\(JSONWriter.string(tape.value(index))) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
-            }
-        case .openEnum(let name, let known, let keys):
-            if tape.kind(index) == .string, keys.contains(where: { tape.stringEquals(index, $0.bytes) }) { return }
-            _ = context.openEnum(tape.value(index), at: path(), known: known, typeName: name, answer: answer)
-        case .union(let tag, let cases, let open, let typeName):
-            guard tape.kind(index) == .object else {
-                _ = context.object(tape.value(index), at: path(), answer: answer)
-                return
-            }
-            guard let tagIndex = tape.member(of: index, key: tag) else {
-                context.fail(path().appending(tag), "required", answer, "missing required field '\(tag)'")
-                return
-            }
-            let tagValue = tape.value(tagIndex)
-            if let match = cases.first(where: { $0.value == tagValue }) {
-                check(index, in: tape, named: match.plan, at: path(), in: &context, answer: answer, ignoring: tag)
-            } else if open {
-                context.report(
-                    ValidationIssue(
-                        severity: .warning, path: path().appending(tag), rule: "unknownCase", answer: answer,
-                        message: "\(tagValue) is not a known \(typeName) case; it is kept as unknown"))
-            } else {
-                context.unknownTag(tagValue, tag: tag, at: path(), allowed: cases.map { JSONWriter.string($0.value) }, answer: answer)
-            }
-        case .oneOf(let variants, let expected):
-            for variant in variants {
-                let passed = context.attempt { scratch -> Bool? in
-                    check(index, in: tape, variant, at: path(), in: &scratch, answer: answer, sizeAnswer: nil)
-                    return true
-                }
-                if passed != nil { return }
-            }
-            context.noVariant(tape.value(index), at: path(), expected: expected, answer: answer)
-        }
+        plan.check(tape, at: index, direction: direction)
     }
 }

@@ -1,0 +1,221 @@
+/// A protocol's frame checks as data: every field's rules worked out once. One engine
+/// (``check(_:at:direction:)``) walks a parsed frame against it; generated code holds the plan of
+/// its protocol, and `wire validate` builds the same plan from a spec at run time.
+@_spi(Generated) public final class ValidationPlan: Sendable {
+    /// What a value is checked against. A class with the rules as stored properties, so that
+    /// checking reads them in place instead of copying them out of an enum.
+    public final class Node: Sendable {
+        public enum Kind: Sendable {
+            case string, integer, number, boolean, json, array, map
+            /// A named object, union, one-of or enum, by index into `named`.
+            case named
+            /// An enum value that must also equal a constant (`stringRules`), then match `element`.
+            case constant
+            case unresolved
+        }
+
+        public let kind: Kind
+        public let stringRules: StringRules?
+        public let numberRules: NumberRules?
+        public let collectionRules: CollectionRules?
+        public let booleanConstant: Bool?
+        /// An array's or map's element; a constant's enum.
+        public let element: Node?
+        /// The index into `named`, for `.named`.
+        public let named: Int
+        /// The kinds a value may have when that is all there is to check, one bit per
+        /// `JSONTape.Kind` raw value; 0 when the node has more to check.
+        public let plainKinds: UInt16
+
+        private init(
+            _ kind: Kind, string: StringRules? = nil, number: NumberRules? = nil, collection: CollectionRules? = nil,
+            boolean: Bool? = nil, element: Node? = nil, named: Int = -1
+        ) {
+            self.kind = kind
+            stringRules = string
+            numberRules = number
+            collectionRules = collection
+            booleanConstant = boolean
+            self.element = element
+            self.named = named
+            func bits(_ kinds: JSONTape.Kind...) -> UInt16 { kinds.reduce(0) { $0 | 1 << $1.rawValue } }
+            switch kind {
+            case .string where string == nil: plainKinds = bits(.string)
+            case .integer where number == nil: plainKinds = bits(.integer)
+            case .number where number == nil: plainKinds = bits(.integer, .number)
+            case .boolean where boolean == nil: plainKinds = bits(.true, .false)
+            case .json, .unresolved: plainKinds = bits(.null, .false, .true, .integer, .number, .string, .array, .object)
+            default: plainKinds = 0
+            }
+        }
+
+        public static func string(_ rules: StringRules?) -> Node { Node(.string, string: rules) }
+        public static func integer(_ rules: NumberRules?) -> Node { Node(.integer, number: rules) }
+        public static func number(_ rules: NumberRules?) -> Node { Node(.number, number: rules) }
+        public static func boolean(constant: Bool?) -> Node { Node(.boolean, boolean: constant) }
+        public static let json = Node(.json)
+        public static let unresolved = Node(.unresolved)
+        public static func array(_ rules: CollectionRules?, _ element: Node) -> Node { Node(.array, collection: rules, element: element) }
+        public static func map(_ rules: CollectionRules?, _ element: Node) -> Node { Node(.map, collection: rules, element: element) }
+        public static func named(_ index: Int) -> Node { Node(.named, named: index) }
+        public static func constant(_ rules: StringRules, _ inner: Node) -> Node { Node(.constant, string: rules, element: inner) }
+    }
+
+    /// One field's checks; a class so that walking an object's fields does not copy them.
+    public final class FieldPlan: Sendable {
+        public let key: String
+        public let keyBytes: UTF8Key
+        public let required: Bool
+        public let nullable: Bool
+        /// The field's own answer; `nil` inherits the caller's.
+        public let answer: ViolationAnswer?
+        public let node: Node
+
+        public init(key: String, required: Bool, nullable: Bool, answer: ViolationAnswer?, node: Node) {
+            self.key = key
+            keyBytes = UTF8Key(key)
+            self.required = required
+            self.nullable = nullable
+            self.answer = answer
+            self.node = node
+        }
+    }
+
+    /// A conditional requirement with the positions (in the object's `fields`) of the keys it
+    /// reads; -1 for a key that is not a declared field.
+    public final class ConditionalPlan: Sendable {
+        public let rule: ConditionalRequirement
+        public let answer: ViolationAnswer?
+        public let conditionFields: [Int]
+        public let requiredFields: [Int]
+        public let forbiddenFields: [Int]
+        public let expectedFields: [Int]
+
+        public init(rule: ConditionalRequirement, answer: ViolationAnswer?, fields: [FieldPlan]) {
+            self.rule = rule
+            self.answer = answer
+            func position(_ key: String) -> Int { fields.firstIndex { $0.key == key } ?? -1 }
+            conditionFields = rule.conditions.map { position($0.key) }
+            requiredFields = rule.required.map(position)
+            forbiddenFields = rule.forbidden.map(position)
+            expectedFields = rule.expected.map { position($0.key) }
+        }
+    }
+
+    /// A field's key and presence rules as plain values; the key's bytes belong to its `FieldPlan`.
+    struct QuickField {
+        public let keyUTF8: UnsafeBufferPointer<UInt8>
+        public let signature: UInt64
+        public let plainKinds: UInt16
+        public let required: Bool
+        public let nullable: Bool
+    }
+
+    /// An object's checks; a class so that it is shared, not copied, while frames are checked.
+    /// Immutable; unchecked only because `quickFields` hold pointers to the fields' key bytes.
+    public final class ObjectPlan: @unchecked Sendable {
+        public let fields: [FieldPlan]
+        /// What a walk over the fields reads for every field, without reference counting; aligned with `fields`.
+        let quickFields: [QuickField]
+        public let conditionals: [ConditionalPlan]
+        public let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
+        public let knownKeys: Set<String>
+        public let rejectUnknown: Bool
+        public let rejected: [String]
+
+        public init(
+            fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)],
+            budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]
+        ) {
+            self.fields = fields
+            quickFields = fields.map {
+                QuickField(
+                    keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
+                    required: $0.required, nullable: $0.nullable)
+            }
+            self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
+            self.budgets = budgets
+            self.knownKeys = knownKeys
+            self.rejectUnknown = rejectUnknown
+            self.rejected = rejected
+        }
+    }
+
+    public enum NamedPlan: Sendable {
+        case object(ObjectPlan)
+        case closedEnum(allowed: [String], keys: [UTF8Key])
+        case openEnum(name: String, known: Set<String>, keys: [UTF8Key])
+        case union(tag: String, cases: [(value: JSONValue, plan: Int)], open: Bool, typeName: String)
+        case oneOf(variants: [Node], expected: String)
+    }
+
+    /// A message's checks and identity; a class so that it is shared, not copied.
+    public final class MessagePlan: Sendable {
+        /// The message's index in `messages`.
+        public let id: Int
+        public let ref: FrameKey
+        public let tagKey: UTF8Key
+        public let answer: ViolationAnswer
+        /// The message's fields; empty for a union message.
+        public let object: ObjectPlan
+        /// For a union message, the index of its union plan in `named`.
+        public let variants: Int?
+
+        public var tag: String { ref.tag }
+
+        public init(id: Int, ref: FrameKey, answer: ViolationAnswer, object: ObjectPlan, variants: Int?) {
+            self.id = id
+            self.ref = ref
+            tagKey = UTF8Key(ref.tag)
+            self.answer = answer
+            self.object = object
+            self.variants = variants
+        }
+    }
+
+    /// The key that names a frame's message (`type`).
+    public let tagField: String
+    public let named: [NamedPlan]
+    /// Every message of both directions; a message's `id` is its index.
+    public let messages: [MessagePlan]
+    /// The ids of each direction's messages.
+    public let client: [Int]
+    public let server: [Int]
+    /// The tag field's key.
+    public let tagKey: UTF8Key
+    public let defaultAnswer: ViolationAnswer
+    public let sizeAnswer: ViolationAnswer
+    public let notJSONAnswer: ViolationAnswer
+    public let notAFrameAnswer: ViolationAnswer
+
+    /// The ids of a direction's messages.
+    public func ids(_ direction: FrameDirection) -> [Int] { direction == .client ? client : server }
+
+    /// The id of the message of `direction` whose tag is the string token at `index`.
+    public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
+        for id in ids(direction) where tape.stringEquals(index, messages[id].tagKey.bytes) { return id }
+        return nil
+    }
+
+    /// The id of the message of `direction` with this tag.
+    public func message(_ direction: FrameDirection, tag: String) -> Int? {
+        ids(direction).first { messages[$0].tag == tag }
+    }
+
+    /// A plan of `messages`, whose named types are `named`, with the protocol's default answers.
+    public init(
+        tagField: String, messages: [MessagePlan], named: [NamedPlan], defaultAnswer: ViolationAnswer, sizeAnswer: ViolationAnswer,
+        notJSONAnswer: ViolationAnswer, notAFrameAnswer: ViolationAnswer
+    ) {
+        self.tagField = tagField
+        tagKey = UTF8Key(tagField)
+        self.messages = messages
+        self.named = named
+        client = messages.filter { $0.ref.direction == .client }.map(\.id)
+        server = messages.filter { $0.ref.direction == .server }.map(\.id)
+        self.defaultAnswer = defaultAnswer
+        self.sizeAnswer = sizeAnswer
+        self.notJSONAnswer = notJSONAnswer
+        self.notAFrameAnswer = notAFrameAnswer
+    }
+}
