@@ -63,4 +63,12 @@ import WireTestSupport
         #expect(socket.sent.count == 4, "hello, the two pair results and the version; no error frame for bytes that are not JSON")
         #expect(socket.sent[1] == #"{"success":true,"token":"jwt","type":"pair_result","userId":"user_3f2e"}"#)
     }
+
+    @Test func theSessionRulesExampleAnswersAMessageBeforeAuthentication() {
+        let socket = ReadmeExamples.Socket()
+        ReadmeExamples.sessionRules(socket: socket, message: ClientMessage(id: "c_1", content: "hi"))
+        #expect(socket.sent.count == 1)
+        #expect(socket.sent.first?.contains(#""code":"auth_failed""#) == true)
+        #expect(socket.closedWith == .some(1008))
+    }
 }

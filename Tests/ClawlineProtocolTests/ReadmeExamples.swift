@@ -57,4 +57,21 @@ enum ReadmeExamples {
         socket.send(text: denied.encodedText())
         socket.send(text: String(version.protocolVersion))
     }
+
+    /// The README's "Session rules at run time" example: a server's connection.
+    static func sessionRules(socket: Socket, message: ClientMessage) {
+        // One engine per protocol, one machine per connection (its clock is injectable for tests).
+        let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
+        var connection = SessionMachine(engine: engine)
+        var device = RateLimiter()  // Clawline's limits are per device: share it across the device's sockets
+
+        // Feed it every frame in both directions; it returns the rules a frame breaks.
+        for violation in connection.observe(ClientFrame.message(message), rateLimits: &device) {
+            if let answer = violation.answer, let code = answer.code.flatMap(ErrorCode.init(rawValue:)) {
+                socket.send(text: ServerFrame.error(ErrorMessage(code: code, message: violation.message)).encodedText())
+                if answer.closesConnection { socket.close(code: answer.closeCode) }
+            }
+        }
+        print(connection.phase ?? "", connection.flag("admin") as Any)  // "unauthenticated", nil (unknown)
+    }
 }
