@@ -1,3 +1,4 @@
+import WireRuntime
 import WireSpec
 
 /// Static rule values (`StringRules(...)`, ...) a generated type declares once and its decoder uses.
@@ -194,11 +195,15 @@ struct SwiftTypeMapper {
 
     /// A `ViolationAnswer` literal for a spec answer, resolving "as the error code says".
     func answerLiteral(_ answer: Answer) -> String {
-        let resolved = spec.resolved(answer)
-        guard let code = resolved.code else { return ".closeSilently(closeCode: \(resolved.closeCode.map(String.init) ?? "nil"))" }
+        Self.answerLiteral(spec.resolved(answer))
+    }
+
+    /// The code of a resolved answer.
+    static func answerLiteral(_ answer: ViolationAnswer) -> String {
+        guard let code = answer.code else { return ".closeSilently(closeCode: \(answer.closeCode.map(String.init) ?? "nil"))" }
         var text = "WireRuntime.ViolationAnswer(code: \(SwiftNames.literal(code))"
-        if resolved.closesConnection { text += ", closesConnection: true" }
-        if let closeCode = resolved.closeCode { text += ", closeCode: \(closeCode)" }
+        if answer.closesConnection { text += ", closesConnection: true" }
+        if let closeCode = answer.closeCode { text += ", closeCode: \(closeCode)" }
         return text + ")"
     }
 }

@@ -76,10 +76,6 @@ struct TablesEmitter {
 
     // MARK: Rate limits
 
-    private func frameKey(_ ref: MessageRef) -> String {
-        "WireRuntime.FrameKey(.\(ref.direction.rawValue), \(SwiftNames.literal(ref.tag)))"
-    }
-
     /// The runtime's table types, with the protocol's error code enum.
     private var errorCodeType: String { ProtocolSpec.errorCodeTypeName }
     private var rateLimitType: String { "WireRuntime.RateLimitRule<\(errorCodeType)>" }
@@ -93,7 +89,7 @@ struct TablesEmitter {
         var members: [SwiftDeclaration] = spec.rateLimits.map { limit in
             let counts: String
             switch limit.counts {
-            case .frames(let refs): counts = ".frames([" + refs.map(frameKey).joined(separator: ", ") + "])"
+            case .frames(let refs): counts = ".frames([" + refs.map(Self.frameKeyLiteral).joined(separator: ", ") + "])"
             case .violations(let codes):
                 counts =
                     ".violations([" + codes.map { "." + mapper.naming.caseName($0, inEnum: ProtocolSpec.errorCodeTypeName) }.joined(separator: ", ")
@@ -152,17 +148,27 @@ struct TablesEmitter {
 
     // MARK: Session rules
 
-    private func conditions(_ conditions: [Condition]) -> String {
-        "["
-            + conditions.map {
-                "WireRuntime.SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), ["
-                    + $0.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
-            }.joined(separator: ", ") + "]"
-    }
-
     private func optionalAnswer(_ answer: Answer?) -> String {
         answer.map(mapper.answerLiteral) ?? "nil"
     }
+
+    private static func frameKeyLiteral(_ key: FrameKey) -> String {
+        "WireRuntime.FrameKey(.\(key.direction.rawValue), \(SwiftNames.literal(key.tag)))"
+    }
+
+    private static func answerLiteral(_ answer: ViolationAnswer?) -> String {
+        answer.map(SwiftTypeMapper.answerLiteral) ?? "nil"
+    }
+
+    private static func conditionsLiteral(_ conditions: [SessionRuleSet.Condition]) -> String {
+        "["
+            + conditions.map {
+                "WireRuntime.SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), ["
+                    + $0.values.map { SwiftNames.jsonLiteral(SpecValue($0)) }.joined(separator: ", ") + "])"
+            }.joined(separator: ", ") + "]"
+    }
+
+    private static func listLiteral(_ words: [String]) -> String { "[" + words.map(SwiftNames.literal).joined(separator: ", ") + "]" }
 
     /// A literal of the shapes of a uniqueness rule's fields, keys sorted.
     private static func shapesLiteral(_ shapes: [String: ValueShape]) -> String {
@@ -182,68 +188,71 @@ struct TablesEmitter {
         }
     }
 
+    /// The spec's session rules as code: a printout of the one projection the runtime checks
+    /// (`ProtocolSpec.sessionRuleSet`), which `wire validate` builds at run time.
     private func sessionRules() -> SwiftDeclaration {
-        let session = spec.session ?? SessionRules()
-        func set(_ tags: [String]) -> String { "[" + tags.map(SwiftNames.literal).joined(separator: ", ") + "]" }
+        let rules = spec.sessionRuleSet
         var lines: [String] = ["WireRuntime.SessionRuleSet("]
-        lines.append("    initialPhase: \(session.initialPhase.map { SwiftNames.literal($0.name) } ?? "nil"),")
+        lines.append("    initialPhase: \(rules.initialPhase.map(SwiftNames.literal) ?? "nil"),")
         lines.append("    phases: [")
-        for phase in session.phases {
+        for phase in rules.phases {
             lines.append(
-                "        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(set(phase.allowedClient)), allowedServer: "
-                    + "\(set(phase.allowedServer)), otherwise: \(optionalAnswer(phase.otherwise))),"
+                "        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(Self.listLiteral(phase.allowedClient)), allowedServer: "
+                    + "\(Self.listLiteral(phase.allowedServer)), otherwise: \(Self.answerLiteral(phase.otherwise))),"
             )
         }
         lines.append("    ],")
         lines.append("    transitions: [")
-        for transition in session.transitions {
+        for transition in rules.transitions {
             let flags =
-                transition.set.isEmpty
-                ? "[:]" : "[" + transition.set.map { "\(SwiftNames.literal($0.flag)): \(SwiftNames.literal($0.field))" }.joined(separator: ", ") + "]"
+                transition.setFlags.isEmpty
+                ? "[:]"
+                : "["
+                    + transition.setFlags.sorted { $0.key < $1.key }.map { "\(SwiftNames.literal($0.key)): \(SwiftNames.literal($0.value))" }
+                    .joined(separator: ", ") + "]"
             lines.append(
-                "        .init(on: \(frameKey(transition.on)), when: \(conditions(transition.when)), to: \(SwiftNames.literal(transition.to)), "
-                    + "setFlags: \(flags), closeCode: \(transition.closeCode.map(String.init) ?? "nil")),"
+                "        .init(on: \(Self.frameKeyLiteral(transition.on)), when: \(Self.conditionsLiteral(transition.when)), to: "
+                    + "\(SwiftNames.literal(transition.to)), setFlags: \(flags), closeCode: \(transition.closeCode.map(String.init) ?? "nil")),"
             )
         }
         lines.append("    ],")
-        lines.append("    flags: \(set(session.flags.map(\.name))),")
+        lines.append("    flags: \(Self.listLiteral(rules.flags)),")
         lines.append("    guards: [")
-        for rule in session.guards {
+        for rule in rules.guards {
             lines.append(
-                "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), requiredFlag: "
-                    + "\(SwiftNames.literal(rule.requires)), otherwise: \(optionalAnswer(rule.otherwise))),"
+                "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(Self.frameKeyLiteral(rule.frame)), requiredFlag: "
+                    + "\(SwiftNames.literal(rule.requiredFlag)), otherwise: \(Self.answerLiteral(rule.otherwise))),"
             )
         }
         lines.append("    ],")
         lines.append("    correlations: [")
-        for rule in session.correlations {
+        for rule in rules.correlations {
             lines.append(
-                "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), field: \(SwiftNames.literal(rule.field)), "
-                    + "answers: \(frameKey(rule.answers)), answersField: \(SwiftNames.literal(rule.answersField)), otherwise: "
-                    + "\(optionalAnswer(rule.otherwise))),"
+                "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(Self.frameKeyLiteral(rule.frame)), field: "
+                    + "\(SwiftNames.literal(rule.field)), answers: \(Self.frameKeyLiteral(rule.answers)), answersField: "
+                    + "\(SwiftNames.literal(rule.answersField)), otherwise: \(Self.answerLiteral(rule.otherwise))),"
             )
         }
         lines.append("    ],")
         lines.append("    uniqueness: [")
-        let runtimeUniqueness = spec.sessionRuleSet.uniqueness
-        for (position, rule) in session.uniqueness.enumerated() {
+        for rule in rules.uniqueness {
             var arguments =
-                "name: \(SwiftNames.literal(rule.name)), frame: \(frameKey(rule.frame)), key: \(SwiftNames.literal(rule.key)), sameFields: "
-                + "\(set(rule.sameFields))"
+                "name: \(SwiftNames.literal(rule.name)), frame: \(Self.frameKeyLiteral(rule.frame)), key: \(SwiftNames.literal(rule.key)), "
+                + "sameFields: \(Self.listLiteral(rule.sameFields))"
             if rule.comparison != .exact { arguments += ", comparison: .\(rule.comparison.rawValue)" }
-            if !rule.grows.isEmpty { arguments += ", grows: \(set(rule.grows))" }
-            arguments += ", final: \(conditions(rule.final)), otherwise: \(optionalAnswer(rule.otherwise))"
-            let shapes = runtimeUniqueness[position].shapes
-            if !shapes.isEmpty { arguments += ", shapes: \(Self.shapesLiteral(shapes))" }
+            if !rule.grows.isEmpty { arguments += ", grows: \(Self.listLiteral(rule.grows))" }
+            arguments += ", final: \(Self.conditionsLiteral(rule.final)), otherwise: \(Self.answerLiteral(rule.otherwise))"
+            if !rule.shapes.isEmpty { arguments += ", shapes: \(Self.shapesLiteral(rule.shapes))" }
             lines.append("        .init(\(arguments)),")
         }
         lines.append("    ],")
         lines.append("    runs: [")
-        for run in session.runs {
+        for run in rules.runs {
             lines.append(
-                "        .init(name: \(SwiftNames.literal(run.name)), after: \(frameKey(run.after)), when: \(conditions(run.when)), countField: "
-                    + "\(SwiftNames.literal(run.count)), frame: \(frameKey(run.frame)), each: \(conditions(run.each)), otherwise: "
-                    + "\(optionalAnswer(run.otherwise))),"
+                "        .init(name: \(SwiftNames.literal(run.name)), after: \(Self.frameKeyLiteral(run.after)), when: "
+                    + "\(Self.conditionsLiteral(run.when)), countField: \(SwiftNames.literal(run.countField)), frame: "
+                    + "\(Self.frameKeyLiteral(run.frame)), each: \(Self.conditionsLiteral(run.each)), otherwise: "
+                    + "\(Self.answerLiteral(run.otherwise))),"
             )
         }
         lines.append("    ]")
