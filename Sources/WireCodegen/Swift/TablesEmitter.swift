@@ -1,5 +1,5 @@
-import WireRuntime
-import WireSpec
+@_spi(Generated) import WireRuntime
+@_spi(Generated) import WireSpec
 
 /// Emits the protocol namespace: identity, default answers, error codes, constants, rate limits,
 /// HTTP endpoints and session rules, as code.
@@ -46,6 +46,11 @@ struct TablesEmitter {
         members.append(.type(rateLimitsEnum()))
         members.append(.type(endpointsEnum()))
         members.append(sessionRules())
+        members.append(
+            constant(
+                "The protocol's frame checks as data, which WireRuntime's engine runs: a printout of the plan `wire validate` builds "
+                    + "from the spec at run time.", "validationPlan", "WireRuntime.ValidationPlan", PlanPrinter.expression(spec.validationPlan),
+                plumbing: true))
         let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description?.trimmingTrailingNewlines()].compactMap { $0 }).joined(
             separator: "\n\n")
         return [.type(TypeDeclaration(kind: .enum, doc: doc, access: access, name: namespace, members: members))]

@@ -147,6 +147,14 @@
         case openEnum(name: String, known: Set<String>, keys: [UTF8Key])
         case union(tag: String, cases: [(value: JSONValue, plan: Int)], open: Bool, typeName: String)
         case oneOf(variants: [Node], expected: String)
+
+        /// A closed string enumeration of `allowed`.
+        public static func enumeration(allowed: [String]) -> NamedPlan { .closedEnum(allowed: allowed, keys: allowed.map(UTF8Key.init)) }
+
+        /// An open string enumeration named `name` that knows `known` (in that order).
+        public static func openEnumeration(name: String, known: [String]) -> NamedPlan {
+            .openEnum(name: name, known: Set(known), keys: known.map(UTF8Key.init))
+        }
     }
 
     /// A message's checks and identity; a class so that it is shared, not copied.

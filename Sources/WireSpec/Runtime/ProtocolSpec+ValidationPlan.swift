@@ -107,8 +107,7 @@ private struct PlanBuilder {
         case .object(let shape): plan = .object(objectPlan(shape))
         case .enumeration(let values):
             let list = values.values.map(\.value)
-            let keys = list.map(UTF8Key.init)
-            plan = values.open ? .openEnum(name: name, known: Set(list), keys: keys) : .closedEnum(allowed: list, keys: keys)
+            plan = values.open ? .openEnumeration(name: name, known: list) : .enumeration(allowed: list)
         case .union(let union):
             let cases = union.cases.map { (value: JSONValue(spec: $0.tagValue), plan: namedIndex($0.type)) }
             plan = .union(tag: union.tag, cases: cases, open: union.open, typeName: name)

@@ -447,4 +447,529 @@ public enum Clawline {
             ),
         ]
     )
+
+    /// The protocol's frame checks as data, which WireRuntime's engine runs: a printout of the plan `wire validate` builds from the spec at run time.
+    @_spi(Generated) public static let validationPlan: WireRuntime.ValidationPlan = WireRuntime.ValidationPlan(
+        tagField: "type",
+        messages: [
+            .init(
+                id: 0,
+                ref: WireRuntime.FrameKey(.client, "pair_request"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "protocolVersion",
+                            required: true,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008),
+                            node: .integer(WireRuntime.NumberRules(constant: .integer(1)))
+                        ),
+                        .init(key: "deviceId", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .uuidv4))),
+                        .init(
+                            key: "claimedName",
+                            required: false,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                            node: .string(WireRuntime.StringRules(maxBytes: 64))
+                        ),
+                        .init(key: "deviceInfo", required: true, nullable: false, answer: nil, node: .named(0))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["claimedName", "deviceId", "deviceInfo", "protocolVersion"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 1,
+                ref: WireRuntime.FrameKey(.client, "auth"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "protocolVersion",
+                            required: true,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008),
+                            node: .integer(WireRuntime.NumberRules(constant: .integer(1)))
+                        ),
+                        .init(key: "token", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "deviceId", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .uuidv4))),
+                        .init(
+                            key: "lastMessageId",
+                            required: false,
+                            nullable: true,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(notBlank: true))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["deviceId", "lastMessageId", "protocolVersion", "token"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 2,
+                ref: WireRuntime.FrameKey(.client, "pair_decision"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "deviceId", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .uuidv4))),
+                        .init(key: "approve", required: true, nullable: false, answer: nil, node: .boolean(constant: nil)),
+                        .init(key: "userId", required: false, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1)))
+                    ],
+                    conditionals: [
+                        (
+                            rule: WireRuntime.ConditionalRequirement(
+                                when: [(key: "approve", values: [.bool(true)])],
+                                require: ["userId"],
+                                forbid: [],
+                                expect: []
+                            ),
+                            answer: nil
+                        )
+                    ],
+                    budgets: [],
+                    knownKeys: ["approve", "deviceId", "userId"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 3,
+                ref: WireRuntime.FrameKey(.client, "message"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "id",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(minLength: 3, prefix: "c_"))
+                        ),
+                        .init(
+                            key: "content",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(minLength: 1, maxBytes: 65536))
+                        ),
+                        .init(
+                            key: "attachments",
+                            required: false,
+                            nullable: true,
+                            answer: nil,
+                            node: .array(WireRuntime.CollectionRules(maxItems: 4), .named(1))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [
+                        (
+                            rule: WireRuntime.ByteBudgetRule(
+                                name: "inlineBytes",
+                                terms: [.init(keys: ["attachments", "data"], decoded: true)],
+                                max: 262144
+                            ),
+                            answer: nil
+                        ),
+                        (
+                            rule: WireRuntime.ByteBudgetRule(
+                                name: "messageBytes",
+                                terms: [.init(keys: ["content"], decoded: false), .init(keys: ["attachments", "data"], decoded: true)],
+                                max: 327680
+                            ),
+                            answer: nil
+                        )
+                    ],
+                    knownKeys: ["attachments", "content", "id"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 4,
+                ref: WireRuntime.FrameKey(.client, "typing"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "active", required: true, nullable: false, answer: nil, node: .boolean(constant: nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["active"],
+                    rejectUnknown: false,
+                    rejected: ["role"]
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 5,
+                ref: WireRuntime.FrameKey(.server, "pair_result"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: [],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: 8
+            ),
+            .init(
+                id: 6,
+                ref: WireRuntime.FrameKey(.server, "pair_approval_request"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "deviceId", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .uuidv4))),
+                        .init(
+                            key: "claimedName",
+                            required: false,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                            node: .string(WireRuntime.StringRules(maxBytes: 64))
+                        ),
+                        .init(key: "deviceInfo", required: true, nullable: false, answer: nil, node: .named(0))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["claimedName", "deviceId", "deviceInfo"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 7,
+                ref: WireRuntime.FrameKey(.server, "auth_result"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: [],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: 12
+            ),
+            .init(
+                id: 8,
+                ref: WireRuntime.FrameKey(.server, "message"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "id",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(minLength: 3, prefix: "s_"))
+                        ),
+                        .init(key: "role", required: true, nullable: false, answer: nil, node: .named(13)),
+                        .init(key: "content", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(
+                            key: "timestamp",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(minimum: 0.0, format: .epochMillis))
+                        ),
+                        .init(key: "streaming", required: true, nullable: false, answer: nil, node: .boolean(constant: nil)),
+                        .init(
+                            key: "deviceId",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(format: .uuidv4))
+                        ),
+                        .init(key: "attachments", required: false, nullable: false, answer: nil, node: .array(nil, .named(1)))
+                    ],
+                    conditionals: [
+                        (
+                            rule: WireRuntime.ConditionalRequirement(
+                                when: [(key: "role", values: [.string("user")])],
+                                require: ["deviceId"],
+                                forbid: [],
+                                expect: []
+                            ),
+                            answer: nil
+                        ),
+                        (
+                            rule: WireRuntime.ConditionalRequirement(
+                                when: [(key: "role", values: [.string("assistant")])],
+                                require: [],
+                                forbid: ["deviceId"],
+                                expect: []
+                            ),
+                            answer: nil
+                        ),
+                        (
+                            rule: WireRuntime.ConditionalRequirement(
+                                when: [(key: "role", values: [.string("user")])],
+                                require: [],
+                                forbid: [],
+                                expect: [(key: "streaming", values: [.bool(false)])]
+                            ),
+                            answer: nil
+                        )
+                    ],
+                    budgets: [],
+                    knownKeys: ["attachments", "content", "deviceId", "id", "role", "streaming", "timestamp"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 9,
+                ref: WireRuntime.FrameKey(.server, "ack"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "id",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(minLength: 3, prefix: "c_"))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["id"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 10,
+                ref: WireRuntime.FrameKey(.server, "typing"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "role",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .constant(WireRuntime.StringRules(constant: "assistant"), .named(13))
+                        ),
+                        .init(key: "active", required: true, nullable: false, answer: nil, node: .boolean(constant: nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["active", "role"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 11,
+                ref: WireRuntime.FrameKey(.server, "error"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "code", required: true, nullable: false, answer: nil, node: .named(14)),
+                        .init(key: "message", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "messageId", required: false, nullable: false, answer: nil, node: .string(nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["code", "message", "messageId"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+        ],
+        named: [
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "platform",
+                            required: true,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                            node: .string(WireRuntime.StringRules(minLength: 1, maxBytes: 64))
+                        ),
+                        .init(
+                            key: "model",
+                            required: true,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                            node: .string(WireRuntime.StringRules(minLength: 1, maxBytes: 64))
+                        ),
+                        .init(
+                            key: "osVersion",
+                            required: false,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                            node: .string(WireRuntime.StringRules(maxBytes: 64))
+                        ),
+                        .init(
+                            key: "appVersion",
+                            required: false,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                            node: .string(WireRuntime.StringRules(maxBytes: 64))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["appVersion", "model", "osVersion", "platform"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 0
+            .union(
+                tag: "type",
+                cases: [(value: .string("image"), plan: 2), (value: .string("asset"), plan: 4)],
+                open: false,
+                typeName: "Attachment"
+            ),  // 1
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "mimeType", required: true, nullable: false, answer: nil, node: .named(3)),
+                        .init(
+                            key: "data",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(minLength: 1, format: .base64, maxDecodedBytes: 262144))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["data", "mimeType"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 2
+            .enumeration(allowed: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic"]),  // 3
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "assetId",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(
+                                WireRuntime.StringRules(
+                                    pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+                                )
+                            )
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["assetId"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 4
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "token", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "userId", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1)))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["token", "userId"],
+                    rejectUnknown: false,
+                    rejected: ["reason"]
+                )
+            ),  // 5
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "reason", required: true, nullable: false, answer: nil, node: .named(7))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["reason"],
+                    rejectUnknown: false,
+                    rejected: ["token", "userId"]
+                )
+            ),  // 6
+            .openEnumeration(name: "PairFailureReason", known: ["pair_rejected", "pair_denied", "pair_timeout"]),  // 7
+            .union(
+                tag: "success",
+                cases: [(value: .bool(true), plan: 5), (value: .bool(false), plan: 6)],
+                open: false,
+                typeName: "pair_result"
+            ),  // 8
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "userId", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "sessionId", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(
+                            key: "replayCount",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(minimum: 0.0))
+                        ),
+                        .init(key: "replayTruncated", required: true, nullable: false, answer: nil, node: .boolean(constant: nil)),
+                        .init(key: "historyReset", required: false, nullable: false, answer: nil, node: .boolean(constant: nil)),
+                        .init(key: "isAdmin", required: false, nullable: false, answer: nil, node: .boolean(constant: nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["historyReset", "isAdmin", "replayCount", "replayTruncated", "sessionId", "userId"],
+                    rejectUnknown: false,
+                    rejected: ["reason"]
+                )
+            ),  // 9
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "reason", required: true, nullable: false, answer: nil, node: .named(11))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["reason"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 10
+            .openEnumeration(name: "AuthFailureReason", known: ["auth_failed", "token_revoked", "device_not_approved", "token_expired"]),  // 11
+            .union(
+                tag: "success",
+                cases: [(value: .bool(true), plan: 9), (value: .bool(false), plan: 10)],
+                open: false,
+                typeName: "auth_result"
+            ),  // 12
+            .openEnumeration(name: "Role", known: ["user", "assistant"]),  // 13
+            .openEnumeration(
+                name: "ErrorCode",
+                known: [
+                    "auth_failed",
+                    "token_revoked",
+                    "invalid_message",
+                    "payload_too_large",
+                    "asset_not_found",
+                    "rate_limited",
+                    "session_replaced",
+                    "upload_failed_retryable",
+                    "server_error"
+                ]
+            ),  // 14
+        ],
+        defaultAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+        sizeAnswer: WireRuntime.ViolationAnswer(code: "payload_too_large"),
+        notJSONAnswer: .closeSilently(closeCode: 1002),
+        notAFrameAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+    )
 }

@@ -86,4 +86,94 @@ enum CoachMe {
         runs: [
         ]
     )
+
+    /// The protocol's frame checks as data, which WireRuntime's engine runs: a printout of the plan `wire validate` builds from the spec at run time.
+    static let validationPlan: WireRuntime.ValidationPlan = WireRuntime.ValidationPlan(
+        tagField: "type",
+        messages: [
+            .init(
+                id: 0,
+                ref: WireRuntime.FrameKey(.server, "token"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_event"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "content", required: true, nullable: false, answer: nil, node: .string(nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["content"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 1,
+                ref: WireRuntime.FrameKey(.server, "done"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_event"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "message_id", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .uuid))),
+                        .init(key: "usage", required: true, nullable: false, answer: nil, node: .named(0))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["message_id", "usage"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 2,
+                ref: WireRuntime.FrameKey(.server, "error"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_event"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "message", required: true, nullable: false, answer: nil, node: .string(nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["message"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+        ],
+        named: [
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "prompt_tokens",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(minimum: 0.0))
+                        ),
+                        .init(
+                            key: "completion_tokens",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(minimum: 0.0))
+                        ),
+                        .init(
+                            key: "total_tokens",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(minimum: 0.0))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["completion_tokens", "prompt_tokens", "total_tokens"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 0
+        ],
+        defaultAnswer: WireRuntime.ViolationAnswer(code: "invalid_event"),
+        sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_event"),
+        notJSONAnswer: WireRuntime.ViolationAnswer(code: "invalid_event"),
+        notAFrameAnswer: WireRuntime.ViolationAnswer(code: "invalid_event")
+    )
 }

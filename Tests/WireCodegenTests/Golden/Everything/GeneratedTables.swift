@@ -212,4 +212,362 @@ enum Everything {
             ),
         ]
     )
+
+    /// The protocol's frame checks as data, which WireRuntime's engine runs: a printout of the plan `wire validate` builds from the spec at run time.
+    static let validationPlan: WireRuntime.ValidationPlan = WireRuntime.ValidationPlan(
+        tagField: "kind",
+        messages: [
+            .init(
+                id: 0,
+                ref: WireRuntime.FrameKey(.client, "hello"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "client_version",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(constant: .integer(3)))
+                        ),
+                        .init(
+                            key: "name",
+                            required: true,
+                            nullable: false,
+                            answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                            node: .string(WireRuntime.StringRules(minBytes: 1, maxBytes: 8))
+                        ),
+                        .init(key: "nick", required: false, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(notBlank: true))),
+                        .init(key: "cursor", required: false, nullable: true, answer: nil, node: .string(WireRuntime.StringRules(prefix: "c-"))),
+                        .init(key: "note", required: true, nullable: true, answer: nil, node: .string(nil)),
+                        .init(key: "retries", required: false, nullable: false, answer: nil, node: .integer(nil)),
+                        .init(
+                            key: "since",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(format: .epochMillis))
+                        ),
+                        .init(key: "wants_color", required: true, nullable: false, answer: nil, node: .boolean(constant: true))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["client_version", "cursor", "name", "nick", "note", "retries", "since", "wants_color"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 1,
+                ref: WireRuntime.FrameKey(.client, "post"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "id", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .uuid))),
+                        .init(key: "default", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "protocol", required: false, nullable: false, answer: nil, node: .string(nil)),
+                        .init(
+                            key: "tags",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .array(WireRuntime.CollectionRules(maxItems: 3), .string(nil))
+                        ),
+                        .init(
+                            key: "scores",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .map(WireRuntime.CollectionRules(minItems: 1), .integer(nil))
+                        ),
+                        .init(
+                            key: "grid",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .array(WireRuntime.CollectionRules(maxItems: 3), .array(nil, .integer(nil)))
+                        ),
+                        .init(
+                            key: "blobs",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .array(nil, .string(WireRuntime.StringRules(format: .base64, maxDecodedBytes: 16)))
+                        ),
+                        .init(key: "link", required: false, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .uri))),
+                        .init(key: "extra", required: false, nullable: false, answer: nil, node: .json)
+                    ],
+                    conditionals: [],
+                    budgets: [
+                        (
+                            rule: WireRuntime.ByteBudgetRule(
+                                name: "blob_bytes",
+                                terms: [.init(keys: ["blobs"], decoded: true), .init(keys: ["default"], decoded: false)],
+                                max: 40
+                            ),
+                            answer: nil
+                        )
+                    ],
+                    knownKeys: ["blobs", "default", "extra", "grid", "id", "link", "protocol", "scores", "tags"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 2,
+                ref: WireRuntime.FrameKey(.client, "same"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "from_client", required: true, nullable: false, answer: nil, node: .boolean(constant: nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["from_client"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 3,
+                ref: WireRuntime.FrameKey(.client, "names"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "value", required: true, nullable: false, answer: nil, node: .number(nil)),
+                        .init(key: "path", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "json", required: false, nullable: false, answer: nil, node: .json),
+                        .init(key: "object", required: false, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "context", required: false, nullable: true, answer: nil, node: .integer(nil)),
+                        .init(key: "answer", required: true, nullable: true, answer: nil, node: .boolean(constant: nil)),
+                        .init(key: "errors_before", required: false, nullable: false, answer: nil, node: .integer(nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["answer", "context", "errors_before", "json", "object", "path", "value"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 4,
+                ref: WireRuntime.FrameKey(.client, "ping"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "seq", required: true, nullable: false, answer: nil, node: .integer(WireRuntime.NumberRules(minimum: 0.0)))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["seq"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 5,
+                ref: WireRuntime.FrameKey(.server, "same"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "from_server", required: true, nullable: false, answer: nil, node: .boolean(constant: nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["from_server"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 6,
+                ref: WireRuntime.FrameKey(.server, "update"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "when", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(format: .iso8601))),
+                        .init(key: "color", required: true, nullable: false, answer: nil, node: .named(0)),
+                        .init(key: "mood", required: false, nullable: false, answer: nil, node: .named(1)),
+                        .init(key: "shape", required: true, nullable: false, answer: nil, node: .named(2)),
+                        .init(key: "outcome", required: true, nullable: false, answer: nil, node: .named(5)),
+                        .init(key: "selector", required: true, nullable: false, answer: nil, node: .named(8)),
+                        .init(key: "bag", required: false, nullable: false, answer: nil, node: .named(9)),
+                        .init(key: "strict", required: false, nullable: false, answer: nil, node: .named(10)),
+                        .init(key: "at", required: true, nullable: true, answer: nil, node: .named(11)),
+                        .init(key: "level", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "detail", required: false, nullable: false, answer: nil, node: .string(nil))
+                    ],
+                    conditionals: [
+                        (
+                            rule: WireRuntime.ConditionalRequirement(
+                                when: [(key: "level", values: [.string("warn"), .string("error")])],
+                                require: ["detail"],
+                                forbid: [],
+                                expect: []
+                            ),
+                            answer: WireRuntime.ViolationAnswer(code: "bad_frame")
+                        ),
+                        (
+                            rule: WireRuntime.ConditionalRequirement(
+                                when: [(key: "color", values: [.string("red")]), (key: "level", values: [.string("info")])],
+                                require: [],
+                                forbid: ["detail"],
+                                expect: []
+                            ),
+                            answer: nil
+                        ),
+                        (
+                            rule: WireRuntime.ConditionalRequirement(
+                                when: [(key: "color", values: [.string("green")])],
+                                require: [],
+                                forbid: [],
+                                expect: [(key: "level", values: [.string("info"), .string("warn")])]
+                            ),
+                            answer: nil
+                        )
+                    ],
+                    budgets: [],
+                    knownKeys: ["at", "bag", "color", "detail", "level", "mood", "outcome", "selector", "shape", "strict", "when"],
+                    rejectUnknown: false,
+                    rejected: ["secret"]
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 7,
+                ref: WireRuntime.FrameKey(.server, "verdict"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: [],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: 12
+            ),
+            .init(
+                id: 8,
+                ref: WireRuntime.FrameKey(.server, "ping"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "seq", required: true, nullable: false, answer: nil, node: .integer(WireRuntime.NumberRules(minimum: 0.0)))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["seq"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+        ],
+        named: [
+            .enumeration(allowed: ["red", "green", "dark-blue"]),  // 0
+            .openEnumeration(name: "Mood", known: ["happy", "sad"]),  // 1
+            .union(
+                tag: "shape",
+                cases: [(value: .string("circle"), plan: 3), (value: .string("square"), plan: 4)],
+                open: true,
+                typeName: "Shape"
+            ),  // 2
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "radius", required: true, nullable: false, answer: nil, node: .number(WireRuntime.NumberRules(minimum: 0.0)))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["radius"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 3
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "side", required: true, nullable: false, answer: nil, node: .integer(nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["side"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 4
+            .union(tag: "ok", cases: [(value: .bool(true), plan: 6), (value: .bool(false), plan: 7)], open: false, typeName: "Outcome"),  // 5
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "token", required: true, nullable: false, answer: nil, node: .string(nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["token"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 6
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "reason", required: false, nullable: false, answer: nil, node: .string(nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["reason"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 7
+            .oneOf(
+                variants: [
+                    .string(WireRuntime.StringRules(constant: "*")),
+                    .array(
+                        WireRuntime.CollectionRules(minItems: 1),
+                        .string(WireRuntime.StringRules(minLength: 2, maxLength: 20, pattern: WireRuntime.WirePattern("[a-z0-9-]+")))
+                    )
+                ],
+                expected: "all, names"
+            ),  // 8
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "label", required: true, nullable: false, answer: nil, node: .string(nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["label"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 9
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "a", required: true, nullable: false, answer: nil, node: .integer(nil))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["a"],
+                    rejectUnknown: true,
+                    rejected: []
+                )
+            ),  // 10
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "x", required: true, nullable: false, answer: nil, node: .number(nil)),
+                        .init(
+                            key: "y",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .number(WireRuntime.NumberRules(minimum: -1.5, maximum: 1.5))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["x", "y"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 11
+            .union(tag: "accepted", cases: [(value: .bool(true), plan: 6), (value: .bool(false), plan: 7)], open: false, typeName: "verdict"),  // 12
+        ],
+        defaultAnswer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+        sizeAnswer: WireRuntime.ViolationAnswer(code: "too_big"),
+        notJSONAnswer: .closeSilently(closeCode: 1002),
+        notAFrameAnswer: WireRuntime.ViolationAnswer(code: "bad_frame")
+    )
 }

@@ -98,4 +98,289 @@ enum Wormhole {
         runs: [
         ]
     )
+
+    /// The protocol's frame checks as data, which WireRuntime's engine runs: a printout of the plan `wire validate` builds from the spec at run time.
+    static let validationPlan: WireRuntime.ValidationPlan = WireRuntime.ValidationPlan(
+        tagField: "type",
+        messages: [
+            .init(
+                id: 0,
+                ref: WireRuntime.FrameKey(.client, "hello"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "client_version",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(minLength: 1))
+                        ),
+                        .init(key: "device_name", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1)))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["client_version", "device_name"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 1,
+                ref: WireRuntime.FrameKey(.client, "subscribe"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [.init(key: "sessions", required: true, nullable: false, answer: nil, node: .named(0))],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["sessions"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 2,
+                ref: WireRuntime.FrameKey(.client, "input"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "session", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "text", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1)))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["session", "text"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 3,
+                ref: WireRuntime.FrameKey(.client, "permission_response"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "request_id", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "decision", required: true, nullable: false, answer: nil, node: .named(1))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["decision", "request_id"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 4,
+                ref: WireRuntime.FrameKey(.client, "control"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "session", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "action", required: true, nullable: false, answer: nil, node: .named(2))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["action", "session"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 5,
+                ref: WireRuntime.FrameKey(.client, "sync"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "session", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(
+                            key: "last_seen_sequence",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(minimum: 0.0))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["last_seen_sequence", "session"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 6,
+                ref: WireRuntime.FrameKey(.server, "welcome"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "server_version", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "machine_name", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "sessions", required: true, nullable: false, answer: nil, node: .array(nil, .named(3)))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["machine_name", "server_version", "sessions"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 7,
+                ref: WireRuntime.FrameKey(.server, "event"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "session", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "sequence", required: true, nullable: false, answer: nil, node: .integer(WireRuntime.NumberRules(minimum: 0.0))),
+                        .init(
+                            key: "timestamp",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(format: .iso8601))
+                        ),
+                        .init(key: "message", required: true, nullable: false, answer: nil, node: .named(5))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["message", "sequence", "session", "timestamp"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 8,
+                ref: WireRuntime.FrameKey(.server, "permission_request"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "request_id", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "tool_name", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "tool_input", required: true, nullable: false, answer: nil, node: .map(nil, .json)),
+                        .init(key: "session_name", required: true, nullable: false, answer: nil, node: .string(nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["request_id", "session_name", "tool_input", "tool_name"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 9,
+                ref: WireRuntime.FrameKey(.server, "sync_response"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "session", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "events", required: true, nullable: false, answer: nil, node: .array(nil, .named(6)))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["events", "session"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+            .init(
+                id: 10,
+                ref: WireRuntime.FrameKey(.server, "error"),
+                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "code", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "message", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "session", required: false, nullable: false, answer: nil, node: .string(nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["code", "message", "session"],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: nil
+            ),
+        ],
+        named: [
+            .oneOf(
+                variants: [.string(WireRuntime.StringRules(constant: "*")), .array(WireRuntime.CollectionRules(minItems: 1), .string(nil))],
+                expected: "all, names"
+            ),  // 0
+            .enumeration(allowed: ["allow", "deny"]),  // 1
+            .enumeration(allowed: ["interrupt", "compact", "clear", "plan"]),  // 2
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "name", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "directory", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "state", required: true, nullable: false, answer: nil, node: .named(4)),
+                        .init(key: "claude_session_id", required: false, nullable: true, answer: nil, node: .string(nil)),
+                        .init(key: "cost_usd", required: true, nullable: false, answer: nil, node: .number(WireRuntime.NumberRules(minimum: 0.0))),
+                        .init(
+                            key: "last_activity",
+                            required: false,
+                            nullable: true,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(format: .iso8601))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["claude_session_id", "cost_usd", "directory", "last_activity", "name", "state"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 3
+            .openEnumeration(name: "SessionState", known: ["idle", "working", "awaiting_approval", "error"]),  // 4
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "type", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "subtype", required: false, nullable: false, answer: nil, node: .string(nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["subtype", "type"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 5
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "session", required: true, nullable: false, answer: nil, node: .string(nil)),
+                        .init(key: "sequence", required: true, nullable: false, answer: nil, node: .integer(WireRuntime.NumberRules(minimum: 0.0))),
+                        .init(
+                            key: "timestamp",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(format: .iso8601))
+                        ),
+                        .init(key: "message", required: true, nullable: false, answer: nil, node: .named(5))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["message", "sequence", "session", "timestamp"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 6
+        ],
+        defaultAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+        sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+        notJSONAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),
+        notAFrameAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
+    )
 }
