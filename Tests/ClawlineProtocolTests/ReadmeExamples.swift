@@ -22,7 +22,7 @@ enum ReadmeExamples {
         let hello = ClientFrame.auth(Auth(token: token, deviceId: deviceId, lastMessageId: .value("s_789")))
         socket.send(text: hello.encodedText())
 
-        // Decode a received frame in one pass: parse, validate every rule of the spec, build the value.
+        // Decode a received frame in one pass: parse, check every rule of the spec, build the value.
         switch ServerFrame.decode(text: received) {
         case .decoded(let frame, _):  // and warnings, e.g. an unknown value of an open enum
             try await frame.dispatch(to: chatModel)  // a ServerFrameHandler, one method per message

@@ -24,11 +24,4 @@ import WireSpec
             ])
         #expect(ConstraintText.phrases(Constraints(minLength: 1)) == ["not empty"])
     }
-
-    @Test func ruleConstantsAreNamedAfterWhatTheyCheck() {
-        #expect(RuleNames.constraints(Constraints(minLength: 1, maxBytes: 64), alias: nil) == "nonEmptyMaxBytes64Rules")
-        #expect(RuleNames.constraints(Constraints(minimum: -1.5, maximum: 1.5), alias: nil) == "minimumMinus1Point5Maximum1Point5Rules")
-        #expect(RuleNames.constraints(Constraints(format: .uuidv4), alias: "DeviceId") == "deviceIdRules")
-        #expect(RuleNames.constraints(Constraints(minLength: 3, prefix: "c_"), alias: nil) == "prefixCMinLength3Rules")
-    }
 }

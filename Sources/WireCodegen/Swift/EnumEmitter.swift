@@ -9,9 +9,11 @@ struct EnumEmitter {
     private var naming: SwiftNaming { mapper.naming }
     private var namespace: String { naming.namespace }
 
-    private func decodeSignature(_ name: String) -> String {
-        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
-            + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?"
+    /// The signature of the builder every generated value has.
+    private static let builderSignature = "init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int)"
+
+    private func builder(_ body: [Statement]) -> SwiftDeclaration {
+        .function(FunctionDeclaration(access: access, isPlumbing: true, signature: Self.builderSignature, isInitializer: true, body: body))
     }
 
     // MARK: Enums
@@ -27,7 +29,7 @@ struct EnumEmitter {
                 ))
         }
         var members: [SwiftDeclaration] = []
-        let decodeBody: [Statement]
+        let buildBody: [Statement]
         if values.open {
             cases.append(
                 .enumCase(
@@ -69,17 +71,12 @@ struct EnumEmitter {
                         doc: "The values the spec lists.", access: access, isStatic: true, name: "knownValues", type: "Swift.Set<Swift.String>",
                         initializer: "[" + literals.joined(separator: ", ") + "]"
                     )))
-            decodeBody = [
-                .line(
-                    "context.openEnum(json, at: path(), known: knownValues, typeName: \(SwiftNames.literal(type.name)), answer: "
-                        + "answer).map(\(name).init(rawValue:))"
-                )
-            ]
+            buildBody = [.line("self.init(rawValue: tape.string(index))")]
         } else {
-            decodeBody = [.line("context.closedEnum(json, \(name).self, at: path(), allowed: [\(literals.joined(separator: ", "))], answer: answer)")]
+            buildBody = [.line("guard let value = Self(rawValue: tape.string(index)) else { return nil }"), .line("self = value")]
         }
-        members.append(
-            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+        members += objects.planMembers(reference: mapper.planReference(named: type.name))
+        members.append(builder(buildBody))
         members.append(
             .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.line(".string(rawValue)")])))
         if values.open {
@@ -162,7 +159,7 @@ struct EnumEmitter {
     /// (each case type decoded with the tag ignored) and the encoding of each case as an object.
     private struct UnionParts {
         var cases: [SwiftDeclaration]
-        var decodeBody: [Statement]
+        var buildBody: [Statement]
         /// Cases that build `object`, the case's members with the union's tag.
         var objectCases: [SwitchCase]
     }
@@ -186,47 +183,16 @@ struct EnumEmitter {
                         doc: "A case this version of the spec does not know, kept as received.", name: "unknown",
                         associatedValues: "(tag: WireRuntime.JSONValue, json: WireRuntime.JSONValue)")))
         }
-        let allowed = union.cases.map { $0.tagValue.description }
         var switchCases = union.cases.map { unionCase in
             SwitchCase(
-                pattern: "case \(SwiftNames.jsonLiteral(unionCase.tagValue))?",
+                pattern: "case \(SwiftNames.jsonLiteral(unionCase.tagValue))",
                 body: [
-                    .line(
-                        "return \(naming.typeName(unionCase.type)).decode(from: json, at: path(), in: &context, answer: answer, ignoring: "
-                            + "\(tag)).map(\(name).\(unionCaseName(unionCase)))"
-                    )
+                    .line("guard let value = \(naming.typeName(unionCase.type))(checked: tape, at: index) else { return nil }"),
+                    .line("self = .\(unionCaseName(unionCase))(value)"),
                 ])
         }
         switchCases.append(
-            SwitchCase(
-                pattern: "case nil",
-                body: [
-                    .line("context.fail(path().appending(\(tag)), \"required\", answer, \"missing required field '\(union.tag)'\")"),
-                    .line("return nil"),
-                ]))
-        if union.open {
-            switchCases.append(
-                SwitchCase(
-                    pattern: "case let other?",
-                    body: [
-                        .line(
-                            "context.report(WireRuntime.ValidationIssue(severity: .warning, path: path().appending(\(tag)), rule: \"unknownCase\", "
-                                + "answer: answer, message: \"\\(other) is not a known \(displayName) case; it is kept as unknown\"))"
-                        ),
-                        .line("return .unknown(tag: other, json: json)"),
-                    ]))
-        } else {
-            switchCases.append(
-                SwitchCase(
-                    pattern: "case let other?",
-                    body: [
-                        .line(
-                            "context.unknownTag(other, tag: \(tag), at: path(), allowed: "
-                                + "[\(allowed.map(SwiftNames.literal).joined(separator: ", "))], answer: answer)"
-                        ),
-                        .line("return nil"),
-                    ]))
-        }
+            SwitchCase(pattern: "default", body: [.line(union.open ? "self = .unknown(tag: tagValue, json: tape.value(index))" : "return nil")]))
         let objectCases = union.cases.map { unionCase in
             SwitchCase(
                 pattern: "case .\(unionCaseName(unionCase))(let value)",
@@ -235,11 +201,12 @@ struct EnumEmitter {
                     .line("object[\(tag)] = \(SwiftNames.jsonLiteral(unionCase.tagValue))"),
                 ])
         }
-        let decodeBody: [Statement] = [
-            .line("guard let object = context.object(json, at: path(), answer: answer) else { return nil }"),
-            .switchOn("object[\(tag)]", switchCases),
+        let buildBody: [Statement] = [
+            .line("guard let tagIndex = tape.member(of: index, key: \(tag)) else { return nil }"),
+            .line("let tagValue = tape.value(tagIndex)"),
+            .switchOn("tagValue", switchCases),
         ]
-        return UnionParts(cases: cases, decodeBody: decodeBody, objectCases: objectCases)
+        return UnionParts(cases: cases, buildBody: buildBody, objectCases: objectCases)
     }
 
     func union(_ type: NamedType, _ union: UnionType) -> [SwiftDeclaration] {
@@ -254,12 +221,11 @@ struct EnumEmitter {
             encodeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")]))
         }
         let members: [SwiftDeclaration] =
-            [
-                .function(
-                    FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
+            objects.planMembers(reference: mapper.planReference(named: type.name)) + [
+                builder(parts.buildBody),
                 .function(
                     FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.switchOn("self", encodeCases)])),
-            ] + objects.codableMembers(answer: "\(namespace).defaultAnswer")
+            ] + objects.codableMembers()
         return [
             .type(
                 TypeDeclaration(
@@ -291,18 +257,8 @@ struct EnumEmitter {
                     )))
         }
         let members: [SwiftDeclaration] =
-            objects.identityMembers(message) + [
-                .function(
-                    FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: parts.decodeBody)),
-                .function(
-                    FunctionDeclaration(
-                        doc: "Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.",
-                        isStatic: true,
-                        signature:
-                            "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
-                            + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
-                        body: [.line("decode(from: json, at: path(), in: &context, answer: answer)")]
-                    )),
+            objects.identityMembers(message) + objects.planMembers(reference: mapper.planReference(message)) + [
+                builder(parts.buildBody),
                 .function(
                     FunctionDeclaration(
                         doc: "The fields as JSON object members, without the tag.",
@@ -318,7 +274,7 @@ struct EnumEmitter {
                             .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(mapper.spec.tagField))] = .string(Self.tag)"),
                             .line("return .object(object)"),
                         ])),
-            ] + objects.codableMembers(answer: "Self.defaultAnswer")
+            ] + objects.codableMembers()
         return [
             .type(
                 TypeDeclaration(
@@ -331,7 +287,6 @@ struct EnumEmitter {
 
     func oneOf(_ type: NamedType, _ oneOf: OneOfType) -> [SwiftDeclaration] {
         let name = naming.typeName(type.name)
-        var rules = RulesRegistry()
         let caseNames = SwiftNames.caseIdentifiers(oneOf.variants.map(\.name))
         func caseName(_ variant: OneOfType.Variant) -> String { caseNames[oneOf.variants.firstIndex(of: variant) ?? 0] }
         let cases: [SwiftDeclaration] = oneOf.variants.map { variant in
@@ -339,20 +294,22 @@ struct EnumEmitter {
                 EnumCaseDeclaration(
                     doc: variant.description, name: caseName(variant), associatedValues: "(\(mapper.valueType(variant.type, variant.constraints)))"))
         }
-        var decodeBody: [Statement] = []
-        for variant in oneOf.variants {
-            let site = SwiftTypeMapper.Site(value: "json", path: "path()", answer: "answer", sizeAnswer: nil)
-            let expression = mapper.decodeExpression(variant.type, variant.constraints, site, rules: &rules)
-            decodeBody.append(.line("if let value = context.attempt({ context in \(expression) }) { return .\(caseName(variant))(value) }"))
+        let variantCases = oneOf.variants.enumerated().map { position, variant in
+            SwitchCase(
+                pattern: "case \(position)",
+                body: [
+                    .line("guard let value = (\(mapper.buildExpression(variant.type, variant.constraints, index: "index"))) else { return nil }"),
+                    .line("self = .\(caseName(variant))(value)"),
+                ])
         }
-        let expected = oneOf.variants.map(\.name).joined(separator: ", ")
-        decodeBody.append(.line("context.noVariant(json, at: path(), expected: \(SwiftNames.literal(expected)), answer: answer)"))
-        decodeBody.append(.line("return nil"))
-        var members: [SwiftDeclaration] = rules.entries.map { entry in
-            .variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression))
-        }
+        var members = objects.planMembers(reference: mapper.planReference(named: type.name))
         members.append(
-            .function(FunctionDeclaration(access: access, isPlumbing: true, isStatic: true, signature: decodeSignature(name), body: decodeBody)))
+            builder([
+                .line(
+                    "guard let variant = Self.validationPlan.variant(of: index, in: tape, named: "
+                        + "\(mapper.planLayout.namedIndexes[type.name] ?? -1)) else { return nil }"),
+                .switchOn("variant", variantCases + [SwitchCase(pattern: "default", body: [.line("return nil")])]),
+            ]))
         members.append(
             .function(
                 FunctionDeclaration(
@@ -368,7 +325,7 @@ struct EnumEmitter {
                                     ])
                             })
                     ])))
-        members += objects.codableMembers(answer: "\(namespace).defaultAnswer")
+        members += objects.codableMembers()
         return [
             .type(
                 TypeDeclaration(

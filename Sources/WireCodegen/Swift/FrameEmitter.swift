@@ -28,13 +28,10 @@ struct FrameEmitter {
             SwitchCase(
                 pattern: "case \(SwiftNames.literal(message.tag))",
                 body: [
-                    .line(
-                        "return \(naming.messageName(message)).decode(from: .object(object), at: .root, in: &context, answer: "
-                            + "\(naming.messageName(message)).defaultAnswer, ignoring: tagField).map(\(name).\(naming.frameCase(message)))"
-                    )
+                    .line("\(naming.messageName(message))(checked: tape, at: index).map(\(name).\(naming.frameCase(message)))")
                 ])
         }
-        decodeCases.append(SwitchCase(pattern: "default", body: [.line("return .unknown(tag: tag, json: .object(object))")]))
+        decodeCases.append(SwitchCase(pattern: "default", body: [.line(".unknown(tag: tag, json: tape.value(index))")]))
         let members: [SwiftDeclaration] = [
             .variable(
                 VariableDeclaration(
@@ -63,12 +60,14 @@ struct FrameEmitter {
                 VariableDeclaration(
                     access: access, isPlumbing: true, isStatic: true, name: "sizeAnswer", type: "WireRuntime.ViolationAnswer",
                     initializer: "\(namespace).sizeAnswer")),
+            .variable(
+                VariableDeclaration(
+                    access: access, isPlumbing: true, isStatic: true, name: "validationPlan", type: "WireRuntime.ValidationPlan",
+                    getter: [.line("\(namespace).validationPlan")])),
             .function(
                 FunctionDeclaration(
                     access: access, isPlumbing: true, isStatic: true,
-                    signature:
-                        "decode(tag: Swift.String, object: [Swift.String: WireRuntime.JSONValue], in context: inout WireRuntime.ValidationContext) "
-                        + "-> \(name)?",
+                    signature: "build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> \(name)?",
                     body: [.switchOn("tag", decodeCases)]
                 )),
             .function(

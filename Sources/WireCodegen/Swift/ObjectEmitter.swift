@@ -133,36 +133,19 @@ struct ObjectEmitter {
     }
 
     private func conformanceMembers(name: String, shape: ObjectShape, message: Message?) -> [SwiftDeclaration] {
-        var rules = RulesRegistry()
-        let decodeBody = decodeStatements(name: name, shape: shape, rules: &rules)
         var members: [SwiftDeclaration] = message.map(identityMembers) ?? []
-        if shape.unknownFields != .ignore {
+        if shape.unknownFields == .keep {
             let keys = shape.fields.map { SwiftNames.literal($0.name) }.joined(separator: ", ")
             members.append(
                 .variable(VariableDeclaration(isStatic: true, name: "knownKeys", type: "Swift.Set<Swift.String>", initializer: "[\(keys)]")))
         }
-        for entry in rules.entries {
-            members.append(.variable(VariableDeclaration(isStatic: true, name: entry.name, type: entry.type, initializer: entry.expression)))
-        }
-        let ignored = message == nil ? "nil" : SwiftNames.literal(spec.tagField)
+        let reference = message.map(mapper.planReference) ?? mapper.planReference(named: name)
+        members += planMembers(reference: reference)
         members.append(
             .function(
                 FunctionDeclaration(
-                    access: access, isPlumbing: true, isStatic: true,
-                    signature:
-                        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
-                        + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer) -> \(name)?",
-                    body: [.line("decode(from: json, at: path(), in: &context, answer: answer, ignoring: \(ignored))")]
-                )))
-        members.append(
-            .function(
-                FunctionDeclaration(
-                    doc: "Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).",
-                    isStatic: true,
-                    signature:
-                        "decode(from json: WireRuntime.JSONValue, at path: @autoclosure () -> WireRuntime.JSONPath, in context: inout "
-                        + "WireRuntime.ValidationContext, answer: WireRuntime.ViolationAnswer, ignoring ignoredKey: Swift.String?) -> \(name)?",
-                    body: decodeBody
+                    access: access, isPlumbing: true, signature: "init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int)",
+                    isInitializer: true, body: buildStatements(shape, ignoring: message == nil ? nil : spec.tagField)
                 )))
         members.append(
             .function(
@@ -180,17 +163,32 @@ struct ObjectEmitter {
             valueBody = [.line(".object(jsonObject())")]
         }
         members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: valueBody)))
-        members += codableMembers(answer: message == nil ? "\(namespace).defaultAnswer" : "Self.defaultAnswer")
+        members += codableMembers()
         return members
     }
 
-    func codableMembers(answer: String) -> [SwiftDeclaration] {
+    /// What every generated value declares about its checks: its protocol's plan and where in it
+    /// the type's checks are.
+    func planMembers(reference: String) -> [SwiftDeclaration] {
+        [
+            .variable(
+                VariableDeclaration(
+                    access: access, isPlumbing: true, isStatic: true, name: "validationPlan", type: "WireRuntime.ValidationPlan",
+                    getter: [.line("\(namespace).validationPlan")])),
+            .variable(
+                VariableDeclaration(
+                    access: access, isPlumbing: true, isStatic: true, name: "planReference", type: "WireRuntime.ValidationPlan.Reference",
+                    initializer: reference)),
+        ]
+    }
+
+    func codableMembers() -> [SwiftDeclaration] {
         [
             .function(
                 FunctionDeclaration(
-                    doc: "Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.", access: access,
+                    doc: "Decodes through `Codable` with the same checks as `decode(_:)`.", access: access,
                     signature: "init(from decoder: any Swift.Decoder) throws", isInitializer: true,
-                    body: [.line("self = try Self.decode(from: decoder, sizeAnswer: \(namespace).sizeAnswer, answer: \(answer))")]
+                    body: [.line("self = try Self.decode(from: decoder)")]
                 )),
             .function(
                 FunctionDeclaration(
@@ -200,105 +198,59 @@ struct ObjectEmitter {
         ]
     }
 
-    private func decodeStatements(name: String, shape: ObjectShape, rules: inout RulesRegistry) -> [Statement] {
-        var body: [Statement] = [
-            .line("guard let object = context.object(json, at: path(), answer: answer) else { return nil }"),
-            .line("let errorsBefore = context.errorCount"),
-        ]
+    /// The body of `init?(checked:at:)`: each field read from the checked tape, then the memberwise initializer.
+    func buildStatements(_ shape: ObjectShape, ignoring: String?) -> [Statement] {
+        var body: [Statement] = []
         for field in shape.fields {
-            body += fieldStatements(field, rules: &rules)
-        }
-        for rule in shape.rules {
-            switch rule {
-            case .conditional(let conditional):
-                func pairs(_ conditions: [Condition]) -> String {
-                    conditions.map { condition in
-                        "(\(SwiftNames.literal(condition.field)), [" + condition.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
-                    }.joined(separator: ", ")
-                }
-                var expression =
-                    "WireRuntime.ConditionalRequirement(when: [\(pairs(conditional.when))], require: "
-                    + "[\(conditional.require.map(SwiftNames.literal).joined(separator: ", "))], forbid: "
-                    + "[\(conditional.forbid.map(SwiftNames.literal).joined(separator: ", "))]"
-                if !conditional.then.isEmpty { expression += ", expect: [\(pairs(conditional.then))]" }
-                expression += ")"
-                let ruleName = rules.name(
-                    for: expression, type: "WireRuntime.ConditionalRequirement", suggested: RuleNames.conditional(conditional),
-                    longer: RuleNames.conditional(conditional, detailed: true))
-                let answer = conditional.violation.map(mapper.answerLiteral) ?? "answer"
-                body.append(.line("context.check(Self.\(ruleName), in: object, at: path(), answer: \(answer))"))
-            case .byteBudget(let budget):
-                let terms = budget.paths.map { path in
-                    let keys = path.split(separator: ".").map { SwiftNames.literal(String($0)) }.joined(separator: ", ")
-                    return ".init(keys: [\(keys)], decoded: \(spec.budgetPathIsBase64(path, in: shape)))"
-                }.joined(separator: ", ")
-                let expression = "WireRuntime.ByteBudgetRule(name: \(SwiftNames.literal(budget.name)), terms: [\(terms)], max: \(budget.max))"
-                let ruleName = rules.name(
-                    for: expression, type: "WireRuntime.ByteBudgetRule", suggested: SwiftNames.lowerCamel(budget.name) + "Budget")
-                let answer = budget.violation.map { ", answer: " + mapper.answerLiteral($0) } ?? ""
-                body.append(.line("context.check(Self.\(ruleName), in: object, at: path()\(answer))"))
-            }
-        }
-        if shape.unknownFields == .reject || !shape.rejectFields.isEmpty {
-            let rejected = shape.rejectFields.map(SwiftNames.literal).joined(separator: ", ")
-            let known = shape.unknownFields == .reject ? "Self.knownKeys" : "[]"
-            body.append(
-                .line(
-                    "context.checkKeys(object, known: \(known), rejectUnknown: \(shape.unknownFields == .reject), rejected: [\(rejected)], "
-                        + "ignoring: ignoredKey, at: path(), answer: answer)"
-                ))
+            body += fieldStatements(field)
         }
         if shape.unknownFields == .keep {
-            body.append(.line("let additionalFields = context.unknownMembers(object, known: Self.knownKeys, ignoring: ignoredKey)"))
+            body.append(
+                .line(
+                    "let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys, ignoring: "
+                        + "\(ignoring.map(SwiftNames.literal) ?? "nil"))"))
         }
-        let unwraps = shape.fields.filter { $0.required && !$0.nullable }.map { "let " + local($0) }
-        body.append(.line("guard " + (["context.errorCount == errorsBefore"] + unwraps).joined(separator: ", ") + " else { return nil }"))
         var arguments = shape.fields.map { "\(naming.argumentLabel($0.name)): \(local($0))" }
         if shape.unknownFields == .keep { arguments.append("additionalFields: additionalFields") }
-        body.append(.line("return \(name)(" + arguments.joined(separator: ", ") + ")"))
+        body.append(.line("self.init(" + arguments.joined(separator: ", ") + ")"))
         return body
     }
 
-    /// The decoder's local for a field: `_` and the property name, so no field can shadow the
-    /// decoder's own names (`json`, `path`, `context`, `answer`, `object`, `value`).
+    /// The builder's local for a field: `_` and the property name, so no field can shadow the
+    /// builder's own names (`tape`, `index`).
     private func local(_ field: Field) -> String { "_" + naming.bareName(field.name) }
 
-    private func fieldStatements(_ field: Field, rules: inout RulesRegistry) -> [Statement] {
+    private func fieldStatements(_ field: Field) -> [Statement] {
         let property = local(field)
+        let member = property + "Member"
         let key = SwiftNames.literal(field.name)
-        let fieldAnswer = field.violation.map(mapper.answerLiteral)
-        let site = SwiftTypeMapper.Site(
-            value: "value", path: "path().appending(\(key))", answer: fieldAnswer ?? "answer",
-            sizeAnswer: fieldAnswer
-        )
-        let expression = mapper.decodeExpression(field.type, field.constraints, site, rules: &rules)
+        let expression = mapper.buildExpression(field.type, field.constraints, index: member)
         let valueType = mapper.valueType(field.type, field.constraints)
-        if !field.required && field.nullable {
+        switch (field.required, field.nullable) {
+        case (true, false):
+            return [.line("guard let \(member) = tape.member(of: index, key: \(key)), let \(property) = (\(expression)) else { return nil }")]
+        case (false, true):
             return [
                 .line("var \(property): WireRuntime.Nullable<\(valueType)> = .absent"),
-                .switchOn(
-                    "object[\(key)]",
+                .block(
+                    "if let \(member) = tape.member(of: index, key: \(key))",
                     [
-                        SwitchCase(pattern: "case nil", body: []),
-                        SwitchCase(pattern: "case .null?", body: [.line("\(property) = .null")]),
-                        SwitchCase(
-                            pattern: "case let value?",
-                            body: [
-                                // Parenthesized: a decoder ending in a trailing closure must not read as the `if` body.
-                                .line("if let decoded = (\(expression)) { \(property) = .value(decoded) }")
-                            ]),
+                        .line("let value = tape.kind(\(member)) == .null ? nil : (\(expression))"),
+                        .line("guard value != nil || tape.kind(\(member)) == .null else { return nil }"),
+                        .line("\(property) = value.map { .value($0) } ?? .null"),
+                    ]),
+            ]
+        default:
+            return [
+                .line("var \(property): \(valueType)?"),
+                .block(
+                    "if let \(member) = tape.presentMember(of: index, key: \(key))",
+                    [
+                        .line("guard let value = (\(expression)) else { return nil }"),
+                        .line("\(property) = value"),
                     ]),
             ]
         }
-        return [
-            .line("var \(property): \(valueType)?"),
-            .block(
-                "if let value = context.member(object, \(key), at: path(), required: \(field.required), nullable: \(field.nullable), answer: "
-                    + "\(fieldAnswer ?? "answer"))",
-                [
-                    .line("\(property) = \(expression)")
-                ]),
-        ]
     }
 
     private func encodeStatements(_ shape: ObjectShape) -> [Statement] {

@@ -79,10 +79,6 @@ public enum SwiftGenerator {
                     .typeAlias(doc: aliasDoc(type, alias), access: access, name: naming.typeName(type.name), type: mapper.aliasTarget(alias)))
             }
         }
-        for name in spec.httpBodyTypeNames {
-            guard let type = spec.type(named: name), !isAlias(type) else { continue }
-            types.append(httpBodyDecoder(naming.typeName(name), namespace: naming.namespace, access: access))
-        }
         func messages(_ direction: Direction) -> [SwiftDeclaration] {
             spec.messages(direction)
                 .filter { !($0.declaredForBoth && $0.direction == .server) }
@@ -108,27 +104,6 @@ public enum SwiftGenerator {
             SwiftFile(name: names[5], imports: imports, declarations: tables.namespaceDeclarations()),
         ]
         return files.map { GeneratedFile(name: $0.name, contents: SwiftRenderer.render($0, header: header)) }
-    }
-
-    private static func isAlias(_ type: NamedType) -> Bool {
-        if case .alias = type.kind { return true }
-        return false
-    }
-
-    /// `VersionInfo.decode(bytes)`: an HTTP body decoded in one call, as frames are.
-    private static func httpBodyDecoder(_ name: String, namespace: String, access: AccessLevel) -> SwiftDeclaration {
-        .type(
-            TypeDeclaration(
-                kind: .extension, name: name,
-                members: [
-                    .function(
-                        FunctionDeclaration(
-                            doc: "Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.",
-                            access: access, isStatic: true,
-                            signature: "decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> \(name)",
-                            body: [.line("try decode(bytes, sizeAnswer: \(namespace).sizeAnswer, answer: \(namespace).defaultAnswer)")]
-                        ))
-                ]))
     }
 
     private static func aliasDoc(_ type: NamedType, _ alias: AliasType) -> String {

@@ -1,31 +1,54 @@
-import WireRuntime
-import WireSpec
-
-/// Static rule values (`StringRules(...)`, ...) a generated type declares once and its decoder uses.
-struct RulesRegistry {
-    private(set) var entries: [(name: String, type: String, expression: String)] = []
-
-    /// The name of a static constant holding `expression`, declaring it on first use; `longer`
-    /// is tried when another constant already has the suggested name.
-    mutating func name(for expression: String, type: String, suggested: String, longer: String? = nil) -> String {
-        if let existing = entries.first(where: { $0.expression == expression && $0.type == type }) { return existing.name }
-        var name = suggested
-        if let longer, entries.contains(where: { $0.name == name }) { name = longer }
-        let base = name
-        var counter = 2
-        while entries.contains(where: { $0.name == name }) {
-            name = base + String(counter)
-            counter += 1
-        }
-        entries.append((name, type, expression))
-        return name
-    }
-}
+@_spi(Generated) import WireRuntime
+@_spi(Generated) import WireSpec
 
 /// Maps spec types to Swift types and builds the decode and encode expressions for them.
 struct SwiftTypeMapper {
     let spec: ProtocolSpec
     let naming: SwiftNaming
+    /// Where each named type and message is in the protocol's plan.
+    let planLayout: (plan: ValidationPlan, namedIndexes: [String: Int], messageIDs: [MessageRef: Int])
+
+    init(spec: ProtocolSpec, naming: SwiftNaming) {
+        self.spec = spec
+        self.naming = naming
+        planLayout = spec.validationPlanLayout
+    }
+
+    /// The `planReference` initializer of a named type.
+    func planReference(named name: String) -> String { ".named(\(planLayout.namedIndexes[name] ?? -1))" }
+
+    /// The `planReference` initializer of a message.
+    func planReference(_ message: Message) -> String {
+        ".message(\(planLayout.messageIDs[MessageRef(direction: message.direction, tag: message.tag)] ?? -1))"
+    }
+
+    // MARK: Building from a checked tape
+
+    /// An expression of type `T?` that builds the value at tape index `index` as `type` with the
+    /// field's `constraints`, reading without checking (the engine checked it); `depth` names
+    /// the closures' parameters.
+    func buildExpression(_ type: TypeRef, _ own: Constraints, index: String, depth: Int = 0) -> String {
+        let (resolved, aliasConstraints) = spec.resolve(type)
+        let constraints = own.merged(over: aliasConstraints)
+        switch resolved {
+        case .string:
+            return isDate(resolved, constraints)
+                ? "WireRuntime.WireFormats.parseISO8601(tape.string(\(index)))" : "Swift.Optional(tape.string(\(index)))"
+        case .integer: return "Swift.Optional(tape.integer(\(index)))"
+        case .number: return "Swift.Optional(tape.double(\(index)))"
+        case .boolean: return "Swift.Optional(tape.isTrue(\(index)))"
+        case .json: return "Swift.Optional(tape.value(\(index)))"
+        case .array(let element), .map(let element):
+            let item = "item\(depth)"
+            let function: String
+            if case .array = resolved { function = "builtItems" } else { function = "builtMembers" }
+            return "tape.\(function)(of: \(index)) { \(item) in \(buildExpression(element, Constraints(), index: item, depth: depth + 1)) }"
+        case .enumeration(let name, _), .object(let name, _), .union(let name, _), .oneOf(let name, _):
+            return "\(naming.typeName(name))(checked: tape, at: \(index))"
+        case .unresolved:
+            return "Swift.Optional<WireRuntime.JSONValue>.none"
+        }
+    }
 
     /// Whether a (resolved) string type is a date.
     private func isDate(_ resolved: ResolvedType, _ constraints: Constraints) -> Bool {
@@ -68,104 +91,6 @@ struct SwiftTypeMapper {
         case (false, true): return "WireRuntime.Nullable<\(value)>"
         default: return value + "?"
         }
-    }
-
-    // MARK: Decoding
-
-    /// Everything an expression needs to know about where it decodes.
-    struct Site {
-        var value: String
-        var path: String
-        var answer: String
-        var sizeAnswer: String?
-        var depth = 0
-    }
-
-    /// An expression of type `T?` that decodes and validates `site.value` as `type` with the field's `constraints`.
-    func decodeExpression(_ type: TypeRef, _ own: Constraints, _ site: Site, rules: inout RulesRegistry) -> String {
-        let (resolved, aliasConstraints) = spec.resolve(type)
-        let constraints = own.merged(over: aliasConstraints)
-        let sizeArgument = site.sizeAnswer.map { ", sizeAnswer: \($0)" } ?? ""
-        // Rules that all come from one alias are named after it (`assetIdRules`), others after what they check.
-        var alias: String?
-        if case .named(let name) = type, case .alias? = spec.type(named: name)?.kind, own.isEmpty { alias = name }
-        let ruleName = RuleNames.constraints(constraints, alias: alias)
-        switch resolved {
-        case .string:
-            let rulesArgument =
-                stringRules(constraints, allowed: nil).map { rules.name(for: $0, type: "WireRuntime.StringRules", suggested: ruleName) } ?? "nil"
-            let base = "context.string(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeArgument))"
-            return isDate(resolved, constraints) ? base + ".flatMap(WireRuntime.WireFormats.parseISO8601)" : base
-        case .integer, .number:
-            let rulesArgument = numberRules(constraints).map { rules.name(for: $0, type: "WireRuntime.NumberRules", suggested: ruleName) } ?? "nil"
-            let function = resolved == .integer ? "integer" : "number"
-            return "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer))"
-        case .boolean:
-            let constant = constraints.const.flatMap { if case .bool(let flag) = $0 { return ", constant: \(flag)" } else { return nil } } ?? ""
-            return "context.bool(\(site.value), at: \(site.path)\(constant), answer: \(site.answer))"
-        case .json:
-            return "Swift.Optional(\(site.value))"
-        case .array(let element), .map(let element):
-            let isArray: Bool
-            if case .array = resolved { isArray = true } else { isArray = false }
-            let rulesArgument =
-                collectionRules(constraints).map { rules.name(for: $0, type: "WireRuntime.CollectionRules", suggested: ruleName) } ?? "nil"
-            let item = "item\(site.depth)"
-            let position = (isArray ? "index" : "key") + "\(site.depth)"
-            var inner = site
-            inner.value = item
-            inner.path = "\(site.path).appending(\(position))"
-            inner.depth += 1
-            inner.sizeAnswer = site.sizeAnswer
-            let elementExpression = decodeExpression(element, Constraints(), inner, rules: &rules)
-            let function = isArray ? "array" : "map"
-            let sizeForCount = rulesArgument != "nil" && constraints.maxItems != nil ? sizeArgument : ""
-            return
-                "context.\(function)(\(site.value), at: \(site.path), rules: \(rulesArgument), answer: \(site.answer)\(sizeForCount)) { \(item), "
-                + "\(position), context in \(elementExpression) }"
-        case .enumeration(let name, _):
-            let call = "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
-            guard case .string(let constant)? = constraints.const else { return call }
-            let rulesName = rules.name(
-                for: "WireRuntime.StringRules(constant: \(SwiftNames.literal(constant)))", type: "WireRuntime.StringRules", suggested: ruleName)
-            return "context.string(\(site.value), at: \(site.path), rules: \(rulesName), answer: \(site.answer)).flatMap { _ in \(call) }"
-        case .object(let name, _), .union(let name, _), .oneOf(let name, _):
-            return "\(naming.typeName(name)).decode(from: \(site.value), at: \(site.path), in: &context, answer: \(site.answer))"
-        case .unresolved:
-            return "Swift.Optional<WireRuntime.JSONValue>.none"
-        }
-    }
-
-    func stringRules(_ c: Constraints, allowed: [String]?) -> String? {
-        var arguments: [String] = []
-        if let value = c.minLength { arguments.append("minLength: \(value)") }
-        if let value = c.maxLength { arguments.append("maxLength: \(value)") }
-        if let value = c.minBytes { arguments.append("minBytes: \(value)") }
-        if let value = c.maxBytes { arguments.append("maxBytes: \(value)") }
-        if c.notBlank { arguments.append("notBlank: true") }
-        if let value = c.prefix { arguments.append("prefix: \(SwiftNames.literal(value))") }
-        if let value = c.pattern { arguments.append("pattern: WireRuntime.WirePattern(\(SwiftNames.literal(value)))") }
-        if let value = c.format { arguments.append("format: .\(value.rawValue)") }
-        if let value = c.maxDecodedBytes { arguments.append("maxDecodedBytes: \(value)") }
-        if case .string(let value)? = c.const { arguments.append("constant: \(SwiftNames.literal(value))") }
-        if let allowed { arguments.append("allowedValues: [" + allowed.map(SwiftNames.literal).joined(separator: ", ") + "]") }
-        return arguments.isEmpty ? nil : "WireRuntime.StringRules(" + arguments.joined(separator: ", ") + ")"
-    }
-
-    func numberRules(_ c: Constraints) -> String? {
-        var arguments: [String] = []
-        if let value = c.minimum { arguments.append("minimum: \(SwiftNames.doubleLiteral(value))") }
-        if let value = c.maximum { arguments.append("maximum: \(SwiftNames.doubleLiteral(value))") }
-        if let value = c.format { arguments.append("format: .\(value.rawValue)") }
-        if let value = c.const { arguments.append("constant: \(SwiftNames.jsonLiteral(value))") }
-        return arguments.isEmpty ? nil : "WireRuntime.NumberRules(" + arguments.joined(separator: ", ") + ")"
-    }
-
-    func collectionRules(_ c: Constraints) -> String? {
-        var arguments: [String] = []
-        if let value = c.minItems { arguments.append("minItems: \(value)") }
-        if let value = c.maxItems { arguments.append("maxItems: \(value)") }
-        return arguments.isEmpty ? nil : "WireRuntime.CollectionRules(" + arguments.joined(separator: ", ") + ")"
     }
 
     // MARK: Encoding

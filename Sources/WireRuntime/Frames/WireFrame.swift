@@ -33,8 +33,12 @@ public protocol WireFrame: Sendable, Hashable {
     /// The answer to a broken size limit.
     @_spi(Generated) static var sizeAnswer: ViolationAnswer { get }
 
-    /// Decodes a frame whose tag is known to be `tag`; issues go into `context`.
-    @_spi(Generated) static func decode(tag: String, object: [String: JSONValue], in context: inout ValidationContext) -> Self?
+    /// The plan of the protocol, which WireRuntime's engine checks frames with.
+    @_spi(Generated) static var validationPlan: ValidationPlan { get }
+
+    /// Builds the frame of message `tag` from a tape whose value at `index` passed the message's
+    /// checks; `nil` only if it did not.
+    @_spi(Generated) static func build(tag: String, checked tape: JSONTape.View, at index: Int) -> Self?
 
     /// A frame for a tag this side does not know, keeping the raw JSON.
     @_spi(Generated) static func makeUnknown(tag: String, json: JSONValue) -> Self
@@ -105,41 +109,44 @@ public enum FrameDecodeResult<Frame: WireFrame>: Sendable {
 }
 
 extension WireFrame {
-    /// Decodes a frame from UTF-8 JSON bytes in one pass: parse, validate, build.
+    /// Decodes a frame from UTF-8 JSON bytes in one pass: parse into a tape, check it with the
+    /// engine, build the frame from the tape.
     public static func decode(_ bytes: some Collection<UInt8>) -> FrameDecodeResult<Self> {
+        var tape = JSONTape()
         do {
-            return decode(json: try JSONParser.parse(bytes))
+            try tape.parse(bytes)
         } catch {
             return .notJSON(error)
         }
+        return tape.withView { decode(checking: $0, at: JSONTape.root) }
     }
 
     /// Decodes a frame from JSON text.
     public static func decode(text: String) -> FrameDecodeResult<Self> {
+        var tape = JSONTape()
         do {
-            return decode(json: try JSONParser.parse(text))
+            try tape.parse(text)
         } catch {
             return .notJSON(error)
         }
+        return tape.withView { decode(checking: $0, at: JSONTape.root) }
     }
 
     /// Decodes a frame from a parsed JSON value.
     public static func decode(json: JSONValue) -> FrameDecodeResult<Self> {
-        guard case .object(let object) = json else {
-            return .notAFrame(reason: "a frame must be a JSON object, found \(json.kindDescription)")
+        decode(JSONWriter.bytes(json))
+    }
+
+    /// Decodes the frame at `index` of a parsed tape: the engine checks it, then it is built.
+    @_spi(Generated) public static func decode(checking tape: JSONTape.View, at index: Int) -> FrameDecodeResult<Self> {
+        switch validationPlan.check(tape, at: index, direction: direction).outcome {
+        case .notJSON(let error): return .notJSON(error)
+        case .notAFrame(let reason): return .notAFrame(reason: reason)
+        case .unknownType(let tag): return .unknownType(makeUnknown(tag: tag, json: tape.value(index)))
+        case .checked(let tag, let issues):
+            guard issues.errors.isEmpty, let frame = build(tag: tag, checked: tape, at: index) else { return .invalid(tag: tag, issues: issues) }
+            return .decoded(frame, warnings: issues)
         }
-        guard let tagValue = object[tagField] else {
-            return .notAFrame(reason: "a frame must carry a '\(tagField)' field")
-        }
-        guard case .string(let tag) = tagValue else {
-            return .notAFrame(reason: "'\(tagField)' must be a string, found \(tagValue.kindDescription)")
-        }
-        guard knownTags.contains(tag) else { return .unknownType(makeUnknown(tag: tag, json: json)) }
-        var context = ValidationContext(sizeAnswer: sizeAnswer)
-        guard let frame = decode(tag: tag, object: object, in: &context), context.errorCount == 0 else {
-            return .invalid(tag: tag, issues: context.issues)
-        }
-        return .decoded(frame, warnings: context.issues)
     }
 
     /// The canonical JSON bytes of the frame (sorted keys, no white space).

@@ -1,9 +1,12 @@
 /// A type generated from a spec: decoded from JSON with full validation, encoded to JSON.
 public protocol WireValue: Sendable, Hashable, Codable {
-    /// Decodes and validates a value, reporting every issue into `context`; `nil` when there is an error.
-    @_spi(Generated) static func decode(
-        from json: JSONValue, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer
-    ) -> Self?
+    /// The plan of the type's protocol, which WireRuntime's engine checks values with.
+    @_spi(Generated) static var validationPlan: ValidationPlan { get }
+    /// Where the type's checks are in the plan.
+    @_spi(Generated) static var planReference: ValidationPlan.Reference { get }
+    /// Builds a value from a tape whose value at `index` passed the type's checks; `nil` only if
+    /// it did not (the builder reads without checking again).
+    @_spi(Generated) init?(checked tape: JSONTape.View, at index: Int)
 
     /// The value as JSON.
     func jsonValue() -> JSONValue
@@ -28,39 +31,39 @@ public struct WireDecodingError: Error, Sendable, CustomStringConvertible {
 }
 
 extension WireValue {
-    /// Decodes a value from JSON, validating it completely; throws every issue when it is invalid.
-    @_spi(Generated) public static func decode(
-        from json: JSONValue, sizeAnswer: ViolationAnswer, answer: ViolationAnswer
-    ) throws(WireDecodingError) -> Self {
-        var context = ValidationContext(sizeAnswer: sizeAnswer)
-        guard let value = decode(from: json, at: .root, in: &context, answer: answer) else {
-            throw WireDecodingError(issues: context.issues)
-        }
+    /// Checks the value at `index` of a tape with the engine, then builds it; throws every issue
+    /// when it is invalid.
+    @_spi(Generated) public static func decode(checking tape: JSONTape.View, at index: Int) throws(WireDecodingError) -> Self {
+        let issues = validationPlan.check(tape, at: index, as: planReference)
+        guard issues.errors.isEmpty, let value = Self(checked: tape, at: index) else { throw WireDecodingError(issues: issues) }
         return value
     }
 
-    /// Decodes a value from UTF-8 JSON bytes (an HTTP body), validating it completely. Generated
-    /// body types have a one-argument `decode(_:)` that passes their protocol's answers.
-    @_spi(Generated) public static func decode(
-        _ bytes: some Collection<UInt8>, sizeAnswer: ViolationAnswer, answer: ViolationAnswer
-    ) throws(WireDecodingError) -> Self {
-        let json: JSONValue
+    /// Decodes a value from UTF-8 JSON bytes (an HTTP body), validating it completely: parse,
+    /// check with the engine, build. Throws every issue when it is invalid.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(WireDecodingError) -> Self {
+        var tape = JSONTape()
         do {
-            json = try JSONParser.parse(bytes)
+            try tape.parse(bytes)
         } catch {
             throw WireDecodingError(issues: [], syntaxError: error)
         }
-        return try decode(from: json, sizeAnswer: sizeAnswer, answer: answer)
+        return try tape.withView { view throws(WireDecodingError) in try decode(checking: view, at: JSONTape.root) }
+    }
+
+    /// Decodes a value from JSON, validating it completely; throws every issue when it is invalid.
+    public static func decode(json: JSONValue) throws(WireDecodingError) -> Self {
+        try decode(JSONWriter.bytes(json))
     }
 
     /// The canonical JSON bytes of the value (sorted keys, no white space), e.g. an HTTP body.
     public func encoded() -> [UInt8] { JSONWriter.bytes(jsonValue()) }
 
-    /// The `Codable` bridge: decodes through a `JSONValue`, so `Codable` applies the same validation.
-    @_spi(Generated) public static func decode(from decoder: any Decoder, sizeAnswer: ViolationAnswer, answer: ViolationAnswer) throws -> Self {
+    /// The `Codable` bridge: decodes through a `JSONValue`, so `Codable` applies the same checks.
+    @_spi(Generated) public static func decode(from decoder: any Decoder) throws -> Self {
         let json = try JSONValue(from: decoder)
         do {
-            return try decode(from: json, sizeAnswer: sizeAnswer, answer: answer)
+            return try decode(json: json)
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
         }

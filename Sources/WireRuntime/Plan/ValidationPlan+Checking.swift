@@ -34,7 +34,7 @@ extension ValidationPlan {
 
     // MARK: Interpreting the plan
 
-    private func check(
+    func check(
         object index: Int, in tape: JSONTape.View, plan objectPlan: ObjectPlan, at path: @autoclosure () -> JSONPath,
         in context: inout ValidationContext, answer: ViolationAnswer, ignoring: String?
     ) {
@@ -123,7 +123,7 @@ extension ValidationPlan {
 
     /// Checks a value against a node. Values without constraints are judged by their kind alone; a
     /// value is built only for the WireRuntime check that reports on it or needs its content.
-    private func check(
+    func check(
         _ index: Int, in tape: JSONTape.View, _ node: Node, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext,
         answer: ViolationAnswer, sizeAnswer: ViolationAnswer?
     ) {
@@ -193,7 +193,7 @@ extension ValidationPlan {
         }
     }
 
-    private func check(
+    func check(
         _ index: Int, in tape: JSONTape.View, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext,
         answer: ViolationAnswer, ignoring: String?
     ) {

@@ -27,17 +27,6 @@
 
     // MARK: Presence
 
-    /// The value of a key: reports a missing required key and a `null` where `null` is not allowed.
-    /// Returns `nil` for absent and `null` (reported or allowed) keys.
-    @inlinable
-    public mutating func member(
-        _ object: [String: JSONValue], _ key: String, at path: @autoclosure () -> JSONPath, required: Bool, nullable: Bool, answer: ViolationAnswer
-    ) -> JSONValue? {
-        let value = object[key]
-        let presence: MemberPresence = value == nil ? .absent : value == .null ? .null : .present
-        return check(presence, of: key, at: path(), required: required, nullable: nullable, answer: answer) ? value : nil
-    }
-
     /// Reports a missing required key and a `null` where `null` is not allowed; returns whether
     /// there is a value to check further (the key is present and not `null`).
     @inlinable
@@ -56,14 +45,6 @@
         }
     }
 
-    /// Reports keys an object must not carry: undeclared keys under a `reject` policy, and `rejected` keys always.
-    public mutating func checkKeys(
-        _ object: [String: JSONValue], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?,
-        at path: @autoclosure () -> JSONPath, answer: ViolationAnswer
-    ) {
-        checkKeys(Array(object.keys), known: known, rejectUnknown: rejectUnknown, rejected: rejected, ignoring: ignoring, at: path(), answer: answer)
-    }
-
     /// Reports keys an object must not carry, given the object's keys.
     public mutating func checkKeys(
         _ keys: [String], known: Set<String>, rejectUnknown: Bool, rejected: [String], ignoring: String?, at path: @autoclosure () -> JSONPath,
@@ -76,11 +57,6 @@
         for key in keys.sorted() where !known.contains(key) && key != ignoring && !rejected.contains(key) {
             fail(path().appending(key), "unknownField", answer, "unknown field '\(key)'")
         }
-    }
-
-    /// The object's keys that are not declared, for objects that keep them.
-    public func unknownMembers(_ object: [String: JSONValue], known: Set<String>, ignoring: String?) -> [String: JSONValue] {
-        object.filter { !known.contains($0.key) && $0.key != ignoring }
     }
 
     // MARK: Kinds
@@ -311,24 +287,6 @@
         }
     }
 
-    /// A value of a closed enum.
-    @inlinable
-    public mutating func closedEnum<Value: RawRepresentable>(
-        _ value: JSONValue, _ type: Value.Type, at path: @autoclosure () -> JSONPath, allowed: [String], answer: ViolationAnswer
-    ) -> Value? where Value.RawValue == String {
-        guard case .string(let text) = value else {
-            fail(path(), "type", answer, "expected a string, found \(value.kindDescription)")
-            return nil
-        }
-        guard let result = Value(rawValue: text) else {
-            fail(
-                path(), "enum", answer,
-                "\(JSONWriter.string(value)) is not one of \(allowed.map { JSONWriter.string(.string($0)) }.joined(separator: ", "))")
-            return nil
-        }
-        return result
-    }
-
     /// The text of an open enum; a value it does not list is a warning, not an error.
     @inlinable
     public mutating func openEnum(
@@ -348,26 +306,6 @@
     }
 
     // MARK: Rules across fields
-
-    /// Checks a conditional requirement on an object.
-    public mutating func check(
-        _ requirement: ConditionalRequirement, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer
-    ) {
-        func presence(_ key: String) -> MemberPresence {
-            switch object[key] {
-            case nil: return .absent
-            case .null?: return .null
-            default: return .present
-            }
-        }
-        check(
-            requirement, at: path(), answer: answer,
-            conditionValue: { object[requirement.conditions[$0].key] },
-            requiredPresence: { presence(requirement.required[$0]) },
-            forbiddenPresence: { presence(requirement.forbidden[$0]) },
-            expectedValue: { object[requirement.expected[$0].key] }
-        )
-    }
 
     /// Checks a conditional requirement given lookups by position: `conditionValue(i)` is the
     /// value of the key of `requirement.conditions[i]`, and `requiredPresence(i)` and
@@ -395,13 +333,6 @@
                 value.map { "'\(expectation.key)' must be \(wanted) when \(requirement.conditionText), found \(JSONWriter.string($0))" }
                     ?? "missing '\(expectation.key)' (must be \(wanted) when \(requirement.conditionText))")
         }
-    }
-
-    /// Checks a byte budget on an object.
-    public mutating func check(
-        _ budget: ByteBudgetRule, in object: [String: JSONValue], at path: @autoclosure () -> JSONPath, answer: ViolationAnswer? = nil
-    ) {
-        report(budget, total: budget.total(in: object), at: path(), answer: answer)
     }
 
     /// Checks a byte budget on the object at `index` of a parsed tape.

@@ -122,13 +122,7 @@
         self.max = max
     }
 
-    /// The total size in bytes of the budget's values in an object.
-    public func total(in object: [String: JSONValue]) -> Int {
-        terms.reduce(0) { sum, term in sum + Self.size(of: .object(object), keys: term.keys[...], decoded: term.decoded) }
-    }
-
-    /// The total size in bytes of the budget's values in the object at `index` of a parsed tape;
-    /// the same sum as ``total(in:)`` without building values.
+    /// The total size in bytes of the budget's values in the object at `index` of a parsed tape.
     public func total(in tape: JSONTape.View, object index: Int) -> Int {
         terms.reduce(0) { sum, term in sum + Self.size(of: index, in: tape, keys: term.keys[...], decoded: term.decoded) }
     }
@@ -144,20 +138,6 @@
             return size(of: member, in: tape, keys: keys.dropFirst(), decoded: decoded)
         case .string where keys.isEmpty:
             return tape.withStringBytes(index) { bytes in decoded ? (WireFormats.decodedBase64Length(bytes: bytes) ?? bytes.count) : bytes.count }
-        default:
-            return 0
-        }
-    }
-
-    private static func size(of value: JSONValue, keys: ArraySlice<String>, decoded: Bool) -> Int {
-        switch value {
-        case .array(let items):
-            return items.reduce(0) { $0 + size(of: $1, keys: keys, decoded: decoded) }
-        case .object(let members):
-            guard let key = keys.first, let member = members[key] else { return 0 }
-            return size(of: member, keys: keys.dropFirst(), decoded: decoded)
-        case .string(let text) where keys.isEmpty:
-            return decoded ? (WireFormats.decodedBase64Length(text) ?? text.utf8.count) : text.utf8.count
         default:
             return 0
         }

@@ -3,7 +3,11 @@
 extension ProtocolSpec {
     /// The spec's frame checks as the runtime engine runs them: what generated code holds as its
     /// protocol's plan and what `wire validate` builds at run time, made in one place.
-    @_spi(Generated) public var validationPlan: ValidationPlan {
+    @_spi(Generated) public var validationPlan: ValidationPlan { validationPlanLayout.plan }
+
+    /// The spec's plan, with the index in the plan of each named type that has one, and the id of
+    /// each message (a message of both directions has one per direction).
+    @_spi(Generated) public var validationPlanLayout: (plan: ValidationPlan, namedIndexes: [String: Int], messageIDs: [MessageRef: Int]) {
         let answer = resolved
         let defaultAnswer = answer(Answer(errorCode: defaultErrorCode))
         var builder = PlanBuilder(spec: self, answer: answer)
@@ -19,9 +23,13 @@ extension ProtocolSpec {
                     ))
             }
         }
-        return ValidationPlan(
+        // Every named type gets a plan, so that each generated type can check a value of itself
+        // on its own (HTTP bodies, `Codable`), not only the types messages reach.
+        for type in types { _ = builder.namedIndex(type.name) }
+        let plan = ValidationPlan(
             tagField: tagField, messages: messages, named: builder.named, defaultAnswer: defaultAnswer,
             sizeAnswer: answer(Answer(errorCode: sizeErrorCode)), notJSONAnswer: answer(notJSONAnswer), notAFrameAnswer: answer(notAFrameAnswer))
+        return (plan, builder.indexes, Dictionary(uniqueKeysWithValues: messages.map { ($0.ref, $0.id) }))
     }
 }
 

@@ -54,74 +54,31 @@ extension PairRequest: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let equals1Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(constant: .integer(1))
-
-    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
-
-    static let claimedNameRules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PairRequest? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PairRequest? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _protocolVersion: Swift.Int?
-        if let value = context.member(
-            object,
-            "protocolVersion",
-            at: path(),
-            required: true,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
-        ) {
-            _protocolVersion = context.integer(
-                value,
-                at: path().appending("protocolVersion"),
-                rules: equals1Rules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
-            )
-        }
-        var _deviceId: DeviceId?
-        if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _protocolVersionMember = tape.member(
+            of: index,
+            key: "protocolVersion"
+        ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
+        guard let _deviceIdMember = tape.member(
+            of: index,
+            key: "deviceId"
+        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
         var _claimedName: ClaimedName?
-        if let value = context.member(
-            object,
-            "claimedName",
-            at: path(),
-            required: false,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
-        ) {
-            _claimedName = context.string(
-                value,
-                at: path().appending("claimedName"),
-                rules: claimedNameRules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
-                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
-            )
+        if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName") {
+            guard let value = (Swift.Optional(tape.string(_claimedNameMember))) else { return nil }
+            _claimedName = value
         }
-        var _deviceInfo: DeviceInfo?
-        if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _protocolVersion, let _deviceId, let _deviceInfo else { return nil }
-        return PairRequest(protocolVersion: _protocolVersion, deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
+        guard let _deviceInfoMember = tape.member(
+            of: index,
+            key: "deviceInfo"
+        ), let _deviceInfo = (DeviceInfo(checked: tape, at: _deviceInfoMember)) else { return nil }
+        self.init(protocolVersion: _protocolVersion, deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -141,9 +98,9 @@ extension PairRequest: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -207,68 +164,29 @@ extension Auth: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let equals1Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(constant: .integer(1))
-
-    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
-
-    static let notBlankRules: WireRuntime.StringRules = WireRuntime.StringRules(notBlank: true)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Auth? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Auth? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _protocolVersion: Swift.Int?
-        if let value = context.member(
-            object,
-            "protocolVersion",
-            at: path(),
-            required: true,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
-        ) {
-            _protocolVersion = context.integer(
-                value,
-                at: path().appending("protocolVersion"),
-                rules: equals1Rules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message", closesConnection: true, closeCode: 1008)
-            )
-        }
-        var _token: Swift.String?
-        if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
-            _token = context.string(value, at: path().appending("token"), rules: nil, answer: answer)
-        }
-        var _deviceId: DeviceId?
-        if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _protocolVersionMember = tape.member(
+            of: index,
+            key: "protocolVersion"
+        ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
+        guard let _tokenMember = tape.member(of: index, key: "token"), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
+        guard let _deviceIdMember = tape.member(
+            of: index,
+            key: "deviceId"
+        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
         var _lastMessageId: WireRuntime.Nullable<Swift.String> = .absent
-        switch object["lastMessageId"] {
-        case nil:
-            break
-        case .null?:
-            _lastMessageId = .null
-        case let value?:
-            if let decoded = (
-                context.string(value, at: path().appending("lastMessageId"), rules: notBlankRules, answer: answer)
-            ) { _lastMessageId = .value(decoded) }
+        if let _lastMessageIdMember = tape.member(of: index, key: "lastMessageId") {
+            let value = tape.kind(_lastMessageIdMember) == .null ? nil : (Swift.Optional(tape.string(_lastMessageIdMember)))
+            guard value != nil || tape.kind(_lastMessageIdMember) == .null else { return nil }
+            _lastMessageId = value.map { .value($0) } ?? .null
         }
-        guard context.errorCount == errorsBefore, let _protocolVersion, let _token, let _deviceId else { return nil }
-        return Auth(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
+        self.init(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -295,9 +213,9 @@ extension Auth: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -343,50 +261,27 @@ extension PairDecision: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
-
-    static let userIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static let whenApproveTrue: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
-        when: [("approve", [.bool(true)])],
-        require: ["userId"],
-        forbid: []
-    )
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PairDecision? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PairDecision? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _deviceId: DeviceId?
-        if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
-        }
-        var _approve: Swift.Bool?
-        if let value = context.member(object, "approve", at: path(), required: true, nullable: false, answer: answer) {
-            _approve = context.bool(value, at: path().appending("approve"), answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _deviceIdMember = tape.member(
+            of: index,
+            key: "deviceId"
+        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
+        guard let _approveMember = tape.member(
+            of: index,
+            key: "approve"
+        ), let _approve = (Swift.Optional(tape.isTrue(_approveMember))) else { return nil }
         var _userId: UserId?
-        if let value = context.member(object, "userId", at: path(), required: false, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
+        if let _userIdMember = tape.presentMember(of: index, key: "userId") {
+            guard let value = (Swift.Optional(tape.string(_userIdMember))) else { return nil }
+            _userId = value
         }
-        context.check(Self.whenApproveTrue, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _deviceId, let _approve else { return nil }
-        return PairDecision(deviceId: _deviceId, approve: _approve, userId: _userId)
+        self.init(deviceId: _deviceId, approve: _approve, userId: _userId)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -405,9 +300,9 @@ extension PairDecision: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -457,76 +352,27 @@ extension ClientMessage: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let clientMessageIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 3, prefix: "c_")
-
-    static let nonEmptyMaxBytes65536Rules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1, maxBytes: 65536)
-
-    static let maxItems4Rules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(maxItems: 4)
-
-    static let inlineBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(
-        name: "inlineBytes",
-        terms: [.init(keys: ["attachments", "data"], decoded: true)],
-        max: 262144
-    )
-
-    static let messageBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(
-        name: "messageBytes",
-        terms: [.init(keys: ["content"], decoded: false), .init(keys: ["attachments", "data"], decoded: true)],
-        max: 327680
-    )
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ClientMessage? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ClientMessage? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _id: ClientMessageId?
-        if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: clientMessageIdRules, answer: answer)
-        }
-        var _content: Swift.String?
-        if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
-            _content = context.string(value, at: path().appending("content"), rules: nonEmptyMaxBytes65536Rules, answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(3)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        guard let _contentMember = tape.member(
+            of: index,
+            key: "content"
+        ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
         var _attachments: WireRuntime.Nullable<[Attachment]> = .absent
-        switch object["attachments"] {
-        case nil:
-            break
-        case .null?:
-            _attachments = .null
-        case let value?:
-            if let decoded = (
-                context.array(
-                    value,
-                    at: path().appending("attachments"),
-                    rules: maxItems4Rules,
-                    answer: answer
-                ) { item0, index0, context in Attachment.decode(
-                    from: item0,
-                    at: path().appending("attachments").appending(index0),
-                    in: &context,
-                    answer: answer
-                ) }
-            ) { _attachments = .value(decoded) }
+        if let _attachmentsMember = tape.member(of: index, key: "attachments") {
+            let value = tape.kind(_attachmentsMember) == .null ? nil : (
+                tape.builtItems(of: _attachmentsMember) { item0 in Attachment(checked: tape, at: item0) }
+            )
+            guard value != nil || tape.kind(_attachmentsMember) == .null else { return nil }
+            _attachments = value.map { .value($0) } ?? .null
         }
-        context.check(Self.inlineBytesBudget, in: object, at: path())
-        context.check(Self.messageBytesBudget, in: object, at: path())
-        guard context.errorCount == errorsBefore, let _id, let _content else { return nil }
-        return ClientMessage(id: _id, content: _content, attachments: _attachments)
+        self.init(id: _id, content: _content, attachments: _attachments)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -552,9 +398,9 @@ extension ClientMessage: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -586,32 +432,18 @@ extension ClientTyping: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ClientTyping? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ClientTyping? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _active: Swift.Bool?
-        if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
-            _active = context.bool(value, at: path().appending("active"), answer: answer)
-        }
-        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["role"], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _active else { return nil }
-        return ClientTyping(active: _active)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(4)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _activeMember = tape.member(
+            of: index,
+            key: "active"
+        ), let _active = (Swift.Optional(tape.isTrue(_activeMember))) else { return nil }
+        self.init(active: _active)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -628,9 +460,9 @@ extension ClientTyping: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {

@@ -42,48 +42,24 @@ extension ClientFrame: WireRuntime.WireFrame {
 
     @_spi(Generated) public static let sizeAnswer: WireRuntime.ViolationAnswer = Clawline.sizeAnswer
 
-    @_spi(Generated) public static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ClientFrame? {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ClientFrame? {
         switch tag {
         case "pair_request":
-            return PairRequest.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: PairRequest.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.pairRequest)
+            PairRequest(checked: tape, at: index).map(ClientFrame.pairRequest)
         case "auth":
-            return Auth.decode(from: .object(object), at: .root, in: &context, answer: Auth.defaultAnswer, ignoring: tagField).map(ClientFrame.auth)
+            Auth(checked: tape, at: index).map(ClientFrame.auth)
         case "pair_decision":
-            return PairDecision.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: PairDecision.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.pairDecision)
+            PairDecision(checked: tape, at: index).map(ClientFrame.pairDecision)
         case "message":
-            return ClientMessage.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ClientMessage.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.message)
+            ClientMessage(checked: tape, at: index).map(ClientFrame.message)
         case "typing":
-            return ClientTyping.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ClientTyping.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.typing)
+            ClientTyping(checked: tape, at: index).map(ClientFrame.typing)
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 
@@ -171,64 +147,28 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     @_spi(Generated) public static let sizeAnswer: WireRuntime.ViolationAnswer = Clawline.sizeAnswer
 
-    @_spi(Generated) public static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ServerFrame? {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ServerFrame? {
         switch tag {
         case "pair_result":
-            return PairResult.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: PairResult.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.pairResult)
+            PairResult(checked: tape, at: index).map(ServerFrame.pairResult)
         case "pair_approval_request":
-            return PairApprovalRequest.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: PairApprovalRequest.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.pairApprovalRequest)
+            PairApprovalRequest(checked: tape, at: index).map(ServerFrame.pairApprovalRequest)
         case "auth_result":
-            return AuthResult.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: AuthResult.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.authResult)
+            AuthResult(checked: tape, at: index).map(ServerFrame.authResult)
         case "message":
-            return ServerMessage.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ServerMessage.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.message)
+            ServerMessage(checked: tape, at: index).map(ServerFrame.message)
         case "ack":
-            return Ack.decode(from: .object(object), at: .root, in: &context, answer: Ack.defaultAnswer, ignoring: tagField).map(ServerFrame.ack)
+            Ack(checked: tape, at: index).map(ServerFrame.ack)
         case "typing":
-            return ServerTyping.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ServerTyping.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.typing)
+            ServerTyping(checked: tape, at: index).map(ServerFrame.typing)
         case "error":
-            return ErrorMessage.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ErrorMessage.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.error)
+            ErrorMessage(checked: tape, at: index).map(ServerFrame.error)
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 

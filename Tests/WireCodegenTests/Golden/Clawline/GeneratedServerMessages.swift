@@ -37,36 +37,25 @@ extension PairResult: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PairResult? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        switch object["success"] {
-        case .bool(true)?:
-            return PairSuccess.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(PairResult.success)
-        case .bool(false)?:
-            return PairFailure.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(PairResult.failure)
-        case nil:
-            context.fail(path().appending("success"), "required", answer, "missing required field 'success'")
-            return nil
-        case let other?:
-            context.unknownTag(other, tag: "success", at: path(), allowed: ["true", "false"], answer: answer)
-            return nil
-        }
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PairResult? {
-        decode(from: json, at: path(), in: &context, answer: answer)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(5)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let tagIndex = tape.member(of: index, key: "success") else { return nil }
+        let tagValue = tape.value(tagIndex)
+        switch tagValue {
+        case .bool(true):
+            guard let value = PairSuccess(checked: tape, at: index) else { return nil }
+            self = .success(value)
+        case .bool(false):
+            guard let value = PairFailure(checked: tape, at: index) else { return nil }
+            self = .failure(value)
+        default:
+            return nil
+        }
     }
 
     /// The fields as JSON object members, without the tag.
@@ -89,9 +78,9 @@ extension PairResult: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -137,56 +126,27 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
-
-    static let claimedNameRules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PairApprovalRequest? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PairApprovalRequest? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _deviceId: DeviceId?
-        if let value = context.member(object, "deviceId", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(6)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _deviceIdMember = tape.member(
+            of: index,
+            key: "deviceId"
+        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
         var _claimedName: ClaimedName?
-        if let value = context.member(
-            object,
-            "claimedName",
-            at: path(),
-            required: false,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
-        ) {
-            _claimedName = context.string(
-                value,
-                at: path().appending("claimedName"),
-                rules: claimedNameRules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
-                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
-            )
+        if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName") {
+            guard let value = (Swift.Optional(tape.string(_claimedNameMember))) else { return nil }
+            _claimedName = value
         }
-        var _deviceInfo: DeviceInfo?
-        if let value = context.member(object, "deviceInfo", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceInfo = DeviceInfo.decode(from: value, at: path().appending("deviceInfo"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _deviceId, let _deviceInfo else { return nil }
-        return PairApprovalRequest(deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
+        guard let _deviceInfoMember = tape.member(
+            of: index,
+            key: "deviceInfo"
+        ), let _deviceInfo = (DeviceInfo(checked: tape, at: _deviceInfoMember)) else { return nil }
+        self.init(deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -205,9 +165,9 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -264,36 +224,25 @@ extension AuthResult: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> AuthResult? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        switch object["success"] {
-        case .bool(true)?:
-            return AuthSuccess.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(AuthResult.success)
-        case .bool(false)?:
-            return AuthFailure.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "success").map(AuthResult.failure)
-        case nil:
-            context.fail(path().appending("success"), "required", answer, "missing required field 'success'")
-            return nil
-        case let other?:
-            context.unknownTag(other, tag: "success", at: path(), allowed: ["true", "false"], answer: answer)
-            return nil
-        }
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> AuthResult? {
-        decode(from: json, at: path(), in: &context, answer: answer)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(7)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let tagIndex = tape.member(of: index, key: "success") else { return nil }
+        let tagValue = tape.value(tagIndex)
+        switch tagValue {
+        case .bool(true):
+            guard let value = AuthSuccess(checked: tape, at: index) else { return nil }
+            self = .success(value)
+        case .bool(false):
+            guard let value = AuthFailure(checked: tape, at: index) else { return nil }
+            self = .failure(value)
+        default:
+            return nil
+        }
     }
 
     /// The fields as JSON object members, without the tag.
@@ -316,9 +265,9 @@ extension AuthResult: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -399,93 +348,38 @@ extension ServerMessage: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let serverEventIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 3, prefix: "s_")
-
-    static let epochMillisNonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0, format: .epochMillis)
-
-    static let deviceIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuidv4)
-
-    static let whenRoleUser: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
-        when: [("role", [.string("user")])],
-        require: ["deviceId"],
-        forbid: []
-    )
-
-    static let whenRoleAssistant: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
-        when: [("role", [.string("assistant")])],
-        require: [],
-        forbid: ["deviceId"]
-    )
-
-    static let whenRoleUserThenStreamingFalse: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
-        when: [("role", [.string("user")])],
-        require: [],
-        forbid: [],
-        expect: [("streaming", [.bool(false)])]
-    )
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ServerMessage? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ServerMessage? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _id: ServerEventId?
-        if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: serverEventIdRules, answer: answer)
-        }
-        var _role: Role?
-        if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
-            _role = Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer)
-        }
-        var _content: Swift.String?
-        if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
-            _content = context.string(value, at: path().appending("content"), rules: nil, answer: answer)
-        }
-        var _timestamp: Swift.Int?
-        if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.integer(value, at: path().appending("timestamp"), rules: epochMillisNonNegativeRules, answer: answer)
-        }
-        var _streaming: Swift.Bool?
-        if let value = context.member(object, "streaming", at: path(), required: true, nullable: false, answer: answer) {
-            _streaming = context.bool(value, at: path().appending("streaming"), answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(8)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        guard let _roleMember = tape.member(of: index, key: "role"), let _role = (Role(checked: tape, at: _roleMember)) else { return nil }
+        guard let _contentMember = tape.member(
+            of: index,
+            key: "content"
+        ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
+        guard let _timestampMember = tape.member(
+            of: index,
+            key: "timestamp"
+        ), let _timestamp = (Swift.Optional(tape.integer(_timestampMember))) else { return nil }
+        guard let _streamingMember = tape.member(
+            of: index,
+            key: "streaming"
+        ), let _streaming = (Swift.Optional(tape.isTrue(_streamingMember))) else { return nil }
         var _deviceId: DeviceId?
-        if let value = context.member(object, "deviceId", at: path(), required: false, nullable: false, answer: answer) {
-            _deviceId = context.string(value, at: path().appending("deviceId"), rules: deviceIdRules, answer: answer)
+        if let _deviceIdMember = tape.presentMember(of: index, key: "deviceId") {
+            guard let value = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
+            _deviceId = value
         }
         var _attachments: [Attachment]?
-        if let value = context.member(object, "attachments", at: path(), required: false, nullable: false, answer: answer) {
-            _attachments = context.array(
-                value,
-                at: path().appending("attachments"),
-                rules: nil,
-                answer: answer
-            ) { item0, index0, context in Attachment.decode(
-                from: item0,
-                at: path().appending("attachments").appending(index0),
-                in: &context,
-                answer: answer
-            ) }
+        if let _attachmentsMember = tape.presentMember(of: index, key: "attachments") {
+            guard let value = (tape.builtItems(of: _attachmentsMember) { item0 in Attachment(checked: tape, at: item0) }) else { return nil }
+            _attachments = value
         }
-        context.check(Self.whenRoleUser, in: object, at: path(), answer: answer)
-        context.check(Self.whenRoleAssistant, in: object, at: path(), answer: answer)
-        context.check(Self.whenRoleUserThenStreamingFalse, in: object, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _id, let _role, let _content, let _timestamp, let _streaming else { return nil }
-        return ServerMessage(
+        self.init(
             id: _id,
             role: _role,
             content: _content,
@@ -516,9 +410,9 @@ extension ServerMessage: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -551,33 +445,15 @@ extension Ack: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let clientMessageIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 3, prefix: "c_")
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Ack? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Ack? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _id: ClientMessageId?
-        if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: clientMessageIdRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _id else { return nil }
-        return Ack(id: _id)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(9)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        self.init(id: _id)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -594,9 +470,9 @@ extension Ack: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -635,42 +511,19 @@ extension ServerTyping: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    static let equalsAssistantRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "assistant")
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ServerTyping? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ServerTyping? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _role: Role?
-        if let value = context.member(object, "role", at: path(), required: true, nullable: false, answer: answer) {
-            _role = context.string(
-                value,
-                at: path().appending("role"),
-                rules: equalsAssistantRules,
-                answer: answer
-            ).flatMap { _ in Role.decode(from: value, at: path().appending("role"), in: &context, answer: answer) }
-        }
-        var _active: Swift.Bool?
-        if let value = context.member(object, "active", at: path(), required: true, nullable: false, answer: answer) {
-            _active = context.bool(value, at: path().appending("active"), answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _role, let _active else { return nil }
-        return ServerTyping(role: _role, active: _active)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(10)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _roleMember = tape.member(of: index, key: "role"), let _role = (Role(checked: tape, at: _roleMember)) else { return nil }
+        guard let _activeMember = tape.member(
+            of: index,
+            key: "active"
+        ), let _active = (Swift.Optional(tape.isTrue(_activeMember))) else { return nil }
+        self.init(role: _role, active: _active)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -688,9 +541,9 @@ extension ServerTyping: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -737,39 +590,24 @@ extension ErrorMessage: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ErrorMessage? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ErrorMessage? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _code: ErrorCode?
-        if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
-            _code = ErrorCode.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
-        }
-        var _message: Swift.String?
-        if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(11)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _codeMember = tape.member(of: index, key: "code"), let _code = (ErrorCode(checked: tape, at: _codeMember)) else { return nil }
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message"
+        ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
         var _messageId: Swift.String?
-        if let value = context.member(object, "messageId", at: path(), required: false, nullable: false, answer: answer) {
-            _messageId = context.string(value, at: path().appending("messageId"), rules: nil, answer: answer)
+        if let _messageIdMember = tape.presentMember(of: index, key: "messageId") {
+            guard let value = (Swift.Optional(tape.string(_messageIdMember))) else { return nil }
+            _messageId = value
         }
-        guard context.errorCount == errorsBefore, let _code, let _message else { return nil }
-        return ErrorMessage(code: _code, message: _message, messageId: _messageId)
+        self.init(code: _code, message: _message, messageId: _messageId)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -788,9 +626,9 @@ extension ErrorMessage: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {

@@ -966,6 +966,77 @@ public enum Clawline {
                     "server_error"
                 ]
             ),  // 14
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .uuidv4))], expected: "DeviceId"),  // 15
+            .oneOf(variants: [.string(WireRuntime.StringRules(minLength: 1))], expected: "UserId"),  // 16
+            .oneOf(variants: [.string(WireRuntime.StringRules(minLength: 3, prefix: "c_"))], expected: "ClientMessageId"),  // 17
+            .oneOf(variants: [.string(WireRuntime.StringRules(minLength: 3, prefix: "s_"))], expected: "ServerEventId"),  // 18
+            .oneOf(
+                variants: [
+                    .string(
+                        WireRuntime.StringRules(
+                            pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+                        )
+                    )
+                ],
+                expected: "AssetId"
+            ),  // 19
+            .oneOf(variants: [.string(WireRuntime.StringRules(maxBytes: 64))], expected: "ClaimedName"),  // 20
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "protocolVersion",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .integer(WireRuntime.NumberRules(minimum: 1.0))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["protocolVersion"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 21
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(
+                            key: "assetId",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(
+                                WireRuntime.StringRules(
+                                    pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+                                )
+                            )
+                        ),
+                        .init(key: "mimeType", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(key: "size", required: true, nullable: false, answer: nil, node: .integer(WireRuntime.NumberRules(minimum: 0.0)))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["assetId", "mimeType", "size"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 22
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "type", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(constant: "error"))),
+                        .init(key: "code", required: true, nullable: false, answer: nil, node: .named(14)),
+                        .init(key: "message", required: true, nullable: false, answer: nil, node: .string(nil))
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["code", "message", "type"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 23
         ],
         defaultAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),
         sizeAnswer: WireRuntime.ViolationAnswer(code: "payload_too_large"),

@@ -74,99 +74,29 @@ public struct DeviceInfo: Swift.Sendable, Swift.Hashable {
 }
 
 extension DeviceInfo: WireRuntime.WireValue {
-    static let nonEmptyMaxBytes64Rules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1, maxBytes: 64)
-
-    static let maxBytes64Rules: WireRuntime.StringRules = WireRuntime.StringRules(maxBytes: 64)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> DeviceInfo? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> DeviceInfo? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _platform: Swift.String?
-        if let value = context.member(
-            object,
-            "platform",
-            at: path(),
-            required: true,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
-        ) {
-            _platform = context.string(
-                value,
-                at: path().appending("platform"),
-                rules: nonEmptyMaxBytes64Rules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
-                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
-            )
-        }
-        var _model: Swift.String?
-        if let value = context.member(
-            object,
-            "model",
-            at: path(),
-            required: true,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
-        ) {
-            _model = context.string(
-                value,
-                at: path().appending("model"),
-                rules: nonEmptyMaxBytes64Rules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
-                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
-            )
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(0)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _platformMember = tape.member(
+            of: index,
+            key: "platform"
+        ), let _platform = (Swift.Optional(tape.string(_platformMember))) else { return nil }
+        guard let _modelMember = tape.member(of: index, key: "model"), let _model = (Swift.Optional(tape.string(_modelMember))) else { return nil }
         var _osVersion: Swift.String?
-        if let value = context.member(
-            object,
-            "osVersion",
-            at: path(),
-            required: false,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
-        ) {
-            _osVersion = context.string(
-                value,
-                at: path().appending("osVersion"),
-                rules: maxBytes64Rules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
-                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
-            )
+        if let _osVersionMember = tape.presentMember(of: index, key: "osVersion") {
+            guard let value = (Swift.Optional(tape.string(_osVersionMember))) else { return nil }
+            _osVersion = value
         }
         var _appVersion: Swift.String?
-        if let value = context.member(
-            object,
-            "appVersion",
-            at: path(),
-            required: false,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "invalid_message")
-        ) {
-            _appVersion = context.string(
-                value,
-                at: path().appending("appVersion"),
-                rules: maxBytes64Rules,
-                answer: WireRuntime.ViolationAnswer(code: "invalid_message"),
-                sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message")
-            )
+        if let _appVersionMember = tape.presentMember(of: index, key: "appVersion") {
+            guard let value = (Swift.Optional(tape.string(_appVersionMember))) else { return nil }
+            _appVersion = value
         }
-        guard context.errorCount == errorsBefore, let _platform, let _model else { return nil }
-        return DeviceInfo(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
+        self.init(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
     }
 
     /// The fields as JSON object members.
@@ -184,9 +114,9 @@ extension DeviceInfo: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -234,13 +164,14 @@ extension Role: WireRuntime.WireValue {
     /// The values the spec lists.
     public static let knownValues: Swift.Set<Swift.String> = ["user", "assistant"]
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Role? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "Role", answer: answer).map(Role.init(rawValue:))
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(13)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     public func jsonValue() -> WireRuntime.JSONValue {
@@ -304,13 +235,14 @@ extension PairFailureReason: WireRuntime.WireValue {
     /// The values the spec lists.
     public static let knownValues: Swift.Set<Swift.String> = ["pair_rejected", "pair_denied", "pair_timeout"]
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PairFailureReason? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "PairFailureReason", answer: answer).map(PairFailureReason.init(rawValue:))
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(7)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     public func jsonValue() -> WireRuntime.JSONValue {
@@ -381,13 +313,14 @@ extension AuthFailureReason: WireRuntime.WireValue {
     /// The values the spec lists.
     public static let knownValues: Swift.Set<Swift.String> = ["auth_failed", "token_revoked", "device_not_approved", "token_expired"]
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> AuthFailureReason? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "AuthFailureReason", answer: answer).map(AuthFailureReason.init(rawValue:))
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(11)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     public func jsonValue() -> WireRuntime.JSONValue {
@@ -426,38 +359,19 @@ public struct PairSuccess: Swift.Sendable, Swift.Hashable {
 }
 
 extension PairSuccess: WireRuntime.WireValue {
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PairSuccess? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PairSuccess? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _token: Swift.String?
-        if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
-            _token = context.string(value, at: path().appending("token"), rules: nonEmptyRules, answer: answer)
-        }
-        var _userId: UserId?
-        if let value = context.member(object, "userId", at: path(), required: true, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: nonEmptyRules, answer: answer)
-        }
-        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["reason"], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _token, let _userId else { return nil }
-        return PairSuccess(token: _token, userId: _userId)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(5)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _tokenMember = tape.member(of: index, key: "token"), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
+        guard let _userIdMember = tape.member(
+            of: index,
+            key: "userId"
+        ), let _userId = (Swift.Optional(tape.string(_userIdMember))) else { return nil }
+        self.init(token: _token, userId: _userId)
     }
 
     /// The fields as JSON object members.
@@ -473,9 +387,9 @@ extension PairSuccess: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -498,32 +412,18 @@ public struct PairFailure: Swift.Sendable, Swift.Hashable {
 }
 
 extension PairFailure: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PairFailure? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PairFailure? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _reason: PairFailureReason?
-        if let value = context.member(object, "reason", at: path(), required: true, nullable: false, answer: answer) {
-            _reason = PairFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
-        }
-        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["token", "userId"], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _reason else { return nil }
-        return PairFailure(reason: _reason)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(6)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _reasonMember = tape.member(
+            of: index,
+            key: "reason"
+        ), let _reason = (PairFailureReason(checked: tape, at: _reasonMember)) else { return nil }
+        self.init(reason: _reason)
     }
 
     /// The fields as JSON object members.
@@ -538,9 +438,9 @@ extension PairFailure: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -606,56 +506,40 @@ public struct AuthSuccess: Swift.Sendable, Swift.Hashable {
 }
 
 extension AuthSuccess: WireRuntime.WireValue {
-    static let userIdRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> AuthSuccess? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> AuthSuccess? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _userId: UserId?
-        if let value = context.member(object, "userId", at: path(), required: true, nullable: false, answer: answer) {
-            _userId = context.string(value, at: path().appending("userId"), rules: userIdRules, answer: answer)
-        }
-        var _sessionId: Swift.String?
-        if let value = context.member(object, "sessionId", at: path(), required: true, nullable: false, answer: answer) {
-            _sessionId = context.string(value, at: path().appending("sessionId"), rules: userIdRules, answer: answer)
-        }
-        var _replayCount: Swift.Int?
-        if let value = context.member(object, "replayCount", at: path(), required: true, nullable: false, answer: answer) {
-            _replayCount = context.integer(value, at: path().appending("replayCount"), rules: nonNegativeRules, answer: answer)
-        }
-        var _replayTruncated: Swift.Bool?
-        if let value = context.member(object, "replayTruncated", at: path(), required: true, nullable: false, answer: answer) {
-            _replayTruncated = context.bool(value, at: path().appending("replayTruncated"), answer: answer)
-        }
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(9)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _userIdMember = tape.member(
+            of: index,
+            key: "userId"
+        ), let _userId = (Swift.Optional(tape.string(_userIdMember))) else { return nil }
+        guard let _sessionIdMember = tape.member(
+            of: index,
+            key: "sessionId"
+        ), let _sessionId = (Swift.Optional(tape.string(_sessionIdMember))) else { return nil }
+        guard let _replayCountMember = tape.member(
+            of: index,
+            key: "replayCount"
+        ), let _replayCount = (Swift.Optional(tape.integer(_replayCountMember))) else { return nil }
+        guard let _replayTruncatedMember = tape.member(
+            of: index,
+            key: "replayTruncated"
+        ), let _replayTruncated = (Swift.Optional(tape.isTrue(_replayTruncatedMember))) else { return nil }
         var _historyReset: Swift.Bool?
-        if let value = context.member(object, "historyReset", at: path(), required: false, nullable: false, answer: answer) {
-            _historyReset = context.bool(value, at: path().appending("historyReset"), answer: answer)
+        if let _historyResetMember = tape.presentMember(of: index, key: "historyReset") {
+            guard let value = (Swift.Optional(tape.isTrue(_historyResetMember))) else { return nil }
+            _historyReset = value
         }
         var _isAdmin: Swift.Bool?
-        if let value = context.member(object, "isAdmin", at: path(), required: false, nullable: false, answer: answer) {
-            _isAdmin = context.bool(value, at: path().appending("isAdmin"), answer: answer)
+        if let _isAdminMember = tape.presentMember(of: index, key: "isAdmin") {
+            guard let value = (Swift.Optional(tape.isTrue(_isAdminMember))) else { return nil }
+            _isAdmin = value
         }
-        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["reason"], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _userId, let _sessionId, let _replayCount, let _replayTruncated else { return nil }
-        return AuthSuccess(
+        self.init(
             userId: _userId,
             sessionId: _sessionId,
             replayCount: _replayCount,
@@ -682,9 +566,9 @@ extension AuthSuccess: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -707,31 +591,18 @@ public struct AuthFailure: Swift.Sendable, Swift.Hashable {
 }
 
 extension AuthFailure: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> AuthFailure? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> AuthFailure? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _reason: AuthFailureReason?
-        if let value = context.member(object, "reason", at: path(), required: true, nullable: false, answer: answer) {
-            _reason = AuthFailureReason.decode(from: value, at: path().appending("reason"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _reason else { return nil }
-        return AuthFailure(reason: _reason)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(10)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _reasonMember = tape.member(
+            of: index,
+            key: "reason"
+        ), let _reason = (AuthFailureReason(checked: tape, at: _reasonMember)) else { return nil }
+        self.init(reason: _reason)
     }
 
     /// The fields as JSON object members.
@@ -746,9 +617,9 @@ extension AuthFailure: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -766,19 +637,15 @@ public enum ImageMimeType: Swift.String, Swift.Sendable, Swift.Hashable, Swift.C
 }
 
 extension ImageMimeType: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ImageMimeType? {
-        context.closedEnum(
-            json,
-            ImageMimeType.self,
-            at: path(),
-            allowed: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic"],
-            answer: answer
-        )
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(3)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let value = Self(rawValue: tape.string(index)) else { return nil }
+        self = value
     }
 
     public func jsonValue() -> WireRuntime.JSONValue {
@@ -808,41 +675,19 @@ public struct ImageAttachment: Swift.Sendable, Swift.Hashable {
 }
 
 extension ImageAttachment: WireRuntime.WireValue {
-    static let base64NonEmptyMaxDecodedBytes262144Rules: WireRuntime.StringRules = WireRuntime.StringRules(
-        minLength: 1,
-        format: .base64,
-        maxDecodedBytes: 262144
-    )
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ImageAttachment? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ImageAttachment? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _mimeType: ImageMimeType?
-        if let value = context.member(object, "mimeType", at: path(), required: true, nullable: false, answer: answer) {
-            _mimeType = ImageMimeType.decode(from: value, at: path().appending("mimeType"), in: &context, answer: answer)
-        }
-        var _data: Swift.String?
-        if let value = context.member(object, "data", at: path(), required: true, nullable: false, answer: answer) {
-            _data = context.string(value, at: path().appending("data"), rules: base64NonEmptyMaxDecodedBytes262144Rules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _mimeType, let _data else { return nil }
-        return ImageAttachment(mimeType: _mimeType, data: _data)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(2)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _mimeTypeMember = tape.member(
+            of: index,
+            key: "mimeType"
+        ), let _mimeType = (ImageMimeType(checked: tape, at: _mimeTypeMember)) else { return nil }
+        guard let _dataMember = tape.member(of: index, key: "data"), let _data = (Swift.Optional(tape.string(_dataMember))) else { return nil }
+        self.init(mimeType: _mimeType, data: _data)
     }
 
     /// The fields as JSON object members.
@@ -858,9 +703,9 @@ extension ImageAttachment: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -883,35 +728,18 @@ public struct AssetAttachment: Swift.Sendable, Swift.Hashable {
 }
 
 extension AssetAttachment: WireRuntime.WireValue {
-    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(
-        pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-    )
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> AssetAttachment? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> AssetAttachment? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _assetId: AssetId?
-        if let value = context.member(object, "assetId", at: path(), required: true, nullable: false, answer: answer) {
-            _assetId = context.string(value, at: path().appending("assetId"), rules: assetIdRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _assetId else { return nil }
-        return AssetAttachment(assetId: _assetId)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(4)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _assetIdMember = tape.member(
+            of: index,
+            key: "assetId"
+        ), let _assetId = (Swift.Optional(tape.string(_assetIdMember))) else { return nil }
+        self.init(assetId: _assetId)
     }
 
     /// The fields as JSON object members.
@@ -926,9 +754,9 @@ extension AssetAttachment: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -950,23 +778,23 @@ public enum Attachment: Swift.Sendable, Swift.Hashable {
 }
 
 extension Attachment: WireRuntime.WireValue {
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Attachment? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        switch object["type"] {
-        case .string("image")?:
-            return ImageAttachment.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type").map(Attachment.image)
-        case .string("asset")?:
-            return AssetAttachment.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type").map(Attachment.asset)
-        case nil:
-            context.fail(path().appending("type"), "required", answer, "missing required field 'type'")
-            return nil
-        case let other?:
-            context.unknownTag(other, tag: "type", at: path(), allowed: ["\"image\"", "\"asset\""], answer: answer)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(1)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let tagIndex = tape.member(of: index, key: "type") else { return nil }
+        let tagValue = tape.value(tagIndex)
+        switch tagValue {
+        case .string("image"):
+            guard let value = ImageAttachment(checked: tape, at: index) else { return nil }
+            self = .image(value)
+        case .string("asset"):
+            guard let value = AssetAttachment(checked: tape, at: index) else { return nil }
+            self = .asset(value)
+        default:
             return nil
         }
     }
@@ -986,9 +814,9 @@ extension Attachment: WireRuntime.WireValue {
         }
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -1013,33 +841,18 @@ public struct VersionInfo: Swift.Sendable, Swift.Hashable {
 }
 
 extension VersionInfo: WireRuntime.WireValue {
-    static let minimum1Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 1.0)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> VersionInfo? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> VersionInfo? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _protocolVersion: Swift.Int?
-        if let value = context.member(object, "protocolVersion", at: path(), required: true, nullable: false, answer: answer) {
-            _protocolVersion = context.integer(value, at: path().appending("protocolVersion"), rules: minimum1Rules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _protocolVersion else { return nil }
-        return VersionInfo(protocolVersion: _protocolVersion)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(21)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _protocolVersionMember = tape.member(
+            of: index,
+            key: "protocolVersion"
+        ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
+        self.init(protocolVersion: _protocolVersion)
     }
 
     /// The fields as JSON object members.
@@ -1054,9 +867,9 @@ extension VersionInfo: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -1093,47 +906,23 @@ public struct UploadedAsset: Swift.Sendable, Swift.Hashable {
 }
 
 extension UploadedAsset: WireRuntime.WireValue {
-    static let assetIdRules: WireRuntime.StringRules = WireRuntime.StringRules(
-        pattern: WireRuntime.WirePattern("a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-    )
-
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> UploadedAsset? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> UploadedAsset? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _assetId: AssetId?
-        if let value = context.member(object, "assetId", at: path(), required: true, nullable: false, answer: answer) {
-            _assetId = context.string(value, at: path().appending("assetId"), rules: assetIdRules, answer: answer)
-        }
-        var _mimeType: Swift.String?
-        if let value = context.member(object, "mimeType", at: path(), required: true, nullable: false, answer: answer) {
-            _mimeType = context.string(value, at: path().appending("mimeType"), rules: nonEmptyRules, answer: answer)
-        }
-        var _size: Swift.Int?
-        if let value = context.member(object, "size", at: path(), required: true, nullable: false, answer: answer) {
-            _size = context.integer(value, at: path().appending("size"), rules: nonNegativeRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _assetId, let _mimeType, let _size else { return nil }
-        return UploadedAsset(assetId: _assetId, mimeType: _mimeType, size: _size)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(22)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _assetIdMember = tape.member(
+            of: index,
+            key: "assetId"
+        ), let _assetId = (Swift.Optional(tape.string(_assetIdMember))) else { return nil }
+        guard let _mimeTypeMember = tape.member(
+            of: index,
+            key: "mimeType"
+        ), let _mimeType = (Swift.Optional(tape.string(_mimeTypeMember))) else { return nil }
+        guard let _sizeMember = tape.member(of: index, key: "size"), let _size = (Swift.Optional(tape.integer(_sizeMember))) else { return nil }
+        self.init(assetId: _assetId, mimeType: _mimeType, size: _size)
     }
 
     /// The fields as JSON object members.
@@ -1150,9 +939,9 @@ extension UploadedAsset: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -1187,41 +976,20 @@ public struct HttpError: Swift.Sendable, Swift.Hashable {
 }
 
 extension HttpError: WireRuntime.WireValue {
-    static let equalsErrorRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "error")
-
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> HttpError? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> HttpError? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _type: Swift.String?
-        if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
-            _type = context.string(value, at: path().appending("type"), rules: equalsErrorRules, answer: answer)
-        }
-        var _code: ErrorCode?
-        if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
-            _code = ErrorCode.decode(from: value, at: path().appending("code"), in: &context, answer: answer)
-        }
-        var _message: Swift.String?
-        if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _type, let _code, let _message else { return nil }
-        return HttpError(type: _type, code: _code, message: _message)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(23)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _typeMember = tape.member(of: index, key: "type"), let _type = (Swift.Optional(tape.string(_typeMember))) else { return nil }
+        guard let _codeMember = tape.member(of: index, key: "code"), let _code = (ErrorCode(checked: tape, at: _codeMember)) else { return nil }
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message"
+        ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
+        self.init(type: _type, code: _code, message: _message)
     }
 
     /// The fields as JSON object members.
@@ -1238,9 +1006,9 @@ extension HttpError: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     public init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     public func encode(to encoder: any Swift.Encoder) throws {
@@ -1474,13 +1242,14 @@ extension ErrorCode: WireRuntime.WireValue {
         "server_error"
     ]
 
-    @_spi(Generated) public static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ErrorCode? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(14)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     public func jsonValue() -> WireRuntime.JSONValue {
@@ -1494,26 +1263,5 @@ extension ErrorCode: WireRuntime.WireValue {
     public func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
-    }
-}
-
-extension VersionInfo {
-    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    public static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> VersionInfo {
-        try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
-    }
-}
-
-extension HttpError {
-    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    public static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> HttpError {
-        try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
-    }
-}
-
-extension UploadedAsset {
-    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    public static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> UploadedAsset {
-        try decode(bytes, sizeAnswer: Clawline.sizeAnswer, answer: Clawline.defaultAnswer)
     }
 }

@@ -27,14 +27,14 @@ extension ClientFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
 
-    static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ClientFrame? {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
+    }
+
+    static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ClientFrame? {
         switch tag {
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 
@@ -90,32 +90,20 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
 
-    static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ServerFrame? {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
+    }
+
+    static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ServerFrame? {
         switch tag {
         case "token":
-            return Token.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Token.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.token)
+            Token(checked: tape, at: index).map(ServerFrame.token)
         case "done":
-            return Done.decode(from: .object(object), at: .root, in: &context, answer: Done.defaultAnswer, ignoring: tagField).map(ServerFrame.done)
+            Done(checked: tape, at: index).map(ServerFrame.done)
         case "error":
-            return ErrorMessage.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ErrorMessage.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.error)
+            ErrorMessage(checked: tape, at: index).map(ServerFrame.error)
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 

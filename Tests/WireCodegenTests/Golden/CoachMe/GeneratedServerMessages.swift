@@ -27,31 +27,18 @@ extension Token: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Token? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Token? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _content: Swift.String?
-        if let value = context.member(object, "content", at: path(), required: true, nullable: false, answer: answer) {
-            _content = context.string(value, at: path().appending("content"), rules: nil, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _content else { return nil }
-        return Token(content: _content)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _contentMember = tape.member(
+            of: index,
+            key: "content"
+        ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
+        self.init(content: _content)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -68,9 +55,9 @@ extension Token: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -109,37 +96,19 @@ extension Done: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static let uuidRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuid)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Done? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Done? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _messageId: Swift.String?
-        if let value = context.member(object, "message_id", at: path(), required: true, nullable: false, answer: answer) {
-            _messageId = context.string(value, at: path().appending("message_id"), rules: uuidRules, answer: answer)
-        }
-        var _usage: TokenUsage?
-        if let value = context.member(object, "usage", at: path(), required: true, nullable: false, answer: answer) {
-            _usage = TokenUsage.decode(from: value, at: path().appending("usage"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _messageId, let _usage else { return nil }
-        return Done(messageId: _messageId, usage: _usage)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _messageIdMember = tape.member(
+            of: index,
+            key: "message_id"
+        ), let _messageId = (Swift.Optional(tape.string(_messageIdMember))) else { return nil }
+        guard let _usageMember = tape.member(of: index, key: "usage"), let _usage = (TokenUsage(checked: tape, at: _usageMember)) else { return nil }
+        self.init(messageId: _messageId, usage: _usage)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -157,9 +126,9 @@ extension Done: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -191,31 +160,18 @@ extension ErrorMessage: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ErrorMessage? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ErrorMessage? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _message: Swift.String?
-        if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _message else { return nil }
-        return ErrorMessage(message: _message)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message"
+        ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
+        self.init(message: _message)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -232,9 +188,9 @@ extension ErrorMessage: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {

@@ -170,6 +170,26 @@ enum CoachMe {
                     rejected: []
                 )
             ),  // 0
+            .object(
+                WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [
+                        .init(key: "message", required: true, nullable: false, answer: nil, node: .string(WireRuntime.StringRules(minLength: 1))),
+                        .init(
+                            key: "conversation_id",
+                            required: true,
+                            nullable: false,
+                            answer: nil,
+                            node: .string(WireRuntime.StringRules(format: .uuid))
+                        )
+                    ],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: ["conversation_id", "message"],
+                    rejectUnknown: false,
+                    rejected: []
+                )
+            ),  // 1
+            .openEnumeration(name: "ErrorCode", known: ["invalid_event", "unauthorized", "conversation_not_found"]),  // 2
         ],
         defaultAnswer: WireRuntime.ViolationAnswer(code: "invalid_event"),
         sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_event"),

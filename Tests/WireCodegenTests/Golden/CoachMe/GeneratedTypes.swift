@@ -27,39 +27,22 @@ struct ChatRequest: Swift.Sendable, Swift.Hashable {
 }
 
 extension ChatRequest: WireRuntime.WireValue {
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static let uuidRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuid)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ChatRequest? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ChatRequest? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _message: Swift.String?
-        if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = context.string(value, at: path().appending("message"), rules: nonEmptyRules, answer: answer)
-        }
-        var _conversationId: Swift.String?
-        if let value = context.member(object, "conversation_id", at: path(), required: true, nullable: false, answer: answer) {
-            _conversationId = context.string(value, at: path().appending("conversation_id"), rules: uuidRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _message, let _conversationId else { return nil }
-        return ChatRequest(message: _message, conversationId: _conversationId)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(1)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message"
+        ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
+        guard let _conversationIdMember = tape.member(
+            of: index,
+            key: "conversation_id"
+        ), let _conversationId = (Swift.Optional(tape.string(_conversationIdMember))) else { return nil }
+        self.init(message: _message, conversationId: _conversationId)
     }
 
     /// The fields as JSON object members.
@@ -75,9 +58,9 @@ extension ChatRequest: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: CoachMe.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -116,41 +99,26 @@ struct TokenUsage: Swift.Sendable, Swift.Hashable {
 }
 
 extension TokenUsage: WireRuntime.WireValue {
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> TokenUsage? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> TokenUsage? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _promptTokens: Swift.Int?
-        if let value = context.member(object, "prompt_tokens", at: path(), required: true, nullable: false, answer: answer) {
-            _promptTokens = context.integer(value, at: path().appending("prompt_tokens"), rules: nonNegativeRules, answer: answer)
-        }
-        var _completionTokens: Swift.Int?
-        if let value = context.member(object, "completion_tokens", at: path(), required: true, nullable: false, answer: answer) {
-            _completionTokens = context.integer(value, at: path().appending("completion_tokens"), rules: nonNegativeRules, answer: answer)
-        }
-        var _totalTokens: Swift.Int?
-        if let value = context.member(object, "total_tokens", at: path(), required: true, nullable: false, answer: answer) {
-            _totalTokens = context.integer(value, at: path().appending("total_tokens"), rules: nonNegativeRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _promptTokens, let _completionTokens, let _totalTokens else { return nil }
-        return TokenUsage(promptTokens: _promptTokens, completionTokens: _completionTokens, totalTokens: _totalTokens)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(0)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _promptTokensMember = tape.member(
+            of: index,
+            key: "prompt_tokens"
+        ), let _promptTokens = (Swift.Optional(tape.integer(_promptTokensMember))) else { return nil }
+        guard let _completionTokensMember = tape.member(
+            of: index,
+            key: "completion_tokens"
+        ), let _completionTokens = (Swift.Optional(tape.integer(_completionTokensMember))) else { return nil }
+        guard let _totalTokensMember = tape.member(
+            of: index,
+            key: "total_tokens"
+        ), let _totalTokens = (Swift.Optional(tape.integer(_totalTokensMember))) else { return nil }
+        self.init(promptTokens: _promptTokens, completionTokens: _completionTokens, totalTokens: _totalTokens)
     }
 
     /// The fields as JSON object members.
@@ -167,9 +135,9 @@ extension TokenUsage: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: CoachMe.sizeAnswer, answer: CoachMe.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -283,13 +251,14 @@ extension ErrorCode: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["invalid_event", "unauthorized", "conversation_not_found"]
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ErrorCode? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    static var validationPlan: WireRuntime.ValidationPlan {
+        CoachMe.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(2)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -303,12 +272,5 @@ extension ErrorCode: WireRuntime.WireValue {
     func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
-    }
-}
-
-extension ChatRequest {
-    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> ChatRequest {
-        try decode(bytes, sizeAnswer: CoachMe.sizeAnswer, answer: CoachMe.defaultAnswer)
     }
 }

@@ -73,89 +73,49 @@ extension Greeting: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008)
 
-    static let equals3Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(constant: .integer(3))
-
-    static let minBytes1MaxBytes8Rules: WireRuntime.StringRules = WireRuntime.StringRules(minBytes: 1, maxBytes: 8)
-
-    static let notBlankRules: WireRuntime.StringRules = WireRuntime.StringRules(notBlank: true)
-
-    static let prefixCRules: WireRuntime.StringRules = WireRuntime.StringRules(prefix: "c-")
-
-    static let epochMillisRules: WireRuntime.NumberRules = WireRuntime.NumberRules(format: .epochMillis)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Greeting? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Greeting? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _clientVersion: Swift.Int?
-        if let value = context.member(object, "client_version", at: path(), required: true, nullable: false, answer: answer) {
-            _clientVersion = context.integer(value, at: path().appending("client_version"), rules: equals3Rules, answer: answer)
-        }
-        var _name: Swift.String?
-        if let value = context.member(
-            object,
-            "name",
-            at: path(),
-            required: true,
-            nullable: false,
-            answer: WireRuntime.ViolationAnswer(code: "bad_frame")
-        ) {
-            _name = context.string(
-                value,
-                at: path().appending("name"),
-                rules: minBytes1MaxBytes8Rules,
-                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
-                sizeAnswer: WireRuntime.ViolationAnswer(code: "bad_frame")
-            )
-        }
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _clientVersionMember = tape.member(
+            of: index,
+            key: "client_version"
+        ), let _clientVersion = (Swift.Optional(tape.integer(_clientVersionMember))) else { return nil }
+        guard let _nameMember = tape.member(of: index, key: "name"), let _name = (Swift.Optional(tape.string(_nameMember))) else { return nil }
         var _nick: Swift.String?
-        if let value = context.member(object, "nick", at: path(), required: false, nullable: false, answer: answer) {
-            _nick = context.string(value, at: path().appending("nick"), rules: notBlankRules, answer: answer)
+        if let _nickMember = tape.presentMember(of: index, key: "nick") {
+            guard let value = (Swift.Optional(tape.string(_nickMember))) else { return nil }
+            _nick = value
         }
         var _cursor: WireRuntime.Nullable<Swift.String> = .absent
-        switch object["cursor"] {
-        case nil:
-            break
-        case .null?:
-            _cursor = .null
-        case let value?:
-            if let decoded = (
-                context.string(value, at: path().appending("cursor"), rules: prefixCRules, answer: answer)
-            ) { _cursor = .value(decoded) }
+        if let _cursorMember = tape.member(of: index, key: "cursor") {
+            let value = tape.kind(_cursorMember) == .null ? nil : (Swift.Optional(tape.string(_cursorMember)))
+            guard value != nil || tape.kind(_cursorMember) == .null else { return nil }
+            _cursor = value.map { .value($0) } ?? .null
         }
         var _note: Swift.String?
-        if let value = context.member(object, "note", at: path(), required: true, nullable: true, answer: answer) {
-            _note = context.string(value, at: path().appending("note"), rules: nil, answer: answer)
+        if let _noteMember = tape.presentMember(of: index, key: "note") {
+            guard let value = (Swift.Optional(tape.string(_noteMember))) else { return nil }
+            _note = value
         }
         var _retries: Swift.Int?
-        if let value = context.member(object, "retries", at: path(), required: false, nullable: false, answer: answer) {
-            _retries = context.integer(value, at: path().appending("retries"), rules: nil, answer: answer)
+        if let _retriesMember = tape.presentMember(of: index, key: "retries") {
+            guard let value = (Swift.Optional(tape.integer(_retriesMember))) else { return nil }
+            _retries = value
         }
         var _since: Swift.Int?
-        if let value = context.member(object, "since", at: path(), required: false, nullable: false, answer: answer) {
-            _since = context.integer(value, at: path().appending("since"), rules: epochMillisRules, answer: answer)
+        if let _sinceMember = tape.presentMember(of: index, key: "since") {
+            guard let value = (Swift.Optional(tape.integer(_sinceMember))) else { return nil }
+            _since = value
         }
-        var _wantsColor: Swift.Bool?
-        if let value = context.member(object, "wants_color", at: path(), required: true, nullable: false, answer: answer) {
-            _wantsColor = context.bool(value, at: path().appending("wants_color"), constant: true, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _clientVersion, let _name, let _wantsColor else { return nil }
-        return Greeting(
+        guard let _wantsColorMember = tape.member(
+            of: index,
+            key: "wants_color"
+        ), let _wantsColor = (Swift.Optional(tape.isTrue(_wantsColorMember))) else { return nil }
+        self.init(
             clientVersion: _clientVersion,
             name: _name,
             nick: _nick,
@@ -195,9 +155,9 @@ extension Greeting: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -278,110 +238,56 @@ extension Post: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let itemIdRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uuid)
-
-    static let maxItems3Rules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(maxItems: 3)
-
-    static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
-
-    static let blobRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .base64, maxDecodedBytes: 16)
-
-    static let linkRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .uri)
-
-    static let blobBytesBudget: WireRuntime.ByteBudgetRule = WireRuntime.ByteBudgetRule(
-        name: "blob_bytes",
-        terms: [.init(keys: ["blobs"], decoded: true), .init(keys: ["default"], decoded: false)],
-        max: 40
-    )
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Post? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Post? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _id: ItemId?
-        if let value = context.member(object, "id", at: path(), required: true, nullable: false, answer: answer) {
-            _id = context.string(value, at: path().appending("id"), rules: itemIdRules, answer: answer)
-        }
-        var _default: Swift.String?
-        if let value = context.member(object, "default", at: path(), required: true, nullable: false, answer: answer) {
-            _default = context.string(value, at: path().appending("default"), rules: nil, answer: answer)
-        }
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        guard let _defaultMember = tape.member(
+            of: index,
+            key: "default"
+        ), let _default = (Swift.Optional(tape.string(_defaultMember))) else { return nil }
         var _protocol: Swift.String?
-        if let value = context.member(object, "protocol", at: path(), required: false, nullable: false, answer: answer) {
-            _protocol = context.string(value, at: path().appending("protocol"), rules: nil, answer: answer)
+        if let _protocolMember = tape.presentMember(of: index, key: "protocol") {
+            guard let value = (Swift.Optional(tape.string(_protocolMember))) else { return nil }
+            _protocol = value
         }
         var _tags: [Swift.String]?
-        if let value = context.member(object, "tags", at: path(), required: false, nullable: false, answer: answer) {
-            _tags = context.array(
-                value,
-                at: path().appending("tags"),
-                rules: maxItems3Rules,
-                answer: answer
-            ) { item0, index0, context in context.string(item0, at: path().appending("tags").appending(index0), rules: nil, answer: answer) }
+        if let _tagsMember = tape.presentMember(of: index, key: "tags") {
+            guard let value = (tape.builtItems(of: _tagsMember) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
+            _tags = value
         }
         var _scores: [Swift.String: Swift.Int]?
-        if let value = context.member(object, "scores", at: path(), required: false, nullable: false, answer: answer) {
-            _scores = context.map(
-                value,
-                at: path().appending("scores"),
-                rules: nonEmptyRules,
-                answer: answer
-            ) { item0, key0, context in context.integer(item0, at: path().appending("scores").appending(key0), rules: nil, answer: answer) }
+        if let _scoresMember = tape.presentMember(of: index, key: "scores") {
+            guard let value = (tape.builtMembers(of: _scoresMember) { item0 in Swift.Optional(tape.integer(item0)) }) else { return nil }
+            _scores = value
         }
         var _grid: Grid?
-        if let value = context.member(object, "grid", at: path(), required: false, nullable: false, answer: answer) {
-            _grid = context.array(
-                value,
-                at: path().appending("grid"),
-                rules: maxItems3Rules,
-                answer: answer
-            ) { item0, index0, context in context.array(
-                item0,
-                at: path().appending("grid").appending(index0),
-                rules: nil,
-                answer: answer
-            ) { item1, index1, context in context.integer(
-                item1,
-                at: path().appending("grid").appending(index0).appending(index1),
-                rules: nil,
-                answer: answer
-            ) } }
+        if let _gridMember = tape.presentMember(of: index, key: "grid") {
+            guard let value = (
+                tape.builtItems(of: _gridMember) { item0 in tape.builtItems(of: item0) { item1 in Swift.Optional(tape.integer(item1)) } }
+            ) else { return nil }
+            _grid = value
         }
         var _blobs: [Blob]?
-        if let value = context.member(object, "blobs", at: path(), required: false, nullable: false, answer: answer) {
-            _blobs = context.array(
-                value,
-                at: path().appending("blobs"),
-                rules: nil,
-                answer: answer
-            ) { item0, index0, context in context.string(item0, at: path().appending("blobs").appending(index0), rules: blobRules, answer: answer) }
+        if let _blobsMember = tape.presentMember(of: index, key: "blobs") {
+            guard let value = (tape.builtItems(of: _blobsMember) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
+            _blobs = value
         }
         var _link: Link?
-        if let value = context.member(object, "link", at: path(), required: false, nullable: false, answer: answer) {
-            _link = context.string(value, at: path().appending("link"), rules: linkRules, answer: answer)
+        if let _linkMember = tape.presentMember(of: index, key: "link") {
+            guard let value = (Swift.Optional(tape.string(_linkMember))) else { return nil }
+            _link = value
         }
         var _extra: WireRuntime.JSONValue?
-        if let value = context.member(object, "extra", at: path(), required: false, nullable: false, answer: answer) {
-            _extra = Swift.Optional(value)
+        if let _extraMember = tape.presentMember(of: index, key: "extra") {
+            guard let value = (Swift.Optional(tape.value(_extraMember))) else { return nil }
+            _extra = value
         }
-        context.check(Self.blobBytesBudget, in: object, at: path())
-        guard context.errorCount == errorsBefore, let _id, let _default else { return nil }
-        return Post(
+        self.init(
             id: _id,
             default: _default,
             protocol: _protocol,
@@ -416,9 +322,9 @@ extension Post: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -449,31 +355,18 @@ extension ClientSame: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ClientSame? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ClientSame? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _fromClient: Swift.Bool?
-        if let value = context.member(object, "from_client", at: path(), required: true, nullable: false, answer: answer) {
-            _fromClient = context.bool(value, at: path().appending("from_client"), answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _fromClient else { return nil }
-        return ClientSame(fromClient: _fromClient)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _fromClientMember = tape.member(
+            of: index,
+            key: "from_client"
+        ), let _fromClient = (Swift.Optional(tape.isTrue(_fromClientMember))) else { return nil }
+        self.init(fromClient: _fromClient)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -490,9 +383,9 @@ extension ClientSame: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -560,60 +453,42 @@ extension Names: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Names? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Names? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _value: Swift.Double?
-        if let value = context.member(object, "value", at: path(), required: true, nullable: false, answer: answer) {
-            _value = context.number(value, at: path().appending("value"), rules: nil, answer: answer)
-        }
-        var _path: Swift.String?
-        if let value = context.member(object, "path", at: path(), required: true, nullable: false, answer: answer) {
-            _path = context.string(value, at: path().appending("path"), rules: nil, answer: answer)
-        }
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(3)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _valueMember = tape.member(of: index, key: "value"), let _value = (Swift.Optional(tape.double(_valueMember))) else { return nil }
+        guard let _pathMember = tape.member(of: index, key: "path"), let _path = (Swift.Optional(tape.string(_pathMember))) else { return nil }
         var _json: WireRuntime.JSONValue?
-        if let value = context.member(object, "json", at: path(), required: false, nullable: false, answer: answer) {
-            _json = Swift.Optional(value)
+        if let _jsonMember = tape.presentMember(of: index, key: "json") {
+            guard let value = (Swift.Optional(tape.value(_jsonMember))) else { return nil }
+            _json = value
         }
         var _object: Swift.String?
-        if let value = context.member(object, "object", at: path(), required: false, nullable: false, answer: answer) {
-            _object = context.string(value, at: path().appending("object"), rules: nil, answer: answer)
+        if let _objectMember = tape.presentMember(of: index, key: "object") {
+            guard let value = (Swift.Optional(tape.string(_objectMember))) else { return nil }
+            _object = value
         }
         var _context: WireRuntime.Nullable<Swift.Int> = .absent
-        switch object["context"] {
-        case nil:
-            break
-        case .null?:
-            _context = .null
-        case let value?:
-            if let decoded = (context.integer(value, at: path().appending("context"), rules: nil, answer: answer)) { _context = .value(decoded) }
+        if let _contextMember = tape.member(of: index, key: "context") {
+            let value = tape.kind(_contextMember) == .null ? nil : (Swift.Optional(tape.integer(_contextMember)))
+            guard value != nil || tape.kind(_contextMember) == .null else { return nil }
+            _context = value.map { .value($0) } ?? .null
         }
         var _answer: Swift.Bool?
-        if let value = context.member(object, "answer", at: path(), required: true, nullable: true, answer: answer) {
-            _answer = context.bool(value, at: path().appending("answer"), answer: answer)
+        if let _answerMember = tape.presentMember(of: index, key: "answer") {
+            guard let value = (Swift.Optional(tape.isTrue(_answerMember))) else { return nil }
+            _answer = value
         }
         var _errorsBefore: Swift.Int?
-        if let value = context.member(object, "errors_before", at: path(), required: false, nullable: false, answer: answer) {
-            _errorsBefore = context.integer(value, at: path().appending("errors_before"), rules: nil, answer: answer)
+        if let _errorsBeforeMember = tape.presentMember(of: index, key: "errors_before") {
+            guard let value = (Swift.Optional(tape.integer(_errorsBeforeMember))) else { return nil }
+            _errorsBefore = value
         }
-        guard context.errorCount == errorsBefore, let _value, let _path else { return nil }
-        return Names(value: _value, path: _path, json: _json, object: _object, context: _context, answer: _answer, errorsBefore: _errorsBefore)
+        self.init(value: _value, path: _path, json: _json, object: _object, context: _context, answer: _answer, errorsBefore: _errorsBefore)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -643,9 +518,9 @@ extension Names: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -677,33 +552,15 @@ extension Ping: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Ping? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Ping? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _seq: Swift.Int?
-        if let value = context.member(object, "seq", at: path(), required: true, nullable: false, answer: answer) {
-            _seq = context.integer(value, at: path().appending("seq"), rules: nonNegativeRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _seq else { return nil }
-        return Ping(seq: _seq)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(4)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _seqMember = tape.member(of: index, key: "seq"), let _seq = (Swift.Optional(tape.integer(_seqMember))) else { return nil }
+        self.init(seq: _seq)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -720,9 +577,9 @@ extension Ping: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {

@@ -42,42 +42,24 @@ extension ClientFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
 
-    static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ClientFrame? {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ClientFrame? {
         switch tag {
         case "hello":
-            return Greeting.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Greeting.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.hello)
+            Greeting(checked: tape, at: index).map(ClientFrame.hello)
         case "post":
-            return Post.decode(from: .object(object), at: .root, in: &context, answer: Post.defaultAnswer, ignoring: tagField).map(ClientFrame.post)
+            Post(checked: tape, at: index).map(ClientFrame.post)
         case "same":
-            return ClientSame.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ClientSame.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.same)
+            ClientSame(checked: tape, at: index).map(ClientFrame.same)
         case "names":
-            return Names.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Names.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.names)
+            Names(checked: tape, at: index).map(ClientFrame.names)
         case "ping":
-            return Ping.decode(from: .object(object), at: .root, in: &context, answer: Ping.defaultAnswer, ignoring: tagField).map(ClientFrame.ping)
+            Ping(checked: tape, at: index).map(ClientFrame.ping)
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 
@@ -156,40 +138,22 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
 
-    static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ServerFrame? {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ServerFrame? {
         switch tag {
         case "same":
-            return ServerSame.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ServerSame.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.same)
+            ServerSame(checked: tape, at: index).map(ServerFrame.same)
         case "update":
-            return Update.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Update.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.update)
+            Update(checked: tape, at: index).map(ServerFrame.update)
         case "verdict":
-            return Verdict.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Verdict.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.verdict)
+            Verdict(checked: tape, at: index).map(ServerFrame.verdict)
         case "ping":
-            return Ping.decode(from: .object(object), at: .root, in: &context, answer: Ping.defaultAnswer, ignoring: tagField).map(ServerFrame.ping)
+            Ping(checked: tape, at: index).map(ServerFrame.ping)
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 

@@ -26,31 +26,18 @@ extension ServerSame: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ServerSame? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ServerSame? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _fromServer: Swift.Bool?
-        if let value = context.member(object, "from_server", at: path(), required: true, nullable: false, answer: answer) {
-            _fromServer = context.bool(value, at: path().appending("from_server"), answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _fromServer else { return nil }
-        return ServerSame(fromServer: _fromServer)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(5)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _fromServerMember = tape.member(
+            of: index,
+            key: "from_server"
+        ), let _fromServer = (Swift.Optional(tape.isTrue(_fromServerMember))) else { return nil }
+        self.init(fromServer: _fromServer)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -67,9 +54,9 @@ extension ServerSame: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -157,101 +144,54 @@ extension Update: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static let stampRules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
-
-    static let whenLevelWarnOrError: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
-        when: [("level", [.string("warn"), .string("error")])],
-        require: ["detail"],
-        forbid: []
-    )
-
-    static let whenColorRedAndLevelInfo: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
-        when: [("color", [.string("red")]), ("level", [.string("info")])],
-        require: [],
-        forbid: ["detail"]
-    )
-
-    static let whenColorGreen: WireRuntime.ConditionalRequirement = WireRuntime.ConditionalRequirement(
-        when: [("color", [.string("green")])],
-        require: [],
-        forbid: [],
-        expect: [("level", [.string("info"), .string("warn")])]
-    )
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Update? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "kind")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Update? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _when: Stamp?
-        if let value = context.member(object, "when", at: path(), required: true, nullable: false, answer: answer) {
-            _when = context.string(
-                value,
-                at: path().appending("when"),
-                rules: stampRules,
-                answer: answer
-            ).flatMap(WireRuntime.WireFormats.parseISO8601)
-        }
-        var _color: Color?
-        if let value = context.member(object, "color", at: path(), required: true, nullable: false, answer: answer) {
-            _color = Color.decode(from: value, at: path().appending("color"), in: &context, answer: answer)
-        }
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(6)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _whenMember = tape.member(
+            of: index,
+            key: "when"
+        ), let _when = (WireRuntime.WireFormats.parseISO8601(tape.string(_whenMember))) else { return nil }
+        guard let _colorMember = tape.member(of: index, key: "color"), let _color = (Color(checked: tape, at: _colorMember)) else { return nil }
         var _mood: Mood?
-        if let value = context.member(object, "mood", at: path(), required: false, nullable: false, answer: answer) {
-            _mood = Mood.decode(from: value, at: path().appending("mood"), in: &context, answer: answer)
+        if let _moodMember = tape.presentMember(of: index, key: "mood") {
+            guard let value = (Mood(checked: tape, at: _moodMember)) else { return nil }
+            _mood = value
         }
-        var _shape: Shape?
-        if let value = context.member(object, "shape", at: path(), required: true, nullable: false, answer: answer) {
-            _shape = Shape.decode(from: value, at: path().appending("shape"), in: &context, answer: answer)
-        }
-        var _outcome: Outcome?
-        if let value = context.member(object, "outcome", at: path(), required: true, nullable: false, answer: answer) {
-            _outcome = Outcome.decode(from: value, at: path().appending("outcome"), in: &context, answer: answer)
-        }
-        var _selector: Selector?
-        if let value = context.member(object, "selector", at: path(), required: true, nullable: false, answer: answer) {
-            _selector = Selector.decode(from: value, at: path().appending("selector"), in: &context, answer: answer)
-        }
+        guard let _shapeMember = tape.member(of: index, key: "shape"), let _shape = (Shape(checked: tape, at: _shapeMember)) else { return nil }
+        guard let _outcomeMember = tape.member(
+            of: index,
+            key: "outcome"
+        ), let _outcome = (Outcome(checked: tape, at: _outcomeMember)) else { return nil }
+        guard let _selectorMember = tape.member(
+            of: index,
+            key: "selector"
+        ), let _selector = (Selector(checked: tape, at: _selectorMember)) else { return nil }
         var _bag: Bag?
-        if let value = context.member(object, "bag", at: path(), required: false, nullable: false, answer: answer) {
-            _bag = Bag.decode(from: value, at: path().appending("bag"), in: &context, answer: answer)
+        if let _bagMember = tape.presentMember(of: index, key: "bag") {
+            guard let value = (Bag(checked: tape, at: _bagMember)) else { return nil }
+            _bag = value
         }
         var _strict: Strict?
-        if let value = context.member(object, "strict", at: path(), required: false, nullable: false, answer: answer) {
-            _strict = Strict.decode(from: value, at: path().appending("strict"), in: &context, answer: answer)
+        if let _strictMember = tape.presentMember(of: index, key: "strict") {
+            guard let value = (Strict(checked: tape, at: _strictMember)) else { return nil }
+            _strict = value
         }
         var _at: Point?
-        if let value = context.member(object, "at", at: path(), required: true, nullable: true, answer: answer) {
-            _at = Point.decode(from: value, at: path().appending("at"), in: &context, answer: answer)
+        if let _atMember = tape.presentMember(of: index, key: "at") {
+            guard let value = (Point(checked: tape, at: _atMember)) else { return nil }
+            _at = value
         }
-        var _level: Swift.String?
-        if let value = context.member(object, "level", at: path(), required: true, nullable: false, answer: answer) {
-            _level = context.string(value, at: path().appending("level"), rules: nil, answer: answer)
-        }
+        guard let _levelMember = tape.member(of: index, key: "level"), let _level = (Swift.Optional(tape.string(_levelMember))) else { return nil }
         var _detail: Swift.String?
-        if let value = context.member(object, "detail", at: path(), required: false, nullable: false, answer: answer) {
-            _detail = context.string(value, at: path().appending("detail"), rules: nil, answer: answer)
+        if let _detailMember = tape.presentMember(of: index, key: "detail") {
+            guard let value = (Swift.Optional(tape.string(_detailMember))) else { return nil }
+            _detail = value
         }
-        context.check(Self.whenLevelWarnOrError, in: object, at: path(), answer: WireRuntime.ViolationAnswer(code: "bad_frame"))
-        context.check(Self.whenColorRedAndLevelInfo, in: object, at: path(), answer: answer)
-        context.check(Self.whenColorGreen, in: object, at: path(), answer: answer)
-        context.checkKeys(object, known: [], rejectUnknown: false, rejected: ["secret"], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _when, let _color, let _shape, let _outcome, let _selector, let _level else { return nil }
-        return Update(
+        self.init(
             when: _when,
             color: _color,
             mood: _mood,
@@ -290,9 +230,9 @@ extension Update: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -329,36 +269,25 @@ extension Verdict: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Verdict? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        switch object["accepted"] {
-        case .bool(true)?:
-            return Granted.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "accepted").map(Verdict.accepted)
-        case .bool(false)?:
-            return Refused.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "accepted").map(Verdict.refused)
-        case nil:
-            context.fail(path().appending("accepted"), "required", answer, "missing required field 'accepted'")
-            return nil
-        case let other?:
-            context.unknownTag(other, tag: "accepted", at: path(), allowed: ["true", "false"], answer: answer)
-            return nil
-        }
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates a frame's object; the frame's tag is the caller's, and each case type ignores the case's tag.
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Verdict? {
-        decode(from: json, at: path(), in: &context, answer: answer)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(7)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let tagIndex = tape.member(of: index, key: "accepted") else { return nil }
+        let tagValue = tape.value(tagIndex)
+        switch tagValue {
+        case .bool(true):
+            guard let value = Granted(checked: tape, at: index) else { return nil }
+            self = .accepted(value)
+        case .bool(false):
+            guard let value = Refused(checked: tape, at: index) else { return nil }
+            self = .refused(value)
+        default:
+            return nil
+        }
     }
 
     /// The fields as JSON object members, without the tag.
@@ -381,9 +310,9 @@ extension Verdict: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {

@@ -564,6 +564,16 @@ enum Everything {
                 )
             ),  // 11
             .union(tag: "accepted", cases: [(value: .bool(true), plan: 6), (value: .bool(false), plan: 7)], open: false, typeName: "verdict"),  // 12
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .uuid))], expected: "ItemId"),  // 13
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .base64, maxDecodedBytes: 16))], expected: "Blob"),  // 14
+            .oneOf(
+                variants: [.string(WireRuntime.StringRules(minLength: 2, maxLength: 20, pattern: WireRuntime.WirePattern("[a-z0-9-]+")))],
+                expected: "Slug"
+            ),  // 15
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .iso8601))], expected: "Stamp"),  // 16
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .uri))], expected: "Link"),  // 17
+            .oneOf(variants: [.array(WireRuntime.CollectionRules(maxItems: 3), .array(nil, .integer(nil)))], expected: "Grid"),  // 18
+            .openEnumeration(name: "ErrorCode", known: ["bad_frame", "too_big", "slow_down", "gone"]),  // 19
         ],
         defaultAnswer: WireRuntime.ViolationAnswer(code: "bad_frame"),
         sizeAnswer: WireRuntime.ViolationAnswer(code: "too_big"),

@@ -33,13 +33,15 @@ enum Color: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {
 }
 
 extension Color: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Color? {
-        context.closedEnum(json, Color.self, at: path(), allowed: ["red", "green", "dark-blue"], answer: answer)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(0)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let value = Self(rawValue: tape.string(index)) else { return nil }
+        self = value
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -87,13 +89,14 @@ extension Mood: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["happy", "sad"]
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Mood? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "Mood", answer: answer).map(Mood.init(rawValue:))
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(1)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -129,37 +132,16 @@ struct Point: Swift.Sendable, Swift.Hashable {
 }
 
 extension Point: WireRuntime.WireValue {
-    static let minimumMinus1Point5Maximum1Point5Rules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: -1.5, maximum: 1.5)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Point? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Point? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _x: Swift.Double?
-        if let value = context.member(object, "x", at: path(), required: true, nullable: false, answer: answer) {
-            _x = context.number(value, at: path().appending("x"), rules: nil, answer: answer)
-        }
-        var _y: Swift.Double?
-        if let value = context.member(object, "y", at: path(), required: true, nullable: false, answer: answer) {
-            _y = context.number(value, at: path().appending("y"), rules: minimumMinus1Point5Maximum1Point5Rules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _x, let _y else { return nil }
-        return Point(x: _x, y: _y)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(11)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _xMember = tape.member(of: index, key: "x"), let _x = (Swift.Optional(tape.double(_xMember))) else { return nil }
+        guard let _yMember = tape.member(of: index, key: "y"), let _y = (Swift.Optional(tape.double(_yMember))) else { return nil }
+        self.init(x: _x, y: _y)
     }
 
     /// The fields as JSON object members.
@@ -175,9 +157,9 @@ extension Point: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -199,33 +181,18 @@ struct Circle: Swift.Sendable, Swift.Hashable {
 }
 
 extension Circle: WireRuntime.WireValue {
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Circle? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Circle? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _radius: Swift.Double?
-        if let value = context.member(object, "radius", at: path(), required: true, nullable: false, answer: answer) {
-            _radius = context.number(value, at: path().appending("radius"), rules: nonNegativeRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _radius else { return nil }
-        return Circle(radius: _radius)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(3)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _radiusMember = tape.member(
+            of: index,
+            key: "radius"
+        ), let _radius = (Swift.Optional(tape.double(_radiusMember))) else { return nil }
+        self.init(radius: _radius)
     }
 
     /// The fields as JSON object members.
@@ -240,9 +207,9 @@ extension Circle: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -263,31 +230,15 @@ struct Square: Swift.Sendable, Swift.Hashable {
 }
 
 extension Square: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Square? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Square? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _side: Swift.Int?
-        if let value = context.member(object, "side", at: path(), required: true, nullable: false, answer: answer) {
-            _side = context.integer(value, at: path().appending("side"), rules: nil, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _side else { return nil }
-        return Square(side: _side)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(4)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sideMember = tape.member(of: index, key: "side"), let _side = (Swift.Optional(tape.integer(_sideMember))) else { return nil }
+        self.init(side: _side)
     }
 
     /// The fields as JSON object members.
@@ -302,9 +253,9 @@ extension Square: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -325,32 +276,24 @@ enum Shape: Swift.Sendable, Swift.Hashable {
 }
 
 extension Shape: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Shape? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        switch object["shape"] {
-        case .string("circle")?:
-            return Circle.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "shape").map(Shape.circle)
-        case .string("square")?:
-            return Square.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "shape").map(Shape.square)
-        case nil:
-            context.fail(path().appending("shape"), "required", answer, "missing required field 'shape'")
-            return nil
-        case let other?:
-            context.report(
-                WireRuntime.ValidationIssue(
-                    severity: .warning,
-                    path: path().appending("shape"),
-                    rule: "unknownCase",
-                    answer: answer,
-                    message: "\(other) is not a known Shape case; it is kept as unknown"
-                )
-            )
-            return .unknown(tag: other, json: json)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(2)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let tagIndex = tape.member(of: index, key: "shape") else { return nil }
+        let tagValue = tape.value(tagIndex)
+        switch tagValue {
+        case .string("circle"):
+            guard let value = Circle(checked: tape, at: index) else { return nil }
+            self = .circle(value)
+        case .string("square"):
+            guard let value = Square(checked: tape, at: index) else { return nil }
+            self = .square(value)
+        default:
+            self = .unknown(tag: tagValue, json: tape.value(index))
         }
     }
 
@@ -371,9 +314,9 @@ extension Shape: WireRuntime.WireValue {
         }
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -394,31 +337,15 @@ struct Granted: Swift.Sendable, Swift.Hashable {
 }
 
 extension Granted: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Granted? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Granted? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _token: Swift.String?
-        if let value = context.member(object, "token", at: path(), required: true, nullable: false, answer: answer) {
-            _token = context.string(value, at: path().appending("token"), rules: nil, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _token else { return nil }
-        return Granted(token: _token)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(6)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _tokenMember = tape.member(of: index, key: "token"), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
+        self.init(token: _token)
     }
 
     /// The fields as JSON object members.
@@ -433,9 +360,9 @@ extension Granted: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -457,31 +384,19 @@ struct Refused: Swift.Sendable, Swift.Hashable {
 }
 
 extension Refused: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Refused? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Refused? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(7)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         var _reason: Swift.String?
-        if let value = context.member(object, "reason", at: path(), required: false, nullable: false, answer: answer) {
-            _reason = context.string(value, at: path().appending("reason"), rules: nil, answer: answer)
+        if let _reasonMember = tape.presentMember(of: index, key: "reason") {
+            guard let value = (Swift.Optional(tape.string(_reasonMember))) else { return nil }
+            _reason = value
         }
-        guard context.errorCount == errorsBefore else { return nil }
-        return Refused(reason: _reason)
+        self.init(reason: _reason)
     }
 
     /// The fields as JSON object members.
@@ -496,9 +411,9 @@ extension Refused: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -516,23 +431,23 @@ enum Outcome: Swift.Sendable, Swift.Hashable {
 }
 
 extension Outcome: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Outcome? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        switch object["ok"] {
-        case .bool(true)?:
-            return Granted.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "ok").map(Outcome.granted)
-        case .bool(false)?:
-            return Refused.decode(from: json, at: path(), in: &context, answer: answer, ignoring: "ok").map(Outcome.refused)
-        case nil:
-            context.fail(path().appending("ok"), "required", answer, "missing required field 'ok'")
-            return nil
-        case let other?:
-            context.unknownTag(other, tag: "ok", at: path(), allowed: ["true", "false"], answer: answer)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(5)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let tagIndex = tape.member(of: index, key: "ok") else { return nil }
+        let tagValue = tape.value(tagIndex)
+        switch tagValue {
+        case .bool(true):
+            guard let value = Granted(checked: tape, at: index) else { return nil }
+            self = .granted(value)
+        case .bool(false):
+            guard let value = Refused(checked: tape, at: index) else { return nil }
+            self = .refused(value)
+        default:
             return nil
         }
     }
@@ -552,9 +467,9 @@ extension Outcome: WireRuntime.WireValue {
         }
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -571,37 +486,24 @@ enum Selector: Swift.Sendable, Swift.Hashable {
 }
 
 extension Selector: WireRuntime.WireValue {
-    static let equalsValueRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "*")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
 
-    static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(8)
 
-    static let slugRules: WireRuntime.StringRules = WireRuntime.StringRules(
-        minLength: 2,
-        maxLength: 20,
-        pattern: WireRuntime.WirePattern("[a-z0-9-]+")
-    )
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Selector? {
-        if let value = context.attempt(
-            { context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }
-        ) { return .all(value) }
-        if let value = context.attempt(
-            { context in
-                context.array(
-                    json,
-                    at: path(),
-                    rules: nonEmptyRules,
-                    answer: answer
-                ) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: slugRules, answer: answer) }
-            }
-        ) { return .names(value) }
-        context.noVariant(json, at: path(), expected: "all, names", answer: answer)
-        return nil
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let variant = Self.validationPlan.variant(of: index, in: tape, named: 8) else { return nil }
+        switch variant {
+        case 0:
+            guard let value = (Swift.Optional(tape.string(index))) else { return nil }
+            self = .all(value)
+        case 1:
+            guard let value = (tape.builtItems(of: index) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
+            self = .names(value)
+        default:
+            return nil
+        }
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -613,9 +515,9 @@ extension Selector: WireRuntime.WireValue {
         }
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -644,32 +546,16 @@ struct Bag: Swift.Sendable, Swift.Hashable {
 extension Bag: WireRuntime.WireValue {
     static let knownKeys: Swift.Set<Swift.String> = ["label"]
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Bag? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Bag? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _label: Swift.String?
-        if let value = context.member(object, "label", at: path(), required: true, nullable: false, answer: answer) {
-            _label = context.string(value, at: path().appending("label"), rules: nil, answer: answer)
-        }
-        let additionalFields = context.unknownMembers(object, known: Self.knownKeys, ignoring: ignoredKey)
-        guard context.errorCount == errorsBefore, let _label else { return nil }
-        return Bag(label: _label, additionalFields: additionalFields)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(9)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _labelMember = tape.member(of: index, key: "label"), let _label = (Swift.Optional(tape.string(_labelMember))) else { return nil }
+        let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys, ignoring: nil)
+        self.init(label: _label, additionalFields: additionalFields)
     }
 
     /// The fields as JSON object members.
@@ -684,9 +570,9 @@ extension Bag: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -707,34 +593,15 @@ struct Strict: Swift.Sendable, Swift.Hashable {
 }
 
 extension Strict: WireRuntime.WireValue {
-    static let knownKeys: Swift.Set<Swift.String> = ["a"]
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Strict? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Strict? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _a: Swift.Int?
-        if let value = context.member(object, "a", at: path(), required: true, nullable: false, answer: answer) {
-            _a = context.integer(value, at: path().appending("a"), rules: nil, answer: answer)
-        }
-        context.checkKeys(object, known: Self.knownKeys, rejectUnknown: true, rejected: [], ignoring: ignoredKey, at: path(), answer: answer)
-        guard context.errorCount == errorsBefore, let _a else { return nil }
-        return Strict(a: _a)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(10)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _aMember = tape.member(of: index, key: "a"), let _a = (Swift.Optional(tape.integer(_aMember))) else { return nil }
+        self.init(a: _a)
     }
 
     /// The fields as JSON object members.
@@ -749,9 +616,9 @@ extension Strict: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -880,13 +747,14 @@ extension ErrorCode: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["bad_frame", "too_big", "slow_down", "gone"]
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ErrorCode? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(19)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -900,12 +768,5 @@ extension ErrorCode: WireRuntime.WireValue {
     func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
-    }
-}
-
-extension Point {
-    /// Decodes an HTTP body: parses the UTF-8 JSON bytes and validates every rule of the spec; throws what is wrong.
-    static func decode(_ bytes: some Swift.Collection<Swift.UInt8>) throws(WireRuntime.WireDecodingError) -> Point {
-        try decode(bytes, sizeAnswer: Everything.sizeAnswer, answer: Everything.defaultAnswer)
     }
 }

@@ -36,37 +36,22 @@ extension Hello: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Hello? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Hello? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _clientVersion: Swift.String?
-        if let value = context.member(object, "client_version", at: path(), required: true, nullable: false, answer: answer) {
-            _clientVersion = context.string(value, at: path().appending("client_version"), rules: nonEmptyRules, answer: answer)
-        }
-        var _deviceName: Swift.String?
-        if let value = context.member(object, "device_name", at: path(), required: true, nullable: false, answer: answer) {
-            _deviceName = context.string(value, at: path().appending("device_name"), rules: nonEmptyRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _clientVersion, let _deviceName else { return nil }
-        return Hello(clientVersion: _clientVersion, deviceName: _deviceName)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _clientVersionMember = tape.member(
+            of: index,
+            key: "client_version"
+        ), let _clientVersion = (Swift.Optional(tape.string(_clientVersionMember))) else { return nil }
+        guard let _deviceNameMember = tape.member(
+            of: index,
+            key: "device_name"
+        ), let _deviceName = (Swift.Optional(tape.string(_deviceNameMember))) else { return nil }
+        self.init(clientVersion: _clientVersion, deviceName: _deviceName)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -84,9 +69,9 @@ extension Hello: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -118,31 +103,18 @@ extension Subscribe: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Subscribe? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Subscribe? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _sessions: SessionSelector?
-        if let value = context.member(object, "sessions", at: path(), required: true, nullable: false, answer: answer) {
-            _sessions = SessionSelector.decode(from: value, at: path().appending("sessions"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _sessions else { return nil }
-        return Subscribe(sessions: _sessions)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sessionsMember = tape.member(
+            of: index,
+            key: "sessions"
+        ), let _sessions = (SessionSelector(checked: tape, at: _sessionsMember)) else { return nil }
+        self.init(sessions: _sessions)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -159,9 +131,9 @@ extension Subscribe: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -202,37 +174,19 @@ extension Input: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Input? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Input? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _session: Swift.String?
-        if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
-        }
-        var _text: Swift.String?
-        if let value = context.member(object, "text", at: path(), required: true, nullable: false, answer: answer) {
-            _text = context.string(value, at: path().appending("text"), rules: nonEmptyRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _session, let _text else { return nil }
-        return Input(session: _session, text: _text)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session"
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _textMember = tape.member(of: index, key: "text"), let _text = (Swift.Optional(tape.string(_textMember))) else { return nil }
+        self.init(session: _session, text: _text)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -250,9 +204,9 @@ extension Input: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -291,37 +245,22 @@ extension PermissionResponse: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PermissionResponse? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PermissionResponse? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _requestId: Swift.String?
-        if let value = context.member(object, "request_id", at: path(), required: true, nullable: false, answer: answer) {
-            _requestId = context.string(value, at: path().appending("request_id"), rules: nonEmptyRules, answer: answer)
-        }
-        var _decision: Decision?
-        if let value = context.member(object, "decision", at: path(), required: true, nullable: false, answer: answer) {
-            _decision = Decision.decode(from: value, at: path().appending("decision"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _requestId, let _decision else { return nil }
-        return PermissionResponse(requestId: _requestId, decision: _decision)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(3)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _requestIdMember = tape.member(
+            of: index,
+            key: "request_id"
+        ), let _requestId = (Swift.Optional(tape.string(_requestIdMember))) else { return nil }
+        guard let _decisionMember = tape.member(
+            of: index,
+            key: "decision"
+        ), let _decision = (Decision(checked: tape, at: _decisionMember)) else { return nil }
+        self.init(requestId: _requestId, decision: _decision)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -339,9 +278,9 @@ extension PermissionResponse: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -380,37 +319,22 @@ extension Control: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Control? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Control? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _session: Swift.String?
-        if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
-        }
-        var _action: ControlAction?
-        if let value = context.member(object, "action", at: path(), required: true, nullable: false, answer: answer) {
-            _action = ControlAction.decode(from: value, at: path().appending("action"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _session, let _action else { return nil }
-        return Control(session: _session, action: _action)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(4)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session"
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _actionMember = tape.member(
+            of: index,
+            key: "action"
+        ), let _action = (ControlAction(checked: tape, at: _actionMember)) else { return nil }
+        self.init(session: _session, action: _action)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -428,9 +352,9 @@ extension Control: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -471,39 +395,22 @@ extension Sync: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Sync? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Sync? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _session: Swift.String?
-        if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: nonEmptyRules, answer: answer)
-        }
-        var _lastSeenSequence: Swift.Int?
-        if let value = context.member(object, "last_seen_sequence", at: path(), required: true, nullable: false, answer: answer) {
-            _lastSeenSequence = context.integer(value, at: path().appending("last_seen_sequence"), rules: nonNegativeRules, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _session, let _lastSeenSequence else { return nil }
-        return Sync(session: _session, lastSeenSequence: _lastSeenSequence)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(5)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session"
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _lastSeenSequenceMember = tape.member(
+            of: index,
+            key: "last_seen_sequence"
+        ), let _lastSeenSequence = (Swift.Optional(tape.integer(_lastSeenSequenceMember))) else { return nil }
+        self.init(session: _session, lastSeenSequence: _lastSeenSequence)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -521,9 +428,9 @@ extension Sync: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {

@@ -45,56 +45,26 @@ extension ClientFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
 
-    static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ClientFrame? {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
+    }
+
+    static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ClientFrame? {
         switch tag {
         case "hello":
-            return Hello.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Hello.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.hello)
+            Hello(checked: tape, at: index).map(ClientFrame.hello)
         case "subscribe":
-            return Subscribe.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Subscribe.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.subscribe)
+            Subscribe(checked: tape, at: index).map(ClientFrame.subscribe)
         case "input":
-            return Input.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Input.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.input)
+            Input(checked: tape, at: index).map(ClientFrame.input)
         case "permission_response":
-            return PermissionResponse.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: PermissionResponse.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.permissionResponse)
+            PermissionResponse(checked: tape, at: index).map(ClientFrame.permissionResponse)
         case "control":
-            return Control.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Control.defaultAnswer,
-                ignoring: tagField
-            ).map(ClientFrame.control)
+            Control(checked: tape, at: index).map(ClientFrame.control)
         case "sync":
-            return Sync.decode(from: .object(object), at: .root, in: &context, answer: Sync.defaultAnswer, ignoring: tagField).map(ClientFrame.sync)
+            Sync(checked: tape, at: index).map(ClientFrame.sync)
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 
@@ -180,54 +150,24 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
 
-    static func decode(
-        tag: Swift.String,
-        object: [Swift.String: WireRuntime.JSONValue],
-        in context: inout WireRuntime.ValidationContext
-    ) -> ServerFrame? {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
+    }
+
+    static func build(tag: Swift.String, checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) -> ServerFrame? {
         switch tag {
         case "welcome":
-            return Welcome.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Welcome.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.welcome)
+            Welcome(checked: tape, at: index).map(ServerFrame.welcome)
         case "event":
-            return Event.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: Event.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.event)
+            Event(checked: tape, at: index).map(ServerFrame.event)
         case "permission_request":
-            return PermissionRequest.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: PermissionRequest.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.permissionRequest)
+            PermissionRequest(checked: tape, at: index).map(ServerFrame.permissionRequest)
         case "sync_response":
-            return SyncResponse.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: SyncResponse.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.syncResponse)
+            SyncResponse(checked: tape, at: index).map(ServerFrame.syncResponse)
         case "error":
-            return ErrorMessage.decode(
-                from: .object(object),
-                at: .root,
-                in: &context,
-                answer: ErrorMessage.defaultAnswer,
-                ignoring: tagField
-            ).map(ServerFrame.error)
+            ErrorMessage(checked: tape, at: index).map(ServerFrame.error)
         default:
-            return .unknown(tag: tag, json: .object(object))
+            .unknown(tag: tag, json: tape.value(index))
         }
     }
 

@@ -37,49 +37,26 @@ extension Welcome: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Welcome? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Welcome? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _serverVersion: Swift.String?
-        if let value = context.member(object, "server_version", at: path(), required: true, nullable: false, answer: answer) {
-            _serverVersion = context.string(value, at: path().appending("server_version"), rules: nil, answer: answer)
-        }
-        var _machineName: Swift.String?
-        if let value = context.member(object, "machine_name", at: path(), required: true, nullable: false, answer: answer) {
-            _machineName = context.string(value, at: path().appending("machine_name"), rules: nil, answer: answer)
-        }
-        var _sessions: [SessionInfo]?
-        if let value = context.member(object, "sessions", at: path(), required: true, nullable: false, answer: answer) {
-            _sessions = context.array(
-                value,
-                at: path().appending("sessions"),
-                rules: nil,
-                answer: answer
-            ) { item0, index0, context in SessionInfo.decode(
-                from: item0,
-                at: path().appending("sessions").appending(index0),
-                in: &context,
-                answer: answer
-            ) }
-        }
-        guard context.errorCount == errorsBefore, let _serverVersion, let _machineName, let _sessions else { return nil }
-        return Welcome(serverVersion: _serverVersion, machineName: _machineName, sessions: _sessions)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(6)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _serverVersionMember = tape.member(
+            of: index,
+            key: "server_version"
+        ), let _serverVersion = (Swift.Optional(tape.string(_serverVersionMember))) else { return nil }
+        guard let _machineNameMember = tape.member(
+            of: index,
+            key: "machine_name"
+        ), let _machineName = (Swift.Optional(tape.string(_machineNameMember))) else { return nil }
+        guard let _sessionsMember = tape.member(
+            of: index,
+            key: "sessions"
+        ), let _sessions = (tape.builtItems(of: _sessionsMember) { item0 in SessionInfo(checked: tape, at: item0) }) else { return nil }
+        self.init(serverVersion: _serverVersion, machineName: _machineName, sessions: _sessions)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -98,9 +75,9 @@ extension Welcome: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -151,52 +128,30 @@ extension Event: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Event? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> Event? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _session: Swift.String?
-        if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
-        }
-        var _sequence: Swift.Int?
-        if let value = context.member(object, "sequence", at: path(), required: true, nullable: false, answer: answer) {
-            _sequence = context.integer(value, at: path().appending("sequence"), rules: nonNegativeRules, answer: answer)
-        }
-        var _timestamp: Foundation.Date?
-        if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(
-                value,
-                at: path().appending("timestamp"),
-                rules: iso8601Rules,
-                answer: answer
-            ).flatMap(WireRuntime.WireFormats.parseISO8601)
-        }
-        var _message: SDKMessage?
-        if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = SDKMessage.decode(from: value, at: path().appending("message"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _session, let _sequence, let _timestamp, let _message else { return nil }
-        return Event(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(7)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session"
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _sequenceMember = tape.member(
+            of: index,
+            key: "sequence"
+        ), let _sequence = (Swift.Optional(tape.integer(_sequenceMember))) else { return nil }
+        guard let _timestampMember = tape.member(
+            of: index,
+            key: "timestamp"
+        ), let _timestamp = (WireRuntime.WireFormats.parseISO8601(tape.string(_timestampMember))) else { return nil }
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message"
+        ), let _message = (SDKMessage(checked: tape, at: _messageMember)) else { return nil }
+        self.init(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -216,9 +171,9 @@ extension Event: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -267,50 +222,30 @@ extension PermissionRequest: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> PermissionRequest? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> PermissionRequest? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _requestId: Swift.String?
-        if let value = context.member(object, "request_id", at: path(), required: true, nullable: false, answer: answer) {
-            _requestId = context.string(value, at: path().appending("request_id"), rules: nonEmptyRules, answer: answer)
-        }
-        var _toolName: Swift.String?
-        if let value = context.member(object, "tool_name", at: path(), required: true, nullable: false, answer: answer) {
-            _toolName = context.string(value, at: path().appending("tool_name"), rules: nil, answer: answer)
-        }
-        var _toolInput: [Swift.String: WireRuntime.JSONValue]?
-        if let value = context.member(object, "tool_input", at: path(), required: true, nullable: false, answer: answer) {
-            _toolInput = context.map(
-                value,
-                at: path().appending("tool_input"),
-                rules: nil,
-                answer: answer
-            ) { item0, key0, context in Swift.Optional(item0) }
-        }
-        var _sessionName: Swift.String?
-        if let value = context.member(object, "session_name", at: path(), required: true, nullable: false, answer: answer) {
-            _sessionName = context.string(value, at: path().appending("session_name"), rules: nil, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _requestId, let _toolName, let _toolInput, let _sessionName else { return nil }
-        return PermissionRequest(requestId: _requestId, toolName: _toolName, toolInput: _toolInput, sessionName: _sessionName)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(8)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _requestIdMember = tape.member(
+            of: index,
+            key: "request_id"
+        ), let _requestId = (Swift.Optional(tape.string(_requestIdMember))) else { return nil }
+        guard let _toolNameMember = tape.member(
+            of: index,
+            key: "tool_name"
+        ), let _toolName = (Swift.Optional(tape.string(_toolNameMember))) else { return nil }
+        guard let _toolInputMember = tape.member(
+            of: index,
+            key: "tool_input"
+        ), let _toolInput = (tape.builtMembers(of: _toolInputMember) { item0 in Swift.Optional(tape.value(item0)) }) else { return nil }
+        guard let _sessionNameMember = tape.member(
+            of: index,
+            key: "session_name"
+        ), let _sessionName = (Swift.Optional(tape.string(_sessionNameMember))) else { return nil }
+        self.init(requestId: _requestId, toolName: _toolName, toolInput: _toolInput, sessionName: _sessionName)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -330,9 +265,9 @@ extension PermissionRequest: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -369,45 +304,22 @@ extension SyncResponse: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> SyncResponse? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> SyncResponse? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _session: Swift.String?
-        if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
-        }
-        var _events: [EventPayload]?
-        if let value = context.member(object, "events", at: path(), required: true, nullable: false, answer: answer) {
-            _events = context.array(
-                value,
-                at: path().appending("events"),
-                rules: nil,
-                answer: answer
-            ) { item0, index0, context in EventPayload.decode(
-                from: item0,
-                at: path().appending("events").appending(index0),
-                in: &context,
-                answer: answer
-            ) }
-        }
-        guard context.errorCount == errorsBefore, let _session, let _events else { return nil }
-        return SyncResponse(session: _session, events: _events)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(9)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session"
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _eventsMember = tape.member(
+            of: index,
+            key: "events"
+        ), let _events = (tape.builtItems(of: _eventsMember) { item0 in EventPayload(checked: tape, at: item0) }) else { return nil }
+        self.init(session: _session, events: _events)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -425,9 +337,9 @@ extension SyncResponse: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -471,39 +383,24 @@ extension ErrorMessage: WireRuntime.WireMessage {
     /// What a receiver answers when this message breaks a rule that says nothing more specific.
     static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ErrorMessage? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: "type")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> ErrorMessage? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _code: Swift.String?
-        if let value = context.member(object, "code", at: path(), required: true, nullable: false, answer: answer) {
-            _code = context.string(value, at: path().appending("code"), rules: nil, answer: answer)
-        }
-        var _message: Swift.String?
-        if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = context.string(value, at: path().appending("message"), rules: nil, answer: answer)
-        }
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(10)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _codeMember = tape.member(of: index, key: "code"), let _code = (Swift.Optional(tape.string(_codeMember))) else { return nil }
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message"
+        ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
         var _session: Swift.String?
-        if let value = context.member(object, "session", at: path(), required: false, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
+        if let _sessionMember = tape.presentMember(of: index, key: "session") {
+            guard let value = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+            _session = value
         }
-        guard context.errorCount == errorsBefore, let _code, let _message else { return nil }
-        return ErrorMessage(code: _code, message: _message, session: _session)
+        self.init(code: _code, message: _message, session: _session)
     }
 
     /// The fields as JSON object members, without the tag.
@@ -522,9 +419,9 @@ extension ErrorMessage: WireRuntime.WireMessage {
         return .object(object)
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Self.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {

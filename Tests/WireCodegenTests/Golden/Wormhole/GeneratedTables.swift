@@ -377,6 +377,7 @@ enum Wormhole {
                     rejected: []
                 )
             ),  // 6
+            .openEnumeration(name: "ErrorCode", known: ["invalid_message", "unknown_session", "internal_error"]),  // 7
         ],
         defaultAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),
         sizeAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),

@@ -57,13 +57,14 @@ extension SessionState: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["idle", "working", "awaiting_approval", "error"]
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> SessionState? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "SessionState", answer: answer).map(SessionState.init(rawValue:))
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(4)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -135,76 +136,39 @@ struct SessionInfo: Swift.Sendable, Swift.Hashable {
 }
 
 extension SessionInfo: WireRuntime.WireValue {
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> SessionInfo? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> SessionInfo? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _name: Swift.String?
-        if let value = context.member(object, "name", at: path(), required: true, nullable: false, answer: answer) {
-            _name = context.string(value, at: path().appending("name"), rules: nonEmptyRules, answer: answer)
-        }
-        var _directory: Swift.String?
-        if let value = context.member(object, "directory", at: path(), required: true, nullable: false, answer: answer) {
-            _directory = context.string(value, at: path().appending("directory"), rules: nil, answer: answer)
-        }
-        var _state: SessionState?
-        if let value = context.member(object, "state", at: path(), required: true, nullable: false, answer: answer) {
-            _state = SessionState.decode(from: value, at: path().appending("state"), in: &context, answer: answer)
-        }
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(3)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _nameMember = tape.member(of: index, key: "name"), let _name = (Swift.Optional(tape.string(_nameMember))) else { return nil }
+        guard let _directoryMember = tape.member(
+            of: index,
+            key: "directory"
+        ), let _directory = (Swift.Optional(tape.string(_directoryMember))) else { return nil }
+        guard let _stateMember = tape.member(
+            of: index,
+            key: "state"
+        ), let _state = (SessionState(checked: tape, at: _stateMember)) else { return nil }
         var _claudeSessionId: WireRuntime.Nullable<Swift.String> = .absent
-        switch object["claude_session_id"] {
-        case nil:
-            break
-        case .null?:
-            _claudeSessionId = .null
-        case let value?:
-            if let decoded = (
-                context.string(value, at: path().appending("claude_session_id"), rules: nil, answer: answer)
-            ) { _claudeSessionId = .value(decoded) }
+        if let _claudeSessionIdMember = tape.member(of: index, key: "claude_session_id") {
+            let value = tape.kind(_claudeSessionIdMember) == .null ? nil : (Swift.Optional(tape.string(_claudeSessionIdMember)))
+            guard value != nil || tape.kind(_claudeSessionIdMember) == .null else { return nil }
+            _claudeSessionId = value.map { .value($0) } ?? .null
         }
-        var _costUsd: Swift.Double?
-        if let value = context.member(object, "cost_usd", at: path(), required: true, nullable: false, answer: answer) {
-            _costUsd = context.number(value, at: path().appending("cost_usd"), rules: nonNegativeRules, answer: answer)
-        }
+        guard let _costUsdMember = tape.member(
+            of: index,
+            key: "cost_usd"
+        ), let _costUsd = (Swift.Optional(tape.double(_costUsdMember))) else { return nil }
         var _lastActivity: WireRuntime.Nullable<Foundation.Date> = .absent
-        switch object["last_activity"] {
-        case nil:
-            break
-        case .null?:
-            _lastActivity = .null
-        case let value?:
-            if let decoded = (
-                context.string(
-                    value,
-                    at: path().appending("last_activity"),
-                    rules: iso8601Rules,
-                    answer: answer
-                ).flatMap(WireRuntime.WireFormats.parseISO8601)
-            ) { _lastActivity = .value(decoded) }
+        if let _lastActivityMember = tape.member(of: index, key: "last_activity") {
+            let value = tape.kind(_lastActivityMember) == .null ? nil : (WireRuntime.WireFormats.parseISO8601(tape.string(_lastActivityMember)))
+            guard value != nil || tape.kind(_lastActivityMember) == .null else { return nil }
+            _lastActivity = value.map { .value($0) } ?? .null
         }
-        guard context.errorCount == errorsBefore, let _name, let _directory, let _state, let _costUsd else { return nil }
-        return SessionInfo(
+        self.init(
             name: _name,
             directory: _directory,
             state: _state,
@@ -245,9 +209,9 @@ extension SessionInfo: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -265,31 +229,24 @@ enum SessionSelector: Swift.Sendable, Swift.Hashable {
 }
 
 extension SessionSelector: WireRuntime.WireValue {
-    static let equalsValueRules: WireRuntime.StringRules = WireRuntime.StringRules(constant: "*")
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
+    }
 
-    static let nonEmptyRules: WireRuntime.CollectionRules = WireRuntime.CollectionRules(minItems: 1)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(0)
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> SessionSelector? {
-        if let value = context.attempt(
-            { context in context.string(json, at: path(), rules: equalsValueRules, answer: answer) }
-        ) { return .all(value) }
-        if let value = context.attempt(
-            { context in
-                context.array(
-                    json,
-                    at: path(),
-                    rules: nonEmptyRules,
-                    answer: answer
-                ) { item0, index0, context in context.string(item0, at: path().appending(index0), rules: nil, answer: answer) }
-            }
-        ) { return .names(value) }
-        context.noVariant(json, at: path(), expected: "all, names", answer: answer)
-        return nil
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let variant = Self.validationPlan.variant(of: index, in: tape, named: 0) else { return nil }
+        switch variant {
+        case 0:
+            guard let value = (Swift.Optional(tape.string(index))) else { return nil }
+            self = .all(value)
+        case 1:
+            guard let value = (tape.builtItems(of: index) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
+            self = .names(value)
+        default:
+            return nil
+        }
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -301,9 +258,9 @@ extension SessionSelector: WireRuntime.WireValue {
         }
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -342,38 +299,21 @@ struct SDKMessage: Swift.Sendable, Swift.Hashable {
 extension SDKMessage: WireRuntime.WireValue {
     static let knownKeys: Swift.Set<Swift.String> = ["type", "subtype"]
 
-    static let nonEmptyRules: WireRuntime.StringRules = WireRuntime.StringRules(minLength: 1)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> SDKMessage? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> SDKMessage? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _type: Swift.String?
-        if let value = context.member(object, "type", at: path(), required: true, nullable: false, answer: answer) {
-            _type = context.string(value, at: path().appending("type"), rules: nonEmptyRules, answer: answer)
-        }
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(5)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _typeMember = tape.member(of: index, key: "type"), let _type = (Swift.Optional(tape.string(_typeMember))) else { return nil }
         var _subtype: Swift.String?
-        if let value = context.member(object, "subtype", at: path(), required: false, nullable: false, answer: answer) {
-            _subtype = context.string(value, at: path().appending("subtype"), rules: nil, answer: answer)
+        if let _subtypeMember = tape.presentMember(of: index, key: "subtype") {
+            guard let value = (Swift.Optional(tape.string(_subtypeMember))) else { return nil }
+            _subtype = value
         }
-        let additionalFields = context.unknownMembers(object, known: Self.knownKeys, ignoring: ignoredKey)
-        guard context.errorCount == errorsBefore, let _type else { return nil }
-        return SDKMessage(type: _type, subtype: _subtype, additionalFields: additionalFields)
+        let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys, ignoring: nil)
+        self.init(type: _type, subtype: _subtype, additionalFields: additionalFields)
     }
 
     /// The fields as JSON object members.
@@ -389,9 +329,9 @@ extension SDKMessage: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -406,13 +346,15 @@ enum Decision: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable 
 }
 
 extension Decision: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> Decision? {
-        context.closedEnum(json, Decision.self, at: path(), allowed: ["allow", "deny"], answer: answer)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(1)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let value = Self(rawValue: tape.string(index)) else { return nil }
+        self = value
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -436,13 +378,15 @@ enum ControlAction: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIter
 }
 
 extension ControlAction: WireRuntime.WireValue {
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ControlAction? {
-        context.closedEnum(json, ControlAction.self, at: path(), allowed: ["interrupt", "compact", "clear", "plan"], answer: answer)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(2)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let value = Self(rawValue: tape.string(index)) else { return nil }
+        self = value
     }
 
     func jsonValue() -> WireRuntime.JSONValue {
@@ -484,52 +428,30 @@ struct EventPayload: Swift.Sendable, Swift.Hashable {
 }
 
 extension EventPayload: WireRuntime.WireValue {
-    static let nonNegativeRules: WireRuntime.NumberRules = WireRuntime.NumberRules(minimum: 0.0)
-
-    static let iso8601Rules: WireRuntime.StringRules = WireRuntime.StringRules(format: .iso8601)
-
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> EventPayload? {
-        decode(from: json, at: path(), in: &context, answer: answer, ignoring: nil)
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
     }
 
-    /// Decodes and validates; `ignoredKey` is a key the caller owns (a union's or a frame's tag).
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer,
-        ignoring ignoredKey: Swift.String?
-    ) -> EventPayload? {
-        guard let object = context.object(json, at: path(), answer: answer) else { return nil }
-        let errorsBefore = context.errorCount
-        var _session: Swift.String?
-        if let value = context.member(object, "session", at: path(), required: true, nullable: false, answer: answer) {
-            _session = context.string(value, at: path().appending("session"), rules: nil, answer: answer)
-        }
-        var _sequence: Swift.Int?
-        if let value = context.member(object, "sequence", at: path(), required: true, nullable: false, answer: answer) {
-            _sequence = context.integer(value, at: path().appending("sequence"), rules: nonNegativeRules, answer: answer)
-        }
-        var _timestamp: Foundation.Date?
-        if let value = context.member(object, "timestamp", at: path(), required: true, nullable: false, answer: answer) {
-            _timestamp = context.string(
-                value,
-                at: path().appending("timestamp"),
-                rules: iso8601Rules,
-                answer: answer
-            ).flatMap(WireRuntime.WireFormats.parseISO8601)
-        }
-        var _message: SDKMessage?
-        if let value = context.member(object, "message", at: path(), required: true, nullable: false, answer: answer) {
-            _message = SDKMessage.decode(from: value, at: path().appending("message"), in: &context, answer: answer)
-        }
-        guard context.errorCount == errorsBefore, let _session, let _sequence, let _timestamp, let _message else { return nil }
-        return EventPayload(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(6)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session"
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _sequenceMember = tape.member(
+            of: index,
+            key: "sequence"
+        ), let _sequence = (Swift.Optional(tape.integer(_sequenceMember))) else { return nil }
+        guard let _timestampMember = tape.member(
+            of: index,
+            key: "timestamp"
+        ), let _timestamp = (WireRuntime.WireFormats.parseISO8601(tape.string(_timestampMember))) else { return nil }
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message"
+        ), let _message = (SDKMessage(checked: tape, at: _messageMember)) else { return nil }
+        self.init(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
     }
 
     /// The fields as JSON object members.
@@ -547,9 +469,9 @@ extension EventPayload: WireRuntime.WireValue {
         .object(jsonObject())
     }
 
-    /// Decodes through `Codable` with the same validation as `decode(from:at:in:answer:)`.
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
     init(from decoder: any Swift.Decoder) throws {
-        self = try Self.decode(from: decoder, sizeAnswer: Wormhole.sizeAnswer, answer: Wormhole.defaultAnswer)
+        self = try Self.decode(from: decoder)
     }
 
     func encode(to encoder: any Swift.Encoder) throws {
@@ -663,13 +585,14 @@ extension ErrorCode: WireRuntime.WireValue {
     /// The values the spec lists.
     static let knownValues: Swift.Set<Swift.String> = ["invalid_message", "unknown_session", "internal_error"]
 
-    static func decode(
-        from json: WireRuntime.JSONValue,
-        at path: @autoclosure () -> WireRuntime.JSONPath,
-        in context: inout WireRuntime.ValidationContext,
-        answer: WireRuntime.ViolationAnswer
-    ) -> ErrorCode? {
-        context.openEnum(json, at: path(), known: knownValues, typeName: "ErrorCode", answer: answer).map(ErrorCode.init(rawValue:))
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Wormhole.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(7)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
     }
 
     func jsonValue() -> WireRuntime.JSONValue {

@@ -1,0 +1,97 @@
+/// Checking values on their own (HTTP bodies, `Codable`), and what builders ask the engine.
+extension ValidationPlan {
+    /// What a generated type's checks are in its protocol's plan.
+    public enum Reference: Sendable {
+        /// A message (its fields, without its tag), by id.
+        case message(Int)
+        /// A named type, by index in `named`.
+        case named(Int)
+    }
+
+    /// Checks the value at `index` as the type `reference` names, reporting every issue.
+    public func check(_ tape: JSONTape.View, at index: Int, as reference: Reference) -> [ValidationIssue] {
+        var context = ValidationContext(sizeAnswer: sizeAnswer)
+        switch reference {
+        case .message(let id):
+            let message = messages[id]
+            if let variants = message.variants {
+                check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+            } else if tape.kind(index) != .object {
+                _ = context.object(tape.value(index), at: .root, answer: message.answer)
+            } else {
+                check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+            }
+        case .named(let named):
+            check(index, in: tape, named: named, at: .root, in: &context, answer: defaultAnswer, ignoring: nil)
+        }
+        return context.issues
+    }
+
+    /// The position of the first variant of the one-of type `named` that the value at `index`
+    /// matches (a checked value matches one); `nil` when it matches none.
+    public func variant(of index: Int, in tape: JSONTape.View, named: Int) -> Int? {
+        guard case .oneOf(let variants, _) = self.named[named] else { return nil }
+        let context = ValidationContext(sizeAnswer: sizeAnswer)
+        for (position, variant) in variants.enumerated() {
+            let passed = context.attempt { scratch -> Bool? in
+                check(index, in: tape, variant, at: .root, in: &scratch, answer: defaultAnswer, sizeAnswer: nil)
+                return true
+            }
+            if passed != nil { return position }
+        }
+        return nil
+    }
+}
+
+extension JSONTape.View {
+    /// The items of the array at `index`, each built by `build`; `nil` when one does not build.
+    @_spi(Generated) public func builtItems<T>(of index: Int, _ build: (Int) -> T?) -> [T]? {
+        var items: [T] = []
+        items.reserveCapacity(count(index))
+        var failed = false
+        forEachItem(of: index) { _, item in
+            guard !failed, let value = build(item) else {
+                failed = true
+                return
+            }
+            items.append(value)
+        }
+        return failed ? nil : items
+    }
+
+    /// The members of the object at `index`, each value built by `build`; `nil` when one does not build.
+    @_spi(Generated) public func builtMembers<T>(of index: Int, _ build: (Int) -> T?) -> [String: T]? {
+        var members: [String: T] = [:]
+        members.reserveCapacity(count(index))
+        var failed = false
+        forEachMember(of: index) { key, member in
+            guard let value = build(member) else {
+                failed = true
+                return false
+            }
+            members[string(key)] = value
+            return true
+        }
+        return failed ? nil : members
+    }
+
+    /// The members of the object at `index` whose keys are not `known` (nor `ignoring`), as JSON.
+    @_spi(Generated) public func unknownMembers(of index: Int, known: Set<String>, ignoring: String?) -> [String: JSONValue] {
+        var members: [String: JSONValue] = [:]
+        forEachMember(of: index) { key, member in
+            let name = string(key)
+            if !known.contains(name), name != ignoring { members[name] = value(member) }
+            return true
+        }
+        return members
+    }
+
+    /// Whether the value at `index` is `true`.
+    @_spi(Generated) public func isTrue(_ index: Int) -> Bool { kind(index) == .true }
+
+    /// The member `key` of the object at `index` unless it is absent or `null`.
+    @_spi(Generated) public func presentMember(of index: Int, key: String) -> Int? {
+        guard let member = member(of: index, key: key), kind(member) != .null else { return nil }
+        return member
+    }
+}
