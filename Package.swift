@@ -57,7 +57,8 @@ let package = Package(
         .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime", "WireSpec", "WireValidator"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "GeneratedNamesTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(
-            name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "WireCodegen", "ClawlineProtocol", "WireTestSupport"], exclude: ["Golden"]),
+            name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "WireCodegen", "ClawlineProtocol", "WireTestSupport"],
+            exclude: ["Golden"]),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireRuntime", "WireTestSupport"], exclude: ["Frames"]),
     ],
     swiftLanguageModes: [.v6]
