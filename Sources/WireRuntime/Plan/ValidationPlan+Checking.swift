@@ -22,14 +22,33 @@ extension ValidationPlan {
         guard let tag = tape.member(of: index, key: plan.tagKey.bytes) else { return (.notAFrame("a frame must carry a '\(tagField)' field"), nil) }
         guard tape.kind(tag) == .string else { return (.notAFrame("'\(tagField)' must be a string, found \(tape.kindDescription(tag))"), nil) }
         guard let id = plan.message(direction, tagAt: tag, in: tape) else { return (.unknownType(tag: tape.string(tag)), nil) }
-        let message = plan.messages[id]
-        var context = ValidationContext(sizeAnswer: plan.sizeAnswer)
+        return (.checked(tag: plan.messages[id].tag, issues: checkMessage(id, at: index, in: tape)), id)
+    }
+
+    /// Every issue of the value at `index` as the body of message `id` (its tag is the caller's).
+    func checkMessage(_ id: Int, at index: Int, in tape: JSONTape.View) -> [ValidationIssue] {
+        let message = messages[id]
+        var context = ValidationContext(sizeAnswer: sizeAnswer)
         if let variants = message.variants {
             check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+        } else if tape.kind(index) != .object {
+            _ = context.object(tape.value(index), at: .root, answer: message.answer)
         } else {
             check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
         }
-        return (.checked(tag: message.tag, issues: context.issues), id)
+        return context.issues
+    }
+
+    /// The position of the first of `variants` the value at `index` passes, trying each on a
+    /// scratch context; `nil` when it passes none.
+    func firstPassingVariant(_ variants: [Node], at index: Int, in tape: JSONTape.View, answer: ViolationAnswer) -> Int? {
+        let context = ValidationContext(sizeAnswer: sizeAnswer)
+        return variants.indices.first { position in
+            context.attempt { scratch -> Bool? in
+                check(index, in: tape, variants[position], at: .root, in: &scratch, answer: answer, sizeAnswer: nil)
+                return true
+            } != nil
+        }
     }
 
     // MARK: Interpreting the plan
@@ -238,13 +257,7 @@ extension ValidationPlan {
                 context.unknownTag(tagValue, tag: tag, at: path(), allowed: cases.map { JSONWriter.string($0.value) }, answer: answer)
             }
         case .oneOf(let variants, let expected):
-            for variant in variants {
-                let passed = context.attempt { scratch -> Bool? in
-                    check(index, in: tape, variant, at: path(), in: &scratch, answer: answer, sizeAnswer: nil)
-                    return true
-                }
-                if passed != nil { return }
-            }
+            if firstPassingVariant(variants, at: index, in: tape, answer: answer) != nil { return }
             context.noVariant(tape.value(index), at: path(), expected: expected, answer: answer)
         }
     }

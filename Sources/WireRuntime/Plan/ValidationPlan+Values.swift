@@ -10,36 +10,21 @@ extension ValidationPlan {
 
     /// Checks the value at `index` as the type `reference` names, reporting every issue.
     public func check(_ tape: JSONTape.View, at index: Int, as reference: Reference) -> [ValidationIssue] {
-        var context = ValidationContext(sizeAnswer: sizeAnswer)
         switch reference {
         case .message(let id):
-            let message = messages[id]
-            if let variants = message.variants {
-                check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
-            } else if tape.kind(index) != .object {
-                _ = context.object(tape.value(index), at: .root, answer: message.answer)
-            } else {
-                check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
-            }
+            return checkMessage(id, at: index, in: tape)
         case .named(let named):
+            var context = ValidationContext(sizeAnswer: sizeAnswer)
             check(index, in: tape, named: named, at: .root, in: &context, answer: defaultAnswer, ignoring: nil)
+            return context.issues
         }
-        return context.issues
     }
 
     /// The position of the first variant of the one-of type `named` that the value at `index`
     /// matches (a checked value matches one); `nil` when it matches none.
     public func variant(of index: Int, in tape: JSONTape.View, named: Int) -> Int? {
         guard case .oneOf(let variants, _) = self.named[named] else { return nil }
-        let context = ValidationContext(sizeAnswer: sizeAnswer)
-        for (position, variant) in variants.enumerated() {
-            let passed = context.attempt { scratch -> Bool? in
-                check(index, in: tape, variant, at: .root, in: &scratch, answer: defaultAnswer, sizeAnswer: nil)
-                return true
-            }
-            if passed != nil { return position }
-        }
-        return nil
+        return firstPassingVariant(variants, at: index, in: tape, answer: defaultAnswer)
     }
 }
 
