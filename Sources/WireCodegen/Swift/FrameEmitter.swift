@@ -46,22 +46,6 @@ struct FrameEmitter {
             .typeAlias(doc: "The protocol's error codes.", access: access, name: "ErrorCodeType", type: ProtocolSpec.errorCodeTypeName),
             .variable(
                 VariableDeclaration(
-                    access: access, isPlumbing: true, isStatic: true, name: "notJSONAnswer", type: "WireRuntime.ViolationAnswer",
-                    initializer: "\(namespace).notJSONAnswer")),
-            .variable(
-                VariableDeclaration(
-                    access: access, isPlumbing: true, isStatic: true, name: "notAFrameAnswer", type: "WireRuntime.ViolationAnswer",
-                    initializer: "\(namespace).notAFrameAnswer")),
-            .variable(
-                VariableDeclaration(
-                    access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
-                    initializer: "\(namespace).defaultAnswer")),
-            .variable(
-                VariableDeclaration(
-                    access: access, isPlumbing: true, isStatic: true, name: "sizeAnswer", type: "WireRuntime.ViolationAnswer",
-                    initializer: "\(namespace).sizeAnswer")),
-            .variable(
-                VariableDeclaration(
                     access: access, isPlumbing: true, isStatic: true, name: "validationPlan", type: "WireRuntime.ValidationPlan",
                     getter: [.line("\(namespace).validationPlan")])),
             .function(

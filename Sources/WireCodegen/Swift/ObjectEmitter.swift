@@ -112,8 +112,8 @@ struct ObjectEmitter {
 
     // MARK: Conformance
 
-    /// What every message type declares about itself, struct or enum: its tag, its direction and
-    /// the answer to a broken rule that says nothing more specific.
+    /// What every message type declares about itself, struct or enum: its tag and its direction
+    /// (the answer to a broken rule is in the protocol's plan).
     func identityMembers(_ message: Message) -> [SwiftDeclaration] {
         [
             .variable(
@@ -123,12 +123,6 @@ struct ObjectEmitter {
                 VariableDeclaration(
                     access: access, isStatic: true, name: "direction", type: "WireRuntime.FrameDirection",
                     initializer: ".\(message.direction.rawValue)")),
-            .variable(
-                VariableDeclaration(
-                    doc: "What a receiver answers when this message breaks a rule that says nothing more specific.",
-                    access: access, isPlumbing: true, isStatic: true, name: "defaultAnswer", type: "WireRuntime.ViolationAnswer",
-                    initializer: message.violation.map(mapper.answerLiteral) ?? "\(namespace).defaultAnswer"
-                )),
         ]
     }
 

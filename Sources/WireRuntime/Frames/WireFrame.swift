@@ -22,16 +22,8 @@ public protocol WireFrame: Sendable, Hashable {
     static var tagField: String { get }
     /// Every tag of this direction.
     static var knownTags: [String] { get }
-    /// The answer to bytes that are not JSON (possibly closing without sending anything).
-    @_spi(Generated) static var notJSONAnswer: ViolationAnswer { get }
-    /// The answer to JSON that is not an object or has no string tag.
-    @_spi(Generated) static var notAFrameAnswer: ViolationAnswer { get }
     /// The protocol's error codes, generated from its error table.
     associatedtype ErrorCodeType: RawRepresentable & Sendable & Hashable where ErrorCodeType.RawValue == String
-    /// The answer to a frame whose tag is unknown, and the default answer to a broken rule.
-    @_spi(Generated) static var defaultAnswer: ViolationAnswer { get }
-    /// The answer to a broken size limit.
-    @_spi(Generated) static var sizeAnswer: ViolationAnswer { get }
 
     /// The plan of the protocol, which WireRuntime's engine checks frames with.
     @_spi(Generated) static var validationPlan: ValidationPlan { get }
@@ -84,9 +76,9 @@ public enum FrameDecodeResult<Frame: WireFrame>: Sendable {
     public var answer: ViolationAnswer? {
         switch self {
         case .decoded: return nil
-        case .notJSON: return Frame.notJSONAnswer
-        case .notAFrame: return Frame.notAFrameAnswer
-        case .unknownType: return Frame.defaultAnswer
+        case .notJSON: return Frame.validationPlan.notJSONAnswer
+        case .notAFrame: return Frame.validationPlan.notAFrameAnswer
+        case .unknownType: return Frame.validationPlan.defaultAnswer
         case .invalid(_, let issues): return issues.answer
         }
     }

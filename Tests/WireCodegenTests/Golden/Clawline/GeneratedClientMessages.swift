@@ -51,9 +51,6 @@ extension PairRequest: WireRuntime.WireMessage {
 
     public static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -161,9 +158,6 @@ extension Auth: WireRuntime.WireMessage {
 
     public static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -258,9 +252,6 @@ extension PairDecision: WireRuntime.WireMessage {
 
     public static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -349,9 +340,6 @@ extension ClientMessage: WireRuntime.WireMessage {
 
     public static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -428,9 +416,6 @@ extension ClientTyping: WireRuntime.WireMessage {
     public static let tag: Swift.String = "typing"
 
     public static let direction: WireRuntime.FrameDirection = .client
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan

@@ -34,14 +34,6 @@ extension ClientFrame: WireRuntime.WireFrame {
     /// The protocol's error codes.
     public typealias ErrorCodeType = ErrorCode
 
-    @_spi(Generated) public static let notJSONAnswer: WireRuntime.ViolationAnswer = Clawline.notJSONAnswer
-
-    @_spi(Generated) public static let notAFrameAnswer: WireRuntime.ViolationAnswer = Clawline.notAFrameAnswer
-
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
-    @_spi(Generated) public static let sizeAnswer: WireRuntime.ViolationAnswer = Clawline.sizeAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -138,14 +130,6 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     /// The protocol's error codes.
     public typealias ErrorCodeType = ErrorCode
-
-    @_spi(Generated) public static let notJSONAnswer: WireRuntime.ViolationAnswer = Clawline.notJSONAnswer
-
-    @_spi(Generated) public static let notAFrameAnswer: WireRuntime.ViolationAnswer = Clawline.notAFrameAnswer
-
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
-    @_spi(Generated) public static let sizeAnswer: WireRuntime.ViolationAnswer = Clawline.sizeAnswer
 
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan

@@ -34,9 +34,6 @@ extension PairResult: WireRuntime.WireMessage {
 
     public static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -122,9 +119,6 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
     public static let tag: Swift.String = "pair_approval_request"
 
     public static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
@@ -220,9 +214,6 @@ extension AuthResult: WireRuntime.WireMessage {
     public static let tag: Swift.String = "auth_result"
 
     public static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
@@ -345,9 +336,6 @@ extension ServerMessage: WireRuntime.WireMessage {
 
     public static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -442,9 +430,6 @@ extension Ack: WireRuntime.WireMessage {
 
     public static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
-
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
     }
@@ -507,9 +492,6 @@ extension ServerTyping: WireRuntime.WireMessage {
     public static let tag: Swift.String = "typing"
 
     public static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan
@@ -586,9 +568,6 @@ extension ErrorMessage: WireRuntime.WireMessage {
     public static let tag: Swift.String = "error"
 
     public static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    @_spi(Generated) public static let defaultAnswer: WireRuntime.ViolationAnswer = Clawline.defaultAnswer
 
     @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
         Clawline.validationPlan

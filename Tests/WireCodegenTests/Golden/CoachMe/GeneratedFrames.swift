@@ -19,14 +19,6 @@ extension ClientFrame: WireRuntime.WireFrame {
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: WireRuntime.ViolationAnswer = CoachMe.notJSONAnswer
-
-    static let notAFrameAnswer: WireRuntime.ViolationAnswer = CoachMe.notAFrameAnswer
-
-    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
-
-    static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         CoachMe.validationPlan
     }
@@ -81,14 +73,6 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
-
-    static let notJSONAnswer: WireRuntime.ViolationAnswer = CoachMe.notJSONAnswer
-
-    static let notAFrameAnswer: WireRuntime.ViolationAnswer = CoachMe.notAFrameAnswer
-
-    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
-
-    static let sizeAnswer: WireRuntime.ViolationAnswer = CoachMe.sizeAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         CoachMe.validationPlan

@@ -24,9 +24,6 @@ extension Token: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         CoachMe.validationPlan
     }
@@ -93,9 +90,6 @@ extension Done: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         CoachMe.validationPlan
     }
@@ -156,9 +150,6 @@ extension ErrorMessage: WireRuntime.WireMessage {
     static let tag: Swift.String = "error"
 
     static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = CoachMe.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         CoachMe.validationPlan

@@ -70,9 +70,6 @@ extension Greeting: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = WireRuntime.ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008)
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
     }
@@ -235,9 +232,6 @@ extension Post: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
     }
@@ -352,9 +346,6 @@ extension ClientSame: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
     }
@@ -449,9 +440,6 @@ extension Names: WireRuntime.WireMessage {
     static let tag: Swift.String = "names"
 
     static let direction: WireRuntime.FrameDirection = .client
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
@@ -548,9 +536,6 @@ extension Ping: WireRuntime.WireMessage {
     static let tag: Swift.String = "ping"
 
     static let direction: WireRuntime.FrameDirection = .client
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan

@@ -34,14 +34,6 @@ extension ClientFrame: WireRuntime.WireFrame {
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: WireRuntime.ViolationAnswer = Everything.notJSONAnswer
-
-    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Everything.notAFrameAnswer
-
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
-
-    static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
     }
@@ -129,14 +121,6 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
-
-    static let notJSONAnswer: WireRuntime.ViolationAnswer = Everything.notJSONAnswer
-
-    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Everything.notAFrameAnswer
-
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
-
-    static let sizeAnswer: WireRuntime.ViolationAnswer = Everything.sizeAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan

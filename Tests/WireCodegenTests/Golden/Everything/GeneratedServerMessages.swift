@@ -23,9 +23,6 @@ extension ServerSame: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
     }
@@ -140,9 +137,6 @@ extension Update: WireRuntime.WireMessage {
     static let tag: Swift.String = "update"
 
     static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
@@ -265,9 +259,6 @@ extension Verdict: WireRuntime.WireMessage {
     static let tag: Swift.String = "verdict"
 
     static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Everything.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan

@@ -33,9 +33,6 @@ extension Hello: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
     }
@@ -99,9 +96,6 @@ extension Subscribe: WireRuntime.WireMessage {
     static let tag: Swift.String = "subscribe"
 
     static let direction: WireRuntime.FrameDirection = .client
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
@@ -171,9 +165,6 @@ extension Input: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .client
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
     }
@@ -241,9 +232,6 @@ extension PermissionResponse: WireRuntime.WireMessage {
     static let tag: Swift.String = "permission_response"
 
     static let direction: WireRuntime.FrameDirection = .client
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
@@ -315,9 +303,6 @@ extension Control: WireRuntime.WireMessage {
     static let tag: Swift.String = "control"
 
     static let direction: WireRuntime.FrameDirection = .client
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
@@ -391,9 +376,6 @@ extension Sync: WireRuntime.WireMessage {
     static let tag: Swift.String = "sync"
 
     static let direction: WireRuntime.FrameDirection = .client
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan

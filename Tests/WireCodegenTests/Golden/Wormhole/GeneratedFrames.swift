@@ -37,14 +37,6 @@ extension ClientFrame: WireRuntime.WireFrame {
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
 
-    static let notJSONAnswer: WireRuntime.ViolationAnswer = Wormhole.notJSONAnswer
-
-    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Wormhole.notAFrameAnswer
-
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
-
-    static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
     }
@@ -141,14 +133,6 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
-
-    static let notJSONAnswer: WireRuntime.ViolationAnswer = Wormhole.notJSONAnswer
-
-    static let notAFrameAnswer: WireRuntime.ViolationAnswer = Wormhole.notAFrameAnswer
-
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
-
-    static let sizeAnswer: WireRuntime.ViolationAnswer = Wormhole.sizeAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan

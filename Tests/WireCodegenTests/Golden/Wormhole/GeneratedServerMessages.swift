@@ -34,9 +34,6 @@ extension Welcome: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
     }
@@ -124,9 +121,6 @@ extension Event: WireRuntime.WireMessage {
     static let tag: Swift.String = "event"
 
     static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
@@ -219,9 +213,6 @@ extension PermissionRequest: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
     }
@@ -301,9 +292,6 @@ extension SyncResponse: WireRuntime.WireMessage {
 
     static let direction: WireRuntime.FrameDirection = .server
 
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
-
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
     }
@@ -379,9 +367,6 @@ extension ErrorMessage: WireRuntime.WireMessage {
     static let tag: Swift.String = "error"
 
     static let direction: WireRuntime.FrameDirection = .server
-
-    /// What a receiver answers when this message breaks a rule that says nothing more specific.
-    static let defaultAnswer: WireRuntime.ViolationAnswer = Wormhole.defaultAnswer
 
     static var validationPlan: WireRuntime.ValidationPlan {
         Wormhole.validationPlan
