@@ -30,13 +30,11 @@ import WireSpec
         return lines.joined(separator: "\n")
     }
 
-    private static func answer(_ answer: ViolationAnswer) -> String { SwiftTypeMapper.answerLiteral(answer) }
+    private static func answer(_ answer: ViolationAnswer?) -> String { SwiftTypeMapper.answerLiteral(answer) }
 
-    private static func optionalAnswer(_ answer: ViolationAnswer?) -> String { answer.map(self.answer) ?? "nil" }
+    private static func list(_ words: [String]) -> String { SwiftNames.listLiteral(words) }
 
-    private static func list(_ words: [String]) -> String { "[" + words.map(SwiftNames.literal).joined(separator: ", ") + "]" }
-
-    private static func json(_ value: JSONValue) -> String { SwiftNames.jsonLiteral(SpecValue(value)) }
+    private static func json(_ value: JSONValue) -> String { SwiftNames.jsonLiteral(value) }
 
     private static func named(_ plan: ValidationPlan.NamedPlan) -> String {
         switch plan {
@@ -54,10 +52,10 @@ import WireSpec
     private static func object(_ plan: ValidationPlan.ObjectPlan) -> String {
         let fields = plan.fields.map { field in
             ".init(key: \(SwiftNames.literal(field.key)), required: \(field.required), nullable: \(field.nullable), "
-                + "answer: \(optionalAnswer(field.answer)), node: \(node(field.node)))"
+                + "answer: \(answer(field.answer)), node: \(node(field.node)))"
         }
-        let conditionals = plan.conditionals.map { "(rule: \(conditional($0.rule)), answer: \(optionalAnswer($0.answer)))" }
-        let budgets = plan.budgets.map { "(rule: \(budget($0.rule)), answer: \(optionalAnswer($0.answer)))" }
+        let conditionals = plan.conditionals.map { "(rule: \(conditional($0.rule)), answer: \(answer($0.answer)))" }
+        let budgets = plan.budgets.map { "(rule: \(budget($0.rule)), answer: \(answer($0.answer)))" }
         return "WireRuntime.ValidationPlan.ObjectPlan(fields: [\(fields.joined(separator: ", "))], conditionals: ["
             + conditionals.joined(separator: ", ") + "], budgets: [\(budgets.joined(separator: ", "))], knownKeys: "
             + "\(list(plan.knownKeys.sorted())), rejectUnknown: \(plan.rejectUnknown), rejected: \(list(plan.rejected)))"

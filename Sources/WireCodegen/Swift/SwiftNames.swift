@@ -1,4 +1,5 @@
 import Foundation
+import WireRuntime
 import WireSpec
 
 /// Turns spec names into Swift identifiers and spec values into Swift literals.
@@ -136,6 +137,12 @@ enum SwiftNames {
             return ".object([" + members.map { "\(literal($0.key)): \(jsonLiteral($0.value))" }.joined(separator: ", ") + "])"
         }
     }
+
+    /// A JSON value literal of a runtime value (object keys sorted).
+    static func jsonLiteral(_ value: JSONValue) -> String { jsonLiteral(SpecValue(value)) }
+
+    /// A `[String]` literal.
+    static func listLiteral(_ words: [String]) -> String { "[" + words.map(literal).joined(separator: ", ") + "]" }
 
     /// A `Double` literal that always reads as a decimal.
     static func doubleLiteral(_ value: Double) -> String {

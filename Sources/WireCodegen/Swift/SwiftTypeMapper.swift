@@ -123,8 +123,9 @@ struct SwiftTypeMapper {
         Self.answerLiteral(spec.resolved(answer))
     }
 
-    /// The code of a resolved answer.
-    static func answerLiteral(_ answer: ViolationAnswer) -> String {
+    /// The code of a resolved answer; `nil` for none.
+    static func answerLiteral(_ answer: ViolationAnswer?) -> String {
+        guard let answer else { return "nil" }
         guard let code = answer.code else { return ".closeSilently(closeCode: \(answer.closeCode.map(String.init) ?? "nil"))" }
         var text = "WireRuntime.ViolationAnswer(code: \(SwiftNames.literal(code))"
         if answer.closesConnection { text += ", closesConnection: true" }

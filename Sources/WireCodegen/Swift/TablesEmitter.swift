@@ -49,7 +49,7 @@ struct TablesEmitter {
         members.append(
             constant(
                 "The protocol's frame checks as data, which WireRuntime's engine runs: a printout of the plan `wire validate` builds "
-                    + "from the spec at run time.", "validationPlan", "WireRuntime.ValidationPlan", PlanPrinter.expression(spec.validationPlan),
+                    + "from the spec at run time.", "validationPlan", "WireRuntime.ValidationPlan", PlanPrinter.expression(mapper.planLayout.plan),
                 plumbing: true))
         let doc = ([spec.title + " protocol, version \(spec.version)."] + [spec.description?.trimmingTrailingNewlines()].compactMap { $0 }).joined(
             separator: "\n\n")
@@ -161,19 +161,13 @@ struct TablesEmitter {
         "WireRuntime.FrameKey(.\(key.direction.rawValue), \(SwiftNames.literal(key.tag)))"
     }
 
-    private static func answerLiteral(_ answer: ViolationAnswer?) -> String {
-        answer.map(SwiftTypeMapper.answerLiteral) ?? "nil"
-    }
-
     private static func conditionsLiteral(_ conditions: [SessionRuleSet.Condition]) -> String {
         "["
             + conditions.map {
                 "WireRuntime.SessionRuleSet.Condition(\(SwiftNames.literal($0.field)), ["
-                    + $0.values.map { SwiftNames.jsonLiteral(SpecValue($0)) }.joined(separator: ", ") + "])"
+                    + $0.values.map(SwiftNames.jsonLiteral).joined(separator: ", ") + "])"
             }.joined(separator: ", ") + "]"
     }
-
-    private static func listLiteral(_ words: [String]) -> String { "[" + words.map(SwiftNames.literal).joined(separator: ", ") + "]" }
 
     /// A literal of the shapes of a uniqueness rule's fields, keys sorted.
     private static func shapesLiteral(_ shapes: [String: ValueShape]) -> String {
@@ -202,8 +196,9 @@ struct TablesEmitter {
         lines.append("    phases: [")
         for phase in rules.phases {
             lines.append(
-                "        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(Self.listLiteral(phase.allowedClient)), allowedServer: "
-                    + "\(Self.listLiteral(phase.allowedServer)), otherwise: \(Self.answerLiteral(phase.otherwise))),"
+                "        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(SwiftNames.listLiteral(phase.allowedClient)), "
+                    + "allowedServer: \(SwiftNames.listLiteral(phase.allowedServer)), otherwise: "
+                    + "\(SwiftTypeMapper.answerLiteral(phase.otherwise))),"
             )
         }
         lines.append("    ],")
@@ -221,12 +216,12 @@ struct TablesEmitter {
             )
         }
         lines.append("    ],")
-        lines.append("    flags: \(Self.listLiteral(rules.flags)),")
+        lines.append("    flags: \(SwiftNames.listLiteral(rules.flags)),")
         lines.append("    guards: [")
         for rule in rules.guards {
             lines.append(
                 "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(Self.frameKeyLiteral(rule.frame)), requiredFlag: "
-                    + "\(SwiftNames.literal(rule.requiredFlag)), otherwise: \(Self.answerLiteral(rule.otherwise))),"
+                    + "\(SwiftNames.literal(rule.requiredFlag)), otherwise: \(SwiftTypeMapper.answerLiteral(rule.otherwise))),"
             )
         }
         lines.append("    ],")
@@ -235,7 +230,7 @@ struct TablesEmitter {
             lines.append(
                 "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(Self.frameKeyLiteral(rule.frame)), field: "
                     + "\(SwiftNames.literal(rule.field)), answers: \(Self.frameKeyLiteral(rule.answers)), answersField: "
-                    + "\(SwiftNames.literal(rule.answersField)), otherwise: \(Self.answerLiteral(rule.otherwise))),"
+                    + "\(SwiftNames.literal(rule.answersField)), otherwise: \(SwiftTypeMapper.answerLiteral(rule.otherwise))),"
             )
         }
         lines.append("    ],")
@@ -243,10 +238,10 @@ struct TablesEmitter {
         for rule in rules.uniqueness {
             var arguments =
                 "name: \(SwiftNames.literal(rule.name)), frame: \(Self.frameKeyLiteral(rule.frame)), key: \(SwiftNames.literal(rule.key)), "
-                + "sameFields: \(Self.listLiteral(rule.sameFields))"
+                + "sameFields: \(SwiftNames.listLiteral(rule.sameFields))"
             if rule.comparison != .exact { arguments += ", comparison: .\(rule.comparison.rawValue)" }
-            if !rule.grows.isEmpty { arguments += ", grows: \(Self.listLiteral(rule.grows))" }
-            arguments += ", final: \(Self.conditionsLiteral(rule.final)), otherwise: \(Self.answerLiteral(rule.otherwise))"
+            if !rule.grows.isEmpty { arguments += ", grows: \(SwiftNames.listLiteral(rule.grows))" }
+            arguments += ", final: \(Self.conditionsLiteral(rule.final)), otherwise: \(SwiftTypeMapper.answerLiteral(rule.otherwise))"
             if !rule.shapes.isEmpty { arguments += ", shapes: \(Self.shapesLiteral(rule.shapes))" }
             lines.append("        .init(\(arguments)),")
         }
@@ -257,7 +252,7 @@ struct TablesEmitter {
                 "        .init(name: \(SwiftNames.literal(run.name)), after: \(Self.frameKeyLiteral(run.after)), when: "
                     + "\(Self.conditionsLiteral(run.when)), countField: \(SwiftNames.literal(run.countField)), frame: "
                     + "\(Self.frameKeyLiteral(run.frame)), each: \(Self.conditionsLiteral(run.each)), otherwise: "
-                    + "\(Self.answerLiteral(run.otherwise))),"
+                    + "\(SwiftTypeMapper.answerLiteral(run.otherwise))),"
             )
         }
         lines.append("    ]")
