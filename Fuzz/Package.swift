@@ -8,7 +8,7 @@ import PackageDescription
 let sdk = "clawline-sdk"
 
 func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-    .executableTarget(name: name, dependencies: ["CFuzzDriver", .product(name: "WireRuntime", package: sdk)] + dependencies)
+    .executableTarget(name: name, dependencies: ["FuzzDriver", .product(name: "WireRuntime", package: sdk)] + dependencies)
 }
 
 let package = Package(
@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [.package(name: sdk, path: "..")],
     targets: [
         .target(name: "CFuzzDriver"),
+        .target(name: "FuzzDriver", dependencies: ["CFuzzDriver"]),
         .target(
             name: "FuzzedClawlineProtocol", dependencies: [.product(name: "WireRuntime", package: sdk)], path: ".generated/FuzzedClawlineProtocol"),
         fuzzTarget("FuzzTapeScanner", []),

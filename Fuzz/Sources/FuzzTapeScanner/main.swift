@@ -1,7 +1,4 @@
-import CFuzzDriver
-import Foundation
+import FuzzDriver
 
-// libFuzzer's driver runs the target over generated inputs (or the files named on the command line).
-var arguments = CommandLine.argc
-var values: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&arguments, &values) { data, size in fuzzTapeScanner(data, size) })
+// libFuzzer runs the target over generated inputs (or the files named on the command line).
+runFuzzer { data, size in fuzzTapeScanner(data, size) }
