@@ -141,6 +141,32 @@ import WireRuntime
         #expect(ServerFrame.update(update).encodedText() == text.sortedJSON())
     }
 
+    @Test func keptFieldsOfAUnionCaseAreWrittenInOrderAroundTheUnionTag() throws {
+        let text = Self.update.replacingOccurrences(
+            of: #""shape":{"shape":"circle","radius":2}"#, with: #""shape":{"zeta":true,"shape":"square","alpha":[1],"side":3,"s":"x"}"#)
+        let result = server(text)
+        guard case .decoded(.update(let update), _) = result else {
+            Issue.record("expected an update: \(result.rejectionReason ?? "")")
+            return
+        }
+        guard case .square(let square) = update.shape else {
+            Issue.record("expected a square, got \(update.shape)")
+            return
+        }
+        // The union's tag is not one of Square's own keys, so the square keeps it with the others.
+        #expect(square.additionalFields == ["zeta": true, "alpha": [1], "s": "x", "shape": "square"])
+        #expect(String(decoding: update.shape.encoded(), as: UTF8.self) == #"{"alpha":[1],"s":"x","shape":"square","side":3,"zeta":true}"#)
+        #expect(ServerFrame.update(update).encodedText() == text.sortedJSON())
+    }
+
+    @Test func keptFieldsNeverRepeatAKeyTheTypeWritesItself() {
+        let bag = Bag(label: "l", additionalFields: ["label": "shadowed", "b": 2, "a": 1])
+        #expect(String(decoding: bag.encoded(), as: UTF8.self) == #"{"a":1,"b":2,"label":"l"}"#)
+        #expect(bag.jsonValue() == ["a": 1, "b": 2, "label": "l"])
+        let square = Shape.square(Square(side: 1, additionalFields: ["shape": "circle", "side": 9]))
+        #expect(String(decoding: square.encoded(), as: UTF8.self) == #"{"shape":"square","side":1}"#)
+    }
+
     @Test func closedEnumsUnionsAndOneOfsReject() {
         let text = Self.update
             .replacingOccurrences(of: #""color":"dark-blue""#, with: #""color":"purple""#)

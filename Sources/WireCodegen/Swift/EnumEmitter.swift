@@ -78,7 +78,7 @@ struct EnumEmitter {
         members += objects.planMembers(reference: mapper.planReference(named: type.name))
         members.append(builder(buildBody))
         members.append(
-            .function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.line(".string(rawValue)")])))
+            .function(FunctionDeclaration(access: access, signature: EnumEmitter.write, body: [.line("output.string(rawValue)")])))
         if values.open {
             members.append(
                 .function(
@@ -155,16 +155,21 @@ struct EnumEmitter {
             })
     }
 
+    /// The signature of `WireValue.write(into:)`.
+    static let write = "write(into output: inout WireRuntime.JSONOutput)"
+
     /// What a union type and a union message share: the cases, the decoding switch on the tag
-    /// (each case type decoded with the tag ignored) and the encoding of each case as an object.
+    /// (each case type decoded with the tag ignored) and the writing of each case as an object.
     private struct UnionParts {
         var cases: [SwiftDeclaration]
         var buildBody: [Statement]
-        /// Cases that build `object`, the case's members with the union's tag.
-        var objectCases: [SwitchCase]
+        /// The switch cases of `write(into:)`: each case's object with the union's tag (and the
+        /// message's, for a union message) merged in, and an unknown case as received.
+        var writeCases: [SwitchCase]
     }
 
-    private func unionParts(name: String, displayName: String, _ union: UnionType) -> UnionParts {
+    /// `messageTag`: the tag field of a union message, written with the union's tag.
+    private func unionParts(name: String, displayName: String, _ union: UnionType, messageTag: String? = nil) -> UnionParts {
         let caseNames = Dictionary(zip(union.cases.map(\.tagValue), unionCaseNames(union)), uniquingKeysWith: { first, _ in first })
         func unionCaseName(_ unionCase: UnionType.Case) -> String { caseNames[unionCase.tagValue] ?? "unknownValue" }
         let tag = SwiftNames.literal(union.tag)
@@ -193,38 +198,36 @@ struct EnumEmitter {
         }
         switchCases.append(
             SwitchCase(pattern: "default", body: [.line(union.open ? "self = .unknown(tag: tagValue, json: tape.value(index))" : "return nil")]))
-        let objectCases = union.cases.map { unionCase in
-            SwitchCase(
+        var writeCases = union.cases.map { unionCase in
+            var pending = [(key: union.tag, value: SwiftNames.jsonLiteral(unionCase.tagValue))]
+            if let messageTag { pending.append((messageTag, ".string(Self.tag)")) }
+            pending.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let members = pending.map { "(\(SwiftNames.literal($0.key)), \($0.value))" }.joined(separator: ", ")
+            return SwitchCase(
                 pattern: "case .\(unionCaseName(unionCase))(let value)",
                 body: [
-                    .line("object = value.jsonObject()"),
-                    .line("object[\(tag)] = \(SwiftNames.jsonLiteral(unionCase.tagValue))"),
+                    .line("var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [\(members)])"),
+                    .line("value.writeObject(into: &output, merging: &pending)"),
                 ])
+        }
+        if union.open {
+            writeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("output.json(json)")]))
         }
         let buildBody: [Statement] = [
             .line("guard let tagIndex = tape.member(of: index, key: \(tag)) else { return nil }"),
             .line("let tagValue = tape.value(tagIndex)"),
             .switchOn("tagValue", switchCases),
         ]
-        return UnionParts(cases: cases, buildBody: buildBody, objectCases: objectCases)
+        return UnionParts(cases: cases, buildBody: buildBody, writeCases: writeCases)
     }
 
     func union(_ type: NamedType, _ union: UnionType) -> [SwiftDeclaration] {
         let name = naming.typeName(type.name)
         let parts = unionParts(name: name, displayName: type.name, union)
-        var encodeCases = parts.objectCases.map { objectCase in
-            SwitchCase(
-                pattern: objectCase.pattern,
-                body: [.line("var object: [Swift.String: WireRuntime.JSONValue]")] + objectCase.body + [.line("return .object(object)")])
-        }
-        if union.open {
-            encodeCases.append(SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")]))
-        }
         let members: [SwiftDeclaration] =
             objects.planMembers(reference: mapper.planReference(named: type.name)) + [
                 builder(parts.buildBody),
-                .function(
-                    FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: [.switchOn("self", encodeCases)])),
+                .function(FunctionDeclaration(access: access, signature: Self.write, body: [.switchOn("self", parts.writeCases)])),
             ] + objects.codableMembers()
         return [
             .type(
@@ -240,7 +243,7 @@ struct EnumEmitter {
     /// type's fields (`.success(token:userId:)`), so an invalid combination cannot be built.
     func variantMessage(_ message: Message, _ union: UnionType, doc: String) -> [SwiftDeclaration] {
         let name = naming.messageName(message)
-        let parts = unionParts(name: name, displayName: message.tag, union)
+        let parts = unionParts(name: name, displayName: message.tag, union, messageTag: mapper.spec.tagField)
         var cases = parts.cases
         for (unionCase, caseName) in zip(union.cases, unionCaseNames(union)) {
             guard case .object(let shape)? = mapper.spec.type(named: unionCase.type)?.kind else { continue }
@@ -259,21 +262,7 @@ struct EnumEmitter {
         let members: [SwiftDeclaration] =
             objects.identityMembers(message) + objects.planMembers(reference: mapper.planReference(message)) + [
                 builder(parts.buildBody),
-                .function(
-                    FunctionDeclaration(
-                        doc: "The fields as JSON object members, without the tag.",
-                        signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]",
-                        body: [
-                            .line("var object: [Swift.String: WireRuntime.JSONValue]"), .switchOn("self", parts.objectCases), .line("return object"),
-                        ]
-                    )),
-                .function(
-                    FunctionDeclaration(
-                        access: access, signature: "jsonValue() -> WireRuntime.JSONValue",
-                        body: [
-                            .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(mapper.spec.tagField))] = .string(Self.tag)"),
-                            .line("return .object(object)"),
-                        ])),
+                .function(FunctionDeclaration(access: access, signature: Self.write, body: [.switchOn("self", parts.writeCases)])),
             ] + objects.codableMembers()
         return [
             .type(
@@ -313,16 +302,14 @@ struct EnumEmitter {
         members.append(
             .function(
                 FunctionDeclaration(
-                    access: access, signature: "jsonValue() -> WireRuntime.JSONValue",
+                    access: access, signature: Self.write,
                     body: [
                         .switchOn(
                             "self",
                             oneOf.variants.map { variant in
                                 SwitchCase(
                                     pattern: "case .\(caseName(variant))(let value)",
-                                    body: [
-                                        .line("return " + mapper.encodeExpression(variant.type, variant.constraints, value: "value"))
-                                    ])
+                                    body: [.line(mapper.writeStatement(variant.type, variant.constraints, value: "value"))])
                             })
                     ])))
         members += objects.codableMembers()

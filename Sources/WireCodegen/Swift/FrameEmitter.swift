@@ -72,13 +72,14 @@ struct FrameEmitter {
                     ])),
             .function(
                 FunctionDeclaration(
-                    access: access, signature: "jsonValue() -> WireRuntime.JSONValue",
+                    access: access, signature: "write(into output: inout WireRuntime.JSONOutput)",
                     body: [
                         .switchOn(
                             "self",
                             messages.map { message in
-                                SwitchCase(pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("return message.jsonValue()")])
-                            } + [SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("return json")])])
+                                SwitchCase(
+                                    pattern: "case .\(naming.frameCase(message))(let message)", body: [.line("message.write(into: &output)")])
+                            } + [SwitchCase(pattern: "case .unknown(_, let json)", body: [.line("output.json(json)")])])
                     ])),
         ]
         let doc = "Every frame the \(direction.rawValue) sends, decoded in one pass by `\(name).decode(_:)`."

@@ -10,7 +10,8 @@ struct ObjectEmitter {
     private var namespace: String { naming.namespace }
 
     /// The declarations for one object: the struct, then an extension with its decoding and encoding.
-    func declarations(name: String, doc: String?, shape: ObjectShape, message: Message? = nil) -> [SwiftDeclaration] {
+    /// A case type of a union (`isUnionCase`) also writes itself with its union's tag merged in.
+    func declarations(name: String, doc: String?, shape: ObjectShape, message: Message? = nil, isUnionCase: Bool = false) -> [SwiftDeclaration] {
         let keeps = shape.unknownFields == .keep
         var members: [SwiftDeclaration] = shape.fields.map { field in
             .variable(
@@ -31,7 +32,7 @@ struct ObjectEmitter {
             kind: .struct, doc: doc, access: access, name: name, conformances: ["Swift.Sendable", "Swift.Hashable"], members: members)
         let conformance = TypeDeclaration(
             kind: .extension, name: name, conformances: [message == nil ? "WireRuntime.WireValue" : "WireRuntime.WireMessage"],
-            members: conformanceMembers(name: name, shape: shape, message: message)
+            members: conformanceMembers(name: name, shape: shape, message: message, isUnionCase: isUnionCase)
         )
         return [.type(structure), .type(conformance)]
     }
@@ -126,12 +127,15 @@ struct ObjectEmitter {
         ]
     }
 
-    private func conformanceMembers(name: String, shape: ObjectShape, message: Message?) -> [SwiftDeclaration] {
+    private func conformanceMembers(name: String, shape: ObjectShape, message: Message?, isUnionCase: Bool) -> [SwiftDeclaration] {
         var members: [SwiftDeclaration] = message.map(identityMembers) ?? []
         if shape.unknownFields == .keep {
-            let keys = shape.fields.map { SwiftNames.literal($0.name) }.joined(separator: ", ")
+            let keys = (shape.fields.map(\.name) + (message == nil ? [] : [spec.tagField])).map(SwiftNames.literal).joined(separator: ", ")
             members.append(
-                .variable(VariableDeclaration(isStatic: true, name: "knownKeys", type: "Swift.Set<Swift.String>", initializer: "[\(keys)]")))
+                .variable(
+                    VariableDeclaration(
+                        doc: "The keys the type reads and writes itself; others are kept in `additionalFields`.", isStatic: true,
+                        name: "knownKeys", type: "Swift.Set<Swift.String>", initializer: "[\(keys)]")))
         }
         let reference = message.map(mapper.planReference) ?? mapper.planReference(named: name)
         members += planMembers(reference: reference)
@@ -139,24 +143,9 @@ struct ObjectEmitter {
             .function(
                 FunctionDeclaration(
                     access: access, isPlumbing: true, signature: "init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int)",
-                    isInitializer: true, body: buildStatements(shape, ignoring: message == nil ? nil : spec.tagField)
+                    isInitializer: true, body: buildStatements(shape)
                 )))
-        members.append(
-            .function(
-                FunctionDeclaration(
-                    doc: "The fields as JSON object members\(message == nil ? "" : ", without the tag").",
-                    signature: "jsonObject() -> [Swift.String: WireRuntime.JSONValue]", body: encodeStatements(shape)
-                )))
-        let valueBody: [Statement]
-        if message != nil {
-            valueBody = [
-                .line("var object = jsonObject()"), .line("object[\(SwiftNames.literal(spec.tagField))] = .string(Self.tag)"),
-                .line("return .object(object)"),
-            ]
-        } else {
-            valueBody = [.line(".object(jsonObject())")]
-        }
-        members.append(.function(FunctionDeclaration(access: access, signature: "jsonValue() -> WireRuntime.JSONValue", body: valueBody)))
+        members += writeMembers(shape, message: message, isUnionCase: isUnionCase)
         members += codableMembers()
         return members
     }
@@ -193,16 +182,13 @@ struct ObjectEmitter {
     }
 
     /// The body of `init?(checked:at:)`: each field read from the checked tape, then the memberwise initializer.
-    func buildStatements(_ shape: ObjectShape, ignoring: String?) -> [Statement] {
+    func buildStatements(_ shape: ObjectShape) -> [Statement] {
         var body: [Statement] = []
         for field in shape.fields {
             body += fieldStatements(field)
         }
         if shape.unknownFields == .keep {
-            body.append(
-                .line(
-                    "let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys, ignoring: "
-                        + "\(ignoring.map(SwiftNames.literal) ?? "nil"))"))
+            body.append(.line("let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys)"))
         }
         var arguments = shape.fields.map { "\(naming.argumentLabel($0.name)): \(local($0))" }
         if shape.unknownFields == .keep { arguments.append("additionalFields: additionalFields") }
@@ -247,41 +233,79 @@ struct ObjectEmitter {
         }
     }
 
-    private func encodeStatements(_ shape: ObjectShape) -> [Statement] {
-        var body: [Statement] = [
-            .line("var object: [Swift.String: WireRuntime.JSONValue] = \(shape.unknownFields == .keep ? "self.additionalFields" : "[:]")")
-        ]
-        if !shape.fields.isEmpty { body.append(.line("object.reserveCapacity(\(shape.fields.count + 1))")) }
-        for field in shape.fields {
-            let property = "self." + naming.propertyName(field.name)
-            let key = SwiftNames.literal(field.name)
-            switch (field.required, field.nullable) {
-            case (true, false):
-                body.append(.line("object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: property))"))
-            case (true, true):
-                body.append(
-                    .line(
-                        "object[\(key)] = \(property).map { value in \(mapper.encodeExpression(field.type, field.constraints, value: "value")) } "
-                            + "?? " + ".null"
-                    ))
-            case (false, false):
-                body.append(
-                    .line("if let value = \(property) { object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value")) }")
-                )
-            case (false, true):
-                body.append(
-                    .switchOn(
-                        property,
-                        [
-                            SwitchCase(pattern: "case .absent", body: []),
-                            SwitchCase(pattern: "case .null", body: [.line("object[\(key)] = .null")]),
-                            SwitchCase(
-                                pattern: "case .value(let value)",
-                                body: [.line("object[\(key)] = \(mapper.encodeExpression(field.type, field.constraints, value: "value"))")]),
-                        ]))
+    // MARK: Writing
+
+    /// `write(into:)`, which writes the members in their sorted order, fixed here; the fields an
+    /// object kept, and the tag of the union an object is a case of, are merged in at run time.
+    private func writeMembers(_ shape: ObjectShape, message: Message?, isUnionCase: Bool) -> [SwiftDeclaration] {
+        let keeps = shape.unknownFields == .keep
+        let write = "write(into output: inout WireRuntime.JSONOutput)"
+        guard isUnionCase else {
+            var body: [Statement] = []
+            if keeps {
+                body += [
+                    .line("var pending = WireRuntime.JSONOutput.PendingMembers()"),
+                    .line("pending.add(self.additionalFields, known: Self.knownKeys)"),
+                ]
             }
+            body += objectStatements(shape, tag: message == nil ? nil : spec.tagField, merging: keeps)
+            return [.function(FunctionDeclaration(access: access, signature: write, body: body))]
         }
-        body.append(.line("return object"))
+        var merged: [Statement] = []
+        if keeps { merged.append(.line("pending.add(self.additionalFields, known: Self.knownKeys)")) }
+        merged += objectStatements(shape, tag: nil, merging: true)
+        return [
+            .function(
+                FunctionDeclaration(
+                    access: access, signature: write,
+                    body: [.line("var pending = WireRuntime.JSONOutput.PendingMembers()"), .line("writeObject(into: &output, merging: &pending)")])),
+            .function(
+                FunctionDeclaration(
+                    doc: "Writes the object with `pending` (its union's tag) merged in.",
+                    signature: "writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers)",
+                    body: merged)),
+        ]
+    }
+
+    /// The object's members in sorted key order, the message's tag among them; with `merging`,
+    /// each preceded by the pending members that sort before it.
+    private func objectStatements(_ shape: ObjectShape, tag: String?, merging: Bool) -> [Statement] {
+        var entries: [(key: String, statements: [Statement])] = shape.fields.map { ($0.name, fieldWriteStatements($0)) }
+        if let tag {
+            entries.append((tag, [.line("output.key(\(SwiftNames.literal(tag)))"), .line("output.string(Self.tag)")]))
+        }
+        entries.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        var body: [Statement] = [.line("output.beginObject()")]
+        for entry in entries {
+            if merging { body.append(.line("output.members(&pending, before: \(SwiftNames.literal(entry.key)))")) }
+            body += entry.statements
+        }
+        if merging { body.append(.line("output.remainingMembers(&pending)")) }
+        body.append(.line("output.endObject()"))
         return body
+    }
+
+    private func fieldWriteStatements(_ field: Field) -> [Statement] {
+        let property = "self." + naming.propertyName(field.name)
+        let key = Statement.line("output.key(\(SwiftNames.literal(field.name)))")
+        let writeValue = Statement.line(mapper.writeStatement(field.type, field.constraints, value: "value"))
+        switch (field.required, field.nullable) {
+        case (true, false):
+            return [key, .line(mapper.writeStatement(field.type, field.constraints, value: property))]
+        case (true, true):
+            return [key, .block("if let value = \(property)", [writeValue], closerSuffix: " else { output.null() }")]
+        case (false, false):
+            return [.block("if let value = \(property)", [key, writeValue])]
+        case (false, true):
+            return [
+                .switchOn(
+                    property,
+                    [
+                        SwitchCase(pattern: "case .absent", body: []),
+                        SwitchCase(pattern: "case .null", body: [key, .line("output.null()")]),
+                        SwitchCase(pattern: "case .value(let value)", body: [key, writeValue]),
+                    ])
+            ]
+        }
     }
 }

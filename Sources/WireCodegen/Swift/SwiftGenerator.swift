@@ -67,10 +67,17 @@ public enum SwiftGenerator {
         let frames = FrameEmitter(mapper: mapper, access: access)
         let tables = TablesEmitter(mapper: mapper, access: access)
 
+        let unionCaseTypes = Set(
+            (spec.types.compactMap { type -> UnionType? in
+                if case .union(let union) = type.kind { return union }
+                return nil
+            } + spec.messages.compactMap(\.variants)).flatMap { $0.cases.map(\.type) })
         var types: [SwiftDeclaration] = []
         for type in spec.types {
             switch type.kind {
-            case .object(let shape): types += objects.declarations(name: naming.typeName(type.name), doc: type.description, shape: shape)
+            case .object(let shape):
+                types += objects.declarations(
+                    name: naming.typeName(type.name), doc: type.description, shape: shape, isUnionCase: unionCaseTypes.contains(type.name))
             case .enumeration(let values): types += enums.enumeration(type, values)
             case .union(let union): types += enums.union(type, union)
             case .oneOf(let oneOf): types += enums.oneOf(type, oneOf)

@@ -19,12 +19,12 @@ enum SwiftNames {
     /// names Swift does not allow for a type, stay reserved.
     static let reservedTypeNames: Set<String> = ["Swift", "Foundation", "WireRuntime", "Self", "Any", "Type", "Protocol"]
 
-    /// Members every generated value type declares or inherits (`init`, `hashValue`, `jsonValue()`,
+    /// Members every generated value type declares or inherits (`init`, `hashValue`, `write(into:)`,
     /// ...), and identifiers Swift reads specially after a dot (`self`, `Type`): a field named like
     /// one becomes a property with a trailing `_` (`init_`).
     static let reservedPropertyNames: Set<String> = [
         "init", "deinit", "self", "Self", "Type", "Protocol", "some", "none", "subscript", "hashValue", "jsonValue",
-        "jsonObject", "encode", "encoded", "encodedData", "validate", "additionalFields",
+        "write", "writeObject", "encode", "encoded", "encodedData", "validate", "additionalFields",
     ]
 
     /// The same for enum cases, which also share their enum's static members (`allCases`,

@@ -95,24 +95,24 @@ struct SwiftTypeMapper {
 
     // MARK: Encoding
 
-    /// An expression of type `JSONValue` for `value` of `type`.
-    func encodeExpression(_ type: TypeRef, _ own: Constraints, value: String, depth: Int = 0) -> String {
+    /// A statement that writes `value` of `type` to the `JSONOutput` named `output`.
+    func writeStatement(_ type: TypeRef, _ own: Constraints, value: String, depth: Int = 0) -> String {
         let (resolved, aliasConstraints) = spec.resolve(type)
         let constraints = own.merged(over: aliasConstraints)
+        let item = "item\(depth)"
         switch resolved {
         case .string:
-            return isDate(resolved, constraints) ? ".string(WireRuntime.WireFormats.formatISO8601(\(value)))" : ".string(\(value))"
-        case .integer: return ".integer(\(value))"
-        case .number: return "WireRuntime.JSONValue(\(value))"
-        case .boolean: return ".bool(\(value))"
-        case .json, .unresolved: return value
+            return isDate(resolved, constraints) ? "output.string(WireRuntime.WireFormats.formatISO8601(\(value)))" : "output.string(\(value))"
+        case .integer: return "output.integer(\(value))"
+        case .number: return "output.number(\(value))"
+        case .boolean: return "output.bool(\(value))"
+        case .json, .unresolved: return "output.json(\(value))"
         case .array(let element):
-            return ".array(\(value).map { item\(depth) in \(encodeExpression(element, Constraints(), value: "item\(depth)", depth: depth + 1)) })"
+            return "output.array(\(value)) { output, \(item) in \(writeStatement(element, Constraints(), value: item, depth: depth + 1)) }"
         case .map(let element):
-            return
-                ".object(\(value).mapValues { item\(depth) in \(encodeExpression(element, Constraints(), value: "item\(depth)", depth: depth + 1)) })"
+            return "output.object(\(value)) { output, \(item) in \(writeStatement(element, Constraints(), value: item, depth: depth + 1)) }"
         case .enumeration, .object, .union, .oneOf:
-            return "\(value).jsonValue()"
+            return "output.value(\(value))"
         }
     }
 

@@ -37,8 +37,8 @@ public protocol WireFrame: Sendable, Hashable {
 
     /// The frame's tag.
     var tag: String { get }
-    /// The frame as JSON, tag included.
-    func jsonValue() -> JSONValue
+    /// Writes the frame's canonical JSON, tag included.
+    func write(into output: inout JSONOutput)
 }
 
 /// The outcome of decoding bytes into a frame.
@@ -142,16 +142,23 @@ extension WireFrame {
     }
 
     /// The canonical JSON bytes of the frame (sorted keys, no white space).
-    public func encoded() -> [UInt8] { JSONWriter.bytes(jsonValue()) }
+    public func encoded() -> [UInt8] {
+        var output = JSONOutput()
+        write(into: &output)
+        return output.bytes
+    }
 
     /// The canonical JSON bytes of the frame as `Data`.
     public func encodedData() -> Data { Data(encoded()) }
 
     /// The canonical JSON text of the frame, for WebSocket text messages.
-    public func encodedText() -> String { JSONWriter.string(jsonValue()) }
+    public func encodedText() -> String { String(decoding: encoded(), as: UTF8.self) }
+
+    /// The frame as a JSON tree, tag included, read back from its canonical bytes.
+    public func jsonValue() -> JSONValue { JSONValue(canonical: encoded()) }
 
     /// Checks a frame built in code against the spec before it is sent: every issue, errors and warnings.
     public func validate() -> [ValidationIssue] {
-        Self.decode(json: jsonValue()).issues
+        Self.decode(encoded()).issues
     }
 }

@@ -8,8 +8,8 @@ public protocol WireValue: Sendable, Hashable, Codable {
     /// it did not (the builder reads without checking again).
     @_spi(Generated) init?(checked tape: JSONTape.View, at index: Int)
 
-    /// The value as JSON.
-    func jsonValue() -> JSONValue
+    /// Writes the value's canonical JSON.
+    func write(into output: inout JSONOutput)
 }
 
 /// A value that did not decode: bytes that are not JSON, or JSON that breaks the spec.
@@ -57,7 +57,14 @@ extension WireValue {
     }
 
     /// The canonical JSON bytes of the value (sorted keys, no white space), e.g. an HTTP body.
-    public func encoded() -> [UInt8] { JSONWriter.bytes(jsonValue()) }
+    public func encoded() -> [UInt8] {
+        var output = JSONOutput()
+        write(into: &output)
+        return output.bytes
+    }
+
+    /// The value as a JSON tree, read back from its canonical bytes.
+    public func jsonValue() -> JSONValue { JSONValue(canonical: encoded()) }
 
     /// The `Codable` bridge: decodes through a `JSONValue`, so `Codable` applies the same checks.
     @_spi(Generated) public static func decode(from decoder: any Decoder) throws -> Self {

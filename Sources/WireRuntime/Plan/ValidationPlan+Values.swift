@@ -61,11 +61,11 @@ extension JSONTape.View {
     }
 
     /// The members of the object at `index` whose keys are not `known` (nor `ignoring`), as JSON.
-    @_spi(Generated) public func unknownMembers(of index: Int, known: Set<String>, ignoring: String?) -> [String: JSONValue] {
+    @_spi(Generated) public func unknownMembers(of index: Int, known: Set<String>) -> [String: JSONValue] {
         var members: [String: JSONValue] = [:]
         forEachMember(of: index) { key, member in
             let name = string(key)
-            if !known.contains(name), name != ignoring { members[name] = value(member) }
+            if !known.contains(name) { members[name] = value(member) }
             return true
         }
         return members

@@ -70,7 +70,7 @@ public struct SessionMachine: Sendable {
         -> [SessionViolation]
     {
         guard Frame.knownTags.contains(frame.tag) else { return [] }
-        return observe(json: JSONWriter.bytes(frame.jsonValue()), from: Frame.direction, answeredCodes: answeredCodes, rateLimits: &rateLimits)
+        return observe(json: frame.encoded(), from: Frame.direction, answeredCodes: answeredCodes, rateLimits: &rateLimits)
     }
 
     /// Checks a frame received or about to be sent as JSON bytes, at the machine clock's time,

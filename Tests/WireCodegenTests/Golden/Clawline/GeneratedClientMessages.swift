@@ -78,21 +78,21 @@ extension PairRequest: WireRuntime.WireMessage {
         self.init(protocolVersion: _protocolVersion, deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(5)
-        object["protocolVersion"] = .integer(self.protocolVersion)
-        object["deviceId"] = .string(self.deviceId)
-        if let value = self.claimedName { object["claimedName"] = .string(value) }
-        object["deviceInfo"] = self.deviceInfo.jsonValue()
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        if let value = self.claimedName {
+            output.key("claimedName")
+            output.string(value)
+        }
+        output.key("deviceId")
+        output.string(self.deviceId)
+        output.key("deviceInfo")
+        output.value(self.deviceInfo)
+        output.key("protocolVersion")
+        output.integer(self.protocolVersion)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -183,28 +183,27 @@ extension Auth: WireRuntime.WireMessage {
         self.init(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(5)
-        object["protocolVersion"] = .integer(self.protocolVersion)
-        object["token"] = .string(self.token)
-        object["deviceId"] = .string(self.deviceId)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("deviceId")
+        output.string(self.deviceId)
         switch self.lastMessageId {
         case .absent:
             break
         case .null:
-            object["lastMessageId"] = .null
+            output.key("lastMessageId")
+            output.null()
         case .value(let value):
-            object["lastMessageId"] = .string(value)
+            output.key("lastMessageId")
+            output.string(value)
         }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+        output.key("protocolVersion")
+        output.integer(self.protocolVersion)
+        output.key("token")
+        output.string(self.token)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -275,20 +274,19 @@ extension PairDecision: WireRuntime.WireMessage {
         self.init(deviceId: _deviceId, approve: _approve, userId: _userId)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["deviceId"] = .string(self.deviceId)
-        object["approve"] = .bool(self.approve)
-        if let value = self.userId { object["userId"] = .string(value) }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("approve")
+        output.bool(self.approve)
+        output.key("deviceId")
+        output.string(self.deviceId)
+        output.key("type")
+        output.string(Self.tag)
+        if let value = self.userId {
+            output.key("userId")
+            output.string(value)
+        }
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -363,27 +361,25 @@ extension ClientMessage: WireRuntime.WireMessage {
         self.init(id: _id, content: _content, attachments: _attachments)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["id"] = .string(self.id)
-        object["content"] = .string(self.content)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
         switch self.attachments {
         case .absent:
             break
         case .null:
-            object["attachments"] = .null
+            output.key("attachments")
+            output.null()
         case .value(let value):
-            object["attachments"] = .array(value.map { item0 in item0.jsonValue() })
+            output.key("attachments")
+            output.array(value) { output, item0 in output.value(item0) }
         }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+        output.key("content")
+        output.string(self.content)
+        output.key("id")
+        output.string(self.id)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -431,18 +427,13 @@ extension ClientTyping: WireRuntime.WireMessage {
         self.init(active: _active)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["active"] = .bool(self.active)
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("active")
+        output.bool(self.active)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.

@@ -76,20 +76,20 @@ extension ClientFrame: WireRuntime.WireFrame {
         }
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
+    public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .pairRequest(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .auth(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .pairDecision(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .message(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .typing(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }
@@ -181,24 +181,24 @@ extension ServerFrame: WireRuntime.WireFrame {
         }
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
+    public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .pairResult(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .pairApprovalRequest(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .authResult(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .message(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .ack(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .typing(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .error(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }

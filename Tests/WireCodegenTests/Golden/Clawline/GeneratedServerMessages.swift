@@ -55,24 +55,15 @@ extension PairResult: WireRuntime.WireMessage {
         }
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue]
+    public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .success(let value):
-            object = value.jsonObject()
-            object["success"] = .bool(true)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("success", .bool(true)), ("type", .string(Self.tag))])
+            value.writeObject(into: &output, merging: &pending)
         case .failure(let value):
-            object = value.jsonObject()
-            object["success"] = .bool(false)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("success", .bool(false)), ("type", .string(Self.tag))])
+            value.writeObject(into: &output, merging: &pending)
         }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -143,20 +134,19 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
         self.init(deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["deviceId"] = .string(self.deviceId)
-        if let value = self.claimedName { object["claimedName"] = .string(value) }
-        object["deviceInfo"] = self.deviceInfo.jsonValue()
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        if let value = self.claimedName {
+            output.key("claimedName")
+            output.string(value)
+        }
+        output.key("deviceId")
+        output.string(self.deviceId)
+        output.key("deviceInfo")
+        output.value(self.deviceInfo)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -236,24 +226,15 @@ extension AuthResult: WireRuntime.WireMessage {
         }
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue]
+    public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .success(let value):
-            object = value.jsonObject()
-            object["success"] = .bool(true)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("success", .bool(true)), ("type", .string(Self.tag))])
+            value.writeObject(into: &output, merging: &pending)
         case .failure(let value):
-            object = value.jsonObject()
-            object["success"] = .bool(false)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("success", .bool(false)), ("type", .string(Self.tag))])
+            value.writeObject(into: &output, merging: &pending)
         }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -378,24 +359,29 @@ extension ServerMessage: WireRuntime.WireMessage {
         )
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(8)
-        object["id"] = .string(self.id)
-        object["role"] = self.role.jsonValue()
-        object["content"] = .string(self.content)
-        object["timestamp"] = .integer(self.timestamp)
-        object["streaming"] = .bool(self.streaming)
-        if let value = self.deviceId { object["deviceId"] = .string(value) }
-        if let value = self.attachments { object["attachments"] = .array(value.map { item0 in item0.jsonValue() }) }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        if let value = self.attachments {
+            output.key("attachments")
+            output.array(value) { output, item0 in output.value(item0) }
+        }
+        output.key("content")
+        output.string(self.content)
+        if let value = self.deviceId {
+            output.key("deviceId")
+            output.string(value)
+        }
+        output.key("id")
+        output.string(self.id)
+        output.key("role")
+        output.value(self.role)
+        output.key("streaming")
+        output.bool(self.streaming)
+        output.key("timestamp")
+        output.integer(self.timestamp)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -441,18 +427,13 @@ extension Ack: WireRuntime.WireMessage {
         self.init(id: _id)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["id"] = .string(self.id)
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("id")
+        output.string(self.id)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -508,19 +489,15 @@ extension ServerTyping: WireRuntime.WireMessage {
         self.init(role: _role, active: _active)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["role"] = self.role.jsonValue()
-        object["active"] = .bool(self.active)
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("active")
+        output.bool(self.active)
+        output.key("role")
+        output.value(self.role)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -589,20 +566,19 @@ extension ErrorMessage: WireRuntime.WireMessage {
         self.init(code: _code, message: _message, messageId: _messageId)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["code"] = self.code.jsonValue()
-        object["message"] = .string(self.message)
-        if let value = self.messageId { object["messageId"] = .string(value) }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("code")
+        output.value(self.code)
+        output.key("message")
+        output.string(self.message)
+        if let value = self.messageId {
+            output.key("messageId")
+            output.string(value)
+        }
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.

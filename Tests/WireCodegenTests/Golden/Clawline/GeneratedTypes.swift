@@ -99,19 +99,21 @@ extension DeviceInfo: WireRuntime.WireValue {
         self.init(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(5)
-        object["platform"] = .string(self.platform)
-        object["model"] = .string(self.model)
-        if let value = self.osVersion { object["osVersion"] = .string(value) }
-        if let value = self.appVersion { object["appVersion"] = .string(value) }
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        if let value = self.appVersion {
+            output.key("appVersion")
+            output.string(value)
+        }
+        output.key("model")
+        output.string(self.model)
+        if let value = self.osVersion {
+            output.key("osVersion")
+            output.string(value)
+        }
+        output.key("platform")
+        output.string(self.platform)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -174,8 +176,8 @@ extension Role: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     public init(from decoder: any Swift.Decoder) throws {
@@ -245,8 +247,8 @@ extension PairFailureReason: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     public init(from decoder: any Swift.Decoder) throws {
@@ -323,8 +325,8 @@ extension AuthFailureReason: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     public init(from decoder: any Swift.Decoder) throws {
@@ -374,17 +376,22 @@ extension PairSuccess: WireRuntime.WireValue {
         self.init(token: _token, userId: _userId)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["token"] = .string(self.token)
-        object["userId"] = .string(self.userId)
-        return object
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "token")
+        output.key("token")
+        output.string(self.token)
+        output.members(&pending, before: "userId")
+        output.key("userId")
+        output.string(self.userId)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -426,16 +433,19 @@ extension PairFailure: WireRuntime.WireValue {
         self.init(reason: _reason)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["reason"] = self.reason.jsonValue()
-        return object
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "reason")
+        output.key("reason")
+        output.value(self.reason)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -549,21 +559,38 @@ extension AuthSuccess: WireRuntime.WireValue {
         )
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(7)
-        object["userId"] = .string(self.userId)
-        object["sessionId"] = .string(self.sessionId)
-        object["replayCount"] = .integer(self.replayCount)
-        object["replayTruncated"] = .bool(self.replayTruncated)
-        if let value = self.historyReset { object["historyReset"] = .bool(value) }
-        if let value = self.isAdmin { object["isAdmin"] = .bool(value) }
-        return object
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "historyReset")
+        if let value = self.historyReset {
+            output.key("historyReset")
+            output.bool(value)
+        }
+        output.members(&pending, before: "isAdmin")
+        if let value = self.isAdmin {
+            output.key("isAdmin")
+            output.bool(value)
+        }
+        output.members(&pending, before: "replayCount")
+        output.key("replayCount")
+        output.integer(self.replayCount)
+        output.members(&pending, before: "replayTruncated")
+        output.key("replayTruncated")
+        output.bool(self.replayTruncated)
+        output.members(&pending, before: "sessionId")
+        output.key("sessionId")
+        output.string(self.sessionId)
+        output.members(&pending, before: "userId")
+        output.key("userId")
+        output.string(self.userId)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -605,16 +632,19 @@ extension AuthFailure: WireRuntime.WireValue {
         self.init(reason: _reason)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["reason"] = self.reason.jsonValue()
-        return object
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "reason")
+        output.key("reason")
+        output.value(self.reason)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -648,8 +678,8 @@ extension ImageMimeType: WireRuntime.WireValue {
         self = value
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 }
 
@@ -690,17 +720,22 @@ extension ImageAttachment: WireRuntime.WireValue {
         self.init(mimeType: _mimeType, data: _data)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["mimeType"] = self.mimeType.jsonValue()
-        object["data"] = .string(self.data)
-        return object
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "data")
+        output.key("data")
+        output.string(self.data)
+        output.members(&pending, before: "mimeType")
+        output.key("mimeType")
+        output.value(self.mimeType)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -742,16 +777,19 @@ extension AssetAttachment: WireRuntime.WireValue {
         self.init(assetId: _assetId)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["assetId"] = .string(self.assetId)
-        return object
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "assetId")
+        output.key("assetId")
+        output.string(self.assetId)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -799,18 +837,14 @@ extension Attachment: WireRuntime.WireValue {
         }
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
+    public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .image(let value):
-            var object: [Swift.String: WireRuntime.JSONValue]
-            object = value.jsonObject()
-            object["type"] = .string("image")
-            return .object(object)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("type", .string("image"))])
+            value.writeObject(into: &output, merging: &pending)
         case .asset(let value):
-            var object: [Swift.String: WireRuntime.JSONValue]
-            object = value.jsonObject()
-            object["type"] = .string("asset")
-            return .object(object)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("type", .string("asset"))])
+            value.writeObject(into: &output, merging: &pending)
         }
     }
 
@@ -855,16 +889,11 @@ extension VersionInfo: WireRuntime.WireValue {
         self.init(protocolVersion: _protocolVersion)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["protocolVersion"] = .integer(self.protocolVersion)
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("protocolVersion")
+        output.integer(self.protocolVersion)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -925,18 +954,15 @@ extension UploadedAsset: WireRuntime.WireValue {
         self.init(assetId: _assetId, mimeType: _mimeType, size: _size)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["assetId"] = .string(self.assetId)
-        object["mimeType"] = .string(self.mimeType)
-        object["size"] = .integer(self.size)
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("assetId")
+        output.string(self.assetId)
+        output.key("mimeType")
+        output.string(self.mimeType)
+        output.key("size")
+        output.integer(self.size)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -992,18 +1018,15 @@ extension HttpError: WireRuntime.WireValue {
         self.init(type: _type, code: _code, message: _message)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["type"] = .string(self.type)
-        object["code"] = self.code.jsonValue()
-        object["message"] = .string(self.message)
-        return object
-    }
-
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("code")
+        output.value(self.code)
+        output.key("message")
+        output.string(self.message)
+        output.key("type")
+        output.string(self.type)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -1252,8 +1275,8 @@ extension ErrorCode: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     public init(from decoder: any Swift.Decoder) throws {

@@ -41,10 +41,10 @@ extension ClientFrame: WireRuntime.WireFrame {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }
@@ -108,16 +108,16 @@ extension ServerFrame: WireRuntime.WireFrame {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .token(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .done(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .error(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }

@@ -38,18 +38,13 @@ extension Token: WireRuntime.WireMessage {
         self.init(content: _content)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["content"] = .string(self.content)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("content")
+        output.string(self.content)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -105,19 +100,15 @@ extension Done: WireRuntime.WireMessage {
         self.init(messageId: _messageId, usage: _usage)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["message_id"] = .string(self.messageId)
-        object["usage"] = self.usage.jsonValue()
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("message_id")
+        output.string(self.messageId)
+        output.key("type")
+        output.string(Self.tag)
+        output.key("usage")
+        output.value(self.usage)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -165,18 +156,13 @@ extension ErrorMessage: WireRuntime.WireMessage {
         self.init(message: _message)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["message"] = .string(self.message)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("message")
+        output.string(self.message)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.

@@ -45,17 +45,13 @@ extension ChatRequest: WireRuntime.WireValue {
         self.init(message: _message, conversationId: _conversationId)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["message"] = .string(self.message)
-        object["conversation_id"] = .string(self.conversationId)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("conversation_id")
+        output.string(self.conversationId)
+        output.key("message")
+        output.string(self.message)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -121,18 +117,15 @@ extension TokenUsage: WireRuntime.WireValue {
         self.init(promptTokens: _promptTokens, completionTokens: _completionTokens, totalTokens: _totalTokens)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["prompt_tokens"] = .integer(self.promptTokens)
-        object["completion_tokens"] = .integer(self.completionTokens)
-        object["total_tokens"] = .integer(self.totalTokens)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("completion_tokens")
+        output.integer(self.completionTokens)
+        output.key("prompt_tokens")
+        output.integer(self.promptTokens)
+        output.key("total_tokens")
+        output.integer(self.totalTokens)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -261,8 +254,8 @@ extension ErrorCode: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     init(from decoder: any Swift.Decoder) throws {

@@ -124,32 +124,43 @@ extension Greeting: WireRuntime.WireMessage {
         )
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(9)
-        object["client_version"] = .integer(self.clientVersion)
-        object["name"] = .string(self.name)
-        if let value = self.nick { object["nick"] = .string(value) }
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("client_version")
+        output.integer(self.clientVersion)
         switch self.cursor {
         case .absent:
             break
         case .null:
-            object["cursor"] = .null
+            output.key("cursor")
+            output.null()
         case .value(let value):
-            object["cursor"] = .string(value)
+            output.key("cursor")
+            output.string(value)
         }
-        object["note"] = self.note.map { value in .string(value) } ?? .null
-        if let value = self.retries { object["retries"] = .integer(value) }
-        if let value = self.since { object["since"] = .integer(value) }
-        object["wants_color"] = .bool(self.wantsColor)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
+        output.key("kind")
+        output.string(Self.tag)
+        output.key("name")
+        output.string(self.name)
+        if let value = self.nick {
+            output.key("nick")
+            output.string(value)
+        }
+        output.key("note")
+        if let value = self.note {
+            output.string(value)
+        } else { output.null() }
+        if let value = self.retries {
+            output.key("retries")
+            output.integer(value)
+        }
+        if let value = self.since {
+            output.key("since")
+            output.integer(value)
+        }
+        output.key("wants_color")
+        output.bool(self.wantsColor)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -294,26 +305,43 @@ extension Post: WireRuntime.WireMessage {
         )
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(10)
-        object["id"] = .string(self.id)
-        object["default"] = .string(self.`default`)
-        if let value = self.`protocol` { object["protocol"] = .string(value) }
-        if let value = self.tags { object["tags"] = .array(value.map { item0 in .string(item0) }) }
-        if let value = self.scores { object["scores"] = .object(value.mapValues { item0 in .integer(item0) }) }
-        if let value = self.grid { object["grid"] = .array(value.map { item0 in .array(item0.map { item1 in .integer(item1) }) }) }
-        if let value = self.blobs { object["blobs"] = .array(value.map { item0 in .string(item0) }) }
-        if let value = self.link { object["link"] = .string(value) }
-        if let value = self.extra { object["extra"] = value }
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        if let value = self.blobs {
+            output.key("blobs")
+            output.array(value) { output, item0 in output.string(item0) }
+        }
+        output.key("default")
+        output.string(self.`default`)
+        if let value = self.extra {
+            output.key("extra")
+            output.json(value)
+        }
+        if let value = self.grid {
+            output.key("grid")
+            output.array(value) { output, item0 in output.array(item0) { output, item1 in output.integer(item1) } }
+        }
+        output.key("id")
+        output.string(self.id)
+        output.key("kind")
+        output.string(Self.tag)
+        if let value = self.link {
+            output.key("link")
+            output.string(value)
+        }
+        if let value = self.`protocol` {
+            output.key("protocol")
+            output.string(value)
+        }
+        if let value = self.scores {
+            output.key("scores")
+            output.object(value) { output, item0 in output.integer(item0) }
+        }
+        if let value = self.tags {
+            output.key("tags")
+            output.array(value) { output, item0 in output.string(item0) }
+        }
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -360,18 +388,13 @@ extension ClientSame: WireRuntime.WireMessage {
         self.init(fromClient: _fromClient)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["from_client"] = .bool(self.fromClient)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("from_client")
+        output.bool(self.fromClient)
+        output.key("kind")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -479,31 +502,41 @@ extension Names: WireRuntime.WireMessage {
         self.init(value: _value, path: _path, json: _json, object: _object, context: _context, answer: _answer, errorsBefore: _errorsBefore)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(8)
-        object["value"] = WireRuntime.JSONValue(self.value)
-        object["path"] = .string(self.path)
-        if let value = self.json { object["json"] = value }
-        if let value = self.object { object["object"] = .string(value) }
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("answer")
+        if let value = self.answer {
+            output.bool(value)
+        } else { output.null() }
         switch self.context {
         case .absent:
             break
         case .null:
-            object["context"] = .null
+            output.key("context")
+            output.null()
         case .value(let value):
-            object["context"] = .integer(value)
+            output.key("context")
+            output.integer(value)
         }
-        object["answer"] = self.answer.map { value in .bool(value) } ?? .null
-        if let value = self.errorsBefore { object["errors_before"] = .integer(value) }
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
+        if let value = self.errorsBefore {
+            output.key("errors_before")
+            output.integer(value)
+        }
+        if let value = self.json {
+            output.key("json")
+            output.json(value)
+        }
+        output.key("kind")
+        output.string(Self.tag)
+        if let value = self.object {
+            output.key("object")
+            output.string(value)
+        }
+        output.key("path")
+        output.string(self.path)
+        output.key("value")
+        output.number(self.value)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -548,18 +581,13 @@ extension Ping: WireRuntime.WireMessage {
         self.init(seq: _seq)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["seq"] = .integer(self.seq)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("kind")
+        output.string(Self.tag)
+        output.key("seq")
+        output.integer(self.seq)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.

@@ -76,20 +76,20 @@ extension ClientFrame: WireRuntime.WireFrame {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .hello(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .post(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .same(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .names(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .ping(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }
@@ -160,18 +160,18 @@ extension ServerFrame: WireRuntime.WireFrame {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .same(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .update(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .verdict(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .ping(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }

@@ -37,18 +37,13 @@ extension ServerSame: WireRuntime.WireMessage {
         self.init(fromServer: _fromServer)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["from_server"] = .bool(self.fromServer)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("from_server")
+        output.bool(self.fromServer)
+        output.key("kind")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -200,28 +195,43 @@ extension Update: WireRuntime.WireMessage {
         )
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(12)
-        object["when"] = .string(WireRuntime.WireFormats.formatISO8601(self.when))
-        object["color"] = self.color.jsonValue()
-        if let value = self.mood { object["mood"] = value.jsonValue() }
-        object["shape"] = self.shape.jsonValue()
-        object["outcome"] = self.outcome.jsonValue()
-        object["selector"] = self.selector.jsonValue()
-        if let value = self.bag { object["bag"] = value.jsonValue() }
-        if let value = self.strict { object["strict"] = value.jsonValue() }
-        object["at"] = self.at.map { value in value.jsonValue() } ?? .null
-        object["level"] = .string(self.level)
-        if let value = self.detail { object["detail"] = .string(value) }
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("at")
+        if let value = self.at {
+            output.value(value)
+        } else { output.null() }
+        if let value = self.bag {
+            output.key("bag")
+            output.value(value)
+        }
+        output.key("color")
+        output.value(self.color)
+        if let value = self.detail {
+            output.key("detail")
+            output.string(value)
+        }
+        output.key("kind")
+        output.string(Self.tag)
+        output.key("level")
+        output.string(self.level)
+        if let value = self.mood {
+            output.key("mood")
+            output.value(value)
+        }
+        output.key("outcome")
+        output.value(self.outcome)
+        output.key("selector")
+        output.value(self.selector)
+        output.key("shape")
+        output.value(self.shape)
+        if let value = self.strict {
+            output.key("strict")
+            output.value(value)
+        }
+        output.key("when")
+        output.string(WireRuntime.WireFormats.formatISO8601(self.when))
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -281,24 +291,15 @@ extension Verdict: WireRuntime.WireMessage {
         }
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue]
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .accepted(let value):
-            object = value.jsonObject()
-            object["accepted"] = .bool(true)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("accepted", .bool(true)), ("kind", .string(Self.tag))])
+            value.writeObject(into: &output, merging: &pending)
         case .refused(let value):
-            object = value.jsonObject()
-            object["accepted"] = .bool(false)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("accepted", .bool(false)), ("kind", .string(Self.tag))])
+            value.writeObject(into: &output, merging: &pending)
         }
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["kind"] = .string(Self.tag)
-        return .object(object)
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.

@@ -44,8 +44,8 @@ extension Color: WireRuntime.WireValue {
         self = value
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 }
 
@@ -99,8 +99,8 @@ extension Mood: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     init(from decoder: any Swift.Decoder) throws {
@@ -144,17 +144,13 @@ extension Point: WireRuntime.WireValue {
         self.init(x: _x, y: _y)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["x"] = WireRuntime.JSONValue(self.x)
-        object["y"] = WireRuntime.JSONValue(self.y)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("x")
+        output.number(self.x)
+        output.key("y")
+        output.number(self.y)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -195,16 +191,19 @@ extension Circle: WireRuntime.WireValue {
         self.init(radius: _radius)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["radius"] = WireRuntime.JSONValue(self.radius)
-        return object
+    func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "radius")
+        output.key("radius")
+        output.number(self.radius)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -220,16 +219,24 @@ extension Circle: WireRuntime.WireValue {
 struct Square: Swift.Sendable, Swift.Hashable {
     var side: Swift.Int
 
+    /// Keys the spec does not declare, kept as received so they survive re-encoding.
+    var additionalFields: [Swift.String: WireRuntime.JSONValue]
+
     /// Creates a `Square`.
     ///
     /// - Parameters:
     ///   - side: The `side` field.
-    init(side: Swift.Int) {
+    ///   - additionalFields: Keys the spec does not declare, kept as received.
+    init(side: Swift.Int, additionalFields: [Swift.String: WireRuntime.JSONValue] = [:]) {
         self.side = side
+        self.additionalFields = additionalFields
     }
 }
 
 extension Square: WireRuntime.WireValue {
+    /// The keys the type reads and writes itself; others are kept in `additionalFields`.
+    static let knownKeys: Swift.Set<Swift.String> = ["side"]
+
     static var validationPlan: WireRuntime.ValidationPlan {
         Everything.validationPlan
     }
@@ -238,19 +245,24 @@ extension Square: WireRuntime.WireValue {
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         guard let _sideMember = tape.member(of: index, key: "side"), let _side = (Swift.Optional(tape.integer(_sideMember))) else { return nil }
-        self.init(side: _side)
+        let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys)
+        self.init(side: _side, additionalFields: additionalFields)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["side"] = .integer(self.side)
-        return object
+    func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        pending.add(self.additionalFields, known: Self.knownKeys)
+        output.beginObject()
+        output.members(&pending, before: "side")
+        output.key("side")
+        output.integer(self.side)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -297,20 +309,16 @@ extension Shape: WireRuntime.WireValue {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .circle(let value):
-            var object: [Swift.String: WireRuntime.JSONValue]
-            object = value.jsonObject()
-            object["shape"] = .string("circle")
-            return .object(object)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("shape", .string("circle"))])
+            value.writeObject(into: &output, merging: &pending)
         case .square(let value):
-            var object: [Swift.String: WireRuntime.JSONValue]
-            object = value.jsonObject()
-            object["shape"] = .string("square")
-            return .object(object)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("shape", .string("square"))])
+            value.writeObject(into: &output, merging: &pending)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 
@@ -348,16 +356,19 @@ extension Granted: WireRuntime.WireValue {
         self.init(token: _token)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["token"] = .string(self.token)
-        return object
+    func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "token")
+        output.key("token")
+        output.string(self.token)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -399,16 +410,21 @@ extension Refused: WireRuntime.WireValue {
         self.init(reason: _reason)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        if let value = self.reason { object["reason"] = .string(value) }
-        return object
+    func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        writeObject(into: &output, merging: &pending)
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    /// Writes the object with `pending` (its union's tag) merged in.
+    func writeObject(into output: inout WireRuntime.JSONOutput, merging pending: inout WireRuntime.JSONOutput.PendingMembers) {
+        output.beginObject()
+        output.members(&pending, before: "reason")
+        if let value = self.reason {
+            output.key("reason")
+            output.string(value)
+        }
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -452,18 +468,14 @@ extension Outcome: WireRuntime.WireValue {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .granted(let value):
-            var object: [Swift.String: WireRuntime.JSONValue]
-            object = value.jsonObject()
-            object["ok"] = .bool(true)
-            return .object(object)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("ok", .bool(true))])
+            value.writeObject(into: &output, merging: &pending)
         case .refused(let value):
-            var object: [Swift.String: WireRuntime.JSONValue]
-            object = value.jsonObject()
-            object["ok"] = .bool(false)
-            return .object(object)
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("ok", .bool(false))])
+            value.writeObject(into: &output, merging: &pending)
         }
     }
 
@@ -506,12 +518,12 @@ extension Selector: WireRuntime.WireValue {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .all(let value):
-            return .string(value)
+            output.string(value)
         case .names(let value):
-            return .array(value.map { item0 in .string(item0) })
+            output.array(value) { output, item0 in output.string(item0) }
         }
     }
 
@@ -544,6 +556,7 @@ struct Bag: Swift.Sendable, Swift.Hashable {
 }
 
 extension Bag: WireRuntime.WireValue {
+    /// The keys the type reads and writes itself; others are kept in `additionalFields`.
     static let knownKeys: Swift.Set<Swift.String> = ["label"]
 
     static var validationPlan: WireRuntime.ValidationPlan {
@@ -554,20 +567,19 @@ extension Bag: WireRuntime.WireValue {
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         guard let _labelMember = tape.member(of: index, key: "label"), let _label = (Swift.Optional(tape.string(_labelMember))) else { return nil }
-        let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys, ignoring: nil)
+        let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys)
         self.init(label: _label, additionalFields: additionalFields)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = self.additionalFields
-        object.reserveCapacity(2)
-        object["label"] = .string(self.label)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        pending.add(self.additionalFields, known: Self.knownKeys)
+        output.beginObject()
+        output.members(&pending, before: "label")
+        output.key("label")
+        output.string(self.label)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -604,16 +616,11 @@ extension Strict: WireRuntime.WireValue {
         self.init(a: _a)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["a"] = .integer(self.a)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("a")
+        output.integer(self.a)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -757,8 +764,8 @@ extension ErrorCode: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     init(from decoder: any Swift.Decoder) throws {

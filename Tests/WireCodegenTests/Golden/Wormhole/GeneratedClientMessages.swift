@@ -51,19 +51,15 @@ extension Hello: WireRuntime.WireMessage {
         self.init(clientVersion: _clientVersion, deviceName: _deviceName)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["client_version"] = .string(self.clientVersion)
-        object["device_name"] = .string(self.deviceName)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("client_version")
+        output.string(self.clientVersion)
+        output.key("device_name")
+        output.string(self.deviceName)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -111,18 +107,13 @@ extension Subscribe: WireRuntime.WireMessage {
         self.init(sessions: _sessions)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(2)
-        object["sessions"] = self.sessions.jsonValue()
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("sessions")
+        output.value(self.sessions)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -180,19 +171,15 @@ extension Input: WireRuntime.WireMessage {
         self.init(session: _session, text: _text)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["session"] = .string(self.session)
-        object["text"] = .string(self.text)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("session")
+        output.string(self.session)
+        output.key("text")
+        output.string(self.text)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -251,19 +238,15 @@ extension PermissionResponse: WireRuntime.WireMessage {
         self.init(requestId: _requestId, decision: _decision)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["request_id"] = .string(self.requestId)
-        object["decision"] = self.decision.jsonValue()
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("decision")
+        output.value(self.decision)
+        output.key("request_id")
+        output.string(self.requestId)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -322,19 +305,15 @@ extension Control: WireRuntime.WireMessage {
         self.init(session: _session, action: _action)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["session"] = .string(self.session)
-        object["action"] = self.action.jsonValue()
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("action")
+        output.value(self.action)
+        output.key("session")
+        output.string(self.session)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -395,19 +374,15 @@ extension Sync: WireRuntime.WireMessage {
         self.init(session: _session, lastSeenSequence: _lastSeenSequence)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["session"] = .string(self.session)
-        object["last_seen_sequence"] = .integer(self.lastSeenSequence)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("last_seen_sequence")
+        output.integer(self.lastSeenSequence)
+        output.key("session")
+        output.string(self.session)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.

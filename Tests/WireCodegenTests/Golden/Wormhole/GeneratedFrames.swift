@@ -83,22 +83,22 @@ extension ClientFrame: WireRuntime.WireFrame {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .hello(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .subscribe(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .input(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .permissionResponse(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .control(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .sync(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }
@@ -176,20 +176,20 @@ extension ServerFrame: WireRuntime.WireFrame {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .welcome(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .event(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .permissionRequest(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .syncResponse(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .error(let message):
-            return message.jsonValue()
+            message.write(into: &output)
         case .unknown(_, let json):
-            return json
+            output.json(json)
         }
     }
 }

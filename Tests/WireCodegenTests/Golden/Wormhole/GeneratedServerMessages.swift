@@ -56,20 +56,17 @@ extension Welcome: WireRuntime.WireMessage {
         self.init(serverVersion: _serverVersion, machineName: _machineName, sessions: _sessions)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["server_version"] = .string(self.serverVersion)
-        object["machine_name"] = .string(self.machineName)
-        object["sessions"] = .array(self.sessions.map { item0 in item0.jsonValue() })
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("machine_name")
+        output.string(self.machineName)
+        output.key("server_version")
+        output.string(self.serverVersion)
+        output.key("sessions")
+        output.array(self.sessions) { output, item0 in output.value(item0) }
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -148,21 +145,19 @@ extension Event: WireRuntime.WireMessage {
         self.init(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(5)
-        object["session"] = .string(self.session)
-        object["sequence"] = .integer(self.sequence)
-        object["timestamp"] = .string(WireRuntime.WireFormats.formatISO8601(self.timestamp))
-        object["message"] = self.message.jsonValue()
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("message")
+        output.value(self.message)
+        output.key("sequence")
+        output.integer(self.sequence)
+        output.key("session")
+        output.string(self.session)
+        output.key("timestamp")
+        output.string(WireRuntime.WireFormats.formatISO8601(self.timestamp))
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -239,21 +234,19 @@ extension PermissionRequest: WireRuntime.WireMessage {
         self.init(requestId: _requestId, toolName: _toolName, toolInput: _toolInput, sessionName: _sessionName)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(5)
-        object["request_id"] = .string(self.requestId)
-        object["tool_name"] = .string(self.toolName)
-        object["tool_input"] = .object(self.toolInput.mapValues { item0 in item0 })
-        object["session_name"] = .string(self.sessionName)
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("request_id")
+        output.string(self.requestId)
+        output.key("session_name")
+        output.string(self.sessionName)
+        output.key("tool_input")
+        output.object(self.toolInput) { output, item0 in output.json(item0) }
+        output.key("tool_name")
+        output.string(self.toolName)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -310,19 +303,15 @@ extension SyncResponse: WireRuntime.WireMessage {
         self.init(session: _session, events: _events)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(3)
-        object["session"] = .string(self.session)
-        object["events"] = .array(self.events.map { item0 in item0.jsonValue() })
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("events")
+        output.array(self.events) { output, item0 in output.value(item0) }
+        output.key("session")
+        output.string(self.session)
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -388,20 +377,19 @@ extension ErrorMessage: WireRuntime.WireMessage {
         self.init(code: _code, message: _message, session: _session)
     }
 
-    /// The fields as JSON object members, without the tag.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(4)
-        object["code"] = .string(self.code)
-        object["message"] = .string(self.message)
-        if let value = self.session { object["session"] = .string(value) }
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        var object = jsonObject()
-        object["type"] = .string(Self.tag)
-        return .object(object)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("code")
+        output.string(self.code)
+        output.key("message")
+        output.string(self.message)
+        if let value = self.session {
+            output.key("session")
+            output.string(value)
+        }
+        output.key("type")
+        output.string(Self.tag)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.

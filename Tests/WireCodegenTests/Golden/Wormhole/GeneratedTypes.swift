@@ -67,8 +67,8 @@ extension SessionState: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     init(from decoder: any Swift.Decoder) throws {
@@ -178,35 +178,37 @@ extension SessionInfo: WireRuntime.WireValue {
         )
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(7)
-        object["name"] = .string(self.name)
-        object["directory"] = .string(self.directory)
-        object["state"] = self.state.jsonValue()
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
         switch self.claudeSessionId {
         case .absent:
             break
         case .null:
-            object["claude_session_id"] = .null
+            output.key("claude_session_id")
+            output.null()
         case .value(let value):
-            object["claude_session_id"] = .string(value)
+            output.key("claude_session_id")
+            output.string(value)
         }
-        object["cost_usd"] = WireRuntime.JSONValue(self.costUsd)
+        output.key("cost_usd")
+        output.number(self.costUsd)
+        output.key("directory")
+        output.string(self.directory)
         switch self.lastActivity {
         case .absent:
             break
         case .null:
-            object["last_activity"] = .null
+            output.key("last_activity")
+            output.null()
         case .value(let value):
-            object["last_activity"] = .string(WireRuntime.WireFormats.formatISO8601(value))
+            output.key("last_activity")
+            output.string(WireRuntime.WireFormats.formatISO8601(value))
         }
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+        output.key("name")
+        output.string(self.name)
+        output.key("state")
+        output.value(self.state)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -249,12 +251,12 @@ extension SessionSelector: WireRuntime.WireValue {
         }
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
+    func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .all(let value):
-            return .string(value)
+            output.string(value)
         case .names(let value):
-            return .array(value.map { item0 in .string(item0) })
+            output.array(value) { output, item0 in output.string(item0) }
         }
     }
 
@@ -297,6 +299,7 @@ struct SDKMessage: Swift.Sendable, Swift.Hashable {
 }
 
 extension SDKMessage: WireRuntime.WireValue {
+    /// The keys the type reads and writes itself; others are kept in `additionalFields`.
     static let knownKeys: Swift.Set<Swift.String> = ["type", "subtype"]
 
     static var validationPlan: WireRuntime.ValidationPlan {
@@ -312,21 +315,24 @@ extension SDKMessage: WireRuntime.WireValue {
             guard let value = (Swift.Optional(tape.string(_subtypeMember))) else { return nil }
             _subtype = value
         }
-        let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys, ignoring: nil)
+        let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys)
         self.init(type: _type, subtype: _subtype, additionalFields: additionalFields)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = self.additionalFields
-        object.reserveCapacity(3)
-        object["type"] = .string(self.type)
-        if let value = self.subtype { object["subtype"] = .string(value) }
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    func write(into output: inout WireRuntime.JSONOutput) {
+        var pending = WireRuntime.JSONOutput.PendingMembers()
+        pending.add(self.additionalFields, known: Self.knownKeys)
+        output.beginObject()
+        output.members(&pending, before: "subtype")
+        if let value = self.subtype {
+            output.key("subtype")
+            output.string(value)
+        }
+        output.members(&pending, before: "type")
+        output.key("type")
+        output.string(self.type)
+        output.remainingMembers(&pending)
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -357,8 +363,8 @@ extension Decision: WireRuntime.WireValue {
         self = value
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 }
 
@@ -389,8 +395,8 @@ extension ControlAction: WireRuntime.WireValue {
         self = value
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 }
 
@@ -454,19 +460,17 @@ extension EventPayload: WireRuntime.WireValue {
         self.init(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
     }
 
-    /// The fields as JSON object members.
-    func jsonObject() -> [Swift.String: WireRuntime.JSONValue] {
-        var object: [Swift.String: WireRuntime.JSONValue] = [:]
-        object.reserveCapacity(5)
-        object["session"] = .string(self.session)
-        object["sequence"] = .integer(self.sequence)
-        object["timestamp"] = .string(WireRuntime.WireFormats.formatISO8601(self.timestamp))
-        object["message"] = self.message.jsonValue()
-        return object
-    }
-
-    func jsonValue() -> WireRuntime.JSONValue {
-        .object(jsonObject())
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.beginObject()
+        output.key("message")
+        output.value(self.message)
+        output.key("sequence")
+        output.integer(self.sequence)
+        output.key("session")
+        output.string(self.session)
+        output.key("timestamp")
+        output.string(WireRuntime.WireFormats.formatISO8601(self.timestamp))
+        output.endObject()
     }
 
     /// Decodes through `Codable` with the same checks as `decode(_:)`.
@@ -595,8 +599,8 @@ extension ErrorCode: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    func jsonValue() -> WireRuntime.JSONValue {
-        .string(rawValue)
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
     }
 
     init(from decoder: any Swift.Decoder) throws {
