@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "clawline-sdk",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "WireSpec", targets: ["WireSpec"]),
         .library(name: "WireCodegen", targets: ["WireCodegen"]),
@@ -11,13 +11,23 @@ let package = Package(
         .library(name: "WireValidator", targets: ["WireValidator"]),
         .library(name: "WireDiff", targets: ["WireDiff"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
+        .library(name: "ClawlineServer", targets: ["ClawlineServer"]),
         .executable(name: "wire", targets: ["wire"]),
+        .executable(name: "clawline-server", targets: ["clawline-server"]),
         .plugin(name: "WireCodegenPlugin", targets: ["WireCodegenPlugin"]),
         .plugin(name: "GenerateProtocolDocs", targets: ["GenerateProtocolDocs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
     ],
     targets: [
         .target(name: "WireSpec", dependencies: ["WireRuntime", .product(name: "Yams", package: "Yams")]),
@@ -42,6 +52,28 @@ let package = Package(
             dependencies: ["wire"]
         ),
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
+        .target(
+            name: "ClawlineServer",
+            dependencies: [
+                "ClawlineProtocol", "WireRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "clawline-server",
+            dependencies: [
+                "ClawlineServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
         .executableTarget(
@@ -59,6 +91,13 @@ let package = Package(
         .testTarget(
             name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "WireCodegen", "ClawlineProtocol", "WireTestSupport"],
             exclude: ["Golden"]),
+        .testTarget(
+            name: "ClawlineServerTests",
+            dependencies: [
+                "ClawlineServer", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
+                .product(name: "WSClient", package: "swift-websocket"),
+            ]
+        ),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireRuntime", "WireTestSupport"], exclude: ["Frames"]),
     ],
     swiftLanguageModes: [.v6]

@@ -63,6 +63,9 @@ extension WireValue {
         return output.bytes
     }
 
+    /// The canonical JSON text of the value.
+    public func encodedText() -> String { String(decoding: encoded(), as: UTF8.self) }
+
     /// The value as a JSON tree, read back from its canonical bytes.
     public func jsonValue() -> JSONValue { JSONValue(canonical: encoded()) }
 

@@ -1,0 +1,54 @@
+import ClawlineProtocol
+
+/// A user's message, as the assistant that answers it sees it.
+public struct AssistantRequest: Sendable, Hashable {
+    /// The account the message belongs to.
+    public var userID: String
+    /// The device that sent it.
+    public var deviceID: String
+    /// The server id of the echoed user message (`s_…`).
+    public var messageID: String
+    /// The text the user wrote.
+    public var content: String
+    /// The attachments the user sent.
+    public var attachments: [Attachment]
+
+    /// Creates a request.
+    public init(userID: String, deviceID: String, messageID: String, content: String, attachments: [Attachment] = []) {
+        self.userID = userID
+        self.deviceID = deviceID
+        self.messageID = messageID
+        self.content = content
+        self.attachments = attachments
+    }
+}
+
+/// What answers user messages: it streams full-content snapshots of its answer and returns the
+/// final content.
+///
+/// The server sends each snapshot to every connected device of the account as a `message` with
+/// `streaming: true`, then the returned content with `streaming: false`, which is the only one it
+/// stores and replays. Throwing fails the stream: the server answers `error` `server_error` with
+/// the message's id and sends no final message. The task is cancelled when the stream ends
+/// without a takeover (the socket closed, the token was revoked).
+public protocol Assistant: Sendable {
+    /// Answers `request`, calling `snapshot` with the whole answer so far each time it grows.
+    func answer(_ request: AssistantRequest, snapshot: @Sendable (String) async throws -> Void) async throws -> String
+}
+
+/// The assistant a server has when none is configured: it answers every message by streaming
+/// its words back, after `Echo:`, one word more per snapshot (so at least two snapshots).
+public struct EchoAssistant: Assistant {
+    /// Creates the echo assistant.
+    public init() {}
+
+    public func answer(_ request: AssistantRequest, snapshot: @Sendable (String) async throws -> Void) async throws -> String {
+        let words = request.content.split(whereSeparator: \.isWhitespace).map(String.init)
+        let tokens = ["Echo:"] + (words.isEmpty ? ["(no", "text)"] : words)
+        for count in 1...tokens.count {
+            try Task.checkCancellation()
+            try await snapshot(tokens.prefix(count).joined(separator: " "))
+        }
+        return tokens.joined(separator: " ")
+    }
+}

@@ -1,0 +1,86 @@
+import ClawlineProtocol
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import WireRuntime
+
+/// Where and how a Clawline provider listens.
+public struct ClawlineServerConfiguration: Sendable {
+    /// The address to bind (loopback by default).
+    public var host: String
+    /// The port; 0 picks a free one.
+    public var port: Int
+    /// Whether binding an address other than loopback is allowed (the protocol has no TLS of its own).
+    public var allowInsecurePublic: Bool
+
+    /// A configuration.
+    public init(host: String = "127.0.0.1", port: Int = 8080, allowInsecurePublic: Bool = false) {
+        self.host = host
+        self.port = port
+        self.allowInsecurePublic = allowInsecurePublic
+    }
+
+    /// Refuses a public address unless it was allowed explicitly.
+    public func validate() throws(ServerSetupError) {
+        let loopback = ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.")
+        guard loopback || allowInsecurePublic else {
+            throw ServerSetupError(
+                "refusing to listen on \(host): Clawline has no TLS of its own, so tokens and messages would cross the network in clear. "
+                    + "Put the server behind a TLS proxy or VPN and pass --allow-insecure-public to bind it anyway.")
+        }
+    }
+}
+
+/// The Clawline provider as an embeddable Hummingbird application: `GET /version`, the `/ws`
+/// WebSocket (426 for a plain request), the provider's behaviour on top of the generated
+/// `ClawlineProtocol` and WireRuntime's session machine.
+public enum ClawlineServer {
+    /// Builds the application.
+    ///
+    /// - Parameters:
+    ///   - store: Where devices and events are kept.
+    ///   - signingKey: The HS256 key of device tokens (at least 32 bytes).
+    ///   - assistant: What answers user messages (the echo assistant by default).
+    ///   - environment: The clocks.
+    ///   - onListening: Called with the bound port once the server accepts connections.
+    public static func application(
+        configuration: ClawlineServerConfiguration, store: any ProviderStore, signingKey: [UInt8], assistant: any Assistant = EchoAssistant(),
+        environment: ServerEnvironment = ServerEnvironment(), logger: Logger = Logger(label: "clawline.server"),
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> some ApplicationProtocol {
+        try configuration.validate()
+        let tokens = try await TokenAuthority(key: signingKey)
+        let hub = try await ProviderHub(store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger)
+        let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
+        let rateLimits = DeviceRateLimits()
+
+        let router = Router()
+        router.get("/version") { _, _ in jsonResponse(VersionInfo(protocolVersion: Clawline.Constants.protocolVersion).encoded()) }
+        router.get(RouterPath(Clawline.transportPath)) { _, _ in
+            jsonResponse(
+                HttpError(code: .invalidMessage, message: "this path speaks WebSocket only; send an Upgrade request").encoded(),
+                status: .init(code: Clawline.Constants.upgradeRequiredStatus))
+        }
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: Clawline.Constants.maxFrameBytes, autoPing: .enabled(timePeriod: Clawline.Constants.pingInterval))
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, _, _ in
+                guard request.path == Clawline.transportPath else { return .dontUpgrade }
+                return .upgrade([:]) { inbound, outbound, context in
+                    await ConnectionHandler.serve(
+                        inbound: inbound, outbound: outbound, hub: hub, engine: engine, rateLimits: rateLimits, logger: context.logger)
+                }
+            },
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "clawline"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+            logger: logger
+        )
+    }
+
+    private static func jsonResponse(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,125 @@
+import ClawlineProtocol
+import HummingbirdWebSocket
+import Logging
+import NIOConcurrencyHelpers
+import NIOWebSocket
+import WireRuntime
+
+/// The rate-limit windows of every device, kept across its connections and reconnects (the
+/// spec's limits are per device). Before authentication a frame counts for the device it names.
+final class DeviceRateLimits: Sendable {
+    private let limiters = NIOLockedValueBox<[String: RateLimiter]>([:])
+
+    /// Runs `body` with the windows of `key`.
+    func with<T>(_ key: String, _ body: (inout RateLimiter) -> T) -> T {
+        limiters.withLockedValue { limiters in body(&limiters[key, default: RateLimiter()]) }
+    }
+}
+
+/// Serves one WebSocket: every received frame is decoded by the generated `ClientFrame`, checked
+/// by the session machine, answered as the decode result or the broken rule says, and otherwise
+/// dispatched; one writer task sends what the server has for the socket.
+struct ConnectionHandler: ClientFrameHandler {
+    let hub: ProviderHub
+    let connection: ServerConnection
+    let rateLimits: DeviceRateLimits
+    let logger: Logger
+
+    /// Runs the socket until either side closes it.
+    static func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, hub: ProviderHub, engine: SessionEngine,
+        rateLimits: DeviceRateLimits, logger: Logger
+    ) async {
+        let (connection, outbox) = ServerConnection.make(engine: engine, clock: hub.environment.clock, logger: logger)
+        let handler = ConnectionHandler(hub: hub, connection: connection, rateLimits: rateLimits, logger: logger)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in outbox {
+                    switch item {
+                    case .frame(let text):
+                        try? await outbound.write(.text(text))
+                    case .close(let code, let reason):
+                        try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                        return
+                    }
+                }
+            }
+            do {
+                for try await message in inbound.messages(maxSize: Clawline.Constants.maxFrameBytes) {
+                    guard case .text(let text) = message else {
+                        connection.close(code: 1003, reason: "frames are JSON text")
+                        break
+                    }
+                    await handler.receive(Array(text.utf8))
+                    if connection.isClosed { break }
+                }
+            } catch {
+                logger.debug("socket ended", metadata: ["error": "\(error)"])
+            }
+            connection.finish()
+            await hub.disconnected(connection)
+        }
+    }
+
+    /// Handles one received frame.
+    func receive(_ bytes: [UInt8]) async {
+        let result = ClientFrame.decode(bytes)
+        let limiterKey = Self.deviceID(of: result.frame) ?? connection.device?.deviceID ?? connection.sessionID
+        let answeredCodes = result.answer?.code.map { [$0] } ?? []
+        let violations = rateLimits.with(limiterKey) { limiter in
+            connection.observeReceived(bytes, answeredCodes: answeredCodes, limiter: &limiter)
+        }
+        if let answer = result.answer {
+            self.answer(answer, reason: result.rejectionReason ?? "the frame is not valid")
+            return
+        }
+        if let violation = violations.first(where: { $0.answer != nil }), let answer = violation.answer {
+            self.answer(answer, reason: violation.message)
+            return
+        }
+        guard case .decoded(let frame, _) = result else { return }
+        do {
+            try await frame.dispatch(to: self)
+        } catch {
+            logger.error("a frame could not be handled", metadata: ["error": "\(error)", "type": "\(frame.tag)"])
+            connection.sendError(.serverError, "the server could not handle the frame")
+        }
+    }
+
+    /// Sends what the spec answers a rejected frame: its error (if it has one), then the close.
+    private func answer(_ answer: ViolationAnswer, reason: String) {
+        if let code = answer.code { connection.sendError(ErrorCode(rawValue: code), reason) }
+        if answer.closesConnection || answer.code == nil { connection.close(code: answer.closeCode ?? 1008) }
+    }
+
+    private static func deviceID(of frame: ClientFrame?) -> String? {
+        switch frame {
+        case .pairRequest(let request)?: return request.deviceId
+        case .auth(let auth)?: return auth.deviceId
+        default: return nil
+        }
+    }
+
+    // MARK: ClientFrameHandler
+
+    func handlePairRequest(_ message: PairRequest) async throws {
+        try await hub.pair(message, on: connection)
+    }
+
+    func handleAuth(_ message: Auth) async throws {
+        try await hub.authenticate(message, on: connection)
+    }
+
+    func handlePairDecision(_ message: PairDecision) async throws {
+        guard let device = connection.device else { return }
+        try await hub.decide(message, by: device, on: connection)
+    }
+
+    func handleMessage(_ message: ClientMessage) async throws {
+        guard let device = connection.device else { return }
+        await hub.receive(message, from: device, on: connection)
+    }
+
+    /// User typing is accepted and not relayed to other devices (v1).
+    func handleTyping(_ message: ClientTyping) async throws {}
+}

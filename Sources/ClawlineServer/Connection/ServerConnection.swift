@@ -1,0 +1,134 @@
+import ClawlineProtocol
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import WireRuntime
+
+/// What a connection's writer sends next.
+enum Outgoing: Sendable {
+    /// A frame, as canonical JSON text.
+    case frame(String)
+    /// Close the socket with this code.
+    case close(code: Int, reason: String?)
+}
+
+/// One client socket as the rest of the server sees it: frames sent to it go through its session
+/// machine (the shared rules see both directions, in wire order) and into its outbox, which one
+/// writer task drains; live frames wait while the socket is replaying.
+final class ServerConnection: Sendable {
+    /// A diagnostic id, unique per socket (`sess_…`, sent in `auth_result`).
+    let sessionID: String
+    private let outbox: AsyncStream<Outgoing>.Continuation
+    private let state: NIOLockedValueBox<State>
+    private let logger: Logger
+
+    private struct State {
+        var machine: SessionMachine
+        var closed = false
+        /// While replaying, live frames wait here.
+        var heldFrames: [ServerFrame]?
+        /// The device once authenticated.
+        var device: AuthenticatedDevice?
+    }
+
+    /// A connection and the outbox its writer drains.
+    static func make(engine: SessionEngine, clock: any Clock<Duration>, logger: Logger) -> (ServerConnection, AsyncStream<Outgoing>) {
+        let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
+        let connection = ServerConnection(
+            sessionID: "sess_" + UUID().uuidString.lowercased(), outbox: continuation,
+            state: NIOLockedValueBox(State(machine: SessionMachine(engine: engine, clock: clock))), logger: logger)
+        return (connection, stream)
+    }
+
+    private init(sessionID: String, outbox: AsyncStream<Outgoing>.Continuation, state: NIOLockedValueBox<State>, logger: Logger) {
+        self.sessionID = sessionID
+        self.outbox = outbox
+        self.state = state
+        self.logger = logger
+    }
+
+    /// The authenticated device on this socket, if any.
+    var device: AuthenticatedDevice? { state.withLockedValue { $0.device } }
+
+    /// Marks the socket authenticated.
+    func authenticate(_ device: AuthenticatedDevice) {
+        state.withLockedValue { $0.device = device }
+    }
+
+    /// Checks a received frame's bytes with the session machine, counting rate limits in `limiter`.
+    func observeReceived(_ bytes: [UInt8], answeredCodes: [String], limiter: inout RateLimiter) -> [SessionViolation] {
+        state.withLockedValue { state in
+            state.machine.observe(json: bytes, from: .client, answeredCodes: answeredCodes, rateLimits: &limiter)
+        }
+    }
+
+    /// Sends a frame now (or holds it while the socket replays, when `live`).
+    func send(_ frame: ServerFrame, live: Bool = false) {
+        state.withLockedValue { state in
+            guard !state.closed else { return }
+            if live, state.heldFrames != nil {
+                state.heldFrames?.append(frame)
+                return
+            }
+            write(frame, state: &state)
+        }
+    }
+
+    /// Holds live frames until ``endReplay(sent:)``.
+    func beginReplay() {
+        state.withLockedValue { $0.heldFrames = $0.heldFrames ?? [] }
+    }
+
+    /// Sends the live frames held during replay, except events the replay already carried.
+    func endReplay(sent eventIDs: Set<String>) {
+        state.withLockedValue { state in
+            let held = state.heldFrames ?? []
+            state.heldFrames = nil
+            for frame in held {
+                if case .message(let message) = frame, !message.streaming, eventIDs.contains(message.id) { continue }
+                write(frame, state: &state)
+            }
+        }
+    }
+
+    private func write(_ frame: ServerFrame, state: inout State) {
+        let violations = state.machine.observe(frame)
+        for violation in violations where violation.severity == .error {
+            logger.error("the server broke a session rule", metadata: ["session": "\(sessionID)", "violation": "\(violation)"])
+        }
+        outbox.yield(.frame(frame.encodedText()))
+    }
+
+    /// Sends an `error` frame.
+    func sendError(_ code: ErrorCode, _ message: String, messageID: String? = nil) {
+        send(.error(ErrorMessage(code: code, message: message, messageId: messageID)))
+    }
+
+    /// Closes the socket with `code` after the frames already sent; later sends are dropped.
+    func close(code: Int, reason: String? = nil) {
+        state.withLockedValue { state in
+            guard !state.closed else { return }
+            state.closed = true
+            outbox.yield(.close(code: code, reason: reason))
+            outbox.finish()
+        }
+    }
+
+    /// Ends the outbox without a close frame (the client went away).
+    func finish() {
+        state.withLockedValue { state in
+            state.closed = true
+            outbox.finish()
+        }
+    }
+
+    /// Whether the socket was closed by the server.
+    var isClosed: Bool { state.withLockedValue { $0.closed } }
+}
+
+/// A device authenticated on a socket.
+struct AuthenticatedDevice: Sendable, Hashable {
+    var deviceID: String
+    var userID: String
+    var isAdmin: Bool
+}

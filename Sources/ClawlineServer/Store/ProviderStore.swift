@@ -1,0 +1,118 @@
+import Foundation
+
+/// A device the provider knows: paired (approved), denied or revoked.
+public struct DeviceRecord: Sendable, Hashable {
+    /// Whether the device may authenticate.
+    public enum Status: String, Sendable, Hashable {
+        /// Approved: it has an account and may authenticate.
+        case approved
+        /// Denied by an admin or the operator: its pairing requests get `pair_rejected`.
+        case denied
+        /// Its token was revoked: `auth` gets `token_revoked`.
+        case revoked
+    }
+
+    /// The device's id (a UUID string).
+    public var deviceID: String
+    /// The account the device belongs to; `nil` for a denied device that never had one.
+    public var userID: String?
+    /// The name the user gave the device.
+    public var claimedName: String?
+    /// The device's `deviceInfo`, as canonical JSON.
+    public var deviceInfo: String
+    /// Whether the device is an admin (may approve other devices).
+    public var isAdmin: Bool
+    /// Whether the device may authenticate.
+    public var status: Status
+    /// When the device was paired or denied.
+    public var pairedAt: Date
+    /// When the device last authenticated; `nil` while it never has.
+    public var lastSeen: Date?
+
+    /// Creates a record.
+    public init(
+        deviceID: String, userID: String?, claimedName: String?, deviceInfo: String, isAdmin: Bool, status: Status, pairedAt: Date,
+        lastSeen: Date? = nil
+    ) {
+        self.deviceID = deviceID
+        self.userID = userID
+        self.claimedName = claimedName
+        self.deviceInfo = deviceInfo
+        self.isAdmin = isAdmin
+        self.status = status
+        self.pairedAt = pairedAt
+        self.lastSeen = lastSeen
+    }
+}
+
+/// An event of an account's history: a server `message` frame, stored as its canonical JSON.
+public struct StoredEvent: Sendable, Hashable {
+    /// The event's id, `s_…`.
+    public var eventID: String
+    /// The account.
+    public var userID: String
+    /// The frame, as canonical JSON text.
+    public var frame: String
+
+    /// Creates an event.
+    public init(eventID: String, userID: String, frame: String) {
+        self.eventID = eventID
+        self.userID = userID
+        self.frame = frame
+    }
+}
+
+/// What storing a client's message did.
+public enum MessageAcceptance: Sendable, Hashable {
+    /// The message is new: its echo was stored.
+    case accepted
+    /// The device sent this id with the same content before: the retry is acknowledged again and
+    /// nothing else happens. `eventID` is the echo stored the first time.
+    case retry(eventID: String)
+    /// The device sent this id before with other content or attachments, or its answer failed:
+    /// the message is `invalid_message`.
+    case conflict(reason: String)
+}
+
+/// The events a device gets on replay.
+public struct ReplayPage: Sendable, Hashable {
+    /// The events, oldest first.
+    public var events: [StoredEvent]
+    /// Whether older events after the cursor were left out (more than the limit).
+    public var truncated: Bool
+
+    /// Creates a page.
+    public init(events: [StoredEvent], truncated: Bool) {
+        self.events = events
+        self.truncated = truncated
+    }
+}
+
+/// Where the provider keeps what must survive a restart: devices, each account's events and the
+/// client message ids that make retries idempotent.
+///
+/// The SQLite store (``SQLiteProviderStore``) is the default. Every method is atomic: a store for
+/// several nodes implements the same contract on a shared database.
+public protocol ProviderStore: Sendable {
+    /// The device with this id, if the provider knows it.
+    func device(_ deviceID: String) async throws -> DeviceRecord?
+    /// Every device, in the order they paired.
+    func devices() async throws -> [DeviceRecord]
+    /// Inserts or replaces a device.
+    func save(_ device: DeviceRecord) async throws
+    /// Forgets a device entirely (its account and events stay).
+    func removeDevice(_ deviceID: String) async throws
+    /// Records that the device authenticated at `date`.
+    func markSeen(_ deviceID: String, at date: Date) async throws
+
+    /// Stores a client's message and its echo atomically, unique on the device and the client id:
+    /// `fingerprint` identifies the content and attachments, compared for retries.
+    func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance
+    /// Marks the answer to a client message as failed, so that retrying its id is a conflict.
+    func markFailed(clientMessageID: String, deviceID: String) async throws
+    /// Appends an event to an account's history (an assistant's final answer).
+    func append(_ event: StoredEvent) async throws
+    /// The events of an account after `cursor` (all when `nil` or unknown), oldest first; at most
+    /// `limit`, the newest ones when there are more.
+    func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage
+}

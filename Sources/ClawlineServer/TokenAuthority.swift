@@ -1,0 +1,90 @@
+import ClawlineProtocol
+import Foundation
+import JWTKit
+
+/// The claims of a Clawline token.
+public struct DeviceClaims: JWTPayload {
+    /// The account (`sub`).
+    public var sub: SubjectClaim
+    /// The device the token was issued to.
+    public var deviceId: String
+    /// Whether the device is an admin.
+    public var isAdmin: Bool
+    /// When the token was issued.
+    public var iat: IssuedAtClaim
+    /// When the token expires.
+    public var exp: ExpirationClaim
+
+    /// Expiry is checked against the server's clock by ``TokenAuthority``, not here.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    /// The account's id.
+    public var userID: String { sub.value }
+}
+
+/// Why a token was not accepted.
+public enum TokenRejection: Error, Sendable, Hashable {
+    /// Not a token, a wrong signature, a missing claim, or a token of another device.
+    case invalid
+    /// The token's lifetime is over.
+    case expired
+}
+
+/// Issues and checks the HS256 tokens of paired devices, with a key kept in the data directory.
+public struct TokenAuthority: Sendable {
+    private let keys: JWTKeyCollection
+    /// How long a token is valid (the spec's `tokenLifetime`, one year).
+    public var lifetime: Duration
+
+    /// An authority signing with `key`, which must be at least 32 bytes (HMAC-SHA256 wants as many).
+    public init(key: [UInt8], lifetime: Duration = Clawline.Constants.tokenLifetime) async throws(ServerSetupError) {
+        guard key.count >= 32 else { throw ServerSetupError("the signing key has \(key.count) bytes; HS256 needs at least 32") }
+        keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: key), digestAlgorithm: .sha256)
+        self.lifetime = lifetime
+    }
+
+    /// Reads the signing key at `path`, creating a random one (file mode 0600) the first time.
+    public static func loadOrCreateKey(at path: String) throws(ServerSetupError) -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: path) {
+            guard data.count >= 32 else { throw ServerSetupError("the signing key \(path) has \(data.count) bytes; it needs at least 32") }
+            return [UInt8](data)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        guard FileManager.default.createFile(atPath: path, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {
+            throw ServerSetupError("cannot write the signing key to \(path)")
+        }
+        return key
+    }
+
+    /// A token for a device, issued at `now`.
+    public func issue(userID: String, deviceID: String, isAdmin: Bool, now: Date) async throws -> String {
+        let claims = DeviceClaims(
+            sub: SubjectClaim(value: userID), deviceId: deviceID, isAdmin: isAdmin, iat: IssuedAtClaim(value: now),
+            exp: ExpirationClaim(value: now.addingTimeInterval(TimeInterval(lifetime.components.seconds))))
+        return try await keys.sign(claims)
+    }
+
+    /// The claims of `token` when it is genuine, unexpired at `now` and issued to `deviceID`.
+    public func verify(_ token: String, deviceID: String, now: Date) async throws(TokenRejection) -> DeviceClaims {
+        let claims: DeviceClaims
+        do {
+            claims = try await keys.verify(token, as: DeviceClaims.self)
+        } catch {
+            throw .invalid
+        }
+        guard claims.deviceId == deviceID, !claims.sub.value.isEmpty else { throw .invalid }
+        guard claims.exp.value > now else { throw .expired }
+        return claims
+    }
+}
+
+/// A server that cannot start: what is wrong and what to do about it.
+public struct ServerSetupError: Error, Sendable, CustomStringConvertible {
+    /// The explanation.
+    public var description: String
+
+    /// An error with its explanation.
+    public init(_ description: String) { self.description = description }
+}

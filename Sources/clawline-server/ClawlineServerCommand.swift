@@ -1,0 +1,115 @@
+import ArgumentParser
+import ClawlineServer
+import Foundation
+import Hummingbird
+
+/// `clawline-server`: runs the reference Clawline provider and manages its devices.
+@main
+struct ClawlineServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clawline-server", abstract: "The reference Clawline provider.", subcommands: [Serve.self, Devices.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// The options every command shares.
+struct DataOptions: ParsableArguments {
+    @Option(help: "The directory of the database, the signing key and uploads.")
+    var dataDir = "./clawline-data"
+
+    var databasePath: String { (dataDir as NSString).appendingPathComponent("clawline.sqlite") }
+    var keyPath: String { (dataDir as NSString).appendingPathComponent("signing-key") }
+
+    /// Creates the directory (mode 0700) and opens the store.
+    func openStore() async throws -> SQLiteProviderStore {
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return try await SQLiteProviderStore.open(path: databasePath)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the provider until SIGINT or SIGTERM.")
+
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port to listen on; 0 picks a free one.") var port = 8080
+    @Flag(help: "Allow an address other than loopback (Clawline has no TLS of its own).") var allowInsecurePublic = false
+    @OptionGroup var data: DataOptions
+
+    func run() async throws {
+        let configuration = ClawlineServerConfiguration(host: host, port: port, allowInsecurePublic: allowInsecurePublic)
+        do {
+            try configuration.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let store = try await data.openStore()
+        let key = try TokenAuthority.loadOrCreateKey(at: data.keyPath)
+        let host = host
+        let application = try await ClawlineServer.application(configuration: configuration, store: store, signingKey: key) { port in
+            // One line, written at once, so a script waiting for it never sees half of it.
+            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+        }
+        try await application.runService()
+        try await store.close()
+    }
+}
+
+struct Devices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List and manage paired devices.", subcommands: [List.self, Revoke.self, Deny.self, Remove.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every known device.")
+        @OptionGroup var data: DataOptions
+
+        func run() async throws {
+            let store = try await data.openStore()
+            for device in try await store.devices() {
+                let fields = [
+                    device.deviceID, device.status.rawValue, device.isAdmin ? "admin" : "member", "user=\(device.userID ?? "-")",
+                    "name=\(device.claimedName ?? "-")", "lastSeen=\(device.lastSeen.map { "\($0)" } ?? "never")",
+                ]
+                print(fields.joined(separator: "  "))
+            }
+            try await store.close()
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a device's token: it gets token_revoked when it authenticates.")
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The device's id.") var deviceID: String
+
+        func run() async throws { try await setStatus(.revoked, of: deviceID, in: data) }
+    }
+
+    struct Deny: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Deny a device: its pairing requests get pair_rejected.")
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The device's id.") var deviceID: String
+
+        func run() async throws { try await setStatus(.denied, of: deviceID, in: data) }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget a device; it may pair again.")
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The device's id.") var deviceID: String
+
+        func run() async throws {
+            let store = try await data.openStore()
+            guard try await store.device(deviceID) != nil else { throw ValidationError("no device has the id '\(deviceID)'") }
+            try await store.removeDevice(deviceID)
+            try await store.close()
+            print("removed \(deviceID)")
+        }
+    }
+}
+
+private func setStatus(_ status: DeviceRecord.Status, of deviceID: String, in data: DataOptions) async throws {
+    let store = try await data.openStore()
+    guard var device = try await store.device(deviceID) else { throw ValidationError("no device has the id '\(deviceID)'") }
+    device.status = status
+    try await store.save(device)
+    try await store.close()
+    print("\(deviceID) is \(status.rawValue)")
+}
