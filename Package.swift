@@ -96,6 +96,11 @@ let package = Package(
             dependencies: [
                 "ClawlineServer", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireRuntime", "WireTestSupport"], exclude: ["Frames"]),

@@ -14,7 +14,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     private let lock = NSLock()
     private var current = Instant(offset: .zero)
-    private var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var sleepers: [(id: UUID, deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
 
     public init() {}
 
@@ -33,14 +33,32 @@ public final class ManualClock: Clock, @unchecked Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// How many sleepers wait for the clock to move.
+    public var sleeperCount: Int { lock.withLock { sleepers.count } }
+
+    /// Waits (yielding, in real time) until at least `count` sleepers wait, so that a test moves
+    /// the clock only once the timers it means to fire are armed.
+    public func waitForSleepers(atLeast count: Int) async {
+        while sleeperCount < count { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            let resumeNow = lock.withLock {
-                if deadline <= current { return true }
-                sleepers.append((deadline, continuation))
-                return false
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow = lock.withLock {
+                    if deadline <= current || Task.isCancelled { return true }
+                    sleepers.append((id, deadline, continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if resumeNow { continuation.resume() }
+        } onCancel: {
+            let cancelled = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+                guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return sleepers.remove(at: index).continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
         }
         try Task.checkCancellation()
     }

@@ -52,7 +52,7 @@ final class AnswerQueue: Sendable {
         @Sendable func message(_ content: String, streaming: Bool) -> ServerFrame {
             .message(ServerMessage(id: answerID, role: .assistant, content: content, timestamp: timestamp, streaming: streaming))
         }
-        await hub.broadcast(.typing(ServerTyping(active: true)), to: request.userID)
+        let typing = await hub.sendTyping(true, to: request.userID)
         do {
             let final = try await hub.assistant.answer(request) { snapshot in
                 await hub.broadcast(message(snapshot, streaming: true), to: request.userID)
@@ -69,6 +69,6 @@ final class AnswerQueue: Sendable {
                     .serverError, "the answer failed; send the message again under a new id", messageID: job.clientMessageID)
             }
         }
-        await hub.broadcast(.typing(ServerTyping(active: false)), to: request.userID)
+        await hub.sendTyping(false, to: request.userID, started: typing)
     }
 }

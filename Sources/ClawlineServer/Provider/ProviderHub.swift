@@ -20,6 +20,9 @@ actor ProviderHub {
     private var hasAdmin: Bool
     /// Each device's assistant queue.
     private var answerQueues: [String: AnswerQueue] = [:]
+    /// When each account's devices were last sent assistant typing, on the server's clock.
+    private var typingSent: [String: [Duration]] = [:]
+    private let clockStart: any InstantProtocol<Duration>
 
     struct PendingPairing {
         var request: PairRequest
@@ -33,6 +36,7 @@ actor ProviderHub {
         self.assistant = assistant
         self.environment = environment
         self.logger = logger
+        clockStart = environment.clock.now
         hasAdmin = try await store.devices().contains { $0.isAdmin && $0.status == .approved }
     }
 
@@ -253,6 +257,33 @@ actor ProviderHub {
         for socket in sockets.values where socket.device?.userID == userID {
             socket.send(frame, live: true)
         }
+    }
+
+    /// Starts or ends the assistant's typing indicator for an account, within the spec's
+    /// `assistant_typing` limit: an indicator starts only when the account's window has room for
+    /// it and the end that follows it, and ends only if it started. Returns whether it was sent.
+    @discardableResult
+    func sendTyping(_ active: Bool, to userID: String, started: Bool = true) -> Bool {
+        let rule = Clawline.RateLimits.assistantTyping
+        let now = elapsed()
+        var sent = typingSent[userID, default: []]
+        if let window = rule.window { sent.removeAll { $0 <= now - window } }
+        if active ? sent.count + 2 > rule.limit : !started {
+            typingSent[userID] = sent
+            return false
+        }
+        sent.append(now)
+        typingSent[userID] = sent
+        broadcast(.typing(ServerTyping(active: active)), to: userID)
+        return true
+    }
+
+    private func elapsed() -> Duration {
+        func since<Instant: InstantProtocol<Duration>>(_ start: Instant) -> Duration {
+            guard let now = environment.clock.now as? Instant else { return .zero }
+            return start.duration(to: now)
+        }
+        return since(clockStart)
     }
 
     /// The socket of a device, if it is connected.

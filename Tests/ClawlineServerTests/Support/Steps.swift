@@ -1,0 +1,72 @@
+import ClawlineProtocol
+import Foundation
+import Testing
+import WireRuntime
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A paired device: its id, token and account.
+struct PairedDevice: Sendable {
+    var deviceID: String
+    var token: String
+    var userID: String
+}
+
+/// Steps the server tests share.
+extension TestServer {
+    static let deviceInfo = DeviceInfo(platform: "iOS", model: "iPhone 15")
+
+    /// A new device id.
+    static func newDeviceID() -> String { UUID().uuidString }
+
+    /// Pairs a device that is answered at once (the first device, or one known to the server).
+    func pair(_ deviceID: String = TestServer.newDeviceID(), name: String = "Phone") async throws -> PairedDevice {
+        let socket = TestSocket(url)
+        socket.send(.pairRequest(PairRequest(deviceId: deviceID, claimedName: name, deviceInfo: Self.deviceInfo)))
+        guard case .pairResult(.success(let success)) = try await socket.next() else { throw TestFailure("pairing did not succeed") }
+        socket.close()
+        #expect(socket.violations.isEmpty)
+        return PairedDevice(deviceID: deviceID, token: success.token, userID: success.userId)
+    }
+
+    /// Opens a socket and authenticates `device`, returning the socket and the `auth_result`.
+    func connect(_ device: PairedDevice, lastMessageId: Nullable<String> = .absent) async throws -> (TestSocket, AuthSuccess) {
+        let socket = TestSocket(url)
+        socket.send(.auth(Auth(token: device.token, deviceId: device.deviceID, lastMessageId: lastMessageId)))
+        let frame = try await socket.next()
+        guard case .authResult(.success(let success)) = frame else { throw TestFailure("authentication failed: \(frame)") }
+        return (socket, success)
+    }
+
+    /// Reads frames until the final (`streaming: false`) assistant message and, when typing
+    /// started the answer, the typing that ends it; returns every frame read.
+    static func readAnswer(on socket: TestSocket) async throws -> [ServerFrame] {
+        var frames: [ServerFrame] = []
+        while true {
+            let frame = try await socket.next()
+            frames.append(frame)
+            guard let message = frame.serverMessage, message.role == .assistant, !message.streaming else { continue }
+            if frames.first == .typing(ServerTyping(active: true)) { frames.append(try await socket.next()) }
+            return frames
+        }
+    }
+
+    /// An HTTP request to the server: status, content type and body.
+    func http(_ method: String, _ path: String) async throws -> (status: Int, contentType: String?, body: String) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw TestFailure("not an HTTP response") }
+        return (http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension ServerFrame {
+    /// The frame as a server message, if it is one.
+    var serverMessage: ServerMessage? {
+        if case .message(let message) = self { return message }
+        return nil
+    }
+}

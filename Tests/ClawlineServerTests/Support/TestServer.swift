@@ -1,0 +1,77 @@
+import ClawlineProtocol
+import Foundation
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+import WireTestSupport
+
+@testable import ClawlineServer
+
+/// A wall clock a test sets.
+final class TestDate: Sendable {
+    private let value = NIOLockedValueBox(Date(timeIntervalSince1970: 1_704_672_000))
+
+    var now: Date { value.withLockedValue { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        value.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+/// A provider running in this process on 127.0.0.1 (a free port), with an SQLite store in
+/// memory, a manual clock and a set wall clock.
+struct TestServer: Sendable {
+    let port: Int
+    let clock: ManualClock
+    let date: TestDate
+    let store: SQLiteProviderStore
+
+    var url: String { "ws://127.0.0.1:\(port)/ws" }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    static let signingKey = [UInt8](repeating: 7, count: 32)
+
+    /// Runs `body` against a fresh server, then shuts it down.
+    static func run<T: Sendable>(
+        assistant: any Assistant = EchoAssistant(), store: SQLiteProviderStore? = nil, _ body: @Sendable (TestServer) async throws -> T
+    ) async throws -> T {
+        let clock = ManualClock()
+        let date = TestDate()
+        let ownsStore = store == nil
+        let store = if let store { store } else { try await SQLiteProviderStore.open(path: nil) }
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        var logger = Logger(label: "clawline.test")
+        logger.logLevel = .warning
+        let application = try await ClawlineServer.application(
+            configuration: ClawlineServerConfiguration(port: 0), store: store, signingKey: signingKey, assistant: assistant,
+            environment: ServerEnvironment(clock: clock, now: { date.now }), logger: logger
+        ) { port in
+            portContinuation.yield(port)
+        }
+        defer {
+            if ownsStore { Task { try? await store.close() } }
+        }
+        let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await services.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
+            let server = TestServer(port: port, clock: clock, date: date, store: store)
+            do {
+                let value = try await body(server)
+                await services.triggerGracefulShutdown()
+                return value
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+        }
+    }
+}
+
+/// A failed step of a test.
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
