@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import WireRuntime
 
 /// Where and how a Clawline provider listens.
@@ -14,12 +15,21 @@ public struct ClawlineServerConfiguration: Sendable {
     public var port: Int
     /// Whether binding an address other than loopback is allowed (the protocol has no TLS of its own).
     public var allowInsecurePublic: Bool
+    /// Where uploaded files are kept.
+    public var uploadsDirectory: String
+    /// How often the server looks for devices revoked meanwhile and for expired uploads.
+    public var maintenanceInterval: Duration
 
     /// A configuration.
-    public init(host: String = "127.0.0.1", port: Int = 8080, allowInsecurePublic: Bool = false) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, allowInsecurePublic: Bool = false, uploadsDirectory: String,
+        maintenanceInterval: Duration = .milliseconds(500)
+    ) {
         self.host = host
         self.port = port
         self.allowInsecurePublic = allowInsecurePublic
+        self.uploadsDirectory = uploadsDirectory
+        self.maintenanceInterval = maintenanceInterval
     }
 
     /// Refuses a public address unless it was allowed explicitly.
@@ -57,9 +67,10 @@ public enum ClawlineServer {
         let rateLimits = DeviceRateLimits()
 
         let router = Router()
-        router.get("/version") { _, _ in jsonResponse(VersionInfo(protocolVersion: Clawline.Constants.protocolVersion).encoded()) }
+        router.get("/version") { _, _ in HTTPResponses.json(VersionInfo(protocolVersion: Clawline.Constants.protocolVersion).encoded()) }
+        AssetRoutes(hub: hub, directory: configuration.uploadsDirectory).register(on: router)
         router.get(RouterPath(Clawline.transportPath)) { _, _ in
-            jsonResponse(
+            HTTPResponses.json(
                 HttpError(code: .invalidMessage, message: "this path speaks WebSocket only; send an Upgrade request").encoded(),
                 status: .init(code: Clawline.Constants.upgradeRequiredStatus))
         }
@@ -75,12 +86,27 @@ public enum ClawlineServer {
                 }
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "clawline"),
+            services: [
+                MaintenanceService(hub: hub, interval: configuration.maintenanceInterval, uploadsDirectory: configuration.uploadsDirectory)
+            ],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )
     }
+}
 
-    private static func jsonResponse(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+/// Runs the hub's maintenance every `interval` (real time) until the server shuts down.
+struct MaintenanceService: Service {
+    let hub: ProviderHub
+    let interval: Duration
+    let uploadsDirectory: String
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                await hub.maintain(uploadsDirectory: uploadsDirectory)
+            }
+        }
     }
 }

@@ -68,13 +68,20 @@ public struct TokenAuthority: Sendable {
 
     /// The claims of `token` when it is genuine, unexpired at `now` and issued to `deviceID`.
     public func verify(_ token: String, deviceID: String, now: Date) async throws(TokenRejection) -> DeviceClaims {
+        let claims = try await verify(token, now: now)
+        guard claims.deviceId == deviceID else { throw .invalid }
+        return claims
+    }
+
+    /// The claims of `token` when it is genuine and unexpired at `now` (a bearer token names its device).
+    public func verify(_ token: String, now: Date) async throws(TokenRejection) -> DeviceClaims {
         let claims: DeviceClaims
         do {
             claims = try await keys.verify(token, as: DeviceClaims.self)
         } catch {
             throw .invalid
         }
-        guard claims.deviceId == deviceID, !claims.sub.value.isEmpty else { throw .invalid }
+        guard !claims.sub.value.isEmpty, !claims.deviceId.isEmpty else { throw .invalid }
         guard claims.exp.value > now else { throw .expired }
         return claims
     }

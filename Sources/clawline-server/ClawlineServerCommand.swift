@@ -18,6 +18,7 @@ struct DataOptions: ParsableArguments {
 
     var databasePath: String { (dataDir as NSString).appendingPathComponent("clawline.sqlite") }
     var keyPath: String { (dataDir as NSString).appendingPathComponent("signing-key") }
+    var uploadsPath: String { (dataDir as NSString).appendingPathComponent("uploads") }
 
     /// Creates the directory (mode 0700) and opens the store.
     func openStore() async throws -> SQLiteProviderStore {
@@ -35,7 +36,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var data: DataOptions
 
     func run() async throws {
-        let configuration = ClawlineServerConfiguration(host: host, port: port, allowInsecurePublic: allowInsecurePublic)
+        let configuration = ClawlineServerConfiguration(
+            host: host, port: port, allowInsecurePublic: allowInsecurePublic, uploadsDirectory: data.uploadsPath)
         do {
             try configuration.validate()
         } catch {

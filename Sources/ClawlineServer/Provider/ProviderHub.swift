@@ -215,14 +215,62 @@ actor ProviderHub {
         answerQueues.removeValue(forKey: device.deviceID)?.cancel()
     }
 
+    // MARK: HTTP
+
+    /// The device a bearer token names, if the token is genuine and the device may use it.
+    func authorize(bearer token: String) async throws(HTTPFailure) -> AuthenticatedDevice {
+        let claims: DeviceClaims
+        do {
+            claims = try await tokens.verify(token, now: environment.now())
+        } catch {
+            throw HTTPFailure(.authFailed, error == .expired ? "the token expired; pair again" : "the token is not valid")
+        }
+        let record: DeviceRecord?
+        do {
+            record = try await store.device(claims.deviceId)
+        } catch {
+            throw HTTPFailure(.serverError, "the device could not be looked up")
+        }
+        guard let record, record.userID == claims.userID, record.status != .denied else { throw HTTPFailure(.authFailed, "the token is not valid") }
+        guard record.status != .revoked else { throw HTTPFailure(.tokenRevoked, "the device's token was revoked") }
+        return AuthenticatedDevice(deviceID: record.deviceID, userID: claims.userID, isAdmin: record.isAdmin)
+    }
+
+    // MARK: Maintenance
+
+    /// What the server does every tick: closes the sockets of devices revoked or denied meanwhile
+    /// (another process, such as `clawline-server devices revoke`, may have changed the store) and
+    /// deletes uploads no message referenced within `uploadRetention`.
+    func maintain(uploadsDirectory: String) async {
+        do {
+            let blocked = try await store.blockedDeviceIDs()
+            for (deviceID, socket) in sockets where blocked.contains(deviceID) {
+                socket.sendError(.tokenRevoked, "this device's token was revoked")
+                socket.close(code: ErrorCode.tokenRevoked.closeCode ?? 1008)
+                sockets[deviceID] = nil
+                answerQueues.removeValue(forKey: deviceID)?.cancel()
+            }
+            let retention = TimeInterval(Clawline.Constants.uploadRetention.components.seconds)
+            for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {
+                try? FileManager.default.removeItem(atPath: (uploadsDirectory as NSString).appendingPathComponent(asset.assetID))
+            }
+        } catch {
+            logger.error("maintenance failed", metadata: ["error": "\(error)"])
+        }
+    }
+
     // MARK: Messages
 
     /// Stores a client message (before its `ack`), echoes it to the account's devices and queues
     /// the assistant's answer.
     func receive(_ message: ClientMessage, from device: AuthenticatedDevice, on connection: ServerConnection) async {
         let attachments = message.attachments.wrapped ?? []
-        if case .asset(let asset)? = attachments.first(where: { if case .asset = $0 { true } else { false } }) {
-            connection.sendError(.assetNotFound, "no uploaded asset has the id '\(asset.assetId)'", messageID: message.id)
+        let assetIDs = attachments.compactMap { attachment -> String? in
+            if case .asset(let asset) = attachment { return asset.assetId }
+            return nil
+        }
+        for assetID in assetIDs where (try? await store.asset(assetID))??.userID != device.userID {
+            connection.sendError(.assetNotFound, "no uploaded asset of this account has the id '\(assetID)'", messageID: message.id)
             return
         }
         let echo = ServerMessage(
@@ -244,6 +292,7 @@ actor ProviderHub {
         case .conflict(let reason):
             connection.sendError(.invalidMessage, reason, messageID: message.id)
         case .accepted:
+            try? await store.markReferenced(assetIDs)
             connection.send(.ack(Ack(id: message.id)))
             broadcast(.message(echo), to: device.userID)
             let request = AssistantRequest(

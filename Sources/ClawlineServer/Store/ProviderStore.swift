@@ -88,6 +88,32 @@ public struct ReplayPage: Sendable, Hashable {
     }
 }
 
+/// An uploaded file: its bytes live in the uploads directory under the asset's id.
+public struct AssetRecord: Sendable, Hashable {
+    /// The asset's id, `a_` and a UUID.
+    public var assetID: String
+    /// The account that uploaded it; only its devices may download it.
+    public var userID: String
+    /// The MIME type the upload declared.
+    public var mimeType: String
+    /// The size in bytes.
+    public var size: Int
+    /// When it was uploaded.
+    public var uploadedAt: Date
+    /// Whether a message references it (then it is kept).
+    public var referenced: Bool
+
+    /// Creates a record.
+    public init(assetID: String, userID: String, mimeType: String, size: Int, uploadedAt: Date, referenced: Bool = false) {
+        self.assetID = assetID
+        self.userID = userID
+        self.mimeType = mimeType
+        self.size = size
+        self.uploadedAt = uploadedAt
+        self.referenced = referenced
+    }
+}
+
 /// Where the provider keeps what must survive a restart: devices, each account's events and the
 /// client message ids that make retries idempotent.
 ///
@@ -104,6 +130,18 @@ public protocol ProviderStore: Sendable {
     func removeDevice(_ deviceID: String) async throws
     /// Records that the device authenticated at `date`.
     func markSeen(_ deviceID: String, at date: Date) async throws
+    /// The ids of devices that may not authenticate (revoked or denied).
+    func blockedDeviceIDs() async throws -> Set<String>
+
+    /// Records an upload.
+    func save(_ asset: AssetRecord) async throws
+    /// The upload with this id, if any.
+    func asset(_ assetID: String) async throws -> AssetRecord?
+    /// Marks uploads as referenced by a message, so they are kept.
+    func markReferenced(_ assetIDs: [String]) async throws
+    /// Forgets the uploads no message references that were uploaded before `date`, returning them
+    /// (their files are the caller's to delete).
+    func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord]
 
     /// Stores a client's message and its echo atomically, unique on the device and the client id:
     /// `fingerprint` identifies the content and attachments, compared for retries.

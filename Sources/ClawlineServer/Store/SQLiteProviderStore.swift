@@ -51,6 +51,11 @@ public final class SQLiteProviderStore: ProviderStore {
                     device_id TEXT NOT NULL, client_id TEXT NOT NULL, fingerprint TEXT NOT NULL, event_id TEXT NOT NULL,
                     failed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (device_id, client_id))
                 """,
+                """
+                CREATE TABLE IF NOT EXISTS assets (
+                    asset_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, mime_type TEXT NOT NULL, size INTEGER NOT NULL,
+                    uploaded_at REAL NOT NULL, referenced INTEGER NOT NULL DEFAULT 0)
+                """,
                 "PRAGMA user_version = \(Self.schemaVersion)",
             ] {
                 _ = try await connection.query(statement)
@@ -113,6 +118,10 @@ public final class SQLiteProviderStore: ProviderStore {
         _ = try await query("UPDATE devices SET last_seen = ? WHERE device_id = ?", [.float(date.timeIntervalSince1970), .text(deviceID)])
     }
 
+    public func blockedDeviceIDs() async throws -> Set<String> {
+        Set(try await query("SELECT device_id FROM devices WHERE status != 'approved'").compactMap { $0.column("device_id")?.string })
+    }
+
     private static func device(_ row: SQLiteRow) -> DeviceRecord? {
         guard let deviceID = row.column("device_id")?.string, let status = row.column("status")?.string.flatMap(DeviceRecord.Status.init),
             let pairedAt = row.column("paired_at")?.double
@@ -121,6 +130,46 @@ public final class SQLiteProviderStore: ProviderStore {
             deviceID: deviceID, userID: row.column("user_id")?.string, claimedName: row.column("claimed_name")?.string,
             deviceInfo: row.column("device_info")?.string ?? "{}", isAdmin: row.column("is_admin")?.bool ?? false, status: status,
             pairedAt: Date(timeIntervalSince1970: pairedAt), lastSeen: row.column("last_seen")?.double.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    // MARK: Assets
+
+    public func save(_ asset: AssetRecord) async throws {
+        _ = try await query(
+            "INSERT OR REPLACE INTO assets (asset_id, user_id, mime_type, size, uploaded_at, referenced) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(asset.assetID), .text(asset.userID), .text(asset.mimeType), .integer(asset.size),
+                .float(asset.uploadedAt.timeIntervalSince1970), .integer(asset.referenced ? 1 : 0),
+            ])
+    }
+
+    public func asset(_ assetID: String) async throws -> AssetRecord? {
+        try await query("SELECT * FROM assets WHERE asset_id = ?", [.text(assetID)]).first.flatMap(Self.asset)
+    }
+
+    public func markReferenced(_ assetIDs: [String]) async throws {
+        for assetID in assetIDs {
+            _ = try await query("UPDATE assets SET referenced = 1 WHERE asset_id = ?", [.text(assetID)])
+        }
+    }
+
+    public func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord] {
+        try await transaction {
+            let rows = try await connection.query(
+                "SELECT * FROM assets WHERE referenced = 0 AND uploaded_at < ?", [.float(date.timeIntervalSince1970)])
+            _ = try await connection.query("DELETE FROM assets WHERE referenced = 0 AND uploaded_at < ?", [.float(date.timeIntervalSince1970)])
+            return rows.compactMap(Self.asset)
+        }
+    }
+
+    private static func asset(_ row: SQLiteRow) -> AssetRecord? {
+        guard let assetID = row.column("asset_id")?.string, let userID = row.column("user_id")?.string,
+            let mimeType = row.column("mime_type")?.string, let size = row.column("size")?.integer,
+            let uploadedAt = row.column("uploaded_at")?.double
+        else { return nil }
+        return AssetRecord(
+            assetID: assetID, userID: userID, mimeType: mimeType, size: size, uploadedAt: Date(timeIntervalSince1970: uploadedAt),
+            referenced: row.column("referenced")?.bool ?? false)
     }
 
     // MARK: Messages and events

@@ -54,12 +54,49 @@ extension TestServer {
     }
 
     /// An HTTP request to the server: status, content type and body.
-    func http(_ method: String, _ path: String) async throws -> (status: Int, contentType: String?, body: String) {
+    func http(
+        _ method: String, _ path: String, token: String? = nil, contentType: String? = nil, body: Data? = nil
+    ) async throws -> (status: Int, contentType: String?, body: String) {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        request.httpBody = body
         let (data, response) = try await URLSession.shared.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw TestFailure("not an HTTP response") }
         return (http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension TestServer {
+    static let boundary = "clawline-test-boundary"
+
+    /// A `multipart/form-data` body with one part.
+    static func multipart(field: String, mimeType: String, bytes: Data) -> Data {
+        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"f\"\r\n".utf8)
+        body += Data("Content-Type: \(mimeType)\r\n\r\n".utf8)
+        body += bytes
+        body += Data("\r\n--\(boundary)--\r\n".utf8)
+        return body
+    }
+
+    /// Uploads `bytes` as the `file` part.
+    func upload(_ bytes: Data, mimeType: String = "image/png", field: String = "file", token: String?) async throws -> (
+        status: Int, contentType: String?, body: String
+    ) {
+        try await http(
+            "POST", "/upload", token: token, contentType: "multipart/form-data; boundary=\(Self.boundary)",
+            body: Self.multipart(field: field, mimeType: mimeType, bytes: bytes))
+    }
+
+    /// Waits (in real time, at most `timeout`) until `condition` holds.
+    func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 }
 

@@ -26,6 +26,7 @@ struct TestServer: Sendable {
     let clock: ManualClock
     let date: TestDate
     let store: SQLiteProviderStore
+    let uploads: String
 
     var url: String { "ws://127.0.0.1:\(port)/ws" }
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -40,11 +41,13 @@ struct TestServer: Sendable {
         let date = TestDate()
         let ownsStore = store == nil
         let store = if let store { store } else { try await SQLiteProviderStore.open(path: nil) }
+        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-uploads-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: uploads) }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "clawline.test")
         logger.logLevel = .warning
         let application = try await ClawlineServer.application(
-            configuration: ClawlineServerConfiguration(port: 0), store: store, signingKey: signingKey, assistant: assistant,
+            configuration: ClawlineServerConfiguration(port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50)), store: store, signingKey: signingKey, assistant: assistant,
             environment: ServerEnvironment(clock: clock, now: { date.now }), logger: logger
         ) { port in
             portContinuation.yield(port)
@@ -57,7 +60,7 @@ struct TestServer: Sendable {
             group.addTask { try await services.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
-            let server = TestServer(port: port, clock: clock, date: date, store: store)
+            let server = TestServer(port: port, clock: clock, date: date, store: store, uploads: uploads)
             do {
                 let value = try await body(server)
                 await services.triggerGracefulShutdown()
