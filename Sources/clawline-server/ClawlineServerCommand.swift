@@ -20,10 +20,19 @@ struct DataOptions: ParsableArguments {
     var keyPath: String { (dataDir as NSString).appendingPathComponent("signing-key") }
     var uploadsPath: String { (dataDir as NSString).appendingPathComponent("uploads") }
 
-    /// Creates the directory (mode 0700) and opens the store.
-    func openStore() async throws -> SQLiteProviderStore {
+    /// Creates the directory (mode 0700), opens the store, runs `body` and closes the store,
+    /// whether `body` succeeds or throws.
+    func withStore<T>(_ body: (SQLiteProviderStore) async throws -> T) async throws -> T {
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return try await SQLiteProviderStore.open(path: databasePath)
+        let store = try await SQLiteProviderStore.open(path: databasePath)
+        do {
+            let value = try await body(store)
+            try await store.close()
+            return value
+        } catch {
+            try? await store.close()
+            throw error
+        }
     }
 }
 
@@ -43,15 +52,15 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        let store = try await data.openStore()
-        let key = try TokenAuthority.loadOrCreateKey(at: data.keyPath)
         let host = host
-        let application = try await ClawlineServer.application(configuration: configuration, store: store, signingKey: key) { port in
-            // One line, written at once, so a script waiting for it never sees half of it.
-            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+        try await data.withStore { store in
+            let key = try TokenAuthority.loadOrCreateKey(at: data.keyPath)
+            let application = try await ClawlineServer.application(configuration: configuration, store: store, signingKey: key) { port in
+                // One line, written at once, so a script waiting for it never sees half of it.
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            }
+            try await application.runService()
         }
-        try await application.runService()
-        try await store.close()
     }
 }
 
@@ -64,15 +73,13 @@ struct Devices: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() async throws {
-            let store = try await data.openStore()
-            for device in try await store.devices() {
+            for device in try await data.withStore({ try await $0.devices() }) {
                 let fields = [
                     device.deviceID, device.status.rawValue, device.isAdmin ? "admin" : "member", "user=\(device.userID ?? "-")",
                     "name=\(device.claimedName ?? "-")", "lastSeen=\(device.lastSeen.map { "\($0)" } ?? "never")",
                 ]
                 print(fields.joined(separator: "  "))
             }
-            try await store.close()
         }
     }
 
@@ -98,20 +105,21 @@ struct Devices: AsyncParsableCommand {
         @Argument(help: "The device's id.") var deviceID: String
 
         func run() async throws {
-            let store = try await data.openStore()
-            guard try await store.device(deviceID) != nil else { throw ValidationError("no device has the id '\(deviceID)'") }
-            try await store.removeDevice(deviceID)
-            try await store.close()
+            let deviceID = deviceID
+            try await data.withStore { store in
+                guard try await store.device(deviceID) != nil else { throw ValidationError("no device has the id '\(deviceID)'") }
+                try await store.removeDevice(deviceID)
+            }
             print("removed \(deviceID)")
         }
     }
 }
 
 private func setStatus(_ status: DeviceRecord.Status, of deviceID: String, in data: DataOptions) async throws {
-    let store = try await data.openStore()
-    guard var device = try await store.device(deviceID) else { throw ValidationError("no device has the id '\(deviceID)'") }
-    device.status = status
-    try await store.save(device)
-    try await store.close()
+    try await data.withStore { store in
+        guard var device = try await store.device(deviceID) else { throw ValidationError("no device has the id '\(deviceID)'") }
+        device.status = status
+        try await store.save(device)
+    }
     print("\(deviceID) is \(status.rawValue)")
 }

@@ -1,0 +1,98 @@
+import ClawlineProtocol
+import Foundation
+import Testing
+import WireRuntime
+
+/// The `clawline-server` executable: how it starts, its operator commands, and that a crash loses
+/// nothing acknowledged.
+@Suite(.serialized) struct ServerProcessTests {
+    func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("clawline-data-\(UUID().uuidString)").path
+    }
+
+    @Test func itSaysWhereItListensOnOneLineAndStopsOnSIGTERM() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let port = try await server.port()
+        #expect(port > 0)
+        #expect(server.standardOutput == "listening on http://127.0.0.1:\(port)\n")
+        let key = try FileManager.default.attributesOfItem(atPath: data + "/signing-key")
+        #expect((key[.posixPermissions] as? Int) == 0o600)
+        #expect((key[.size] as? Int) == 32)
+        #expect(server.stop(with: SIGTERM) == 0)
+    }
+
+    @Test func aPublicAddressIsRefusedWithoutTheFlag() throws {
+        let run = try ServerProcess.run(["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", temporaryDirectory()])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--allow-insecure-public"))
+        #expect(run.stderr.contains("no TLS"))
+    }
+
+    @Test func everyAcknowledgedMessageSurvivesAKillAndIsReplayedOnce() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let port = try await first.port()
+        let url = "ws://127.0.0.1:\(port)/ws"
+        let deviceID = UUID().uuidString
+        let pairing = TestSocket(url)
+        pairing.send(.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: DeviceInfo(platform: "Linux", model: "test"))))
+        guard case .pairResult(.success(let paired)) = try await pairing.next() else { throw TestFailure("pairing failed") }
+        let socket = TestSocket(url)
+        socket.send(.auth(Auth(token: paired.token, deviceId: deviceID)))
+        guard case .authResult(.success) = try await socket.next() else { throw TestFailure("auth failed") }
+        var acknowledged: [String] = []
+        for number in 1...5 {
+            socket.send(.message(ClientMessage(id: "c_\(number)", content: "message \(number)")))
+            while true {
+                if case .ack(let ack) = try await socket.next() {
+                    acknowledged.append(ack.id)
+                    break
+                }
+            }
+        }
+        #expect(acknowledged == ["c_1", "c_2", "c_3", "c_4", "c_5"])
+        first.stop(with: SIGKILL)
+
+        let second = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let again = TestSocket("ws://127.0.0.1:\(try await second.port())/ws")
+        again.send(.auth(Auth(token: paired.token, deviceId: deviceID)))
+        guard case .authResult(.success(let auth)) = try await again.next() else { throw TestFailure("auth failed after restart") }
+        var replayed: [ServerMessage] = []
+        for _ in 0..<auth.replayCount {
+            if let message = try await again.next().serverMessage { replayed.append(message) }
+        }
+        let echoes = replayed.filter { $0.role == .user }.map(\.content)
+        #expect(echoes == (1...5).map { "message \($0)" })
+        #expect(Set(replayed.map(\.id)).count == replayed.count)
+        #expect(again.violations.isEmpty)
+        second.stop(with: SIGTERM)
+    }
+
+    @Test func operatorCommandsListAndRevokeDevicesOfARunningServer() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let url = "ws://127.0.0.1:\(try await server.port())/ws"
+        let deviceID = UUID().uuidString
+        let pairing = TestSocket(url)
+        pairing.send(.pairRequest(PairRequest(deviceId: deviceID, claimedName: "Desk", deviceInfo: DeviceInfo(platform: "Linux", model: "t"))))
+        guard case .pairResult(.success(let paired)) = try await pairing.next() else { throw TestFailure("pairing failed") }
+        let socket = TestSocket(url)
+        socket.send(.auth(Auth(token: paired.token, deviceId: deviceID)))
+        guard case .authResult(.success) = try await socket.next() else { throw TestFailure("auth failed") }
+
+        let list = try ServerProcess.run(["devices", "list", "--data-dir", data])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains(deviceID) && list.stdout.contains("approved") && list.stdout.contains("admin") && list.stdout.contains("Desk"))
+        let revoke = try ServerProcess.run(["devices", "revoke", deviceID, "--data-dir", data])
+        #expect(revoke.status == 0 && revoke.stdout == "\(deviceID) is revoked\n")
+        guard case .error(let error) = try await socket.next(timeout: .seconds(1)) else { throw TestFailure("expected token_revoked") }
+        #expect(error.code == .tokenRevoked)
+        let unknown = try ServerProcess.run(["devices", "remove", "nope", "--data-dir", data])
+        #expect(unknown.status != 0 && unknown.stderr.contains("no device has the id 'nope'"))
+        server.stop(with: SIGTERM)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The built `clawline-server` executable, run as an operator would.
+final class ServerProcess: Sendable {
+    private let process: Process
+    private let output = NIOLockedValueBox(Data())
+    private let errors = NIOLockedValueBox(Data())
+
+    /// The `clawline-server` binary built beside the test bundle.
+    static var executable: URL {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = products.appendingPathComponent("clawline-server")
+        return FileManager.default.fileExists(atPath: beside.path)
+            ? beside : products.deletingLastPathComponent().appendingPathComponent("clawline-server")
+    }
+
+    /// Starts `clawline-server` with `arguments`.
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let output = output
+        let errors = errors
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            output.withLockedValue { $0.append(data) }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            errors.withLockedValue { $0.append(data) }
+        }
+        try process.run()
+        self.process = process
+    }
+
+    /// Runs a command to completion: its status, standard output and standard error.
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let server = try ServerProcess(arguments)
+        server.process.waitUntilExit()
+        // Let the readability handlers drain what is left.
+        Thread.sleep(forTimeInterval: 0.05)
+        return (server.process.terminationStatus, server.standardOutput, server.standardError)
+    }
+
+    var standardOutput: String { output.withLockedValue { String(decoding: $0, as: UTF8.self) } }
+    var standardError: String { errors.withLockedValue { String(decoding: $0, as: UTF8.self) } }
+
+    /// Waits for the `listening on http://HOST:PORT` line and returns the port.
+    func port(timeout: Duration = .seconds(60)) async throws -> Int {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            let text = standardOutput
+            if let line = text.split(separator: "\n").first, text.contains("\n") {
+                guard line.hasPrefix("listening on http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
+                    throw TestFailure("unexpected first line: \(line)")
+                }
+                return port
+            }
+            guard process.isRunning else { throw TestFailure("clawline-server exited: \(standardError)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("clawline-server did not say it was listening: \(standardError)")
+    }
+
+    /// Sends `signal` and waits for the process to end; returns its termination status.
+    @discardableResult
+    func stop(with signal: Int32) -> Int32 {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
