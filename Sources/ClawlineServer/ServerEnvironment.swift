@@ -8,10 +8,23 @@ public struct ServerEnvironment: Sendable {
     /// The current date.
     public var now: @Sendable () -> Date
 
+    /// The clock's time when the environment was made; ``elapsed()`` counts from it.
+    private let origin: any InstantProtocol<Duration>
+
     /// An environment on `clock` and `now`.
     public init(clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.clock = clock
         self.now = now
+        origin = clock.now
+    }
+
+    /// The time on ``clock`` since the environment was made.
+    public func elapsed() -> Duration {
+        func since<Instant: InstantProtocol<Duration>>(_ start: Instant) -> Duration {
+            guard let now = clock.now as? Instant else { return .zero }
+            return start.duration(to: now)
+        }
+        return since(origin)
     }
 
     /// The current time in milliseconds since the Unix epoch, as message timestamps carry it.

@@ -59,7 +59,7 @@ import WireRuntime
             let admin = try await server.pair()
             let (adminSocket, _) = try await server.connect(admin)
             let otherID = TestServer.newDeviceID()
-            let pairing = TestSocket(server.url)
+            let pairing = server.socket()
             pairing.send(.pairRequest(PairRequest(deviceId: otherID, deviceInfo: TestServer.deviceInfo)))
             _ = try await adminSocket.next()
             adminSocket.send(.pairDecision(PairDecision(deviceId: otherID, approve: true, userId: UUID().uuidString.lowercased())))

@@ -11,7 +11,7 @@ import WireRuntime
         try await TestServer.run { server in
             let device = try await server.pair()
             for token in ["garbage", device.token + "x", ""] {
-                let socket = TestSocket(server.url)
+                let socket = server.socket()
                 socket.send(.auth(Auth(token: token, deviceId: device.deviceID)))
                 #expect(try await socket.next() == .authResult(.failure(reason: .authFailed)))
                 #expect(try await socket.closeCode() == 1008)
@@ -22,7 +22,7 @@ import WireRuntime
     @Test func aTokenOfAnotherDeviceIsAnsweredAuthFailed() async throws {
         try await TestServer.run { server in
             let device = try await server.pair()
-            let socket = TestSocket(server.url)
+            let socket = server.socket()
             socket.send(.auth(Auth(token: device.token, deviceId: TestServer.newDeviceID())))
             #expect(try await socket.next() == .authResult(.failure(reason: .authFailed)))
         }
@@ -32,7 +32,7 @@ import WireRuntime
         try await TestServer.run { server in
             let device = try await server.pair()
             server.date.advance(by: 366 * 24 * 3600)
-            let socket = TestSocket(server.url)
+            let socket = server.socket()
             socket.send(.auth(Auth(token: device.token, deviceId: device.deviceID)))
             #expect(try await socket.next() == .authResult(.failure(reason: .tokenExpired)))
             #expect(try await socket.closeCode() == 1008)
@@ -45,7 +45,7 @@ import WireRuntime
             var record = try #require(try await server.store.device(device.deviceID))
             record.status = .revoked
             try await server.store.save(record)
-            let socket = TestSocket(server.url)
+            let socket = server.socket()
             socket.send(.auth(Auth(token: device.token, deviceId: device.deviceID)))
             #expect(try await socket.next() == .authResult(.failure(reason: .tokenRevoked)))
         }
@@ -69,7 +69,7 @@ import WireRuntime
         try await TestServer.run { server in
             let device = try await server.pair()
             let (old, _) = try await server.connect(device)
-            let intruder = TestSocket(server.url)
+            let intruder = server.socket()
             intruder.send(.auth(Auth(token: "forged", deviceId: device.deviceID)))
             #expect(try await intruder.next() == .authResult(.failure(reason: .authFailed)))
             old.send(.message(ClientMessage(id: "c_1", content: "hi")))
@@ -79,7 +79,7 @@ import WireRuntime
 
     @Test func aMessageBeforeAuthenticationIsAnsweredAuthFailedAndClosed() async throws {
         try await TestServer.run { server in
-            let socket = TestSocket(server.url)
+            let socket = server.socket()
             socket.send(text: #"{"type":"message","id":"c_1","content":"hi"}"#)
             guard case .error(let error) = try await socket.next() else { throw TestFailure("expected an error") }
             #expect(error.code == .authFailed)
@@ -89,7 +89,7 @@ import WireRuntime
 
     @Test func malformedJSONClosesWith1002AndNoError() async throws {
         try await TestServer.run { server in
-            let socket = TestSocket(server.url)
+            let socket = server.socket()
             socket.send(text: #"{"type":"auth""#)
             let code = try await socket.closeCode()
             #expect(code == 1002)
@@ -98,7 +98,7 @@ import WireRuntime
 
     @Test func aFrameThatBreaksTheSpecIsAnsweredAsItsDecodeResultSays() async throws {
         try await TestServer.run { server in
-            let socket = TestSocket(server.url)
+            let socket = server.socket()
             socket.send(text: #"{"type":"auth","protocolVersion":2,"token":"t","deviceId":"d"}"#)
             guard case .error(let error) = try await socket.next() else { throw TestFailure("expected an error") }
             #expect(error.code == .invalidMessage)

@@ -28,7 +28,7 @@ import WireRuntime
             let admin = try await server.pair()
             let (adminSocket, _) = try await server.connect(admin)
             let deviceID = TestServer.newDeviceID()
-            let pairing = TestSocket(server.url)
+            let pairing = server.socket()
             pairing.send(request(deviceID))
             #expect(
                 try await adminSocket.next()
@@ -56,13 +56,13 @@ import WireRuntime
             let admin = try await server.pair()
             let (adminSocket, _) = try await server.connect(admin)
             let deviceID = TestServer.newDeviceID()
-            let pairing = TestSocket(server.url)
+            let pairing = server.socket()
             pairing.send(request(deviceID))
             _ = try await adminSocket.next()
             adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: false)))
             #expect(try await pairing.next() == .pairResult(.failure(reason: .pairDenied)))
             #expect(try await pairing.closeCode() == 1000)
-            let again = TestSocket(server.url)
+            let again = server.socket()
             again.send(request(deviceID))
             #expect(try await again.next() == .pairResult(.failure(reason: .pairRejected)))
             #expect(try await again.closeCode() == 1000)
@@ -74,7 +74,7 @@ import WireRuntime
             let admin = try await server.pair()
             let (adminSocket, _) = try await server.connect(admin)
             let memberID = TestServer.newDeviceID()
-            let pairing = TestSocket(server.url)
+            let pairing = server.socket()
             pairing.send(request(memberID))
             _ = try await adminSocket.next()
             adminSocket.send(.pairDecision(PairDecision(deviceId: memberID, approve: true, userId: admin.userID)))
@@ -90,7 +90,7 @@ import WireRuntime
         try await TestServer.run { server in
             let admin = try await server.pair()
             let deviceID = TestServer.newDeviceID()
-            let pairing = TestSocket(server.url)
+            let pairing = server.socket()
             pairing.send(request(deviceID, name: "Laptop"))
             // Wait until the request is pending (its expiry timer is armed).
             await server.clock.waitForSleepers(atLeast: 1)
@@ -105,7 +105,7 @@ import WireRuntime
     @Test func aPendingRequestExpiresWithPairTimeout() async throws {
         try await TestServer.run { server in
             _ = try await server.pair()
-            let pairing = TestSocket(server.url)
+            let pairing = server.socket()
             let deviceID = TestServer.newDeviceID()
             pairing.send(request(deviceID))
             await server.clock.waitForSleepers(atLeast: 1)
@@ -119,13 +119,93 @@ import WireRuntime
         try await TestServer.run { server in
             _ = try await server.pair()
             let deviceID = TestServer.newDeviceID()
-            let pairing = TestSocket(server.url)
+            let pairing = server.socket()
             pairing.send(request(deviceID))
             await server.clock.waitForSleepers(atLeast: 1)
-            let socket = TestSocket(server.url)
+            let socket = server.socket()
             socket.send(.auth(Auth(token: "not yet", deviceId: deviceID)))
             #expect(try await socket.next() == .authResult(.failure(reason: .deviceNotApproved)))
             #expect(try await socket.closeCode() == 1008)
+        }
+    }
+}
+
+/// Pairing edge cases: races, late denials and tokens asked for again.
+@Suite struct PairingEdgeTests {
+    func request(_ deviceID: String) -> ClientFrame {
+        .pairRequest(PairRequest(deviceId: deviceID, deviceInfo: TestServer.deviceInfo))
+    }
+
+    @Test func ofTwoRacingFirstPairingsOneBecomesAdminAndTheOtherWaits() async throws {
+        try await TestServer.run { server in
+            let sockets = [server.socket(), server.socket()]
+            let ids = [TestServer.newDeviceID(), TestServer.newDeviceID()]
+            for (socket, id) in zip(sockets, ids) { socket.send(request(id)) }
+            await server.clock.waitForSleepers(atLeast: 1)
+            #expect(try await server.eventually { sockets.contains { !$0.inboxIsEmpty } })
+            let winners = sockets.indices.filter { !sockets[$0].inboxIsEmpty }
+            #expect(winners.count == 1)
+            let winner = try #require(winners.first)
+            guard case .pairResult(.success(let success)) = try await sockets[winner].next() else { throw TestFailure("expected a success") }
+            let (admin, auth) = try await server.connect(PairedDevice(deviceID: ids[winner], token: success.token, userID: success.userId))
+            #expect(auth.isAdmin == true)
+            guard case .pairApprovalRequest(let approval) = try await admin.next() else { throw TestFailure("expected an approval request") }
+            #expect(approval.deviceId == ids[1 - winner])
+        }
+    }
+
+    @Test func aDenialReachesARequesterThatHadDisconnectedOnItsNextRequest() async throws {
+        try await TestServer.run { server in
+            let admin = try await server.pair()
+            let (adminSocket, _) = try await server.connect(admin)
+            let deviceID = TestServer.newDeviceID()
+            let pairing = server.socket()
+            pairing.send(request(deviceID))
+            _ = try await adminSocket.next()
+            pairing.close()
+            _ = try? await pairing.closeCode()
+            try await Task.sleep(for: .milliseconds(50))
+            adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: false)))
+            for expected in [PairFailureReason.pairDenied, .pairRejected] {
+                let again = server.socket()
+                again.send(request(deviceID))
+                #expect(try await again.next() == .pairResult(.failure(reason: expected)))
+            }
+        }
+    }
+
+    @Test func aTokenIsIssuedAgainOnceForADeviceThatNeverAuthenticated() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            let again = try await server.pair(device.deviceID)
+            #expect(again.userID == device.userID)
+            let third = server.socket()
+            third.send(request(device.deviceID))
+            guard case .error(let error) = try await third.next() else { throw TestFailure("expected invalid_message") }
+            #expect(error.code == .invalidMessage)
+            #expect(try await third.closeCode() == 1008)
+        }
+    }
+
+    @Test func aDeviceThatAuthenticatedGetsNoSecondToken() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            _ = try await server.connect(device)
+            let socket = server.socket()
+            socket.send(request(device.deviceID))
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected invalid_message") }
+            #expect(error.code == .invalidMessage)
+        }
+    }
+
+    @Test func tenMinutesAfterPairingNoSecondTokenIsIssued() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            server.date.advance(by: 601)
+            let socket = server.socket()
+            socket.send(request(device.deviceID))
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected invalid_message") }
+            #expect(error.code == .invalidMessage)
         }
     }
 }

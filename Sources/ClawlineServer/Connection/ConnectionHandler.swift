@@ -63,6 +63,7 @@ struct ConnectionHandler: ClientFrameHandler {
 
     /// Handles one received frame.
     func receive(_ bytes: [UInt8]) async {
+        logger.trace("received", metadata: ["session": "\(connection.sessionID)", "bytes": "\(bytes.count)"])
         let result = ClientFrame.decode(bytes)
         let limiterKey = Self.deviceID(of: result.frame) ?? connection.device?.deviceID ?? connection.sessionID
         let answeredCodes = result.answer?.code.map { [$0] } ?? []
@@ -70,7 +71,9 @@ struct ConnectionHandler: ClientFrameHandler {
             connection.observeReceived(bytes, answeredCodes: answeredCodes, limiter: &limiter)
         }
         if let answer = result.answer {
-            self.answer(answer, reason: result.rejectionReason ?? "the frame is not valid")
+            // A rule on violations (the third oversize frame) may close where the frame's own answer does not.
+            let closing = violations.first { $0.answer?.closesConnection == true }?.answer
+            self.answer(closing ?? answer, reason: result.rejectionReason ?? "the frame is not valid")
             return
         }
         if let violation = violations.first(where: { $0.answer != nil }), let answer = violation.answer {

@@ -96,7 +96,9 @@ final class ServerConnection: Sendable {
         for violation in violations where violation.severity == .error {
             logger.error("the server broke a session rule", metadata: ["session": "\(sessionID)", "violation": "\(violation)"])
         }
-        outbox.yield(.frame(frame.encodedText()))
+        let text = frame.encodedText()
+        logger.trace("sending", metadata: ["session": "\(sessionID)", "frame": "\(text.prefix(200))"])
+        outbox.yield(.frame(text))
     }
 
     /// Sends an `error` frame.

@@ -27,6 +27,9 @@ final class AnswerQueue: Sendable {
         }
     }
 
+    /// Whether the stream in progress and the waiting jobs fill the queue.
+    var isFull: Bool { outstanding.withLockedValue { $0 > Clawline.Constants.maxQueuedMessages } }
+
     /// Queues a job; `false` when the queue is full.
     func enqueue(_ job: AnswerJob) -> Bool {
         outstanding.withLockedValue { count in
@@ -43,30 +46,55 @@ final class AnswerQueue: Sendable {
         worker.cancel()
     }
 
+    /// A stream that had no update for `streamInactivityTimeout`.
+    struct StreamStalled: Error {}
+
     /// Streams the assistant's answer to the account's devices and stores the final message;
-    /// a failure is reported to the sending device as `server_error` naming its message.
+    /// a failure (the assistant threw, or sent nothing for `streamInactivityTimeout`) is reported
+    /// to the sending device as `server_error` naming its message.
     private static func answer(_ job: AnswerJob, hub: ProviderHub) async {
         let request = job.request
         let answerID = ProviderHub.newEventID()
-        let timestamp = hub.environment.milliseconds()
-        @Sendable func message(_ content: String, streaming: Bool) -> ServerFrame {
-            .message(ServerMessage(id: answerID, role: .assistant, content: content, timestamp: timestamp, streaming: streaming))
+        let environment = hub.environment
+        let timestamp = environment.milliseconds()
+        @Sendable func message(_ content: String, streaming: Bool) -> ServerMessage {
+            ServerMessage(id: answerID, role: .assistant, content: content, timestamp: timestamp, streaming: streaming)
         }
         let typing = await hub.sendTyping(true, to: request.userID)
+        let lastUpdate = NIOLockedValueBox(environment.elapsed())
         do {
-            let final = try await hub.assistant.answer(request) { snapshot in
-                await hub.broadcast(message(snapshot, streaming: true), to: request.userID)
+            let final = try await withThrowingTaskGroup(of: String.self) { group in
+                group.addTask {
+                    try await hub.assistant.answer(request) { snapshot in
+                        lastUpdate.withLockedValue { $0 = environment.elapsed() }
+                        await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
+                    }
+                }
+                group.addTask {
+                    let timeout = Clawline.Constants.streamInactivityTimeout
+                    while true {
+                        let idle = environment.elapsed() - lastUpdate.withLockedValue { $0 }
+                        if idle >= timeout { throw StreamStalled() }
+                        try await environment.clock.sleep(for: timeout - idle)
+                    }
+                }
+                defer { group.cancelAll() }
+                guard let final = try await group.next() else { throw CancellationError() }
+                return final
             }
             try Task.checkCancellation()
-            let frame = message(final, streaming: false)
+            let frame = ServerFrame.message(message(final, streaming: false))
             try await hub.store.append(StoredEvent(eventID: answerID, userID: request.userID, frame: frame.encodedText()))
+            await hub.streamEnded(answering: request.deviceID)
             await hub.broadcast(frame, to: request.userID)
         } catch {
+            await hub.streamEnded(answering: request.deviceID)
             try? await hub.store.markFailed(clientMessageID: job.clientMessageID, deviceID: request.deviceID)
             if !(error is CancellationError) {
-                hub.logger.warning("the assistant failed", metadata: ["error": "\(error)"])
+                hub.logger.warning("the assistant's answer failed", metadata: ["error": "\(error)"])
+                let reason = error is StreamStalled ? "the answer stalled" : "the answer failed"
                 await hub.socket(of: request.deviceID)?.sendError(
-                    .serverError, "the answer failed; send the message again under a new id", messageID: job.clientMessageID)
+                    .serverError, "\(reason); send the message again under a new id", messageID: job.clientMessageID)
             }
         }
         await hub.sendTyping(false, to: request.userID, started: typing)

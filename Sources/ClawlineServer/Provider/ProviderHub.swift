@@ -22,7 +22,14 @@ actor ProviderHub {
     private var answerQueues: [String: AnswerQueue] = [:]
     /// When each account's devices were last sent assistant typing, on the server's clock.
     private var typingSent: [String: [Duration]] = [:]
-    private let clockStart: any InstantProtocol<Duration>
+    /// Devices denied while their pairing socket was closed: their next request hears the denial.
+    private var undeliveredDenials: Set<String> = []
+    /// Approved devices whose token could not be delivered (the pairing socket had closed).
+    private var undeliveredTokens: Set<String> = []
+    /// Devices whose token was issued a second time by a repeated `pair_request`.
+    private var reissuedTokens: Set<String> = []
+    /// The latest snapshot of each stream in progress, by the device whose message it answers.
+    private var streamSnapshots: [String: (userID: String, message: ServerMessage)] = [:]
 
     struct PendingPairing {
         var request: PairRequest
@@ -36,7 +43,6 @@ actor ProviderHub {
         self.assistant = assistant
         self.environment = environment
         self.logger = logger
-        clockStart = environment.clock.now
         hasAdmin = try await store.devices().contains { $0.isAdmin && $0.status == .approved }
     }
 
@@ -83,17 +89,19 @@ actor ProviderHub {
     private func answerKnownDevice(_ record: DeviceRecord, request: PairRequest, on connection: ServerConnection) async throws {
         switch record.status {
         case .denied, .revoked:
-            fail(connection, .pairRejected)
+            fail(connection, undeliveredDenials.remove(record.deviceID) != nil ? .pairDenied : .pairRejected)
         case .approved:
-            // A device that never authenticated may fetch its token again (it was lost before
-            // delivery); one that did must not get a second token this way.
-            guard record.lastSeen == nil, let userID = record.userID else {
+            // A device that never authenticated may fetch its token again: any time while it was
+            // never delivered, once within ten minutes of pairing otherwise.
+            let recent = environment.now().timeIntervalSince(record.pairedAt) < Self.reissueWindow
+            let undelivered = undeliveredTokens.contains(record.deviceID)
+            guard record.lastSeen == nil, let userID = record.userID, undelivered || (recent && !reissuedTokens.contains(record.deviceID)) else {
                 connection.sendError(.invalidMessage, "this device is already paired; authenticate with its token")
                 connection.close(code: 1008)
                 return
             }
-            let token = try await tokens.issue(userID: userID, deviceID: record.deviceID, isAdmin: record.isAdmin, now: environment.now())
-            connection.send(.pairResult(.success(token: token, userId: userID)))
+            if !undelivered { reissuedTokens.insert(record.deviceID) }
+            try await deliverToken(to: record.deviceID, userID: userID, isAdmin: record.isAdmin, on: connection)
         }
     }
 
@@ -102,8 +110,20 @@ actor ProviderHub {
             deviceID: request.deviceId, userID: userID, claimedName: request.claimedName, deviceInfo: request.deviceInfo.encodedText(),
             isAdmin: isAdmin, status: .approved, pairedAt: environment.now())
         try await store.save(record)
-        let token = try await tokens.issue(userID: userID, deviceID: request.deviceId, isAdmin: isAdmin, now: environment.now())
-        connection.send(.pairResult(.success(token: token, userId: userID)))
+        try await deliverToken(to: request.deviceId, userID: userID, isAdmin: isAdmin, on: connection)
+    }
+
+    /// How long after pairing a device that never authenticated may ask for its token once more.
+    static let reissueWindow: TimeInterval = 600
+
+    private func deliverToken(to deviceID: String, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
+        let token = try await tokens.issue(userID: userID, deviceID: deviceID, isAdmin: isAdmin, now: environment.now())
+        if connection.isClosed {
+            undeliveredTokens.insert(deviceID)
+        } else {
+            undeliveredTokens.remove(deviceID)
+            connection.send(.pairResult(.success(token: token, userId: userID)))
+        }
     }
 
     private func fail(_ connection: ServerConnection, _ reason: PairFailureReason) {
@@ -135,6 +155,7 @@ actor ProviderHub {
                 DeviceRecord(
                     deviceID: decision.deviceId, userID: nil, claimedName: pending.request.claimedName,
                     deviceInfo: pending.request.deviceInfo.encodedText(), isAdmin: false, status: .denied, pairedAt: environment.now()))
+            if pending.connection.isClosed { undeliveredDenials.insert(decision.deviceId) }
             fail(pending.connection, .pairDenied)
         }
     }
@@ -191,6 +212,10 @@ actor ProviderHub {
             }
             connection.send(frame)
             replayed.insert(event.eventID)
+        }
+        // Streams in progress for the account continue on this socket from their latest snapshot.
+        for snapshot in streamSnapshots.values where snapshot.userID == userID {
+            connection.send(.message(snapshot.message))
         }
         connection.endReplay(sent: replayed)
         if record.isAdmin {
@@ -276,6 +301,10 @@ actor ProviderHub {
         let echo = ServerMessage(
             id: Self.newEventID(), role: .user, content: message.content, timestamp: environment.milliseconds(), streaming: false,
             deviceId: device.deviceID, attachments: attachments.isEmpty ? nil : attachments)
+        guard !answerQueueIsFull(device.deviceID) else {
+            connection.sendError(.rateLimited, "too many messages are waiting for an answer; send it again later", messageID: message.id)
+            return
+        }
         let acceptance: MessageAcceptance
         do {
             acceptance = try await store.accept(
@@ -301,6 +330,23 @@ actor ProviderHub {
         }
     }
 
+    /// Sends a snapshot of a stream to the account's devices and remembers it for sockets that
+    /// connect while the stream goes on.
+    func streamed(_ snapshot: ServerMessage, answering deviceID: String, of userID: String) {
+        streamSnapshots[deviceID] = (userID, snapshot)
+        broadcast(.message(snapshot), to: userID)
+    }
+
+    /// Forgets the stream answering a device's message.
+    func streamEnded(answering deviceID: String) {
+        streamSnapshots[deviceID] = nil
+    }
+
+    /// Whether a device's assistant queue has no room for another message.
+    func answerQueueIsFull(_ deviceID: String) -> Bool {
+        answerQueues[deviceID]?.isFull ?? false
+    }
+
     /// Sends a frame to every connected device of an account.
     func broadcast(_ frame: ServerFrame, to userID: String) {
         for socket in sockets.values where socket.device?.userID == userID {
@@ -314,7 +360,7 @@ actor ProviderHub {
     @discardableResult
     func sendTyping(_ active: Bool, to userID: String, started: Bool = true) -> Bool {
         let rule = Clawline.RateLimits.assistantTyping
-        let now = elapsed()
+        let now = environment.elapsed()
         var sent = typingSent[userID, default: []]
         if let window = rule.window { sent.removeAll { $0 <= now - window } }
         if active ? sent.count + 2 > rule.limit : !started {
@@ -325,14 +371,6 @@ actor ProviderHub {
         typingSent[userID] = sent
         broadcast(.typing(ServerTyping(active: active)), to: userID)
         return true
-    }
-
-    private func elapsed() -> Duration {
-        func since<Instant: InstantProtocol<Duration>>(_ start: Instant) -> Duration {
-            guard let now = environment.clock.now as? Instant else { return .zero }
-            return start.duration(to: now)
-        }
-        return since(clockStart)
     }
 
     /// The socket of a device, if it is connected.

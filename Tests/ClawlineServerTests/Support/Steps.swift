@@ -18,12 +18,15 @@ struct PairedDevice: Sendable {
 extension TestServer {
     static let deviceInfo = DeviceInfo(platform: "iOS", model: "iPhone 15")
 
+    /// A new socket to the server, judged on the server's clock.
+    func socket() -> TestSocket { TestSocket(url, clock: clock) }
+
     /// A new device id.
     static func newDeviceID() -> String { UUID().uuidString }
 
     /// Pairs a device that is answered at once (the first device, or one known to the server).
     func pair(_ deviceID: String = TestServer.newDeviceID(), name: String = "Phone") async throws -> PairedDevice {
-        let socket = TestSocket(url)
+        let socket = socket()
         socket.send(.pairRequest(PairRequest(deviceId: deviceID, claimedName: name, deviceInfo: Self.deviceInfo)))
         guard case .pairResult(.success(let success)) = try await socket.next() else { throw TestFailure("pairing did not succeed") }
         socket.close()
@@ -33,7 +36,7 @@ extension TestServer {
 
     /// Opens a socket and authenticates `device`, returning the socket and the `auth_result`.
     func connect(_ device: PairedDevice, lastMessageId: Nullable<String> = .absent) async throws -> (TestSocket, AuthSuccess) {
-        let socket = TestSocket(url)
+        let socket = socket()
         socket.send(.auth(Auth(token: device.token, deviceId: device.deviceID, lastMessageId: lastMessageId)))
         let frame = try await socket.next()
         guard case .authResult(.success(let success)) = frame else { throw TestFailure("authentication failed: \(frame)") }

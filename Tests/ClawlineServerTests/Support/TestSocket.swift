@@ -12,7 +12,7 @@ final class TestSocket: Sendable {
     private let commands: AsyncStream<Command>.Continuation
     /// What the server sent, not yet read.
     private let inbox = NIOLockedValueBox<[Received]>([])
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     private let connection: Task<Void, Never>
 
     private enum Command {
@@ -26,7 +26,7 @@ final class TestSocket: Sendable {
     }
 
     private struct State {
-        var machine = SessionMachine(engine: TestSocket.engine)
+        var machine: SessionMachine
         var violations: [SessionViolation] = []
         var closeCode: Int?
         var isClosed = false
@@ -34,8 +34,10 @@ final class TestSocket: Sendable {
 
     static let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
 
-    /// Opens a socket to `url`.
-    init(_ url: String) {
+    /// Opens a socket to `url`; its session machine reads time from `clock` (the server's, so
+    /// that both judge rate windows alike).
+    init(_ url: String, clock: any Clock<Duration> = ContinuousClock()) {
+        state = NIOLockedValueBox(State(machine: SessionMachine(engine: TestSocket.engine, clock: clock)))
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
         self.commands = commands
         let inbox = inbox

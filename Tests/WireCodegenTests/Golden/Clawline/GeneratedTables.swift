@@ -89,10 +89,12 @@ public enum Clawline {
         /// Written in the spec as `90s`.
         public static let pingTimeout: Swift.Duration = .milliseconds(90000)
 
-        /// How long the server waits without a pong before it closes the socket.
+        /// How long at most the server waits without a pong before it closes the socket (with 1001). The reference server pings every `pingInterval`
+        /// and closes when a ping is still unanswered as the next one is due (HummingbirdWebSocket's auto-ping), so a silent peer is closed 30 to 60
+        /// seconds after its last pong; this is inside the 90 seconds (`pingTimeout`) after which a client gives up on its side.
         ///
-        /// Written in the spec as `90s`.
-        public static let pongTimeout: Swift.Duration = .milliseconds(90000)
+        /// Written in the spec as `60s`.
+        public static let pongTimeout: Swift.Duration = .milliseconds(60000)
 
         /// The largest WebSocket frame a provider reads; a larger one is closed with 1009. 64 KiB of content (even fully escaped) and 256 KiB of
         /// inline bytes in base64 fit well within it.

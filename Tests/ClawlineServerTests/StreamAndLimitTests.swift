@@ -1,0 +1,141 @@
+import ClawlineProtocol
+import Foundation
+import Testing
+import WireRuntime
+
+@testable import ClawlineServer
+
+/// Streams across takeovers, stalled streams, the answer queue, rate limits, sizes and replay limits.
+@Suite struct StreamAndLimitTests {
+    /// Sends a message and reads its ack and echo.
+    func send(_ id: String, _ content: String, on socket: TestSocket) async throws {
+        socket.send(.message(ClientMessage(id: id, content: content)))
+        #expect(try await socket.next() == .ack(Ack(id: id)))
+        #expect(try await socket.next().serverMessage?.content == content)
+    }
+
+    @Test func aTakeoverMovesTheStreamToTheNewSocketFromItsLatestSnapshot() async throws {
+        let assistant = GatedAssistant()
+        try await TestServer.run(assistant: assistant) { server in
+            let device = try await server.pair()
+            let (old, _) = try await server.connect(device)
+            try await send("c_1", "story", on: old)
+            #expect(try await old.next() == .typing(ServerTyping(active: true)))
+            let snapshot = try #require(try await old.next().serverMessage)
+            #expect(snapshot.content == "story" && snapshot.streaming)
+
+            let (new, auth) = try await server.connect(device, lastMessageId: .null)
+            #expect(auth.replayCount == 1)
+            #expect(try await new.next().serverMessage?.content == "story")
+            #expect(try await new.next() == .message(snapshot))
+            guard case .error(let replaced) = try await old.next() else { throw TestFailure("expected session_replaced") }
+            #expect(replaced.code == .sessionReplaced)
+
+            assistant.open()
+            let final = try #require(try await new.next().serverMessage)
+            #expect(final.id == snapshot.id && final.content == "story done" && !final.streaming)
+            #expect(try await new.next() == .typing(ServerTyping(active: false)))
+            #expect(new.violations.isEmpty && old.violations.isEmpty)
+        }
+    }
+
+    @Test func aStreamWithNoUpdateForTheTimeoutFailsWithServerError() async throws {
+        try await TestServer.run(assistant: GatedAssistant(stalls: true)) { server in
+            let device = try await server.pair()
+            let (socket, _) = try await server.connect(device)
+            try await send("c_1", "slow", on: socket)
+            #expect(try await socket.next() == .typing(ServerTyping(active: true)))
+            #expect(try await socket.next().serverMessage?.streaming == true)
+            await server.clock.waitForSleepers(atLeast: 1)
+            server.clock.advance(by: Clawline.Constants.streamInactivityTimeout)
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected server_error") }
+            #expect(error.code == .serverError && error.messageId == "c_1")
+            #expect(try await socket.next() == .typing(ServerTyping(active: false)))
+        }
+    }
+
+    @Test func theAnswerQueueHoldsTwentyMessagesBehindTheStreamThenAnswersRateLimited() async throws {
+        let assistant = GatedAssistant()
+        try await TestServer.run(assistant: assistant) { server in
+            let device = try await server.pair()
+            let (socket, _) = try await server.connect(device)
+            try await send("c_0", "first", on: socket)
+            #expect(try await socket.next() == .typing(ServerTyping(active: true)))
+            _ = try await socket.next()
+            for number in 1...20 {
+                if number % 5 == 0 { server.clock.advance(by: .seconds(1)) }
+                try await send("c_\(number)", "queued \(number)", on: socket)
+            }
+            server.clock.advance(by: .seconds(1))
+            socket.send(.message(ClientMessage(id: "c_21", content: "one too many")))
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected rate_limited") }
+            #expect(error.code == .rateLimited && error.messageId == "c_21")
+            assistant.open()
+            #expect(try await socket.next().serverMessage?.content == "first done")
+            #expect(try await socket.next() == .typing(ServerTyping(active: false)))
+            #expect(try await socket.next().serverMessage?.content == "queued 1")
+            #expect(socket.violations.isEmpty)
+        }
+    }
+
+    @Test func messagesBeyondFivePerSecondAreRateLimitedAndTheWindowSlides() async throws {
+        try await TestServer.run(assistant: GatedAssistant(stalls: true)) { server in
+            let device = try await server.pair()
+            let (socket, _) = try await server.connect(device)
+            try await send("c_1", "m1", on: socket)
+            _ = try await socket.next()
+            _ = try await socket.next()
+            for number in 2...5 { try await send("c_\(number)", "m\(number)", on: socket) }
+            socket.send(.message(ClientMessage(id: "c_6", content: "m6")))
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected rate_limited") }
+            #expect(error.code == .rateLimited)
+            server.clock.advance(by: .seconds(1))
+            try await send("c_7", "m7", on: socket)
+        }
+    }
+
+    @Test func theThirdOversizeFrameWithinAMinuteClosesTheSocket() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            let (socket, _) = try await server.connect(device)
+            let tooLong = String(repeating: "x", count: Clawline.Constants.maxContentBytes + 1)
+            for attempt in 1...3 {
+                socket.send(.message(ClientMessage(id: "c_\(attempt)", content: tooLong)))
+                guard case .error(let error) = try await socket.next() else { throw TestFailure("expected payload_too_large") }
+                #expect(error.code == .payloadTooLarge)
+            }
+            #expect(try await socket.closeCode() == 1008)
+        }
+    }
+
+    @Test func aLegalMessageOfThreeHundredKilobytesIsAccepted() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            let (socket, _) = try await server.connect(device)
+            let image = ImageAttachment(mimeType: .imagePng, data: Data(repeating: 0xAB, count: 200_000).base64EncodedString())
+            let content = String(repeating: "y", count: 60_000)
+            socket.send(.message(ClientMessage(id: "c_big", content: content, attachments: .value([.image(image)]))))
+            #expect(try await socket.next() == .ack(Ack(id: "c_big")))
+            #expect(try await socket.next().serverMessage?.attachments == [.image(image)])
+        }
+    }
+
+    @Test func replayCarriesTheNewestFiveHundredEventsAndSaysItWasTruncated() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            for number in 1...520 {
+                let message = ServerMessage(id: "s_\(number)", role: .assistant, content: "\(number)", timestamp: number, streaming: false)
+                try await server.store.append(StoredEvent(eventID: message.id, userID: device.userID, frame: ServerFrame.message(message).encodedText()))
+            }
+            for cursor: Nullable<String> in [.absent, .value("s_unknown")] {
+                let (socket, auth) = try await server.connect(device, lastMessageId: cursor)
+                #expect(auth.replayCount == 500 && auth.replayTruncated)
+                #expect(try await socket.next().serverMessage?.id == "s_21")
+                socket.close()
+            }
+            let (socket, auth) = try await server.connect(device, lastMessageId: .value("s_510"))
+            #expect(auth.replayCount == 10 && !auth.replayTruncated)
+            #expect(try await socket.next().serverMessage?.id == "s_511")
+        }
+    }
+}
