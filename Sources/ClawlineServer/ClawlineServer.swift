@@ -47,7 +47,9 @@ public struct ClawlineServerConfiguration: Sendable {
 /// WebSocket (426 for a plain request), the provider's behaviour on top of the generated
 /// `ClawlineProtocol` and WireRuntime's session machine.
 public enum ClawlineServer {
-    /// Builds the application.
+    /// Builds the provider: the Hummingbird application, and before it, on graceful shutdown
+    /// (SIGTERM, SIGINT, or the service group's), the closing of every open socket with 1001.
+    /// Run it in a `ServiceGroup`, or alone with `runService()`.
     ///
     /// - Parameters:
     ///   - store: Where devices and events are kept.
@@ -55,11 +57,11 @@ public enum ClawlineServer {
     ///   - assistant: What answers user messages (the echo assistant by default).
     ///   - environment: The clocks.
     ///   - onListening: Called with the bound port once the server accepts connections.
-    public static func application(
+    public static func service(
         configuration: ClawlineServerConfiguration, store: any ProviderStore, signingKey: [UInt8], assistant: any Assistant = EchoAssistant(),
         environment: ServerEnvironment = ServerEnvironment(), logger: Logger = Logger(label: "clawline.server"),
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) async throws -> some ApplicationProtocol {
+    ) async throws -> some Service {
         try configuration.validate()
         let tokens = try await TokenAuthority(key: signingKey)
         let hub = try await ProviderHub(store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger)
@@ -76,7 +78,7 @@ public enum ClawlineServer {
         }
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: Clawline.Constants.maxFrameBytes, autoPing: .enabled(timePeriod: Clawline.Constants.pingInterval))
-        return Application(
+        let application = Application(
             router: router,
             server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, _, _ in
                 guard request.path == Clawline.transportPath else { return .dontUpgrade }
@@ -92,6 +94,14 @@ public enum ClawlineServer {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )
+        // Services stop in reverse order: the sockets are closed (1001) before the server stops.
+        return ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: application),
+                    .init(service: SocketDrain(hub: hub), successTerminationBehavior: .ignore),
+                ],
+                logger: logger))
     }
 }
 
@@ -107,6 +117,25 @@ struct MaintenanceService: Service {
                 try await Task.sleep(for: interval)
                 await hub.maintain(uploadsDirectory: uploadsDirectory)
             }
+        }
+    }
+}
+
+/// Closes every open socket with 1001 (going away) when the server shuts down gracefully, and
+/// waits briefly for the close handshakes, so clients know to reconnect.
+struct SocketDrain: Service {
+    let hub: ProviderHub
+
+    func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return
+        }
+        await hub.closeAll(code: 1001, reason: "the server is shutting down")
+        let deadline = ContinuousClock.now.advanced(by: .seconds(3))
+        while await hub.openSocketCount > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
         }
     }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import ClawlineServer
 import Foundation
-import Hummingbird
+import Logging
+import ServiceLifecycle
 
 /// `clawline-server`: runs the reference Clawline provider and manages its devices.
 @main
@@ -55,11 +56,12 @@ struct Serve: AsyncParsableCommand {
         let host = host
         try await data.withStore { store in
             let key = try TokenAuthority.loadOrCreateKey(at: data.keyPath)
-            let application = try await ClawlineServer.application(configuration: configuration, store: store, signingKey: key) { port in
+            let server = try await ClawlineServer.service(configuration: configuration, store: store, signingKey: key) { port in
                 // One line, written at once, so a script waiting for it never sees half of it.
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
             }
-            try await application.runService()
+            let logger = Logger(label: "clawline.server")
+            try await ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
         }
     }
 }

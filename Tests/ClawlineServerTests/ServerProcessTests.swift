@@ -20,7 +20,16 @@ import WireRuntime
         let key = try FileManager.default.attributesOfItem(atPath: data + "/signing-key")
         #expect((key[.posixPermissions] as? Int) == 0o600)
         #expect((key[.size] as? Int) == 32)
+        let url = "ws://127.0.0.1:\(port)/ws"
+        let deviceID = UUID().uuidString
+        let pairing = TestSocket(url)
+        pairing.send(.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: DeviceInfo(platform: "Linux", model: "t"))))
+        guard case .pairResult(.success(let paired)) = try await pairing.next() else { throw TestFailure("pairing failed") }
+        let socket = TestSocket(url)
+        socket.send(.auth(Auth(token: paired.token, deviceId: deviceID)))
+        guard case .authResult(.success) = try await socket.next() else { throw TestFailure("auth failed") }
         #expect(server.stop(with: SIGTERM) == 0)
+        #expect(try await socket.closeCode() == 1001)
     }
 
     @Test func aPublicAddressIsRefusedWithoutTheFlag() throws {

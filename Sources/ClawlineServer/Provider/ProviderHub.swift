@@ -261,6 +261,23 @@ actor ProviderHub {
         return AuthenticatedDevice(deviceID: record.deviceID, userID: claims.userID, isAdmin: record.isAdmin)
     }
 
+    // MARK: Shutdown
+
+    /// Closes every socket (authenticated or pairing) with `code` and cancels the answers in progress.
+    func closeAll(code: Int, reason: String) {
+        for socket in sockets.values { socket.close(code: code, reason: reason) }
+        for pending in pendingPairings.values {
+            pending.expiry.cancel()
+            pending.connection.close(code: code, reason: reason)
+        }
+        pendingPairings.removeAll()
+        for queue in answerQueues.values { queue.cancel() }
+        answerQueues.removeAll()
+    }
+
+    /// How many authenticated sockets are open.
+    var openSocketCount: Int { sockets.count }
+
     // MARK: Maintenance
 
     /// What the server does every tick: closes the sockets of devices revoked or denied meanwhile
