@@ -110,6 +110,25 @@ import WireTestSupport
         #expect(second.observe(message("c_b3", "m"), rateLimits: &device).map(\.rule) == [.rateLimit])
     }
 
+    @Test func aReconnectLaterSharesTheWindowsOnOneTimeBase() {
+        let origin = clock.now
+        let serverTime: @Sendable () -> Duration = { [clock] in origin.duration(to: clock.now) }
+        func connection() -> SessionMachine {
+            var machine = SessionMachine(engine: engine, now: serverTime)
+            _ = machine.observe(ClientFrame.auth(Auth(token: "t", deviceId: "d")))
+            _ = machine.observe(ServerFrame.authResult(.success(userId: "u", sessionId: "s", replayCount: 0, replayTruncated: false)))
+            return machine
+        }
+        var device = RateLimiter()
+        var first = connection()
+        for index in 1...5 { #expect(first.observe(message("c_a\(index)", "m"), rateLimits: &device).isEmpty) }
+        // Two seconds later the device reconnects: the old window has slid out on the shared time base.
+        clock.advance(by: .seconds(2))
+        var second = connection()
+        for index in 1...5 { #expect(second.observe(message("c_b\(index)", "m"), rateLimits: &device).isEmpty) }
+        #expect(second.observe(message("c_b6", "m"), rateLimits: &device).map(\.rule) == [.rateLimit])
+    }
+
     @Test func oversizeAnswersCountTowardsTheirLimit() {
         var machine = authenticated()
         let oversize = [ErrorCode.payloadTooLarge.rawValue]

@@ -94,6 +94,29 @@ import WireRuntime
         }
     }
 
+    @Test func aDevicesRateWindowSpansItsConnections() async throws {
+        try await TestServer.run(assistant: GatedAssistant(stalls: true)) { server in
+            let device = try await server.pair()
+            let (first, _) = try await server.connect(device)
+            try await send("c_1", "m1", on: first)
+            _ = try await first.next()
+            _ = try await first.next()
+            for number in 2...5 { try await send("c_\(number)", "m\(number)", on: first) }
+            first.close()
+            server.clock.advance(by: .milliseconds(500))
+            let (second, _) = try await server.connect(device, lastMessageId: .null)
+            for _ in 0..<5 { _ = try await second.next() }
+            second.send(.message(ClientMessage(id: "c_6", content: "too soon")))
+            var frame = try await second.next()
+            // A stream still in flight when the first socket closed may continue here first.
+            while frame.serverMessage != nil { frame = try await second.next() }
+            guard case .error(let error) = frame else { throw TestFailure("expected rate_limited") }
+            #expect(error.code == .rateLimited)
+            server.clock.advance(by: .milliseconds(600))
+            try await send("c_7", "later", on: second)
+        }
+    }
+
     @Test func theThirdOversizeFrameWithinAMinuteClosesTheSocket() async throws {
         try await TestServer.run { server in
             let device = try await server.pair()

@@ -30,7 +30,7 @@ struct ConnectionHandler: ClientFrameHandler {
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, hub: ProviderHub, engine: SessionEngine,
         rateLimits: DeviceRateLimits, logger: Logger
     ) async {
-        let (connection, outbox) = ServerConnection.make(engine: engine, clock: hub.environment.clock, logger: logger)
+        let (connection, outbox) = ServerConnection.make(engine: engine, now: hub.environment.elapsed, logger: logger)
         let handler = ConnectionHandler(hub: hub, connection: connection, rateLimits: rateLimits, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -32,11 +32,12 @@ final class ServerConnection: Sendable {
     }
 
     /// A connection and the outbox its writer drains.
-    static func make(engine: SessionEngine, clock: any Clock<Duration>, logger: Logger) -> (ServerConnection, AsyncStream<Outgoing>) {
+    /// `now` is the server's time base, shared by every connection (a device's rate windows span them).
+    static func make(engine: SessionEngine, now: @escaping @Sendable () -> Duration, logger: Logger) -> (ServerConnection, AsyncStream<Outgoing>) {
         let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
         let connection = ServerConnection(
             sessionID: "sess_" + UUID().uuidString.lowercased(), outbox: continuation,
-            state: NIOLockedValueBox(State(machine: SessionMachine(engine: engine, clock: clock))), logger: logger)
+            state: NIOLockedValueBox(State(machine: SessionMachine(engine: engine, now: now))), logger: logger)
         return (connection, stream)
     }
 

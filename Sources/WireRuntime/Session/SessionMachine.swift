@@ -26,11 +26,20 @@ public struct SessionMachine: Sendable {
     private var rateLimits = RateLimiter()
     private var saidNoTimestamps = false
 
-    /// A machine at the start of a connection, reading time from `clock`.
+    /// A machine at the start of a connection, reading time from `clock`, counted from now.
+    ///
+    /// Machines that share a ``RateLimiter`` (the connections of one device) need one time base:
+    /// give them the same `now` with ``init(engine:now:)`` instead.
     public init<C: Clock<Duration>>(engine: SessionEngine, clock: C) {
-        self.engine = engine
         let start = clock.now
-        now = { start.duration(to: clock.now) }
+        self.init(engine: engine, now: { start.duration(to: clock.now) })
+    }
+
+    /// A machine at the start of a connection, reading time from `now`: the time since an origin
+    /// shared by every machine whose windows are compared (a server's start, say).
+    public init(engine: SessionEngine, now: @escaping @Sendable () -> Duration) {
+        self.engine = engine
+        self.now = now
         phaseIndex = engine.initialPhase
     }
 

@@ -1,0 +1,172 @@
+import ClawlineProtocol
+import Foundation
+
+/// What one load run measured.
+struct LoadRun {
+    var messages: Int
+    var seconds: Double
+    var latencies: [Double]
+    var serverCPUSeconds: Double
+
+    var rate: Double { Double(messages) / seconds }
+    var p50: Double { percentile(0.50) }
+    var p99: Double { percentile(0.99) }
+
+    private func percentile(_ fraction: Double) -> Double {
+        guard !latencies.isEmpty else { return 0 }
+        let sorted = latencies.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+}
+
+/// Paired devices of one server: an admin that approved the others, each in its own account.
+struct Fleet {
+    var url: String
+    var devices: [(deviceID: String, token: String)]
+
+    static let info = DeviceInfo(platform: "Linux", model: "load generator")
+
+    /// Pairs `devices` devices (the first becomes admin and approves the rest).
+    static func pair(port: Int, devices: Int) async throws -> Fleet {
+        let url = "ws://127.0.0.1:\(port)/ws"
+        let adminID = UUID().uuidString
+        let admin = try await requestPairing(url: url, deviceID: adminID)
+        let adminSocket = try await open(url: url, deviceID: adminID, token: admin)
+        var fleet = Fleet(url: url, devices: [])
+        for _ in 1..<max(devices, 2) {
+            let deviceID = UUID().uuidString
+            let pairing = BenchSocket(url)
+            pairing.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
+            _ = try await read(adminSocket) { if case .pairApprovalRequest = $0 { true } else { false } }
+            let decision = PairDecision(deviceId: deviceID, approve: true, userId: UUID().uuidString.lowercased())
+            adminSocket.send(ClientFrame.pairDecision(decision).encodedText())
+            guard case .pairResult(.success(let success)) = try await read(pairing, until: { if case .pairResult = $0 { true } else { false } })
+            else { throw BenchmarkError("pairing was refused") }
+            pairing.close()
+            fleet.devices.append((deviceID, success.token))
+        }
+        return fleet
+    }
+
+    private static func requestPairing(url: String, deviceID: String) async throws -> String {
+        let socket = BenchSocket(url)
+        defer { socket.close() }
+        socket.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
+        guard case .pairResult(.success(let success)) = try await read(socket, until: { _ in true }) else {
+            throw BenchmarkError("the first device was not paired; use an empty data directory")
+        }
+        return success.token
+    }
+
+    /// An authenticated socket.
+    static func open(url: String, deviceID: String, token: String) async throws -> BenchSocket {
+        let socket = BenchSocket(url)
+        socket.send(ClientFrame.auth(Auth(token: token, deviceId: deviceID)).encodedText())
+        guard case .authResult(.success) = try await read(socket, until: { if case .authResult = $0 { true } else { false } }) else {
+            throw BenchmarkError("authentication failed")
+        }
+        return socket
+    }
+
+    /// Authenticated sockets of the first `count` devices.
+    func authenticate(count: Int) async throws -> [BenchSocket] {
+        var sockets: [BenchSocket] = []
+        for device in devices.prefix(count) { sockets.append(try await Self.open(url: url, deviceID: device.deviceID, token: device.token)) }
+        return sockets
+    }
+
+    /// Reads server frames until one matches.
+    static func read(_ socket: BenchSocket, until matches: (ServerFrame) -> Bool) async throws -> ServerFrame {
+        while let text = await socket.next() {
+            guard case .decoded(let frame, _) = ServerFrame.decode(text: text) else { throw BenchmarkError("invalid frame: \(text)") }
+            if matches(frame) { return frame }
+        }
+        throw BenchmarkError("the socket closed")
+    }
+}
+
+enum Load {
+    /// Each socket sends a 200-byte text and waits for it to come back, as fast as it can.
+    static func echo(port: Int, sockets count: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {
+        let sockets = (0..<count).map { _ in BenchSocket("ws://127.0.0.1:\(port)/ws") }
+        let payload = String(repeating: "x", count: 200)
+        return await measure(sockets: sockets, seconds: seconds, server: server) { socket in
+            socket.send(payload)
+            return await socket.next() != nil
+        }
+    }
+
+    /// Each device sends a chat message every 201 ms (the spec allows 5 per second) and waits for
+    /// its `ack`; the echo assistant answers each one with a stream the device reads on the way.
+    static func clawline(fleet: Fleet, devices: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {
+        // The devices' rate windows are kept across connections: let the last run's slide out.
+        try await Task.sleep(for: .seconds(1))
+        let sockets = try await fleet.authenticate(count: devices)
+        defer { for socket in sockets { socket.close() } }
+        let counter = Counter()
+        return await measure(sockets: sockets, seconds: seconds, server: server, pace: .milliseconds(201)) { socket in
+            let id = "c_\(counter.next())"
+            socket.send(ClientFrame.message(ClientMessage(id: id, content: "hello from the load generator")).encodedText())
+            // An error (a rate limit, if the pace were broken) ends this socket's run.
+            let answer = try? await Fleet.read(socket) { frame in
+                switch frame {
+                case .ack(let ack): ack.id == id
+                case .error: true
+                default: false
+                }
+            }
+            guard case .ack? = answer else {
+                if case .error(let error)? = answer { FileHandle.standardError.write(Data("\(id): \(error.code.rawValue) \(error.message)\n".utf8)) }
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Runs `exchange` on every socket in a loop for `seconds` (at most once per `pace`), timing each.
+    private static func measure(
+        sockets: [BenchSocket], seconds: Int, server: ServerProcess, pace: Duration? = nil,
+        exchange: @escaping @Sendable (BenchSocket) async -> Bool
+    ) async -> LoadRun {
+        let cpuBefore = server.cpuSeconds
+        let start = ContinuousClock.now
+        let end = start.advanced(by: .seconds(seconds))
+        let latencies = await withTaskGroup(of: [Double].self) { group in
+            for socket in sockets {
+                group.addTask {
+                    var latencies: [Double] = []
+                    var slot = ContinuousClock.now
+                    while ContinuousClock.now < end {
+                        let sent = ContinuousClock.now
+                        guard await exchange(socket) else { break }
+                        let elapsed = sent.duration(to: .now)
+                        latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                        if let pace {
+                            slot = slot.advanced(by: pace)
+                            try? await Task.sleep(until: slot)
+                        }
+                    }
+                    return latencies
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        let elapsed = start.duration(to: .now)
+        return LoadRun(
+            messages: latencies.count, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            latencies: latencies, serverCPUSeconds: server.cpuSeconds - cpuBefore)
+    }
+}
+
+/// Unique message numbers across tasks.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
+}

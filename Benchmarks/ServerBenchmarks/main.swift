@@ -1,0 +1,61 @@
+import ClawlineProtocol
+import Foundation
+
+// Load generator for the reference server. Run it in release:
+//
+//     swift build -c release --product clawline-server
+//     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS]
+//
+// It starts the bare Hummingbird echo server (the upper bound) and `clawline-server` in their
+// own processes and measures, side by side: messages per second with their p50/p99 latency and
+// the server's CPU time per message, and the resident memory per idle authenticated socket.
+
+/// Prints a line at once (standard output may be a pipe).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+if CommandLine.arguments.dropFirst().first == "echo-server" {
+    try await EchoServer.run()
+    exit(0)
+}
+
+let numbers = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let devices = numbers.count > 0 ? numbers[0] : 200
+let seconds = numbers.count > 1 ? numbers[1] : 10
+let idleSockets = numbers.count > 2 ? numbers[2] : 1000
+
+let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+let clawlineServer = products.appendingPathComponent("clawline-server").path
+guard FileManager.default.fileExists(atPath: clawlineServer) else {
+    say("build the server first: swift build -c release --product clawline-server")
+    exit(2)
+}
+
+func report(_ name: String, _ run: LoadRun) {
+    let perCore = run.serverCPUSeconds > 0 ? Double(run.messages) / run.serverCPUSeconds : 0
+    say(
+        name.padding(toLength: 44, withPad: " ", startingAt: 0)
+            + String(format: "%9.0f msg/s  p50 %6.2f ms  p99 %6.2f ms  %8.0f msg per server CPU-second", run.rate, run.p50, run.p99, perCore))
+}
+
+say("\(devices) devices, \(seconds) s per run, \(idleSockets) idle sockets")
+let echo = try ServerProcess(CommandLine.arguments[0], ["echo-server"])
+report("bare Hummingbird echo (closed loop)", try await Load.echo(port: echo.port, sockets: devices, seconds: seconds, server: echo))
+echo.stop()
+
+let data = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-bench-\(UUID().uuidString)").path
+defer { try? FileManager.default.removeItem(atPath: data) }
+let server = try ServerProcess(clawlineServer, ["serve", "--port", "0", "--data-dir", data])
+let fleet = try await Fleet.pair(port: server.port, devices: max(devices, idleSockets))
+say("paired \(fleet.devices.count) devices")
+let full = try await Load.clawline(fleet: fleet, devices: devices, seconds: seconds, server: server)
+report("clawline-server, \(devices) devices at 5 msg/s", full)
+report("clawline-server, \(devices / 2) devices (half load)", try await Load.clawline(fleet: fleet, devices: devices / 2, seconds: seconds, server: server))
+let before = server.residentBytes
+let idle = try await fleet.authenticate(count: idleSockets)
+try await Task.sleep(for: .seconds(1))
+let perSocket = Double(server.residentBytes - before) / Double(idleSockets)
+say("clawline-server resident memory per idle authenticated socket: \(String(format: "%.1f", perSocket / 1024)) KiB (\(idleSockets) sockets)")
+for socket in idle { socket.close() }
+server.stop()
