@@ -96,7 +96,7 @@ enum Load {
         }
     }
 
-    /// Each device sends a chat message every 201 ms (the spec allows 5 per second) and waits for
+    /// Each device sends a chat message every 220 ms (the spec allows 5 per second) and waits for
     /// its `ack`; the echo assistant answers each one with a stream the device reads on the way.
     static func clawline(fleet: Fleet, devices: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {
         // The devices' rate windows are kept across connections: let the last run's slide out.
@@ -104,7 +104,7 @@ enum Load {
         let sockets = try await fleet.authenticate(count: devices)
         defer { for socket in sockets { socket.close() } }
         let counter = Counter()
-        return await measure(sockets: sockets, seconds: seconds, server: server, pace: .milliseconds(201)) { socket in
+        return await measure(sockets: sockets, seconds: seconds, server: server, pace: .milliseconds(220)) { socket in
             let id = "c_\(counter.next())"
             socket.send(ClientFrame.message(ClientMessage(id: id, content: "hello from the load generator")).encodedText())
             // An error (a rate limit, if the pace were broken) ends this socket's run.
@@ -142,7 +142,8 @@ enum Load {
                         let elapsed = sent.duration(to: .now)
                         latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
                         if let pace {
-                            slot = slot.advanced(by: pace)
+                            // Never closer than `pace` to the last send, even after a slow answer.
+                            slot = max(slot.advanced(by: pace), sent.advanced(by: pace))
                             try? await Task.sleep(until: slot)
                         }
                     }

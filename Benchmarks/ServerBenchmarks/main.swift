@@ -50,8 +50,10 @@ let server = try ServerProcess(clawlineServer, ["serve", "--port", "0", "--data-
 let fleet = try await Fleet.pair(port: server.port, devices: max(devices, idleSockets))
 say("paired \(fleet.devices.count) devices")
 let full = try await Load.clawline(fleet: fleet, devices: devices, seconds: seconds, server: server)
-report("clawline-server, \(devices) devices at 5 msg/s", full)
-report("clawline-server, \(devices / 2) devices (half load)", try await Load.clawline(fleet: fleet, devices: devices / 2, seconds: seconds, server: server))
+report("clawline-server, \(devices) devices at 4.5 msg/s", full)
+report(
+    "clawline-server, \(devices / 2) devices (half load)",
+    try await Load.clawline(fleet: fleet, devices: devices / 2, seconds: seconds, server: server))
 let before = server.residentBytes
 let idle = try await fleet.authenticate(count: idleSockets)
 try await Task.sleep(for: .seconds(1))

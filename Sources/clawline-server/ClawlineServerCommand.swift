@@ -17,6 +17,9 @@ struct DataOptions: ParsableArguments {
     @Option(help: "The directory of the database, the signing key and uploads.")
     var dataDir = "./clawline-data"
 
+    @Flag(help: "Sync every commit to disk, so acknowledged messages survive power failure, not only a crash (slower).")
+    var syncEveryCommit = false
+
     var databasePath: String { (dataDir as NSString).appendingPathComponent("clawline.sqlite") }
     var keyPath: String { (dataDir as NSString).appendingPathComponent("signing-key") }
     var uploadsPath: String { (dataDir as NSString).appendingPathComponent("uploads") }
@@ -25,7 +28,7 @@ struct DataOptions: ParsableArguments {
     /// whether `body` succeeds or throws.
     func withStore<T>(_ body: (SQLiteProviderStore) async throws -> T) async throws -> T {
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let store = try await SQLiteProviderStore.open(path: databasePath)
+        let store = try await SQLiteProviderStore.open(path: databasePath, durability: syncEveryCommit ? .powerFailure : .processCrash)
         do {
             let value = try await body(store)
             try await store.close()

@@ -123,7 +123,11 @@ import WireRuntime
         try await TestServer.run { server in
             let device = try await server.pair()
             let (socket, _) = try await server.connect(device)
-            socket.send(.message(ClientMessage(id: "c_1", content: "see", attachments: .value([.asset(AssetAttachment(assetId: "a_123e4567-e89b-12d3-a456-426614174000"))]))))
+            socket.send(
+                .message(
+                    ClientMessage(
+                        id: "c_1", content: "see", attachments: .value([.asset(AssetAttachment(assetId: "a_123e4567-e89b-12d3-a456-426614174000"))])))
+            )
             guard case .error(let error) = try await socket.next() else { throw TestFailure("expected an error") }
             #expect(error.code == .assetNotFound && error.messageId == "c_1")
         }

@@ -148,7 +148,8 @@ import WireRuntime
             let device = try await server.pair()
             for number in 1...520 {
                 let message = ServerMessage(id: "s_\(number)", role: .assistant, content: "\(number)", timestamp: number, streaming: false)
-                try await server.store.append(StoredEvent(eventID: message.id, userID: device.userID, frame: ServerFrame.message(message).encodedText()))
+                try await server.store.append(
+                    StoredEvent(eventID: message.id, userID: device.userID, frame: ServerFrame.message(message).encodedText()))
             }
             for cursor: Nullable<String> in [.absent, .value("s_unknown")] {
                 let (socket, auth) = try await server.connect(device, lastMessageId: cursor)

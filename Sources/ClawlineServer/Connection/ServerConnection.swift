@@ -93,11 +93,13 @@ final class ServerConnection: Sendable {
     }
 
     private func write(_ frame: ServerFrame, state: inout State) {
-        let violations = state.machine.observe(frame)
+        // Encoded once: the session machine checks the bytes that go on the wire.
+        let bytes = frame.encoded()
+        let violations = state.machine.observe(json: bytes, from: .server)
         for violation in violations where violation.severity == .error {
             logger.error("the server broke a session rule", metadata: ["session": "\(sessionID)", "violation": "\(violation)"])
         }
-        let text = frame.encodedText()
+        let text = String(decoding: bytes, as: UTF8.self)
         logger.trace("sending", metadata: ["session": "\(sessionID)", "frame": "\(text.prefix(200))"])
         outbox.yield(.frame(text))
     }

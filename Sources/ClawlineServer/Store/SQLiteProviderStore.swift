@@ -4,7 +4,12 @@ import SQLiteNIO
 
 /// The default ``ProviderStore``: one SQLite file (sqlite-nio, which carries SQLite itself, so
 /// nothing needs installing). Statements of one operation run as one transaction, one operation
-/// at a time, in write-ahead-log mode so a crash loses nothing committed.
+/// at a time, in write-ahead-log mode.
+///
+/// Durability: with `synchronous` `NORMAL` (the default here) a commit is in the log before the
+/// call returns, so a process that dies (SIGKILL, a crash) loses nothing acknowledged; a power
+/// failure or kernel crash may lose the last commits. `FULL` survives those too at one fsync per
+/// commit, which caps a node at a few hundred messages per second on ordinary disks.
 public final class SQLiteProviderStore: ProviderStore {
     private let connection: SQLiteConnection
     private let lock = AsyncLock()
@@ -16,11 +21,21 @@ public final class SQLiteProviderStore: ProviderStore {
         self.connection = connection
     }
 
+    /// How SQLite makes commits durable.
+    public enum Durability: String, Sendable {
+        /// Commits survive the process dying (the default).
+        case processCrash = "NORMAL"
+        /// Commits survive power failure too (an fsync per commit).
+        case powerFailure = "FULL"
+    }
+
     /// Opens (creating it if needed) the database at `path`; `nil` for a database in memory.
-    public static func open(path: String?, logger: Logger = Logger(label: "clawline.store")) async throws -> SQLiteProviderStore {
+    public static func open(
+        path: String?, durability: Durability = .processCrash, logger: Logger = Logger(label: "clawline.store")
+    ) async throws -> SQLiteProviderStore {
         let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
         let store = SQLiteProviderStore(connection: connection)
-        try await store.migrate()
+        try await store.migrate(durability: durability)
         return store
     }
 
@@ -29,9 +44,9 @@ public final class SQLiteProviderStore: ProviderStore {
         try await connection.close()
     }
 
-    private func migrate() async throws {
+    private func migrate(durability: Durability) async throws {
         _ = try await connection.query("PRAGMA journal_mode=WAL")
-        _ = try await connection.query("PRAGMA synchronous=FULL")
+        _ = try await connection.query("PRAGMA synchronous=\(durability.rawValue)")
         let version = try await connection.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
         guard version < Self.schemaVersion else { return }
         try await transaction {

@@ -83,6 +83,16 @@ public struct SessionMachine: Sendable {
     }
 
     /// Checks a frame received or about to be sent as JSON bytes, at the machine clock's time,
+    /// counting its rate limits in the machine's own windows.
+    public mutating func observe(
+        json bytes: some Collection<UInt8>, from direction: FrameDirection, tagField: String = "type", answeredCodes: [String] = []
+    ) -> [SessionViolation] {
+        withOwnLimiter { machine, limiter in
+            machine.observe(json: bytes, from: direction, tagField: tagField, answeredCodes: answeredCodes, rateLimits: &limiter)
+        }
+    }
+
+    /// Checks a frame received or about to be sent as JSON bytes, at the machine clock's time,
     /// counting its rate limits in `rateLimits`. Bytes that are not a JSON object with a string
     /// tag, and frames no rule names, break no session rule (the frame's own decoding reports them).
     public mutating func observe(

@@ -84,7 +84,9 @@ extension TestServer {
     }
 
     /// Uploads `bytes` as the `file` part.
-    func upload(_ bytes: Data, mimeType: String = "image/png", field: String = "file", token: String?) async throws -> (
+    func upload(
+        _ bytes: Data, mimeType: String = "image/png", field: String = "file", token: String?
+    ) async throws -> (
         status: Int, contentType: String?, body: String
     ) {
         try await http(

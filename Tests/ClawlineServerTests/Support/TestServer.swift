@@ -47,7 +47,8 @@ struct TestServer: Sendable {
         var logger = Logger(label: "clawline.test")
         logger.logLevel = ProcessInfo.processInfo.environment["CLAWLINE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let application = try await ClawlineServer.service(
-            configuration: ClawlineServerConfiguration(port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50)), store: store, signingKey: signingKey, assistant: assistant,
+            configuration: ClawlineServerConfiguration(port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50)), store: store,
+            signingKey: signingKey, assistant: assistant,
             environment: ServerEnvironment(clock: clock, now: { date.now }), logger: logger
         ) { port in
             portContinuation.yield(port)
