@@ -14,6 +14,8 @@ actor ProviderHub {
 
     /// The authenticated socket of each device.
     private var sockets: [String: ServerConnection] = [:]
+    /// The devices with a socket, by account (fan-out reads this, not every socket).
+    private var connectedDevices: [String: Set<String>] = [:]
     /// Pairing requests waiting for an admin, by device.
     private var pendingPairings: [String: PendingPairing] = [:]
     /// Whether a device already became the first admin (loaded from the store at start).
@@ -195,6 +197,7 @@ actor ProviderHub {
         connection.authenticate(device)
         connection.beginReplay()
         let previous = sockets.updateValue(connection, forKey: auth.deviceId)
+        connectedDevices[userID, default: []].insert(auth.deviceId)
         connection.send(
             .authResult(
                 .success(
@@ -236,7 +239,7 @@ actor ProviderHub {
     /// Forgets a socket that closed; the device's queued answers go when its last socket does.
     func disconnected(_ connection: ServerConnection) {
         guard let device = connection.device, sockets[device.deviceID] === connection else { return }
-        sockets[device.deviceID] = nil
+        forgetSocket(of: device.deviceID, in: device.userID)
         answerQueues.removeValue(forKey: device.deviceID)?.cancel()
     }
 
@@ -289,7 +292,7 @@ actor ProviderHub {
             for (deviceID, socket) in sockets where blocked.contains(deviceID) {
                 socket.sendError(.tokenRevoked, "this device's token was revoked")
                 socket.close(code: ErrorCode.tokenRevoked.closeCode ?? 1008)
-                sockets[deviceID] = nil
+                forgetSocket(of: deviceID, in: socket.device?.userID)
                 answerQueues.removeValue(forKey: deviceID)?.cancel()
             }
             let retention = TimeInterval(Clawline.Constants.uploadRetention.components.seconds)
@@ -366,8 +369,8 @@ actor ProviderHub {
 
     /// Sends a frame to every connected device of an account.
     func broadcast(_ frame: ServerFrame, to userID: String) {
-        for socket in sockets.values where socket.device?.userID == userID {
-            socket.send(frame, live: true)
+        for deviceID in connectedDevices[userID] ?? [] {
+            sockets[deviceID]?.send(frame, live: true)
         }
     }
 
@@ -388,6 +391,13 @@ actor ProviderHub {
         typingSent[userID] = sent
         broadcast(.typing(ServerTyping(active: active)), to: userID)
         return true
+    }
+
+    private func forgetSocket(of deviceID: String, in userID: String?) {
+        sockets[deviceID] = nil
+        guard let userID else { return }
+        connectedDevices[userID]?.remove(deviceID)
+        if connectedDevices[userID]?.isEmpty == true { connectedDevices[userID] = nil }
     }
 
     /// The socket of a device, if it is connected.
