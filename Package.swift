@@ -110,6 +110,7 @@ let package = Package(
             dependencies: [
                 "ClawlineServer", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

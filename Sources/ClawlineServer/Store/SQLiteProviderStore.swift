@@ -3,8 +3,8 @@ import Logging
 import SQLiteNIO
 
 /// The default ``ProviderStore``: one SQLite file (sqlite-nio, which carries SQLite itself, so
-/// nothing needs installing). Statements of one operation run as one transaction, one operation
-/// at a time, in write-ahead-log mode.
+/// nothing needs installing). Every operation is one statement (atomic on its own), one at a
+/// time, in write-ahead-log mode.
 ///
 /// Durability: with `synchronous` `NORMAL` (the default here) a commit is in the log before the
 /// call returns, so a process that dies (SIGKILL, a crash) loses nothing acknowledged; a power
@@ -13,9 +13,6 @@ import SQLiteNIO
 public final class SQLiteProviderStore: ProviderStore {
     private let connection: SQLiteConnection
     private let lock = AsyncLock()
-
-    /// The schema version this store writes; older files are migrated on open.
-    static let schemaVersion = 1
 
     private init(connection: SQLiteConnection) {
         self.connection = connection
@@ -44,37 +41,55 @@ public final class SQLiteProviderStore: ProviderStore {
         try await connection.close()
     }
 
+    /// The schema, one list of statements per version; a database at version N runs the lists after N.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY, user_id TEXT, claimed_name TEXT, device_info TEXT NOT NULL,
+                is_admin INTEGER NOT NULL, status TEXT NOT NULL, paired_at REAL NOT NULL, last_seen REAL, position INTEGER NOT NULL)
+            """,
+            """
+            CREATE TABLE events (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, frame TEXT NOT NULL)
+            """,
+            "CREATE INDEX events_by_user ON events (user_id, seq)",
+            """
+            CREATE TABLE client_messages (
+                device_id TEXT NOT NULL, client_id TEXT NOT NULL, fingerprint TEXT NOT NULL, event_id TEXT NOT NULL,
+                failed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (device_id, client_id))
+            """,
+            """
+            CREATE TABLE assets (
+                asset_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, mime_type TEXT NOT NULL, size INTEGER NOT NULL,
+                uploaded_at REAL NOT NULL, referenced INTEGER NOT NULL DEFAULT 0)
+            """,
+        ],
+        [
+            // A client message carries its echo until a trigger has stored it in `events`, so
+            // claiming the id and storing the echo are one statement.
+            "ALTER TABLE client_messages ADD COLUMN echo_user_id TEXT",
+            "ALTER TABLE client_messages ADD COLUMN echo_frame TEXT",
+            """
+            CREATE TRIGGER client_message_echo AFTER INSERT ON client_messages WHEN NEW.echo_frame IS NOT NULL
+            BEGIN
+                INSERT INTO events (event_id, user_id, frame) VALUES (NEW.event_id, NEW.echo_user_id, NEW.echo_frame);
+                UPDATE client_messages SET echo_frame = NULL WHERE rowid = NEW.rowid;
+            END
+            """,
+        ],
+    ]
+
     private func migrate(durability: Durability) async throws {
         _ = try await connection.query("PRAGMA journal_mode=WAL")
         _ = try await connection.query("PRAGMA synchronous=\(durability.rawValue)")
-        let version = try await connection.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
-        guard version < Self.schemaVersion else { return }
+        let version = Int(try await connection.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0)
+        guard version < Self.migrations.count else { return }
         try await transaction {
-            for statement in [
-                """
-                CREATE TABLE IF NOT EXISTS devices (
-                    device_id TEXT PRIMARY KEY, user_id TEXT, claimed_name TEXT, device_info TEXT NOT NULL,
-                    is_admin INTEGER NOT NULL, status TEXT NOT NULL, paired_at REAL NOT NULL, last_seen REAL, position INTEGER NOT NULL)
-                """,
-                """
-                CREATE TABLE IF NOT EXISTS events (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, frame TEXT NOT NULL)
-                """,
-                "CREATE INDEX IF NOT EXISTS events_by_user ON events (user_id, seq)",
-                """
-                CREATE TABLE IF NOT EXISTS client_messages (
-                    device_id TEXT NOT NULL, client_id TEXT NOT NULL, fingerprint TEXT NOT NULL, event_id TEXT NOT NULL,
-                    failed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (device_id, client_id))
-                """,
-                """
-                CREATE TABLE IF NOT EXISTS assets (
-                    asset_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, mime_type TEXT NOT NULL, size INTEGER NOT NULL,
-                    uploaded_at REAL NOT NULL, referenced INTEGER NOT NULL DEFAULT 0)
-                """,
-                "PRAGMA user_version = \(Self.schemaVersion)",
-            ] {
+            for statement in Self.migrations[version...].joined() {
                 _ = try await connection.query(statement)
             }
+            _ = try await connection.query("PRAGMA user_version = \(Self.migrations.count)")
         }
     }
 
@@ -169,12 +184,8 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord] {
-        try await transaction {
-            let rows = try await connection.query(
-                "SELECT * FROM assets WHERE referenced = 0 AND uploaded_at < ?", [.float(date.timeIntervalSince1970)])
-            _ = try await connection.query("DELETE FROM assets WHERE referenced = 0 AND uploaded_at < ?", [.float(date.timeIntervalSince1970)])
-            return rows.compactMap(Self.asset)
-        }
+        try await query("DELETE FROM assets WHERE referenced = 0 AND uploaded_at < ? RETURNING *", [.float(date.timeIntervalSince1970)])
+            .compactMap(Self.asset)
     }
 
     private static func asset(_ row: SQLiteRow) -> AssetRecord? {
@@ -190,27 +201,24 @@ public final class SQLiteProviderStore: ProviderStore {
     // MARK: Messages and events
 
     public func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
-        try await transaction {
-            let existing = try await connection.query(
-                "SELECT fingerprint, event_id, failed FROM client_messages WHERE device_id = ? AND client_id = ?",
-                [.text(deviceID), .text(clientMessageID)]
-            ).first
-            if let existing {
-                if existing.column("failed")?.bool == true {
-                    return .conflict(reason: "the answer to '\(clientMessageID)' failed; send the message again under a new id")
-                }
-                guard existing.column("fingerprint")?.string == fingerprint else {
-                    return .conflict(reason: "'\(clientMessageID)' was sent before with other content or attachments")
-                }
-                return .retry(eventID: existing.column("event_id")?.string ?? "")
-            }
-            _ = try await connection.query(
-                "INSERT INTO client_messages (device_id, client_id, fingerprint, event_id) VALUES (?, ?, ?, ?)",
-                [.text(deviceID), .text(clientMessageID), .text(fingerprint), .text(echo.eventID)])
-            _ = try await connection.query(
-                "INSERT INTO events (event_id, user_id, frame) VALUES (?, ?, ?)", [.text(echo.eventID), .text(echo.userID), .text(echo.frame)])
-            return .accepted
+        // One statement, atomic on its own: it claims the id and (by the trigger) stores the
+        // echo, or leaves the earlier claim as it was and returns it.
+        let rows = try await query(
+            """
+            INSERT INTO client_messages (device_id, client_id, fingerprint, event_id, echo_user_id, echo_frame) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (device_id, client_id) DO UPDATE SET device_id = excluded.device_id
+            RETURNING fingerprint, event_id, failed
+            """,
+            [.text(deviceID), .text(clientMessageID), .text(fingerprint), .text(echo.eventID), .text(echo.userID), .text(echo.frame)])
+        guard let claim = rows.first, let eventID = claim.column("event_id")?.string else { throw StoreFailure("the message was not stored") }
+        if eventID == echo.eventID { return .accepted }
+        if claim.column("failed")?.bool == true {
+            return .conflict(reason: "the answer to '\(clientMessageID)' failed; send the message again under a new id")
         }
+        guard claim.column("fingerprint")?.string == fingerprint else {
+            return .conflict(reason: "'\(clientMessageID)' was sent before with other content or attachments")
+        }
+        return .retry(eventID: eventID)
     }
 
     public func markFailed(clientMessageID: String, deviceID: String) async throws {
@@ -224,24 +232,25 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
-        try await transaction {
-            var after: SQLiteData = .integer(0)
-            if let cursor,
-                let seq = try await connection.query(
-                    "SELECT seq FROM events WHERE event_id = ? AND user_id = ?", [.text(cursor), .text(userID)]
-                ).first?.column("seq")?.integer
-            {
-                after = .integer(seq)
-            }
-            // The newest `limit + 1` after the cursor, to tell whether older ones were left out.
-            let rows = try await connection.query(
-                "SELECT event_id, frame FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
-                [.text(userID), after, .integer(limit + 1)])
-            let events = rows.prefix(limit).reversed().compactMap { row -> StoredEvent? in
-                guard let eventID = row.column("event_id")?.string, let frame = row.column("frame")?.string else { return nil }
-                return StoredEvent(eventID: eventID, userID: userID, frame: frame)
-            }
-            return ReplayPage(events: events, truncated: rows.count > limit)
+        // The newest `limit + 1` after the cursor (all events when it is unknown), to tell whether
+        // older ones were left out.
+        let rows = try await query(
+            """
+            SELECT event_id, frame FROM events
+            WHERE user_id = ? AND seq > COALESCE((SELECT seq FROM events WHERE event_id = ? AND user_id = ?), 0)
+            ORDER BY seq DESC LIMIT ?
+            """,
+            [.text(userID), cursor.map(SQLiteData.text) ?? .null, .text(userID), .integer(limit + 1)])
+        let events = rows.prefix(limit).reversed().compactMap { row -> StoredEvent? in
+            guard let eventID = row.column("event_id")?.string, let frame = row.column("frame")?.string else { return nil }
+            return StoredEvent(eventID: eventID, userID: userID, frame: frame)
         }
+        return ReplayPage(events: events, truncated: rows.count > limit)
     }
+}
+
+/// A store operation that did not do what it must.
+struct StoreFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
