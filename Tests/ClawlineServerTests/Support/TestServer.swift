@@ -25,7 +25,7 @@ struct TestServer: Sendable {
     let port: Int
     let clock: ManualClock
     let date: TestDate
-    let store: SQLiteProviderStore
+    let store: any ProviderStore
     let uploads: String
 
     var url: String { "ws://127.0.0.1:\(port)/ws" }
@@ -35,12 +35,13 @@ struct TestServer: Sendable {
 
     /// Runs `body` against a fresh server, then shuts it down.
     static func run<T: Sendable>(
-        assistant: any Assistant = EchoAssistant(), store: SQLiteProviderStore? = nil, _ body: @Sendable (TestServer) async throws -> T
+        assistant: any Assistant = EchoAssistant(), wrapStore: @Sendable (SQLiteProviderStore) -> any ProviderStore = { $0 },
+        _ body: @Sendable (TestServer) async throws -> T
     ) async throws -> T {
         let clock = ManualClock()
         let date = TestDate()
-        let ownsStore = store == nil
-        let store = if let store { store } else { try await SQLiteProviderStore.open(path: nil) }
+        let sqlite = try await SQLiteProviderStore.open(path: nil)
+        let store = wrapStore(sqlite)
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-uploads-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: uploads) }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
@@ -54,7 +55,7 @@ struct TestServer: Sendable {
             portContinuation.yield(port)
         }
         defer {
-            if ownsStore { Task { try? await store.close() } }
+            Task { try? await sqlite.close() }
         }
         let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { group in
