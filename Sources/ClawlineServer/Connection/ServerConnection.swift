@@ -119,6 +119,13 @@ final class ServerConnection: Sendable {
         }
     }
 
+    /// Closes the socket with the code of the session rules' last transition that ends the
+    /// connection (a failed `auth_result` or `pair_result`), 1000 if none gave one.
+    func closeAsTheRulesSay() {
+        let code = state.withLockedValue { $0.machine.closeCode } ?? 1000
+        close(code: code)
+    }
+
     /// Ends the outbox without a close frame (the client went away).
     func finish() {
         state.withLockedValue { state in

@@ -71,7 +71,7 @@ actor ProviderHub {
         }
         guard pendingPairings.count < Clawline.Constants.pendingPairingCapacity else {
             connection.sendError(.rateLimited, "too many devices are waiting for approval; try again later")
-            connection.close(code: 1008)
+            connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
             return
         }
         let deviceID = request.deviceId
@@ -99,7 +99,7 @@ actor ProviderHub {
             let undelivered = undeliveredTokens.contains(record.deviceID)
             guard record.lastSeen == nil, let userID = record.userID, undelivered || (recent && !reissuedTokens.contains(record.deviceID)) else {
                 connection.sendError(.invalidMessage, "this device is already paired; authenticate with its token")
-                connection.close(code: 1008)
+                connection.close(code: ErrorCode.invalidMessage.closeCode ?? 1008)
                 return
             }
             if !undelivered { reissuedTokens.insert(record.deviceID) }
@@ -130,7 +130,7 @@ actor ProviderHub {
 
     private func fail(_ connection: ServerConnection, _ reason: PairFailureReason) {
         connection.send(.pairResult(.failure(reason: reason)))
-        connection.close(code: 1000)
+        connection.closeAsTheRulesSay()
     }
 
     private func expirePairing(_ deviceID: String) {
@@ -205,7 +205,7 @@ actor ProviderHub {
                     isAdmin: record.isAdmin)))
         if let previous, previous !== connection {
             previous.sendError(.sessionReplaced, "this device connected again on another socket")
-            previous.close(code: 1000)
+            previous.close(code: ErrorCode.sessionReplaced.closeCode ?? 1000)
         }
         var replayed = Set<String>()
         for event in page.events {
@@ -233,7 +233,7 @@ actor ProviderHub {
 
     private func refuse(_ connection: ServerConnection, _ reason: AuthFailureReason) {
         connection.send(.authResult(.failure(reason: reason)))
-        connection.close(code: 1008)
+        connection.closeAsTheRulesSay()
     }
 
     /// Forgets a socket that closed; the device's queued answers go when its last socket does.
