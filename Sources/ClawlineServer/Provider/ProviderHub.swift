@@ -299,8 +299,10 @@ actor ProviderHub {
             for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {
                 try? FileManager.default.removeItem(atPath: (uploadsDirectory as NSString).appendingPathComponent(asset.assetID))
             }
-        } catch {
+        } catch where !(error is CancellationError) && !Task.isCancelled {
             logger.error("maintenance failed", metadata: ["error": "\(error)"])
+        } catch {
+            // The server is shutting down.
         }
     }
 
