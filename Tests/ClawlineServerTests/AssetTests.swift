@@ -85,12 +85,11 @@ import WireRuntime
             socket.send(.message(ClientMessage(id: "c_1", content: "x", attachments: .value([.asset(AssetAttachment(assetId: kept.assetId))]))))
             #expect(try await socket.next() == .ack(Ack(id: "c_1")))
             server.date.advance(by: 3601)
-            let deleted = try await server.eventually {
-                try await server.http("GET", "/download/" + dropped.assetId, token: device.token).status == 404
-            }
+            let deleted = try await server.eventually { try await server.store.asset(dropped.assetId) == nil }
             #expect(deleted)
+            #expect(try await server.http("GET", "/download/" + dropped.assetId, token: device.token).status == 404)
             #expect(try await server.http("GET", "/download/" + kept.assetId, token: device.token).status == 200)
-            #expect(!FileManager.default.fileExists(atPath: server.uploads + "/" + dropped.assetId))
+            #expect(try await server.eventually { !FileManager.default.fileExists(atPath: server.uploads + "/" + dropped.assetId) })
         }
     }
 

@@ -98,7 +98,7 @@ import WireRuntime
         #expect(list.stdout.contains(deviceID) && list.stdout.contains("approved") && list.stdout.contains("admin") && list.stdout.contains("Desk"))
         let revoke = try ServerProcess.run(["devices", "revoke", deviceID, "--data-dir", data])
         #expect(revoke.status == 0 && revoke.stdout == "\(deviceID) is revoked\n")
-        guard case .error(let error) = try await socket.next(timeout: .seconds(1)) else { throw TestFailure("expected token_revoked") }
+        guard case .error(let error) = try await socket.next(timeout: .seconds(3)) else { throw TestFailure("expected token_revoked") }
         #expect(error.code == .tokenRevoked)
         let unknown = try ServerProcess.run(["devices", "remove", "nope", "--data-dir", data])
         #expect(unknown.status != 0 && unknown.stderr.contains("no device has the id 'nope'"))

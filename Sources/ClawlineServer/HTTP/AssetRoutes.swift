@@ -20,7 +20,7 @@ struct AssetRoutes: Sendable {
         }
         router.get("/download/{assetId}") { request, context in
             do {
-                return try await download(request, assetID: context.parameters.get("assetId") ?? "", context: context)
+                return try await download(request, assetID: context.parameters.get("assetId") ?? "")
             } catch let failure as HTTPFailure {
                 return failure.response
             }
@@ -74,7 +74,7 @@ struct AssetRoutes: Sendable {
         return HTTPResponses.json(UploadedAsset(assetId: assetID, mimeType: asset.mimeType, size: asset.size).encoded())
     }
 
-    private func download(_ request: Request, assetID: String, context: some RequestContext) async throws -> Response {
+    private func download(_ request: Request, assetID: String) async throws -> Response {
         let device = try await authorize(request)
         guard assetID.hasPrefix("a_"), UUID(uuidString: String(assetID.dropFirst(2))) != nil else {
             throw HTTPFailure(.invalidMessage, "'\(assetID)' is not an asset id (a_ and a UUID)")
@@ -82,7 +82,19 @@ struct AssetRoutes: Sendable {
         guard let asset = try await hub.store.asset(assetID), asset.userID == device.userID else {
             throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
         }
-        let body = try await FileIO().loadFile(path: (directory as NSString).appendingPathComponent(assetID), context: context)
+        // Opened before answering: once open, the file stays readable even if the retention sweep
+        // removes it meanwhile, so a download never ends short.
+        guard let file = FileHandle(forReadingAtPath: (directory as NSString).appendingPathComponent(assetID)) else {
+            throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
+        }
+        let handle = UncheckedSendableFile(handle: file)
+        let body = ResponseBody(contentLength: asset.size) { writer in
+            defer { try? handle.handle.close() }
+            while let chunk = try handle.handle.read(upToCount: 128 * 1024), !chunk.isEmpty {
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        }
         return Response(status: .ok, headers: [.contentType: asset.mimeType, .contentLength: String(asset.size)], body: body)
     }
 
@@ -174,4 +186,9 @@ private final class UploadReceiver: @unchecked Sendable {
         try? handle.close()
         try? FileManager.default.removeItem(atPath: path)
     }
+}
+
+/// A file handle read by one response body only.
+private struct UncheckedSendableFile: @unchecked Sendable {
+    let handle: FileHandle
 }
