@@ -299,7 +299,7 @@ actor ProviderHub {
             for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {
                 try? FileManager.default.removeItem(atPath: (uploadsDirectory as NSString).appendingPathComponent(asset.assetID))
             }
-        } catch where !(error is CancellationError) && !Task.isCancelled {
+        } catch  where !(error is CancellationError) && !Task.isCancelled {
             logger.error("maintenance failed", metadata: ["error": "\(error)"])
         } catch {
             // The server is shutting down.
