@@ -299,10 +299,10 @@ actor ProviderHub {
             for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {
                 try? FileManager.default.removeItem(atPath: (uploadsDirectory as NSString).appendingPathComponent(asset.assetID))
             }
-        } catch  where !(error is CancellationError) && !Task.isCancelled {
-            logger.error("maintenance failed", metadata: ["error": "\(error)"])
         } catch {
-            // The server is shutting down.
+            // Cancelled: the server is shutting down.
+            guard !(error is CancellationError), !Task.isCancelled else { return }
+            logger.error("maintenance failed", metadata: ["error": "\(error)"])
         }
     }
 
