@@ -1,0 +1,121 @@
+import ClawlineProtocol
+import Foundation
+import Logging
+import WireRuntime
+
+/// Pairing: the first admin, pending requests and admins' decisions.
+extension ProviderHub {
+    // MARK: Pairing
+
+    /// Answers a `pair_request`: the first device ever becomes admin at once; a known device is
+    /// answered from its record; others wait for an admin's decision.
+    func pair(_ request: PairRequest, on connection: ServerConnection) async throws {
+        if let record = try await store.device(request.deviceId) {
+            try await answerKnownDevice(record, request: request, on: connection)
+            return
+        }
+        if !hasAdmin {
+            hasAdmin = true
+            let userID = UUID().uuidString.lowercased()
+            try await approve(request, userID: userID, isAdmin: true, on: connection)
+            return
+        }
+        if var pending = pendingPairings[request.deviceId] {
+            // The original request and its timer stay; the answer goes to the newest socket.
+            pending.connection = connection
+            pendingPairings[request.deviceId] = pending
+            return
+        }
+        guard pendingPairings.count < Clawline.Constants.pendingPairingCapacity else {
+            connection.sendError(.rateLimited, "too many devices are waiting for approval; try again later")
+            connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
+            return
+        }
+        let deviceID = request.deviceId
+        let expiry = Task { [environment] in
+            try? await environment.clock.sleep(for: Clawline.Constants.pendingPairingTTL)
+            guard !Task.isCancelled else { return }
+            self.expirePairing(deviceID)
+        }
+        pendingPairings[deviceID] = PendingPairing(request: request, connection: connection, expiry: expiry)
+        let approval = ServerFrame.pairApprovalRequest(
+            PairApprovalRequest(deviceId: deviceID, claimedName: request.claimedName, deviceInfo: request.deviceInfo))
+        for socket in sockets.values where socket.device?.isAdmin == true {
+            socket.send(approval, live: true)
+        }
+    }
+
+    func answerKnownDevice(_ record: DeviceRecord, request: PairRequest, on connection: ServerConnection) async throws {
+        switch record.status {
+        case .denied, .revoked:
+            fail(connection, undeliveredDenials.remove(record.deviceID) != nil ? .pairDenied : .pairRejected)
+        case .approved:
+            // A device that never authenticated may fetch its token again: any time while it was
+            // never delivered, once within ten minutes of pairing otherwise.
+            let recent = environment.now().timeIntervalSince(record.pairedAt) < Self.reissueWindow
+            let undelivered = undeliveredTokens.contains(record.deviceID)
+            guard record.lastSeen == nil, let userID = record.userID, undelivered || (recent && !reissuedTokens.contains(record.deviceID)) else {
+                connection.sendError(.invalidMessage, "this device is already paired; authenticate with its token")
+                connection.close(code: ErrorCode.invalidMessage.closeCode ?? 1008)
+                return
+            }
+            if !undelivered { reissuedTokens.insert(record.deviceID) }
+            try await deliverToken(to: record.deviceID, userID: userID, isAdmin: record.isAdmin, on: connection)
+        }
+    }
+
+    func approve(_ request: PairRequest, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
+        let record = DeviceRecord(
+            deviceID: request.deviceId, userID: userID, claimedName: request.claimedName, deviceInfo: request.deviceInfo.encodedText(),
+            isAdmin: isAdmin, status: .approved, pairedAt: environment.now())
+        try await store.save(record)
+        try await deliverToken(to: request.deviceId, userID: userID, isAdmin: isAdmin, on: connection)
+    }
+
+    /// How long after pairing a device that never authenticated may ask for its token once more.
+    static let reissueWindow: TimeInterval = 600
+
+    func deliverToken(to deviceID: String, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
+        let token = try await tokens.issue(userID: userID, deviceID: deviceID, isAdmin: isAdmin, now: environment.now())
+        if connection.isClosed {
+            undeliveredTokens.insert(deviceID)
+        } else {
+            undeliveredTokens.remove(deviceID)
+            connection.send(.pairResult(.success(token: token, userId: userID)))
+        }
+    }
+
+    func fail(_ connection: ServerConnection, _ reason: PairFailureReason) {
+        connection.send(.pairResult(.failure(reason: reason)))
+        connection.closeAsTheRulesSay()
+    }
+
+    func expirePairing(_ deviceID: String) {
+        guard let pending = pendingPairings.removeValue(forKey: deviceID) else { return }
+        fail(pending.connection, .pairTimeout)
+    }
+
+    /// Applies an admin's `pair_decision`; the first decision wins, later ones are `invalid_message`.
+    func decide(_ decision: PairDecision, by admin: AuthenticatedDevice, on connection: ServerConnection) async throws {
+        guard let pending = pendingPairings.removeValue(forKey: decision.deviceId) else {
+            connection.sendError(.invalidMessage, "no pairing request of device '\(decision.deviceId)' is pending (it was decided or expired)")
+            return
+        }
+        pending.expiry.cancel()
+        if decision.approve {
+            guard let userID = decision.userId else {
+                pendingPairings[decision.deviceId] = pending
+                connection.sendError(.invalidMessage, "approving a device needs a userId")
+                return
+            }
+            try await approve(pending.request, userID: userID, isAdmin: false, on: pending.connection)
+        } else {
+            try await store.save(
+                DeviceRecord(
+                    deviceID: decision.deviceId, userID: nil, claimedName: pending.request.claimedName,
+                    deviceInfo: pending.request.deviceInfo.encodedText(), isAdmin: false, status: .denied, pairedAt: environment.now()))
+            if pending.connection.isClosed { undeliveredDenials.insert(decision.deviceId) }
+            fail(pending.connection, .pairDenied)
+        }
+    }
+}
