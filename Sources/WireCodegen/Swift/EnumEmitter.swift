@@ -1,3 +1,4 @@
+import WireRuntime
 import WireSpec
 
 /// Emits string enums (closed or open), discriminated unions and one-of types.
@@ -201,7 +202,7 @@ struct EnumEmitter {
         var writeCases = union.cases.map { unionCase in
             var pending = [(key: union.tag, value: SwiftNames.jsonLiteral(unionCase.tagValue))]
             if let messageTag { pending.append((messageTag, ".string(Self.tag)")) }
-            pending.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            pending.sort { JSONOutput.precedes($0.key, $1.key) }
             let members = pending.map { "(\(SwiftNames.literal($0.key)), \($0.value))" }.joined(separator: ", ")
             return SwitchCase(
                 pattern: "case .\(unionCaseName(unionCase))(let value)",

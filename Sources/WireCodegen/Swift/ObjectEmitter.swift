@@ -1,3 +1,4 @@
+import WireRuntime
 import WireSpec
 
 /// Emits the struct and `WireValue` conformance of an object type or a message.
@@ -274,7 +275,7 @@ struct ObjectEmitter {
         if let tag {
             entries.append((tag, [.line("output.key(\(SwiftNames.literal(tag)))"), .line("output.string(Self.tag)")]))
         }
-        entries.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        entries.sort { JSONOutput.precedes($0.key, $1.key) }
         var body: [Statement] = [.line("output.beginObject()")]
         for entry in entries {
             if merging { body.append(.line("output.members(&pending, before: \(SwiftNames.literal(entry.key)))")) }

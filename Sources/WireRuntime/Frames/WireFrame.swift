@@ -15,7 +15,7 @@ public enum FrameDirection: String, Sendable, Hashable, Codable, CaseIterable, C
 }
 
 /// The frames one peer sends, as a generated enum with one case per message and an `unknown` case.
-public protocol WireFrame: Sendable, Hashable {
+public protocol WireFrame: JSONWritable, Sendable, Hashable {
     /// Who sends these frames.
     static var direction: FrameDirection { get }
     /// The key that names the message (`type`).
@@ -37,8 +37,6 @@ public protocol WireFrame: Sendable, Hashable {
 
     /// The frame's tag.
     var tag: String { get }
-    /// Writes the frame's canonical JSON, tag included.
-    func write(into output: inout JSONOutput)
 }
 
 /// The outcome of decoding bytes into a frame.
@@ -141,21 +139,8 @@ extension WireFrame {
         }
     }
 
-    /// The canonical JSON bytes of the frame (sorted keys, no white space).
-    public func encoded() -> [UInt8] {
-        var output = JSONOutput()
-        write(into: &output)
-        return output.bytes
-    }
-
     /// The canonical JSON bytes of the frame as `Data`.
     public func encodedData() -> Data { Data(encoded()) }
-
-    /// The canonical JSON text of the frame, for WebSocket text messages.
-    public func encodedText() -> String { String(decoding: encoded(), as: UTF8.self) }
-
-    /// The frame as a JSON tree, tag included, read back from its canonical bytes.
-    public func jsonValue() -> JSONValue { JSONValue(canonical: encoded()) }
 
     /// Checks a frame built in code against the spec before it is sent: every issue, errors and warnings.
     public func validate() -> [ValidationIssue] {

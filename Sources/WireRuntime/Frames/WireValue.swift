@@ -1,5 +1,5 @@
 /// A type generated from a spec: decoded from JSON with full validation, encoded to JSON.
-public protocol WireValue: Sendable, Hashable, Codable {
+public protocol WireValue: JSONWritable, Sendable, Hashable, Codable {
     /// The plan of the type's protocol, which WireRuntime's engine checks values with.
     @_spi(Generated) static var validationPlan: ValidationPlan { get }
     /// Where the type's checks are in the plan.
@@ -8,8 +8,6 @@ public protocol WireValue: Sendable, Hashable, Codable {
     /// it did not (the builder reads without checking again).
     @_spi(Generated) init?(checked tape: JSONTape.View, at index: Int)
 
-    /// Writes the value's canonical JSON.
-    func write(into output: inout JSONOutput)
 }
 
 /// A value that did not decode: bytes that are not JSON, or JSON that breaks the spec.
@@ -55,19 +53,6 @@ extension WireValue {
     public static func decode(json: JSONValue) throws(WireDecodingError) -> Self {
         try decode(JSONWriter.bytes(json))
     }
-
-    /// The canonical JSON bytes of the value (sorted keys, no white space), e.g. an HTTP body.
-    public func encoded() -> [UInt8] {
-        var output = JSONOutput()
-        write(into: &output)
-        return output.bytes
-    }
-
-    /// The canonical JSON text of the value.
-    public func encodedText() -> String { String(decoding: encoded(), as: UTF8.self) }
-
-    /// The value as a JSON tree, read back from its canonical bytes.
-    public func jsonValue() -> JSONValue { JSONValue(canonical: encoded()) }
 
     /// The `Codable` bridge: decodes through a `JSONValue`, so `Codable` applies the same checks.
     @_spi(Generated) public static func decode(from decoder: any Decoder) throws -> Self {

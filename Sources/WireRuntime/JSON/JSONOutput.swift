@@ -54,13 +54,8 @@ public struct JSONOutput: Sendable {
     /// Writes a number in its canonical form: integral values that are exact in a `Double` as
     /// integers, others in their shortest round-trip form, non-finite ones as `null`.
     public mutating func number(_ number: Double) {
-        separate()
-        if number == number.rounded(), abs(number) <= 9_007_199_254_740_992, let integer = Int(exactly: number) {
-            writeDigits(integer)
-        } else {
-            writeDouble(number)
-        }
-        needsComma = true
+        // `JSONValue(_:)` holds the rule of the canonical form.
+        json(JSONValue(number))
     }
 
     /// Writes a string, escaped.
@@ -132,7 +127,7 @@ public struct JSONOutput: Sendable {
     }
 
     /// Writes a generated value.
-    @inlinable public mutating func value(_ value: some WireValue) {
+    @inlinable public mutating func value(_ value: some JSONWritable) {
         value.write(into: &self)
     }
 
@@ -187,23 +182,21 @@ public struct JSONOutput: Sendable {
 
     /// Writes every pending member not yet written.
     public mutating func remainingMembers(_ pending: inout PendingMembers) {
-        while !pending.isExhausted {
-            let member = pending.members[pending.position]
-            self.key(member.key)
-            json(member.value)
-            pending.position += 1
-        }
+        while !pending.isExhausted { writeNext(&pending) }
     }
 
     @usableFromInline mutating func writePending(_ pending: inout PendingMembers, before key: StaticString) {
-        while !pending.isExhausted {
-            let member = pending.members[pending.position]
-            let sortsBefore = key.withUTF8Buffer { member.key.utf8.lexicographicallyPrecedes($0) }
-            guard sortsBefore else { return }
-            self.key(member.key)
-            json(member.value)
-            pending.position += 1
+        while !pending.isExhausted, key.withUTF8Buffer({ pending.members[pending.position].key.utf8.lexicographicallyPrecedes($0) }) {
+            writeNext(&pending)
         }
+    }
+
+    /// Writes the next pending member.
+    private mutating func writeNext(_ pending: inout PendingMembers) {
+        let member = pending.members[pending.position]
+        self.key(member.key)
+        json(member.value)
+        pending.position += 1
     }
 
     // MARK: Bytes
