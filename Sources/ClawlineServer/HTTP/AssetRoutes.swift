@@ -66,7 +66,7 @@ struct AssetRoutes: Sendable {
         let asset = AssetRecord(
             assetID: assetID, userID: device.userID, mimeType: receiver.mimeType, size: receiver.size, uploadedAt: hub.environment.now())
         do {
-            try receiver.finish(at: (directory as NSString).appendingPathComponent(assetID))
+            try receiver.finish(at: AssetRecord.path(of: assetID, in: directory))
             try await hub.store.save(asset)
         } catch {
             throw HTTPFailure(.uploadFailedRetryable, "the file could not be stored; try again")
@@ -84,7 +84,7 @@ struct AssetRoutes: Sendable {
         }
         // Opened before answering: once open, the file stays readable even if the retention sweep
         // removes it meanwhile, so a download never ends short.
-        guard let file = FileHandle(forReadingAtPath: (directory as NSString).appendingPathComponent(assetID)) else {
+        guard let file = FileHandle(forReadingAtPath: AssetRecord.path(of: assetID, in: directory)) else {
             throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
         }
         let handle = UncheckedSendableFile(handle: file)

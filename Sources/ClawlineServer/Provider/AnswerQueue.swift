@@ -27,13 +27,16 @@ final class AnswerQueue: Sendable {
         }
     }
 
+    /// Whether the stream in progress and `count - 1` waiting jobs fill the queue.
+    private static func isFull(_ count: Int) -> Bool { count > Clawline.Constants.maxQueuedMessages }
+
     /// Whether the stream in progress and the waiting jobs fill the queue.
-    var isFull: Bool { outstanding.withLockedValue { $0 > Clawline.Constants.maxQueuedMessages } }
+    var isFull: Bool { outstanding.withLockedValue { Self.isFull($0) } }
 
     /// Queues a job; `false` when the queue is full.
     func enqueue(_ job: AnswerJob) -> Bool {
         outstanding.withLockedValue { count in
-            guard count <= Clawline.Constants.maxQueuedMessages else { return false }
+            guard !Self.isFull(count) else { return false }
             count += 1
             jobs.yield(job)
             return true

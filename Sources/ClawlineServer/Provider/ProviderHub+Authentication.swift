@@ -66,10 +66,7 @@ extension ProviderHub {
         connection.endReplay(sent: replayed)
         if record.isAdmin {
             for pending in pendingPairings.values.sorted(by: { $0.request.deviceId < $1.request.deviceId }) {
-                connection.send(
-                    .pairApprovalRequest(
-                        PairApprovalRequest(
-                            deviceId: pending.request.deviceId, claimedName: pending.request.claimedName, deviceInfo: pending.request.deviceInfo)))
+                connection.send(pending.request.approvalRequest)
             }
         }
     }

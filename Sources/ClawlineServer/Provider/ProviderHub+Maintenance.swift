@@ -38,7 +38,7 @@ extension ProviderHub {
             }
             let retention = TimeInterval(Clawline.Constants.uploadRetention.components.seconds)
             for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {
-                try? FileManager.default.removeItem(atPath: (uploadsDirectory as NSString).appendingPathComponent(asset.assetID))
+                try? FileManager.default.removeItem(atPath: AssetRecord.path(of: asset.assetID, in: uploadsDirectory))
             }
         } catch {
             // Cancelled: the server is shutting down.

@@ -38,10 +38,8 @@ extension ProviderHub {
             self.expirePairing(deviceID)
         }
         pendingPairings[deviceID] = PendingPairing(request: request, connection: connection, expiry: expiry)
-        let approval = ServerFrame.pairApprovalRequest(
-            PairApprovalRequest(deviceId: deviceID, claimedName: request.claimedName, deviceInfo: request.deviceInfo))
         for socket in sockets.values where socket.device?.isAdmin == true {
-            socket.send(approval, live: true)
+            socket.send(request.approvalRequest, live: true)
         }
     }
 
@@ -64,11 +62,9 @@ extension ProviderHub {
         }
     }
 
+    /// Approves a pairing request: stores the device in the account and delivers its token.
     func approve(_ request: PairRequest, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
-        let record = DeviceRecord(
-            deviceID: request.deviceId, userID: userID, claimedName: request.claimedName, deviceInfo: request.deviceInfo.encodedText(),
-            isAdmin: isAdmin, status: .approved, pairedAt: environment.now())
-        try await store.save(record)
+        try await store.save(request.record(userID: userID, isAdmin: isAdmin, pairedAt: environment.now()))
         try await deliverToken(to: request.deviceId, userID: userID, isAdmin: isAdmin, on: connection)
     }
 
@@ -110,10 +106,7 @@ extension ProviderHub {
             }
             try await approve(pending.request, userID: userID, isAdmin: false, on: pending.connection)
         } else {
-            try await store.save(
-                DeviceRecord(
-                    deviceID: decision.deviceId, userID: nil, claimedName: pending.request.claimedName,
-                    deviceInfo: pending.request.deviceInfo.encodedText(), isAdmin: false, status: .denied, pairedAt: environment.now()))
+            try await store.save(pending.request.record(userID: nil, pairedAt: environment.now()))
             if pending.connection.isClosed { undeliveredDenials.insert(decision.deviceId) }
             fail(pending.connection, .pairDenied)
         }

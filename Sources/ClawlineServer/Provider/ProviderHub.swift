@@ -69,3 +69,17 @@ actor ProviderHub {
 
     static func newEventID() -> String { "s_" + UUID().uuidString.lowercased() }
 }
+
+extension PairRequest {
+    /// What admins are asked about this request.
+    var approvalRequest: ServerFrame {
+        .pairApprovalRequest(PairApprovalRequest(deviceId: deviceId, claimedName: claimedName, deviceInfo: deviceInfo))
+    }
+
+    /// The device's record once the request is decided: `userID` when approved, `nil` when denied.
+    func record(userID: String?, isAdmin: Bool = false, pairedAt: Date) -> DeviceRecord {
+        DeviceRecord(
+            deviceID: deviceId, userID: userID, claimedName: claimedName, deviceInfo: deviceInfo.encodedText(), isAdmin: isAdmin,
+            status: userID == nil ? .denied : .approved, pairedAt: pairedAt)
+    }
+}

@@ -103,6 +103,11 @@ public struct AssetRecord: Sendable, Hashable {
     /// Whether a message references it (then it is kept).
     public var referenced: Bool
 
+    /// Where the bytes of asset `assetID` are kept in an uploads directory.
+    public static func path(of assetID: String, in directory: String) -> String {
+        (directory as NSString).appendingPathComponent(assetID)
+    }
+
     /// Creates a record.
     public init(assetID: String, userID: String, mimeType: String, size: Int, uploadedAt: Date, referenced: Bool = false) {
         self.assetID = assetID
