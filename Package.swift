@@ -12,8 +12,10 @@ let package = Package(
         .library(name: "WireDiff", targets: ["WireDiff"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .library(name: "ClawlineServer", targets: ["ClawlineServer"]),
+        .library(name: "ClawlineClient", targets: ["ClawlineClient"]),
         .executable(name: "wire", targets: ["wire"]),
         .executable(name: "clawline-server", targets: ["clawline-server"]),
+        .executable(name: "clawline", targets: ["clawline"]),
         .plugin(name: "WireCodegenPlugin", targets: ["WireCodegenPlugin"]),
         .plugin(name: "GenerateProtocolDocs", targets: ["GenerateProtocolDocs"]),
     ],
@@ -77,6 +79,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "ClawlineClient",
+            dependencies: [
+                "ClawlineProtocol", "WireRuntime",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "clawline",
+            dependencies: [
+                "ClawlineClient", "ClawlineServer", "ClawlineProtocol", "WireRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
         .executableTarget(
@@ -116,6 +137,15 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "ClawlineClientTests",
+            dependencies: [
+                "ClawlineClient", "ClawlineServer", "ClawlineProtocol", "WireRuntime", "WireTestSupport", "WireValidator", "WireSpec",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireRuntime", "WireTestSupport"], exclude: ["Frames"]),

@@ -37,18 +37,29 @@ public protocol Assistant: Sendable {
 }
 
 /// The assistant a server has when none is configured: it answers every message by streaming
-/// its words back, after `Echo:`, one word more per snapshot (so at least two snapshots).
+/// its words back, after `Echo:`, one word more per snapshot (so at least two snapshots), with
+/// `pace` between snapshots (none by default; a demo sets one so a stream can be watched, or
+/// interrupted).
 public struct EchoAssistant: Assistant {
-    /// Creates the echo assistant.
-    public init() {}
+    /// The time between two snapshots.
+    public var pace: Duration
+    private let clock: any Clock<Duration>
+
+    /// The echo assistant, waiting `pace` on `clock` between snapshots.
+    public init(pace: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {
+        self.pace = pace
+        self.clock = clock
+    }
 
     public func answer(_ request: AssistantRequest, snapshot: @Sendable (String) async throws -> Void) async throws -> String {
         let words = request.content.split(whereSeparator: \.isWhitespace).map(String.init)
         let tokens = ["Echo:"] + (words.isEmpty ? ["(no", "text)"] : words)
         for count in 1...tokens.count {
             try Task.checkCancellation()
+            if count > 1, pace > .zero { try await clock.sleep(for: pace) }
             try await snapshot(tokens.prefix(count).joined(separator: " "))
         }
+        if pace > .zero { try await clock.sleep(for: pace) }
         return tokens.joined(separator: " ")
     }
 }

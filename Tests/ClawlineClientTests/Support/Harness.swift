@@ -1,0 +1,78 @@
+import ClawlineClient
+import ClawlineProtocol
+import ClawlineServer
+import Foundation
+import WireTestSupport
+
+/// A provider in this process and the clients of a test.
+struct Harness: Sendable {
+    let provider: LocalProvider
+    /// The clock of every client timer (ack timeouts, backoff, rate windows).
+    let clock: ManualClock
+    /// The server's clock (pairing timeouts, rate windows); ``advance(by:)`` moves both.
+    let serverClock: ManualClock
+    let capture = CaptureWriter()
+
+    var serverURL: URL { provider.baseURL }
+
+    /// Runs `body` against a fresh provider (echo assistant answering with `pace` between
+    /// snapshots, in real time), then shuts it down.
+    static func run<T: Sendable>(pace: Duration = .zero, _ body: @Sendable (Harness) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-client-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let serverClock = ManualClock()
+        let provider = try await LocalProvider.start(
+            dataDirectory: directory, assistant: EchoAssistant(pace: pace), environment: ServerEnvironment(clock: serverClock),
+            maintenanceInterval: .milliseconds(50))
+        let harness = Harness(provider: provider, clock: ManualClock(), serverClock: serverClock)
+        do {
+            let value = try await body(harness)
+            await provider.shutdown()
+            return value
+        } catch {
+            await provider.shutdown()
+            throw error
+        }
+    }
+
+    /// Moves the client and server clocks on together.
+    func advance(by duration: Duration) {
+        serverClock.advance(by: duration)
+        clock.advance(by: duration)
+    }
+
+    /// A new device with its services (nothing connected yet).
+    func device(_ label: String, id: String = UUID().uuidString.lowercased(), store: any ConversationStore = InMemoryConversationStore())
+        -> TestDevice
+    {
+        let environment = ClientEnvironment(clock: clock, random: { 0.5 })
+        let observer = capture.observer(label: label)
+        let chat = ChatService(serverURL: serverURL, deviceId: id, store: store, environment: environment, observer: observer)
+        let connection = ConnectionService(
+            serverURL: serverURL, deviceInfo: DeviceInfo(platform: "Linux", model: "test"), environment: environment, observer: observer)
+        return TestDevice(deviceId: id, chat: chat, connection: connection, store: store)
+    }
+}
+
+/// One client device of a test.
+struct TestDevice: Sendable {
+    let deviceId: String
+    let chat: ChatService
+    let connection: ConnectionService
+    let store: any ConversationStore
+
+    /// Pairs and connects (the first device, or one approved at once).
+    func pairAndConnect(name: String = "Test device") async throws -> Credentials {
+        let credentials = try await pair(name: name)
+        try await chat.connect(token: credentials.token, lastMessageId: nil)
+        return credentials
+    }
+
+    /// Pairs and expects to be approved (the first device is, at once).
+    func pair(name: String = "Test device") async throws -> Credentials {
+        guard case .success(let credentials) = try await connection.requestPairing(claimedName: name, deviceId: deviceId) else {
+            throw ClientTestFailure("pairing was denied")
+        }
+        return credentials
+    }
+}
