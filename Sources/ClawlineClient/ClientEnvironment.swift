@@ -13,6 +13,7 @@ public struct ClientEnvironment: Sendable {
     public var random: @Sendable () -> Double
     /// Time since the environment was created, on `clock`.
     public let elapsed: @Sendable () -> Duration
+    private let sleepUntilElapsed: @Sendable (Duration) async throws -> Void
 
     /// An environment on `clock`.
     public init(
@@ -22,12 +23,21 @@ public struct ClientEnvironment: Sendable {
         self.clock = clock
         self.now = now
         self.random = random
-        elapsed = Self.elapsedSinceNow(on: clock)
+        (elapsed, sleepUntilElapsed) = Self.timeline(of: clock)
     }
 
-    private static func elapsedSinceNow<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
+    /// Time since now on `clock`, and a sleep until a point of that time.
+    private static func timeline<C: Clock<Duration>>(of clock: C) -> (
+        @Sendable () -> Duration, @Sendable (Duration) async throws -> Void
+    ) {
         let start = clock.now
-        return { start.duration(to: clock.now) }
+        return ({ start.duration(to: clock.now) }, { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) })
+    }
+
+    /// Sleeps until `elapsed()` reaches `deadline`; throws when cancelled. A deadline fixed
+    /// before the sleeping task starts keeps timers exact under a manual clock.
+    func sleep(untilElapsed deadline: Duration) async throws {
+        try await sleepUntilElapsed(deadline)
     }
 
     /// Sleeps `duration` on the clock; throws when cancelled.

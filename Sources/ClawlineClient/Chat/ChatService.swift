@@ -220,10 +220,11 @@ public actor ChatService: ChatServicing {
     func schedule(after delay: Duration, _ body: @escaping @Sendable (isolated ChatService, Int) async -> Void) {
         let generation = generation
         let environment = environment
+        let deadline = environment.elapsed() + delay
         timers.removeAll { $0.isCancelled }
         timers.append(
             Task { [weak self] in
-                do { try await environment.sleep(for: delay) } catch { return }
+                do { try await environment.sleep(untilElapsed: deadline) } catch { return }
                 guard let self else { return }
                 await self.run(body, generation)
             })
