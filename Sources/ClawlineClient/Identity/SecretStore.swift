@@ -62,11 +62,14 @@ enum PrivateFile {
             guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
                 throw CocoaError(.fileWriteUnknown)
             }
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
+            // rename(2) replaces the old file atomically: a reader sees the old bytes or the new.
+            guard rename(temporary.path, url.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(at: temporary)
+                throw ClawlineClientError.storage("cannot write \(url.path): \(reason)")
             }
+        } catch let error as ClawlineClientError {
+            throw error
         } catch {
             throw ClawlineClientError.storage("cannot write \(url.path): \(error.localizedDescription)")
         }

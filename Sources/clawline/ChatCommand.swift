@@ -1,0 +1,119 @@
+import ArgumentParser
+import ClawlineClient
+import Foundation
+
+struct Chat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Chat in line mode: type a message and press Return; streamed answers appear as they arrive. Ctrl-C leaves.")
+
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        let device = try state.load()
+        let credentials = try device.requireCredentials()
+        let chat = device.chatService(credentials)
+        let stopping = SignalWatcher(signals: [SIGINT, SIGTERM])
+        let lines = StandardInputLines()
+        let shown = Task { await Self.show(chat, deviceId: device.identity.deviceId) }
+        defer { shown.cancel() }
+        try await device.connect(chat, credentials)
+        FileHandle.standardError.write(Data("connected; type a message and press Return, Ctrl-C to leave\n".utf8))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await stopping.wait() }
+            group.addTask {
+                for await line in lines.stream where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                    do {
+                        try await chat.send(content: line, attachments: [])
+                    } catch {
+                        FileHandle.standardError.write(Data("\(ClientFailure(error).description)\n".utf8))
+                    }
+                }
+                // Input ended (a pipe): leave once what was sent is answered.
+                await Self.waitUntilSettled(chat)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        await chat.disconnect()
+        FileHandle.standardError.write(Data("bye\n".utf8))
+    }
+
+    /// Waits until nothing is queued and the last message is not waiting for its answer.
+    static func waitUntilSettled(_ chat: ChatService) async {
+        while !Task.isCancelled {
+            if let conversation = try? await chat.conversation(), conversation.pending.isEmpty,
+                let last = conversation.messages.last, last.role == .assistant ? !last.isStreaming : last.status == .failed
+            {
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Prints messages, typing, connection changes and notices until cancelled.
+    static func show(_ chat: ChatService, deviceId: String) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var printer = TranscriptPrinter(deviceId: deviceId)
+                for await message in chat.incomingMessages { write(printer.render(message)) }
+            }
+            group.addTask {
+                for await state in chat.connectionState { FileHandle.standardError.write(Data("\(describe(state))\n".utf8)) }
+            }
+            group.addTask {
+                for await typing in chat.incomingTyping where typing.active {
+                    FileHandle.standardError.write(Data("[assistant is typing…]\n".utf8))
+                }
+            }
+            group.addTask {
+                for await notice in chat.notices {
+                    switch notice {
+                    case .authenticated(let success) where success.replayTruncated || success.historyReset == true:
+                        FileHandle.standardError.write(Data("[older history was dropped by the server]\n".utf8))
+                    case .serverError(let error):
+                        FileHandle.standardError.write(Data("[server: \(error.code.rawValue): \(error.message)]\n".utf8))
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Lines typed on standard input, read on their own thread.
+final class StandardInputLines: Sendable {
+    let stream: AsyncStream<String>
+
+    init() {
+        let (stream, sink) = AsyncStream<String>.makeStream()
+        self.stream = stream
+        Thread.detachNewThread {
+            while let line = readLine() { sink.yield(line) }
+            sink.finish()
+        }
+    }
+}
+
+/// Waits for one of a set of signals (instead of the default, which kills the process).
+final class SignalWatcher: @unchecked Sendable {
+    private let sources: [DispatchSourceSignal]
+    private let received: AsyncStream<Void>
+
+    init(signals: [Int32]) {
+        let (received, sink) = AsyncStream<Void>.makeStream()
+        self.received = received
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { sink.yield() }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Returns when a signal arrives.
+    func wait() async {
+        for await _ in received { return }
+    }
+}
