@@ -72,6 +72,14 @@ public struct ObservedFrame: Sendable, Hashable {
     /// The frame's text, exactly as sent or received.
     public var text: String
     public var timestamp: Date
+
+    /// A frame seen on `connection`.
+    public init(connection: String, direction: FrameDirection, text: String, timestamp: Date) {
+        self.connection = connection
+        self.direction = direction
+        self.text = text
+        self.timestamp = timestamp
+    }
 }
 
 /// Receives every frame a client socket sends or receives.

@@ -19,6 +19,7 @@ struct RecoveryTests {
             try await tablet.chat.connect(token: credentials.token, lastMessageId: nil)
             let tabletMessages = Recorder(tablet.chat.incomingMessages)
             let tabletStates = Recorder(tablet.chat.connectionState)
+            let tabletNotices = Recorder(tablet.chat.notices)
             let phoneMessages = Recorder(phone.chat.incomingMessages)
 
             try await phone.chat.send(content: "one two three four five six", attachments: [])
@@ -26,9 +27,8 @@ struct RecoveryTests {
             await tablet.chat.dropConnection()
             _ = try await tabletStates.first { $0 == .reconnecting }
             let final = try await phoneMessages.first { $0.role == .assistant && $0.status == .delivered }
-            // The backoff waits on the client clock: its first delay is 1 s plus half the jitter.
-            await harness.clock.waitForSleepers(atLeast: 1)
-            harness.clock.advance(by: .milliseconds(1500))
+            // The backoff waits on the client clock.
+            harness.clock.advance(by: try await FakeSession.reconnection(1, in: tabletNotices))
             let replayed = try await tabletMessages.first { $0.id == final.id && $0.status == .delivered }
             #expect(replayed.content == "Echo: one two three four five six")
             let conversation = try await tablet.chat.conversation()

@@ -160,9 +160,12 @@ public actor ChatService: ChatServicing {
                 return
             }
             guard !Task.isCancelled else { return }
+            let delay = backoff.nextDelay()
+            let deadline = environment.elapsed() + delay
             set(.reconnecting)
+            noticeSink.yield(.reconnecting(in: delay))
             do {
-                try await environment.sleep(for: backoff.nextDelay())
+                try await environment.sleep(untilElapsed: deadline)
             } catch {
                 return
             }

@@ -28,6 +28,8 @@ public enum ChatNotice: Sendable, Hashable {
     case protocolViolation(String)
     /// The socket was lost (the reason, when known); the service reconnects.
     case connectionLost(String)
+    /// The next attempt to connect starts after this backoff delay.
+    case reconnecting(in: Duration)
 }
 
 /// An attachment to send with a message.

@@ -1,0 +1,207 @@
+import ClawlineClient
+import ClawlineProtocol
+import Foundation
+import Testing
+import WireTestSupport
+
+/// A chat service on a fake transport, a manual clock and a fixed jitter (half of the maximum).
+struct FakeSession {
+    let transport = FakeTransport()
+    let clock = ManualClock()
+    let store: any ConversationStore
+    let chat: ChatService
+    static let deviceId = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+
+    init(store: any ConversationStore = InMemoryConversationStore()) {
+        self.store = store
+        chat = ChatService(
+            serverURL: URL(string: "http://127.0.0.1:1")!, deviceId: Self.deviceId, store: store, transport: transport,
+            environment: ClientEnvironment(clock: clock, random: { 0.5 }))
+    }
+
+    /// Waits for the `count`th scheduled reconnection and returns its delay.
+    static func reconnection(_ count: Int, in notices: Recorder<ChatNotice>) async throws -> Duration {
+        guard try await eventually({ delays(notices).count >= count }) else { throw ClientTestFailure("no reconnection \(count)") }
+        return delays(notices)[count - 1]
+    }
+
+    private static func delays(_ notices: Recorder<ChatNotice>) -> [Duration] {
+        notices.all.compactMap { notice in
+            if case .reconnecting(let delay) = notice { return delay }
+            return nil
+        }
+    }
+
+    /// Connects and authenticates on the first socket.
+    func connected(replayCount: Int = 0) async throws -> FakeSocket {
+        async let connecting: Void = chat.connect(token: "token", lastMessageId: nil)
+        let socket = try await transport.socket(0)
+        try await socket.authenticate(replayCount: replayCount)
+        try await connecting
+        return socket
+    }
+
+    static func event(_ id: String, _ role: Role, _ content: String, streaming: Bool = false, deviceId: String? = nil) -> ServerFrame {
+        .message(ServerMessage(id: id, role: role, content: content, timestamp: 1_704_672_000_000, streaming: streaming, deviceId: deviceId))
+    }
+}
+
+@Suite("Chat service (fake transport, manual clock)")
+struct ChatServiceTests {
+    @Test("A message without an ack is sent again with the same id after the spec's ack timeout")
+    func ackTimeoutRetriesSameID() async throws {
+        let session = FakeSession()
+        let socket = try await session.connected()
+        let sent = try await session.chat.send(content: "hi", attachments: [])
+        try await socket.waitForFrames(2)
+        session.clock.advance(by: Clawline.Constants.ackTimeout)
+        try await socket.waitForFrames(3)
+        #expect(socket.messageIDs == [sent.id, sent.id])
+        socket.deliver(.ack(Ack(id: sent.id)))
+        #expect(try await eventually { try await session.chat.conversation().pending.isEmpty })
+    }
+
+    @Test("One message is in flight at a time: the next waits for the ack of the one before")
+    func orderKept() async throws {
+        let session = FakeSession()
+        let socket = try await session.connected()
+        let first = try await session.chat.send(content: "first", attachments: [])
+        let second = try await session.chat.send(content: "second", attachments: [])
+        try await socket.waitForFrames(2)
+        #expect(socket.messageIDs == [first.id])
+        socket.deliver(.ack(Ack(id: first.id)))
+        try await socket.waitForFrames(3)
+        #expect(socket.messageIDs == [first.id, second.id])
+    }
+
+    @Test("rate_limited sends the same message again 200–500 ms later; invalid_message fails it and the next goes on")
+    func refusals() async throws {
+        let session = FakeSession()
+        let socket = try await session.connected()
+        let first = try await session.chat.send(content: "first", attachments: [])
+        let second = try await session.chat.send(content: "second", attachments: [])
+        try await socket.waitForFrames(2)
+        socket.deliver(.error(ErrorMessage(code: .rateLimited, message: "slow down", messageId: first.id)))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(socket.messageIDs == [first.id])
+        session.clock.advance(by: .milliseconds(350))
+        try await socket.waitForFrames(3)
+        #expect(socket.messageIDs == [first.id, first.id])
+        socket.deliver(.error(ErrorMessage(code: .invalidMessage, message: "no", messageId: first.id)))
+        try await socket.waitForFrames(4)
+        #expect(socket.messageIDs == [first.id, first.id, second.id])
+        let failed = try await session.chat.conversation().messages.first { $0.clientId == first.id }
+        #expect(failed?.status == .failed && failed?.failure == "no")
+    }
+
+    @Test("The queue is stored before sending: a new service on the same file sends it after connecting")
+    func queueSurvivesRestart() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-queue-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let offline = FakeSession(store: FileConversationStore(url: file))
+        let sent = try await offline.chat.send(content: "written offline", attachments: [])
+        let relaunched = FakeSession(store: FileConversationStore(url: file))
+        let socket = try await relaunched.connected()
+        try await socket.waitForFrames(2)
+        #expect(socket.messageIDs == [sent.id])
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test("Streamed snapshots merge into one message; a final seen twice is applied once and moves the cursor")
+    func streamingAndDedupe() async throws {
+        let session = FakeSession()
+        let messages = Recorder(session.chat.incomingMessages)
+        let socket = try await session.connected()
+        socket.deliver(FakeSession.event("s_1", .assistant, "Hel", streaming: true))
+        socket.deliver(FakeSession.event("s_1", .assistant, "Hello", streaming: true))
+        socket.deliver(FakeSession.event("s_1", .assistant, "Hello!"))
+        socket.deliver(FakeSession.event("s_1", .assistant, "Hello!"))
+        socket.deliver(FakeSession.event("s_1", .assistant, "late snapshot", streaming: true))
+        _ = try await messages.first { $0.status == .delivered }
+        try await Task.sleep(for: .milliseconds(50))
+        let conversation = try await session.chat.conversation()
+        #expect(conversation.messages.map(\.content) == ["Hello!"])
+        #expect(conversation.cursor == "s_1")
+        #expect(messages.all.map(\.content) == ["Hel", "Hello", "Hello!"])
+    }
+
+    @Test("A partial the replay does not finish is dropped and this device's unanswered message is marked failed, then retried")
+    func missingFinal() async throws {
+        let session = FakeSession()
+        let notices = Recorder(session.chat.notices)
+        let first = try await session.connected()
+        let sent = try await session.chat.send(content: "question", attachments: [])
+        try await first.waitForFrames(2)
+        first.deliver(FakeSession.event("s_1", .user, "question", deviceId: FakeSession.deviceId))
+        first.deliver(.ack(Ack(id: sent.id)))
+        first.deliver(FakeSession.event("s_2", .assistant, "ans", streaming: true))
+        #expect(try await eventually { try await session.chat.conversation().messages.count == 2 })
+        first.close(code: 1006)
+        session.clock.advance(by: try await FakeSession.reconnection(1, in: notices))
+        let second = try await session.transport.socket(1)
+        let auth = try await second.waitForFrames(1)
+        #expect(auth.first == .auth(Auth(token: "token", deviceId: FakeSession.deviceId, lastMessageId: .value("s_1"))))
+        try await second.authenticate(replayCount: 0)
+        #expect(try await eventually { try await session.chat.conversation().messages.first?.status == .failed })
+        let conversation = try await session.chat.conversation()
+        #expect(conversation.messages.map(\.id) == ["s_1"])
+        let retried = try await session.chat.retry(messageId: "s_1")
+        #expect(retried.id != sent.id && retried.content == "question")
+        try await second.waitForFrames(2)
+        #expect(second.messageIDs == [retried.id])
+    }
+
+    @Test("Backoff grows while sockets close before authenticating and resets only after an auth_result success")
+    func backoffResetsOnlyAfterAuth() async throws {
+        let session = FakeSession()
+        let notices = Recorder(session.chat.notices)
+        let connecting = Task { try await session.chat.connect(token: "token", lastMessageId: nil) }
+        defer { connecting.cancel() }
+        let jitter = Clawline.Constants.reconnectMaxJitter / 2
+        try await session.transport.socket(0).close(code: 1011)
+        #expect(try await FakeSession.reconnection(1, in: notices) == .seconds(1) + jitter)
+        session.clock.advance(by: .seconds(1) + jitter - .milliseconds(1))
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(session.transport.openedCount == 1)
+        session.clock.advance(by: .milliseconds(1))
+        // The socket opens, then closes before auth_result: the delay keeps growing.
+        try await session.transport.socket(1).close(code: 1011)
+        #expect(try await FakeSession.reconnection(2, in: notices) == .seconds(2) + jitter)
+        session.clock.advance(by: .seconds(2) + jitter)
+        let third = try await session.transport.socket(2)
+        try await third.authenticate()
+        try await connecting.value
+        third.close(code: 1006)
+        #expect(try await FakeSession.reconnection(3, in: notices) == .seconds(1) + jitter)
+    }
+
+    @Test("Typing is dropped beyond the spec's typing rate")
+    func typingRate() async throws {
+        let session = FakeSession()
+        let socket = try await session.connected()
+        for _ in 0..<4 { await session.chat.sendTyping(active: true) }
+        try await socket.waitForFrames(1 + Clawline.RateLimits.typing.limit)
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(socket.frames.count == 1 + Clawline.RateLimits.typing.limit)
+    }
+
+    @Test("A message beyond the spec's content limit is refused locally and nothing is queued")
+    func localSizeCheck() async throws {
+        let session = FakeSession()
+        let tooLong = String(repeating: "a", count: Clawline.Constants.maxContentBytes + 1)
+        await #expect(throws: ClawlineClientError.self) { try await session.chat.send(content: tooLong, attachments: []) }
+        #expect(try await session.chat.conversation().pending.isEmpty)
+    }
+
+    @Test("session_replaced ends the session without reconnecting")
+    func sessionReplaced() async throws {
+        let session = FakeSession()
+        let socket = try await session.connected()
+        socket.deliver(.error(ErrorMessage(code: .sessionReplaced, message: "elsewhere")))
+        #expect(try await eventually { await session.chat.currentState == .failed(.sessionReplaced) })
+        session.clock.advance(by: .seconds(60))
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(session.transport.openedCount == 1)
+    }
+}
