@@ -46,3 +46,14 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -
     }
     return false
 }
+
+/// ``eventually(timeout:_:)`` for state on the main actor (view models).
+@MainActor
+func eventuallyOnMain(timeout: Duration = .seconds(10), _ condition: @MainActor () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return false
+}

@@ -1,0 +1,117 @@
+import ClawlineClient
+import ClawlineProtocol
+import Foundation
+import NIOConcurrencyHelpers
+import Observation
+
+@Observable
+@MainActor
+final class MockAuthManager: AuthManaging {
+    var credentials: Credentials?
+    var isAuthenticated: Bool { credentials != nil }
+    var currentUserId: String? { credentials?.userId }
+    var token: String? { credentials?.token }
+    var claims: TokenClaims? { credentials?.claims }
+
+    init(token: String? = nil, userId: String = "user-1") {
+        credentials = token.map { Credentials(serverURL: URL(string: "http://127.0.0.1:1")!, deviceId: "device", token: $0, userId: userId) }
+    }
+
+    func storeCredentials(_ credentials: Credentials) { self.credentials = credentials }
+    func clearCredentials() { credentials = nil }
+}
+
+final class MockConnectionService: ConnectionServicing {
+    let result: PairingResult
+    let versionError: ClawlineClientError?
+    let incomingPairingRequests: AsyncStream<PairApprovalRequest>
+    let requestSink: AsyncStream<PairApprovalRequest>.Continuation
+    private let calls = NIOLockedValueBox<[String]>([])
+
+    init(result: PairingResult, versionError: ClawlineClientError? = nil) {
+        self.result = result
+        self.versionError = versionError
+        (incomingPairingRequests, requestSink) = AsyncStream.makeStream()
+    }
+
+    /// What the model asked for, in order.
+    var recorded: [String] { calls.withLockedValue { $0 } }
+
+    func checkVersion() async throws {
+        if let versionError { throw versionError }
+    }
+
+    func requestPairing(claimedName: String, deviceId: String) async throws -> PairingResult {
+        calls.withLockedValue { $0.append("pair \(claimedName) \(deviceId)") }
+        return result
+    }
+
+    func approvePairing(deviceId: String, userId: String) async throws { calls.withLockedValue { $0.append("approve \(deviceId) \(userId)") } }
+    func denyPairing(deviceId: String) async throws { calls.withLockedValue { $0.append("deny \(deviceId)") } }
+}
+
+final class MockChatService: ChatServicing {
+    let incomingMessages: AsyncStream<ChatMessage>
+    let connectionState: AsyncStream<ConnectionState>
+    let incomingTyping: AsyncStream<TypingEvent>
+    let serverFrames: AsyncStream<ServerFrame>
+    let notices: AsyncStream<ChatNotice>
+    let messageSink: AsyncStream<ChatMessage>.Continuation
+    let stateSink: AsyncStream<ConnectionState>.Continuation
+    let typingSink: AsyncStream<TypingEvent>.Continuation
+    let noticeSink: AsyncStream<ChatNotice>.Continuation
+    private let state = NIOLockedValueBox(State())
+
+    struct State {
+        var connectCalled = false
+        var disconnectCalled = false
+        var sent: [String] = []
+        var errorToThrow: ClawlineClientError?
+    }
+
+    init() {
+        (incomingMessages, messageSink) = AsyncStream.makeStream()
+        (connectionState, stateSink) = AsyncStream.makeStream()
+        (incomingTyping, typingSink) = AsyncStream.makeStream()
+        (serverFrames, _) = AsyncStream.makeStream()
+        (notices, noticeSink) = AsyncStream.makeStream()
+        stateSink.yield(.disconnected)
+    }
+
+    var recorded: State { state.withLockedValue { $0 } }
+    func fail(with error: ClawlineClientError?) { state.withLockedValue { $0.errorToThrow = error } }
+
+    func connect(token: String, lastMessageId: String?) async throws {
+        let error = state.withLockedValue { state -> ClawlineClientError? in
+            state.connectCalled = true
+            return state.errorToThrow
+        }
+        if let error { throw error }
+        stateSink.yield(.connected)
+    }
+
+    func disconnect() async {
+        state.withLockedValue { $0.disconnectCalled = true }
+        stateSink.yield(.disconnected)
+    }
+
+    func send(content: String, attachments: [OutgoingAttachment]) async throws -> ChatMessage {
+        let error = state.withLockedValue { state -> ClawlineClientError? in
+            state.sent.append(content)
+            return state.errorToThrow
+        }
+        if let error { throw error }
+        let id = "c_\(recorded.sent.count)"
+        return ChatMessage(id: id, clientId: id, role: .user, content: content, timestamp: Date(), status: .sending)
+    }
+
+    func retry(messageId: String) async throws -> ChatMessage { try await send(content: "retry", attachments: []) }
+    func sendTyping(active: Bool) async {}
+    func send(decision: PairDecision) async throws {}
+    func conversation() async throws -> Conversation { Conversation() }
+}
+
+struct MockDeviceIdentifier: DeviceIdentifying {
+    let deviceId: String
+    init(deviceId: String = "test-device-id") { self.deviceId = deviceId }
+}
