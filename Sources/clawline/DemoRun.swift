@@ -16,8 +16,9 @@ final class DemoRun: Sendable {
 
     /// Prints one transcript line: time since the start, who, what.
     func say(_ who: String, _ what: String) {
-        let seconds = Double(started.duration(to: .now).components.attoseconds) / 1e18 + Double(started.duration(to: .now).components.seconds)
-        print(String(format: "%6.3f s  ", seconds) + who.padding(toLength: 8, withPad: " ", startingAt: 0) + " " + what)
+        let (seconds, attoseconds) = started.duration(to: .now).components
+        let time = String(format: "%6.3f s  ", Double(seconds) + Double(attoseconds) / 1e18)
+        write(time + who.padding(toLength: 8, withPad: " ", startingAt: 0) + " " + what + "\n")
     }
 
     /// `duration` in milliseconds, one decimal.

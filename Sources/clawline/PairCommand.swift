@@ -19,7 +19,7 @@ struct Pair: AsyncParsableCommand {
         let connection = ConnectionService(
             serverURL: url, deviceInfo: DeviceState.deviceInfo,
             onWaiting: {
-                print("waiting for an admin to approve this device (on an admin device: clawline approvals)")
+                write("waiting for an admin to approve this device (on an admin device: clawline approvals)\n")
             })
         do {
             try await connection.checkVersion()

@@ -70,6 +70,7 @@ func describe(_ state: ConnectionState) -> String {
     case .connecting: "[connecting…]"
     case .connected: "[connected]"
     case .reconnecting: "[connection lost; reconnecting…]"
+    case .waitingForApproval: "[waiting for an admin to approve this device; trying again every 30 s]"
     case .failed(let error): "[stopped: \(error.description)]"
     }
 }

@@ -176,6 +176,24 @@ struct ChatServiceTests {
         #expect(try await FakeSession.reconnection(3, in: notices) == .seconds(1) + jitter)
     }
 
+    @Test("device_not_approved waits for approval and authenticates again every 30 s")
+    func waitsForApproval() async throws {
+        let session = FakeSession()
+        let notices = Recorder(session.chat.notices)
+        let states = Recorder(session.chat.connectionState)
+        let connecting = Task { try await session.chat.connect(token: "token", lastMessageId: nil) }
+        defer { connecting.cancel() }
+        let first = try await session.transport.socket(0)
+        try await first.waitForFrames(1)
+        first.deliver(.authResult(.failure(reason: .deviceNotApproved)))
+        #expect(try await FakeSession.reconnection(1, in: notices) == Clawline.Constants.deviceApprovalRetryInterval)
+        _ = try await states.first { $0 == .waitingForApproval }
+        session.clock.advance(by: Clawline.Constants.deviceApprovalRetryInterval)
+        try await session.transport.socket(1).authenticate()
+        try await connecting.value
+        #expect(await session.chat.currentState == .connected)
+    }
+
     @Test("Typing is dropped beyond the spec's typing rate")
     func typingRate() async throws {
         let session = FakeSession()

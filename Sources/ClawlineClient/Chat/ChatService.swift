@@ -151,8 +151,17 @@ public actor ChatService: ChatServicing {
     /// Connects, reads until the socket ends, and reconnects with backoff until stopped.
     private func run() async {
         while !Task.isCancelled {
-            set(backoff.failedAttempts == 0 ? .connecting : .reconnecting)
-            if let failure = await runSocket() {
+            if state != .waitingForApproval { set(backoff.failedAttempts == 0 ? .connecting : .reconnecting) }
+            let failure = await runSocket()
+            if failure == .deviceNotApproved {
+                // Pending approval: ask again every deviceApprovalRetryInterval until an admin decides.
+                set(.waitingForApproval)
+                let deadline = environment.elapsed() + Clawline.Constants.deviceApprovalRetryInterval
+                noticeSink.yield(.reconnecting(in: Clawline.Constants.deviceApprovalRetryInterval))
+                guard (try? await environment.sleep(untilElapsed: deadline)) != nil else { return }
+                continue
+            }
+            if let failure {
                 set(.failed(failure))
                 firstAuthentication?.yield(.failure(failure))
                 firstAuthentication?.finish()

@@ -10,6 +10,9 @@ public enum ConnectionState: Sendable, Hashable {
     case connected
     /// The socket was lost; the service is waiting out its backoff or opening a new one.
     case reconnecting
+    /// The server answered `device_not_approved`: the device waits for an admin, and the service
+    /// authenticates again every `deviceApprovalRetryInterval` until it is approved.
+    case waitingForApproval
     /// Stopped for good until ``ChatServicing/connect(token:lastMessageId:)`` is called again.
     case failed(ClawlineClientError)
 }
@@ -62,7 +65,8 @@ public protocol ChatServicing: Sendable {
 
     /// Opens the socket and authenticates with `token`, replaying from `lastMessageId` (the
     /// stored cursor when `nil`); returns after the first successful `auth_result`, reconnecting
-    /// with backoff until then. Throws when the server refuses the token or the session ends.
+    /// with backoff (and waiting for approval) until then. Throws when the server refuses the
+    /// token or the session ends.
     func connect(token: String, lastMessageId: String?) async throws
     /// Closes the socket and stops reconnecting.
     func disconnect() async
