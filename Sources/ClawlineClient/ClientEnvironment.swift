@@ -27,7 +27,9 @@ public struct ClientEnvironment: Sendable {
     }
 
     /// Time since now on `clock`, and a sleep until a point of that time.
-    private static func timeline<C: Clock<Duration>>(of clock: C) -> (
+    private static func timeline<C: Clock<Duration>>(
+        of clock: C
+    ) -> (
         @Sendable () -> Duration, @Sendable (Duration) async throws -> Void
     ) {
         let start = clock.now

@@ -5,8 +5,8 @@ import Foundation
 
 struct Approvals: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the devices waiting for approval, approve or deny one (admin devices only).", subcommands: [List.self, Approve.self, Deny.self],
-        defaultSubcommand: List.self)
+        abstract: "List the devices waiting for approval, approve or deny one (admin devices only).",
+        subcommands: [List.self, Approve.self, Deny.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the pairing requests waiting for an admin.")

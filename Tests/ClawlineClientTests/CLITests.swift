@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WireTestSupport
 
 @Suite("The clawline terminal client against the reference server")
 struct CLITests {

@@ -2,6 +2,7 @@ import ClawlineClient
 import ClawlineProtocol
 import Foundation
 import Testing
+import WireTestSupport
 
 @Suite("Client against the reference server")
 struct PairingAndChatTests {
@@ -47,20 +48,25 @@ struct ApprovalTests {
         return try await result
     }
 
+    /// A connected admin phone and a tablet it approved into its account, connected too.
+    static func twoDevices(_ harness: Harness) async throws -> (phone: TestDevice, admin: Credentials, tablet: TestDevice, member: Credentials) {
+        let phone = harness.device("phone")
+        let admin = try await phone.pairAndConnect()
+        let tablet = harness.device("tablet")
+        let result = try await pairThroughAdmin(harness, admin: phone, tablet: tablet) { connection, request in
+            try await connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
+        }
+        guard case .success(let member) = result else { throw ClientTestFailure("not approved: \(result)") }
+        try await tablet.chat.connect(token: member.token, lastMessageId: nil)
+        return (phone, admin, tablet, member)
+    }
+
     @Test("A second device is approved into the admin's account and both see one history")
     func approvedIntoSameAccount() async throws {
         try await Harness.run { harness in
-            let phone = harness.device("phone")
-            let admin = try await phone.pairAndConnect()
-            let tablet = harness.device("tablet")
-            let result = try await Self.pairThroughAdmin(harness, admin: phone, tablet: tablet) { connection, request in
-                try await connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
-            }
-            guard case .success(let credentials) = result else { throw ClientTestFailure("not approved: \(result)") }
+            let (phone, admin, tablet, credentials) = try await Self.twoDevices(harness)
             #expect(credentials.userId == admin.userId)
             #expect(credentials.claims?.isAdmin == false)
-
-            try await tablet.chat.connect(token: credentials.token, lastMessageId: nil)
             let phoneMessages = Recorder(phone.chat.incomingMessages)
             try await tablet.chat.send(content: "from the tablet", attachments: [])
             let answer = try await phoneMessages.first { $0.role == .assistant && $0.status == .delivered }

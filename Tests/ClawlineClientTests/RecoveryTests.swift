@@ -3,20 +3,14 @@ import ClawlineProtocol
 import ClawlineServer
 import Foundation
 import Testing
+import WireTestSupport
 
 @Suite("Client recovery against the reference server")
 struct RecoveryTests {
     @Test("A socket dropped mid-stream reconnects, replays the final answer once and keeps no partial")
     func dropMidStreamThenReplay() async throws {
         try await Harness.run(pace: .milliseconds(40)) { harness in
-            let phone = harness.device("phone")
-            let admin = try await phone.pairAndConnect()
-            let tablet = harness.device("tablet")
-            let result = try await ApprovalTests.pairThroughAdmin(harness, admin: phone, tablet: tablet) { connection, request in
-                try await connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
-            }
-            guard case .success(let credentials) = result else { throw ClientTestFailure("not approved") }
-            try await tablet.chat.connect(token: credentials.token, lastMessageId: nil)
+            let (phone, _, tablet, _) = try await ApprovalTests.twoDevices(harness)
             let tabletMessages = Recorder(tablet.chat.incomingMessages)
             let tabletStates = Recorder(tablet.chat.connectionState)
             let tabletNotices = Recorder(tablet.chat.notices)

@@ -48,7 +48,9 @@ struct UnitTests {
     func captureEnvelope() throws {
         let capture = CaptureWriter()
         let observe = capture.observer(label: "phone")
-        observe(ObservedFrame(connection: "chat-1", direction: .client, text: #"{"type":"typing","active":true}"#, timestamp: Date(timeIntervalSince1970: 1)))
+        observe(
+            ObservedFrame(
+                connection: "chat-1", direction: .client, text: #"{"type":"typing","active":true}"#, timestamp: Date(timeIntervalSince1970: 1)))
         observe(ObservedFrame(connection: "chat-1", direction: .server, text: "not json", timestamp: Date(timeIntervalSince1970: 2)))
         #expect(
             capture.text == """

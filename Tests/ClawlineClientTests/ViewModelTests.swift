@@ -48,7 +48,10 @@ struct PairingViewModelTests {
         let model = PairingViewModel(auth: MockAuthManager(), connection: connection, device: MockDeviceIdentifier())
         model.nameInput = "Phone"
         await model.submitName()
-        guard case .error(let text) = model.state else { Issue.record("no error"); return }
+        guard case .error(let text) = model.state else {
+            Issue.record("no error")
+            return
+        }
         #expect(text.contains("update the app"))
         #expect(connection.recorded.isEmpty)
     }

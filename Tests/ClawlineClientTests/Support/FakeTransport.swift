@@ -2,6 +2,7 @@ import ClawlineClient
 import ClawlineProtocol
 import Foundation
 import NIOConcurrencyHelpers
+import WireTestSupport
 
 /// A transport whose sockets a test drives: it reads what the client sent and plays the server.
 final class FakeTransport: WebSocketTransport {

@@ -42,7 +42,9 @@ struct Harness: Sendable {
     }
 
     /// A new device with its services (nothing connected yet).
-    func device(_ label: String, id: String = UUID().uuidString.lowercased(), store: any ConversationStore = InMemoryConversationStore())
+    func device(
+        _ label: String, id: String = UUID().uuidString.lowercased(), store: any ConversationStore = InMemoryConversationStore()
+    )
         -> TestDevice
     {
         let environment = ClientEnvironment(clock: clock, random: { 0.5 })

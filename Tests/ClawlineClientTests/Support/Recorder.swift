@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import WireTestSupport
 
 /// Reads a stream to the end in the background and keeps every element, so a test can wait for
 /// the one it expects without owning the stream's only iterator.
@@ -35,16 +36,6 @@ final class Recorder<Element: Sendable>: Sendable {
 struct ClientTestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Waits (in real time, at most `timeout`) until `condition` holds; returns whether it did.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    return false
 }
 
 /// ``eventually(timeout:_:)`` for state on the main actor (view models).

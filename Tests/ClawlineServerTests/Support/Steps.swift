@@ -2,6 +2,7 @@ import ClawlineProtocol
 import Foundation
 import Testing
 import WireRuntime
+import WireTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -96,12 +97,7 @@ extension TestServer {
 
     /// Waits (in real time, at most `timeout`) until `condition` holds.
     func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        try await WireTestSupport.eventually(timeout: timeout, condition)
     }
 }
 
