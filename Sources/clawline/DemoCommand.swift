@@ -11,7 +11,8 @@ struct Demo: AsyncParsableCommand {
 
     @Option(help: "Where to write the JSONL capture of every frame (default: clawline-demo.jsonl in the temporary directory).")
     var capture: String?
-    @Option(help: "Milliseconds the demo assistant waits between two snapshots of an answer.") var pace = 80
+    @Option(help: "Milliseconds the demo assistant waits between two snapshots of an answer (the answer ends before the first reconnect).")
+    var pace = 50
 
     func run() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-demo-\(UUID().uuidString)")

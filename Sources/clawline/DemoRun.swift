@@ -62,6 +62,7 @@ final class DemoRun: Sendable {
         say("tablet", "paired as \(member.claims?.isAdmin == true ? "admin" : "member") of the same account: \(member.userId == admin.userId)")
         let tabletMessages = Inbox(tablet.chat.incomingMessages)
         let tabletStates = Inbox(tablet.chat.connectionState)
+        let tabletNotices = Inbox(tablet.chat.notices)
         try await tablet.chat.connect(token: member.token, lastMessageId: nil)
         say("tablet", "connected")
 
@@ -80,11 +81,13 @@ final class DemoRun: Sendable {
         let final = try await phoneMessages.next { $0.id == first.id && $0.status == .delivered }
         say("phone", "final answer: \"\(final.content)\"")
         _ = try await tabletStates.next { $0 == .reconnecting }
-        _ = try await tabletStates.next { $0 == .connected }
-        say("tablet", "reconnected (backoff with jitter) and asked for what it missed")
+        _ = try await tabletNotices.next { if case .authenticated = $0 { true } else { false } }
+        let reconnected = try await tabletNotices.next { if case .authenticated = $0 { true } else { false } }
+        guard case .authenticated(let resumed) = reconnected else { throw ClientFailure("the tablet did not authenticate again") }
+        say("tablet", "reconnected (backoff with jitter) from its cursor; the server replays \(resumed.replayCount) event(s) it missed")
         let replayed = try await tabletMessages.next { $0.id == final.id && $0.status == .delivered }
         figures.recovery = droppedAt.duration(to: .now)
-        say("tablet", "replayed final answer: \"\(replayed.content)\"")
+        say("tablet", "\(resumed.replayCount > 0 ? "replayed" : "received") final answer: \"\(replayed.content)\"")
         try await expectSameHistory(phone.chat, tablet.chat)
         say("tablet", "history matches the phone's: every event once, no partial left")
 
