@@ -17,24 +17,48 @@ struct DataOptions: ParsableArguments {
     @Option(help: "The directory of the database, the signing key and uploads.")
     var dataDir = "./clawline-data"
 
-    @Flag(help: "Sync every commit to disk, so acknowledged messages survive power failure, not only a crash (slower).")
+    @Option(
+        help: ArgumentHelp(
+            "A PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require]) instead of SQLite in --data-dir; "
+                + "the signing key then lives in the database too. Also read from CLAWLINE_DATABASE_URL."))
+    var database: String?
+
+    @Flag(help: "Sync every commit to disk, so acknowledged messages survive power failure, not only a crash (slower; SQLite only).")
     var syncEveryCommit = false
 
     var databasePath: String { (dataDir as NSString).appendingPathComponent("clawline.sqlite") }
     var keyPath: String { (dataDir as NSString).appendingPathComponent("signing-key") }
     var uploadsPath: String { (dataDir as NSString).appendingPathComponent("uploads") }
 
-    /// Creates the directory (mode 0700), opens the store, runs `body` and closes the store,
-    /// whether `body` succeeds or throws.
-    func withStore<T>(_ body: (SQLiteProviderStore) async throws -> T) async throws -> T {
+    /// The PostgreSQL URL: `--database`, else `CLAWLINE_DATABASE_URL`; `nil` for SQLite.
+    var databaseURL: String? {
+        database ?? ProcessInfo.processInfo.environment["CLAWLINE_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Opens the store and its signing key (SQLite: creating the directory, mode 0700), runs
+    /// `body` and closes the store, whether `body` succeeds or throws.
+    func withStore<T>(_ body: (any ProviderStore, _ signingKey: () async throws -> [UInt8]) async throws -> T) async throws -> T {
+        if let url = databaseURL {
+            let store = try await PostgresProviderStore.open(url: url)
+            return try await closing({ try await store.close() }) { try await body(store, { try await store.signingKey() }) }
+        }
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = try await SQLiteProviderStore.open(path: databasePath, durability: syncEveryCommit ? .powerFailure : .processCrash)
+        return try await closing({ try await store.close() }) { try await body(store, { try TokenAuthority.loadOrCreateKey(at: keyPath) }) }
+    }
+
+    /// Opens the store, runs `body` on it and closes it.
+    func withStore<T>(_ body: (any ProviderStore) async throws -> T) async throws -> T {
+        try await withStore { store, _ in try await body(store) }
+    }
+
+    private func closing<T>(_ close: () async throws -> Void, _ body: () async throws -> T) async throws -> T {
         do {
-            let value = try await body(store)
-            try await store.close()
+            let value = try await body()
+            try await close()
             return value
         } catch {
-            try? await store.close()
+            try? await close()
             throw error
         }
     }
@@ -57,8 +81,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let host = host
-        try await data.withStore { store in
-            let key = try TokenAuthority.loadOrCreateKey(at: data.keyPath)
+        try await data.withStore { store, signingKey in
+            let key = try await signingKey()
             let server = try await ClawlineServer.service(configuration: configuration, store: store, signingKey: key) { port in
                 // One line, written at once, so a script waiting for it never sees half of it.
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
