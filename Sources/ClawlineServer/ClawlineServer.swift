@@ -56,15 +56,19 @@ public enum ClawlineServer {
     ///   - signingKey: The HS256 key of device tokens (at least 32 bytes).
     ///   - assistant: What answers user messages (the echo assistant by default).
     ///   - environment: The clocks.
+    ///   - cluster: How this node reaches the other nodes sharing `store` (`PostgresProviderStore.clusterBus()`);
+    ///     none by default.
     ///   - onListening: Called with the bound port once the server accepts connections.
     public static func service(
         configuration: ClawlineServerConfiguration, store: any ProviderStore, signingKey: [UInt8], assistant: any Assistant = EchoAssistant(),
         environment: ServerEnvironment = ServerEnvironment(), logger: Logger = Logger(label: "clawline.server"),
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        cluster: any ClusterBus = SingleNodeBus(), onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some Service {
         try configuration.validate()
         let tokens = try await TokenAuthority(key: signingKey)
-        let hub = try await ProviderHub(store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger)
+        let hub = try await ProviderHub(
+            store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger, cluster: cluster)
+        await hub.startCluster()
         let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
         let rateLimits = DeviceRateLimits()
 
@@ -137,5 +141,6 @@ struct SocketDrain: Service {
         while await hub.openSocketCount > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        await hub.stopCluster()
     }
 }

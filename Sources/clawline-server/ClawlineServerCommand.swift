@@ -35,21 +35,28 @@ struct DataOptions: ParsableArguments {
         database ?? ProcessInfo.processInfo.environment["CLAWLINE_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Opens the store and its signing key (SQLite: creating the directory, mode 0700), runs
-    /// `body` and closes the store, whether `body` succeeds or throws.
-    func withStore<T>(_ body: (any ProviderStore, _ signingKey: () async throws -> [UInt8]) async throws -> T) async throws -> T {
+    /// Opens the store, its signing key and its bus to other nodes (SQLite: creating the
+    /// directory, mode 0700, and no other node), runs `body` and closes the store, whether `body`
+    /// succeeds or throws.
+    func withStore<T>(
+        _ body: (any ProviderStore, _ signingKey: () async throws -> [UInt8], _ cluster: () -> any ClusterBus) async throws -> T
+    ) async throws -> T {
         if let url = databaseURL {
             let store = try await PostgresProviderStore.open(url: url)
-            return try await closing({ try await store.close() }) { try await body(store, { try await store.signingKey() }) }
+            return try await closing({ try await store.close() }) {
+                try await body(store, { try await store.signingKey() }, { store.clusterBus() })
+            }
         }
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = try await SQLiteProviderStore.open(path: databasePath, durability: syncEveryCommit ? .powerFailure : .processCrash)
-        return try await closing({ try await store.close() }) { try await body(store, { try TokenAuthority.loadOrCreateKey(at: keyPath) }) }
+        return try await closing({ try await store.close() }) {
+            try await body(store, { try TokenAuthority.loadOrCreateKey(at: keyPath) }, { SingleNodeBus() })
+        }
     }
 
     /// Opens the store, runs `body` on it and closes it.
     func withStore<T>(_ body: (any ProviderStore) async throws -> T) async throws -> T {
-        try await withStore { store, _ in try await body(store) }
+        try await withStore { store, _, _ in try await body(store) }
     }
 
     private func closing<T>(_ close: () async throws -> Void, _ body: () async throws -> T) async throws -> T {
@@ -81,9 +88,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let host = host
-        try await data.withStore { store, signingKey in
+        try await data.withStore { store, signingKey, cluster in
             let key = try await signingKey()
-            let server = try await ClawlineServer.service(configuration: configuration, store: store, signingKey: key) { port in
+            let server = try await ClawlineServer.service(
+                configuration: configuration, store: store, signingKey: key, cluster: cluster()
+            ) { port in
                 // One line, written at once, so a script waiting for it never sees half of it.
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
             }

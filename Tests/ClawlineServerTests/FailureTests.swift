@@ -13,6 +13,7 @@ struct BrokenMessageStore: ProviderStore {
     func device(_ deviceID: String) async throws -> DeviceRecord? { try await base.device(deviceID) }
     func devices() async throws -> [DeviceRecord] { try await base.devices() }
     func save(_ device: DeviceRecord) async throws { try await base.save(device) }
+    func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool { try await base.saveFirstAdmin(device) }
     func removeDevice(_ deviceID: String) async throws { try await base.removeDevice(deviceID) }
     func markSeen(_ deviceID: String, at date: Date) async throws { try await base.markSeen(deviceID, at: date) }
     func blockedDeviceIDs() async throws -> Set<String> { try await base.blockedDeviceIDs() }

@@ -50,6 +50,7 @@ extension ProviderHub {
             previous.sendError(.sessionReplaced, "this device connected again on another socket")
             previous.close(code: ErrorCode.sessionReplaced.closeCode ?? 1000)
         }
+        outbox.yield(.takeover(deviceID: auth.deviceId))
         var replayed = Set<String>()
         for event in page.events {
             guard case .decoded(let frame, _) = ServerFrame.decode(text: event.frame) else {
@@ -65,8 +66,9 @@ extension ProviderHub {
         }
         connection.endReplay(sent: replayed)
         if record.isAdmin {
-            for pending in pendingPairings.values.sorted(by: { $0.request.deviceId < $1.request.deviceId }) {
-                connection.send(pending.request.approvalRequest)
+            let local = pendingPairings.mapValues(\.request.approvalRequest)
+            for (_, request) in local.merging(remotePendings, uniquingKeysWith: { mine, _ in mine }).sorted(by: { $0.key < $1.key }) {
+                connection.send(request)
             }
         }
     }

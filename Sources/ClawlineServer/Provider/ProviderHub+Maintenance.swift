@@ -10,9 +10,10 @@ extension ProviderHub {
     /// Closes every socket (authenticated or pairing) with `code` and cancels the answers in progress.
     func closeAll(code: Int, reason: String) {
         for socket in sockets.values { socket.close(code: code, reason: reason) }
-        for pending in pendingPairings.values {
+        for (deviceID, pending) in pendingPairings {
             pending.expiry.cancel()
             pending.connection.close(code: code, reason: reason)
+            outbox.yield(.pairingResolved(deviceID: deviceID))
         }
         pendingPairings.removeAll()
         for queue in answerQueues.values { queue.cancel() }

@@ -15,10 +15,14 @@ extension ProviderHub {
             return
         }
         if !hasAdmin {
+            // The store decides the race, across every node sharing it.
+            let record = request.record(userID: UUID().uuidString.lowercased(), isAdmin: true, pairedAt: environment.now())
+            if try await store.saveFirstAdmin(record), let userID = record.userID {
+                hasAdmin = true
+                try await deliverToken(to: request.deviceId, userID: userID, isAdmin: true, on: connection)
+                return
+            }
             hasAdmin = true
-            let userID = UUID().uuidString.lowercased()
-            try await approve(request, userID: userID, isAdmin: true, on: connection)
-            return
         }
         if var pending = pendingPairings[request.deviceId] {
             // The original request and its timer stay; the answer goes to the newest socket.
@@ -26,7 +30,7 @@ extension ProviderHub {
             pendingPairings[request.deviceId] = pending
             return
         }
-        guard pendingPairings.count < Clawline.Constants.pendingPairingCapacity else {
+        guard pendingPairings.count + remotePendings.count < Clawline.Constants.pendingPairingCapacity else {
             connection.sendError(.rateLimited, "too many devices are waiting for approval; try again later")
             connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
             return
@@ -38,8 +42,14 @@ extension ProviderHub {
             self.expirePairing(deviceID)
         }
         pendingPairings[deviceID] = PendingPairing(request: request, connection: connection, expiry: expiry)
+        askAdmins(request.approvalRequest)
+        outbox.yield(.pairingPending(deviceID: deviceID, frame: request.approvalRequest.encodedText()))
+    }
+
+    /// Sends a `pair_approval_request` to the admins connected to this node.
+    func askAdmins(_ approvalRequest: ServerFrame) {
         for socket in sockets.values where socket.device?.isAdmin == true {
-            socket.send(request.approvalRequest, live: true)
+            socket.send(approvalRequest, live: true)
         }
     }
 
@@ -88,27 +98,44 @@ extension ProviderHub {
 
     func expirePairing(_ deviceID: String) {
         guard let pending = pendingPairings.removeValue(forKey: deviceID) else { return }
+        outbox.yield(.pairingResolved(deviceID: deviceID))
         fail(pending.connection, .pairTimeout)
     }
 
     /// Applies an admin's `pair_decision`; the first decision wins, later ones are `invalid_message`.
+    /// A request waiting on another node is decided there.
     func decide(_ decision: PairDecision, by admin: AuthenticatedDevice, on connection: ServerConnection) async throws {
-        guard let pending = pendingPairings.removeValue(forKey: decision.deviceId) else {
-            connection.sendError(.invalidMessage, "no pairing request of device '\(decision.deviceId)' is pending (it was decided or expired)")
+        if decision.approve && decision.userId == nil {
+            connection.sendError(.invalidMessage, "approving a device needs a userId")
             return
         }
+        if pendingPairings[decision.deviceId] == nil, remotePendings.removeValue(forKey: decision.deviceId) != nil {
+            outbox.yield(
+                .decision(deviceID: decision.deviceId, approve: decision.approve, userID: decision.userId, adminDeviceID: admin.deviceID))
+            return
+        }
+        guard try await apply(decision.deviceId, approve: decision.approve, userID: decision.userId) else {
+            connection.sendError(.invalidMessage, Self.notPending(decision.deviceId))
+            return
+        }
+    }
+
+    static func notPending(_ deviceID: String) -> String {
+        "no pairing request of device '\(deviceID)' is pending (it was decided or expired)"
+    }
+
+    /// Decides the request waiting on this node for `deviceID`; `false` when there is none.
+    func apply(_ deviceID: String, approve: Bool, userID: String?) async throws -> Bool {
+        guard let pending = pendingPairings.removeValue(forKey: deviceID) else { return false }
         pending.expiry.cancel()
-        if decision.approve {
-            guard let userID = decision.userId else {
-                pendingPairings[decision.deviceId] = pending
-                connection.sendError(.invalidMessage, "approving a device needs a userId")
-                return
-            }
-            try await approve(pending.request, userID: userID, isAdmin: false, on: pending.connection)
+        outbox.yield(.pairingResolved(deviceID: deviceID))
+        if approve, let userID {
+            try await self.approve(pending.request, userID: userID, isAdmin: false, on: pending.connection)
         } else {
             try await store.save(pending.request.record(userID: nil, pairedAt: environment.now()))
-            if pending.connection.isClosed { undeliveredDenials.insert(decision.deviceId) }
+            if pending.connection.isClosed { undeliveredDenials.insert(deviceID) }
             fail(pending.connection, .pairDenied)
         }
+        return true
     }
 }

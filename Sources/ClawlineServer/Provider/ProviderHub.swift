@@ -11,6 +11,15 @@ actor ProviderHub {
     let assistant: any Assistant
     let environment: ServerEnvironment
     let logger: Logger
+    /// The other nodes sharing the store (none for a single node).
+    let cluster: any ClusterBus
+    /// What this node tells the others, published in order by one task.
+    let outbox: AsyncStream<ClusterMessage>.Continuation
+    private let outgoing: AsyncStream<ClusterMessage>
+    /// Pairing requests waiting on other nodes: their `pair_approval_request`, by device.
+    var remotePendings: [String: ServerFrame] = [:]
+    /// The tasks that publish this node's messages and receive the others'.
+    var clusterTasks: [Task<Void, Never>] = []
 
     /// The authenticated socket of each device.
     var sockets: [String: ServerConnection] = [:]
@@ -39,19 +48,47 @@ actor ProviderHub {
         var expiry: Task<Void, Never>
     }
 
-    init(store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger) async throws {
+    init(
+        store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,
+        cluster: any ClusterBus = SingleNodeBus()
+    ) async throws {
         self.store = store
         self.tokens = tokens
         self.assistant = assistant
         self.environment = environment
         self.logger = logger
+        self.cluster = cluster
+        (outgoing, outbox) = AsyncStream.makeStream()
         hasAdmin = try await store.devices().contains { $0.isAdmin && $0.status == .approved }
+    }
+
+    /// Starts publishing to and receiving from the other nodes.
+    func startCluster() {
+        guard clusterTasks.isEmpty else { return }
+        let cluster = cluster
+        let outgoing = outgoing
+        clusterTasks = [
+            Task { for await message in outgoing { await cluster.publish(message) } },
+            Task { [weak self] in for await message in cluster.messages { await self?.receive(message) } },
+        ]
+    }
+
+    /// Stops talking to the other nodes: what is queued is still published, nothing more is received.
+    func stopCluster() {
+        outbox.finish()
+        clusterTasks.last?.cancel()
     }
 
     // MARK: Sockets
 
-    /// Sends a frame to every connected device of an account.
+    /// Sends a frame to every connected device of an account, on every node.
     func broadcast(_ frame: ServerFrame, to userID: String) {
+        deliver(frame, to: userID)
+        outbox.yield(.accountFrame(userID: userID, frame: frame.encodedText()))
+    }
+
+    /// Sends a frame to the account's devices connected to this node.
+    func deliver(_ frame: ServerFrame, to userID: String) {
         for deviceID in connectedDevices[userID] ?? [] {
             sockets[deviceID]?.send(frame, live: true)
         }

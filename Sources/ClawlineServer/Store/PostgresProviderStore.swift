@@ -17,23 +17,31 @@ public final class PostgresProviderStore: ProviderStore {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
+    private let listenerConfiguration: PostgresConnection.Configuration
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger, listenerConfiguration: PostgresConnection.Configuration) {
         self.client = client
         self.runner = runner
         self.logger = logger
+        self.listenerConfiguration = listenerConfiguration
+    }
+
+    /// A bus to the other nodes on this database (`LISTEN`/`NOTIFY`).
+    public func clusterBus() -> PostgresClusterBus {
+        PostgresClusterBus(client: client, connection: listenerConfiguration, logger: logger)
     }
 
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database`, with
     /// `?sslmode=disable|prefer|require`, `disable` by default) and migrates its schema. With a
-    /// `schema`, the tables live in that PostgreSQL schema (created if needed), so several
-    /// deployments or test runs can share a database.
+    /// `schema` (or `?schema=NAME` in the URL), the tables live in that PostgreSQL schema (created
+    /// if needed), so several deployments or test runs can share a database.
     public static func open(
         url: String, schema: String? = nil, logger: Logger = Logger(label: "clawline.store")
     ) async throws
         -> PostgresProviderStore
     {
         let address = try Address(url)
+        let schema = schema ?? address.schema
         // One connection first: a wrong address or password fails here at once, where the pool
         // would keep retrying.
         do {
@@ -57,7 +65,9 @@ public final class PostgresProviderStore: ProviderStore {
         background.logLevel = max(logger.logLevel, .error)
         let client = PostgresClient(configuration: configuration, backgroundLogger: background)
         let runner = Task { await client.run() }
-        let store = PostgresProviderStore(client: client, runner: runner, logger: logger)
+        var listenerConfiguration = try address.connectionConfiguration()
+        if let schema { listenerConfiguration.options.additionalStartupParameters = [("search_path", schema)] }
+        let store = PostgresProviderStore(client: client, runner: runner, logger: logger, listenerConfiguration: listenerConfiguration)
         do {
             if let schema { try await client.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger) }
             try await store.migrate()
@@ -82,6 +92,8 @@ public final class PostgresProviderStore: ProviderStore {
         var password: String?
         var database: String?
         var sslMode: String
+        /// The PostgreSQL schema the tables live in (`?schema=NAME`), if not the default.
+        var schema: String?
 
         init(_ url: String) throws {
             guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
@@ -96,6 +108,7 @@ public final class PostgresProviderStore: ProviderStore {
             let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
             database = path.isEmpty ? nil : path
             sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+            schema = components.queryItems?.first { $0.name == "schema" }?.value
             guard ["disable", "prefer", "require"].contains(sslMode) else {
                 throw ServerSetupError("sslmode '\(sslMode)' is not supported; use disable, prefer or require")
             }
@@ -153,6 +166,8 @@ public final class PostgresProviderStore: ProviderStore {
             """,
             // Settings every node shares: the token signing key.
             "CREATE TABLE settings (name TEXT PRIMARY KEY, value BYTEA NOT NULL)",
+            // Cluster messages too large for a notification.
+            "CREATE TABLE cluster_messages (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)",
         ]
     ]
 
@@ -230,15 +245,34 @@ public final class PostgresProviderStore: ProviderStore {
     }
 
     public func save(_ device: DeviceRecord) async throws {
-        try await client.query(
-            """
-            INSERT INTO devices (device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen)
-            VALUES (\(device.deviceID), \(device.userID), \(device.claimedName), \(device.deviceInfo), \(device.isAdmin),
-                \(device.status.rawValue), \(device.pairedAt.timeIntervalSince1970), \(device.lastSeen?.timeIntervalSince1970))
-            ON CONFLICT (device_id) DO UPDATE SET user_id = excluded.user_id, claimed_name = excluded.claimed_name,
-                device_info = excluded.device_info, is_admin = excluded.is_admin, status = excluded.status,
-                paired_at = excluded.paired_at, last_seen = excluded.last_seen
-            """, logger: logger)
+        try await client.query(Self.upsert(device), logger: logger)
+    }
+
+    public func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.firstAdminLock))", logger: logger)
+            let admins = try await connection.query(
+                "SELECT 1 FROM devices WHERE is_admin AND status = 'approved' LIMIT 1", logger: logger
+            ).collect()
+            guard admins.isEmpty else { return false }
+            try await connection.query(Self.upsert(device), logger: logger)
+            return true
+        }
+    }
+
+    /// The advisory lock of the first-admin race.
+    private static let firstAdminLock = 0x636C_6178
+
+    private static func upsert(_ device: DeviceRecord) -> PostgresQuery {
+        """
+        INSERT INTO devices (device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen)
+        VALUES (\(device.deviceID), \(device.userID), \(device.claimedName), \(device.deviceInfo), \(device.isAdmin),
+            \(device.status.rawValue), \(device.pairedAt.timeIntervalSince1970), \(device.lastSeen?.timeIntervalSince1970))
+        ON CONFLICT (device_id) DO UPDATE SET user_id = excluded.user_id, claimed_name = excluded.claimed_name,
+            device_info = excluded.device_info, is_admin = excluded.is_admin, status = excluded.status,
+            paired_at = excluded.paired_at, last_seen = excluded.last_seen
+        """
     }
 
     public func removeDevice(_ deviceID: String) async throws {

@@ -131,6 +131,9 @@ public protocol ProviderStore: Sendable {
     func devices() async throws -> [DeviceRecord]
     /// Inserts or replaces a device.
     func save(_ device: DeviceRecord) async throws
+    /// Saves `device` (an admin) only while no approved admin exists, atomically across every
+    /// node sharing the store; returns whether it did (the first device ever to pair wins).
+    func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool
     /// Forgets a device entirely (its account and events stay).
     func removeDevice(_ deviceID: String) async throws
     /// Records that the device authenticated at `date`.

@@ -125,7 +125,12 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func save(_ device: DeviceRecord) async throws {
-        _ = try await query(
+        try await lock.withLock { try await insert(device) }
+    }
+
+    /// Inserts or replaces a device (the caller holds the lock).
+    private func insert(_ device: DeviceRecord) async throws {
+        _ = try await connection.query(
             """
             INSERT INTO devices (\(Self.deviceColumns), position)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM devices))
@@ -138,6 +143,15 @@ public final class SQLiteProviderStore: ProviderStore {
                 .text(device.deviceInfo), .integer(device.isAdmin ? 1 : 0), .text(device.status.rawValue),
                 .float(device.pairedAt.timeIntervalSince1970), device.lastSeen.map { .float($0.timeIntervalSince1970) } ?? .null,
             ])
+    }
+
+    public func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool {
+        try await transaction {
+            let admins = try await connection.query("SELECT 1 FROM devices WHERE is_admin = 1 AND status = 'approved' LIMIT 1")
+            guard admins.isEmpty else { return false }
+            try await insert(device)
+            return true
+        }
     }
 
     public func removeDevice(_ deviceID: String) async throws {

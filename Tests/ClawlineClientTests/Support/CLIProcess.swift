@@ -16,10 +16,11 @@ final class CLIProcess: Sendable {
         return FileManager.default.fileExists(atPath: beside.path) ? beside : products.deletingLastPathComponent().appendingPathComponent("clawline")
     }
 
-    /// Starts `clawline` with `arguments`; `input` is written to its standard input, which is then closed.
-    init(_ arguments: [String], input: String = "") throws {
+    /// Starts `clawline` (or another built executable) with `arguments`; `input` is written to its
+    /// standard input, which is then closed.
+    init(_ arguments: [String], input: String = "", executable: URL = CLIProcess.executable) throws {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = arguments
         let (exited, exitSink) = AsyncStream<Int32>.makeStream()
         self.exited = exited
@@ -60,6 +61,13 @@ final class CLIProcess: Sendable {
             return status
         }
         return -1
+    }
+
+    /// Runs `clawline-server` to the end.
+    static func runServer(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        let process = try CLIProcess(arguments, executable: NodeProcess.executable)
+        let status = await process.wait()
+        return (status, process.standardOutput, process.standardError)
     }
 
     /// Runs `clawline` to the end.

@@ -1,0 +1,43 @@
+import Foundation
+
+/// What one node of a provider tells the others: live frames for an account's devices on other
+/// nodes, takeovers, and pairing requests and decisions. Everything durable is in the store;
+/// these are the live parts.
+public enum ClusterMessage: Sendable, Hashable, Codable {
+    /// A frame for every device of an account (an echo, a snapshot, a final answer, typing).
+    case accountFrame(userID: String, frame: String)
+    /// A device authenticated on another node: its socket here, if any, is replaced.
+    case takeover(deviceID: String)
+    /// A pairing request waits on another node: admins here are asked (`frame` is the
+    /// `pair_approval_request`).
+    case pairingPending(deviceID: String, frame: String)
+    /// The pairing request of a device was decided or expired.
+    case pairingResolved(deviceID: String)
+    /// An admin here decided a request waiting on another node.
+    case decision(deviceID: String, approve: Bool, userID: String?, adminDeviceID: String)
+    /// A decision came too late (another was first, or the request expired): the admin hears
+    /// `invalid_message` on its node.
+    case decisionRefused(deviceID: String, adminDeviceID: String)
+}
+
+/// How the nodes of one provider reach each other. A node publishes; every other node receives
+/// (a node never receives its own messages). Messages from one node arrive in the order it
+/// published them.
+public protocol ClusterBus: Sendable {
+    /// Sends `message` to every other node.
+    func publish(_ message: ClusterMessage) async
+    /// The messages of the other nodes, read by one consumer (the node's hub).
+    var messages: AsyncStream<ClusterMessage> { get }
+}
+
+/// The bus of a provider with one node: nothing to tell anyone.
+public struct SingleNodeBus: ClusterBus {
+    public let messages: AsyncStream<ClusterMessage>
+
+    /// A bus with no other node.
+    public init() {
+        (messages, _) = AsyncStream.makeStream()
+    }
+
+    public func publish(_ message: ClusterMessage) async {}
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A ``ClusterBus`` on the nodes' shared PostgreSQL: `NOTIFY` on one channel, read with `LISTEN`
+/// on a connection of its own. A message too large for a notification payload (PostgreSQL's
+/// limit is 8000 bytes) is written to the `cluster_messages` table and its row id notified.
+///
+/// While the listening connection is down (it reconnects every second), the node misses live
+/// frames; nothing durable is lost, since devices replay from the store when they reconnect.
+public final class PostgresClusterBus: ClusterBus {
+    static let channel = "clawline_cluster"
+    /// The largest payload notified inline; larger ones go through the table.
+    static let inlineLimit = 7000
+
+    public let messages: AsyncStream<ClusterMessage>
+    /// This node, so it can skip its own notifications.
+    public let nodeID = UUID().uuidString.lowercased()
+    private let client: PostgresClient
+    private let listener: Task<Void, Never>
+    private let logger: Logger
+
+    private struct Envelope: Codable {
+        var node: String
+        var message: ClusterMessage?
+        var row: Int?
+    }
+
+    init(client: PostgresClient, connection: PostgresConnection.Configuration, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        let (messages, sink) = AsyncStream<ClusterMessage>.makeStream()
+        self.messages = messages
+        let nodeID = nodeID
+        listener = Task {
+            while !Task.isCancelled {
+                do {
+                    let socket = try await PostgresConnection.connect(
+                        on: PostgresClient.defaultEventLoopGroup.next(), configuration: connection, id: 1, logger: logger
+                    ).get()
+                    defer { Task { try? await socket.close() } }
+                    try await socket.listen(on: Self.channel) { notifications in
+                        for try await notification in notifications {
+                            guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
+                                envelope.node != nodeID
+                            else { continue }
+                            if let message = envelope.message {
+                                sink.yield(message)
+                            } else if let row = envelope.row, let message = await Self.load(row: row, from: client, logger: logger) {
+                                sink.yield(message)
+                            }
+                        }
+                    }
+                } catch {
+                    guard !Task.isCancelled else { break }
+                    logger.error("the cluster listener lost its connection; reconnecting", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            sink.finish()
+        }
+    }
+
+    deinit { listener.cancel() }
+
+    /// Stops listening.
+    public func close() {
+        listener.cancel()
+    }
+
+    public func publish(_ message: ClusterMessage) async {
+        do {
+            let encoder = JSONEncoder()
+            let inline = String(decoding: try encoder.encode(Envelope(node: nodeID, message: message)), as: UTF8.self)
+            if inline.utf8.count <= Self.inlineLimit {
+                try await client.query("SELECT pg_notify(\(Self.channel), \(inline))", logger: logger)
+                return
+            }
+            let payload = String(decoding: try encoder.encode(message), as: UTF8.self)
+            let now = Date().timeIntervalSince1970
+            var row: Int?
+            for try await id in try await client.query(
+                "INSERT INTO cluster_messages (payload, created_at) VALUES (\(payload), \(now)) RETURNING id", logger: logger
+            ).decode(Int.self) {
+                row = id
+            }
+            let pointer = String(decoding: try encoder.encode(Envelope(node: nodeID, row: row)), as: UTF8.self)
+            try await client.query("SELECT pg_notify(\(Self.channel), \(pointer))", logger: logger)
+            try await client.query("DELETE FROM cluster_messages WHERE created_at < \(now - 60)", logger: logger)
+        } catch {
+            logger.error("a cluster message could not be published", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func load(row: Int, from client: PostgresClient, logger: Logger) async -> ClusterMessage? {
+        do {
+            for try await payload in try await client.query("SELECT payload FROM cluster_messages WHERE id = \(row)", logger: logger).decode(
+                String.self)
+            {
+                return try JSONDecoder().decode(ClusterMessage.self, from: Data(payload.utf8))
+            }
+        } catch {
+            logger.error("a cluster message could not be read", metadata: ["error": "\(error)", "row": "\(row)"])
+        }
+        return nil
+    }
+}
