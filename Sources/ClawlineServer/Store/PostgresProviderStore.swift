@@ -299,7 +299,9 @@ public final class PostgresProviderStore: ProviderStore {
         try await client.query(
             """
             INSERT INTO assets (asset_id, user_id, mime_type, size, uploaded_at, referenced)
-            VALUES (\(asset.assetID), \(asset.userID), \(asset.mimeType), \(asset.size), \(asset.uploadedAt.timeIntervalSince1970), \(asset.referenced))
+            VALUES (
+                \(asset.assetID), \(asset.userID), \(asset.mimeType), \(asset.size), \(asset.uploadedAt.timeIntervalSince1970),
+                \(asset.referenced))
             ON CONFLICT (asset_id) DO UPDATE SET user_id = excluded.user_id, mime_type = excluded.mime_type, size = excluded.size,
                 uploaded_at = excluded.uploaded_at, referenced = excluded.referenced
             """, logger: logger)
