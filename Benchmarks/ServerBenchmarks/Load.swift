@@ -68,10 +68,14 @@ struct Fleet {
         return socket
     }
 
-    /// Authenticated sockets of the first `count` devices.
-    func authenticate(count: Int) async throws -> [BenchSocket] {
+    /// Authenticated sockets of the first `count` devices, spread over `urls` in turn (the
+    /// fleet's server by default).
+    func authenticate(count: Int, urls: [String]? = nil) async throws -> [BenchSocket] {
+        let urls = urls ?? [url]
         var sockets: [BenchSocket] = []
-        for device in devices.prefix(count) { sockets.append(try await Self.open(url: url, deviceID: device.deviceID, token: device.token)) }
+        for (index, device) in devices.prefix(count).enumerated() {
+            sockets.append(try await Self.open(url: urls[index % urls.count], deviceID: device.deviceID, token: device.token))
+        }
         return sockets
     }
 
@@ -90,7 +94,7 @@ enum Load {
     static func echo(port: Int, sockets count: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {
         let sockets = (0..<count).map { _ in BenchSocket("ws://127.0.0.1:\(port)/ws") }
         let payload = String(repeating: "x", count: 200)
-        return await measure(sockets: sockets, seconds: seconds, server: server) { socket in
+        return await measure(sockets: sockets, seconds: seconds, servers: [server]) { socket in
             socket.send(payload)
             return await socket.next() != nil
         }
@@ -99,12 +103,17 @@ enum Load {
     /// Each device sends a chat message every 220 ms (the spec allows 5 per second) and waits for
     /// its `ack`; the echo assistant answers each one with a stream the device reads on the way.
     static func clawline(fleet: Fleet, devices: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {
+        try await clawline(fleet: fleet, devices: devices, seconds: seconds, servers: [server], urls: nil)
+    }
+
+    /// The same load with the devices spread over several nodes; CPU time is the nodes' sum.
+    static func clawline(fleet: Fleet, devices: Int, seconds: Int, servers: [ServerProcess], urls: [String]?) async throws -> LoadRun {
         // The devices' rate windows are kept across connections: let the last run's slide out.
         try await Task.sleep(for: .seconds(1))
-        let sockets = try await fleet.authenticate(count: devices)
+        let sockets = try await fleet.authenticate(count: devices, urls: urls)
         defer { for socket in sockets { socket.close() } }
         let counter = Counter()
-        return await measure(sockets: sockets, seconds: seconds, server: server, pace: .milliseconds(220)) { socket in
+        return await measure(sockets: sockets, seconds: seconds, servers: servers, pace: .milliseconds(220)) { socket in
             let id = "c_\(counter.next())"
             socket.send(ClientFrame.message(ClientMessage(id: id, content: "hello from the load generator")).encodedText())
             // An error (a rate limit, if the pace were broken) ends this socket's run.
@@ -124,11 +133,11 @@ enum Load {
     }
 
     /// Runs `exchange` on every socket in a loop for `seconds` (at most once per `pace`), timing each.
-    private static func measure(
-        sockets: [BenchSocket], seconds: Int, server: ServerProcess, pace: Duration? = nil,
+    static func measure(
+        sockets: [BenchSocket], seconds: Int, servers: [ServerProcess], pace: Duration? = nil,
         exchange: @escaping @Sendable (BenchSocket) async -> Bool
     ) async -> LoadRun {
-        let cpuBefore = server.cpuSeconds
+        let cpuBefore = servers.map(\.cpuSeconds).reduce(0, +)
         let start = ContinuousClock.now
         let end = start.advanced(by: .seconds(seconds))
         let latencies = await withTaskGroup(of: [Double].self) { group in
@@ -155,7 +164,7 @@ enum Load {
         let elapsed = start.duration(to: .now)
         return LoadRun(
             messages: latencies.count, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-            latencies: latencies, serverCPUSeconds: server.cpuSeconds - cpuBefore)
+            latencies: latencies, serverCPUSeconds: servers.map(\.cpuSeconds).reduce(0, +) - cpuBefore)
     }
 }
 

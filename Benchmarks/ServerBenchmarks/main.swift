@@ -5,6 +5,7 @@ import Foundation
 //
 //     swift build -c release --product clawline-server
 //     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS]
+//     swift run -c release ServerBenchmarks nodes POSTGRES-URL [DEVICES] [SECONDS]
 //
 // It starts the bare Hummingbird echo server (the upper bound) and `clawline-server` in their
 // own processes and measures, side by side: messages per second with their p50/p99 latency and
@@ -20,7 +21,8 @@ if CommandLine.arguments.dropFirst().first == "echo-server" {
     exit(0)
 }
 
-let numbers = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let nodesURL: String? = CommandLine.arguments.dropFirst().first == "nodes" ? CommandLine.arguments.dropFirst(2).first : nil
+let numbers = CommandLine.arguments.dropFirst(nodesURL == nil ? 1 : 3).compactMap { Int($0) }
 let devices = numbers.count > 0 ? numbers[0] : 200
 let seconds = numbers.count > 1 ? numbers[1] : 10
 let idleSockets = numbers.count > 2 ? numbers[2] : 1000
@@ -37,6 +39,11 @@ func report(_ name: String, _ run: LoadRun) {
     say(
         name.padding(toLength: 44, withPad: " ", startingAt: 0)
             + String(format: "%9.0f msg/s  p50 %6.2f ms  p99 %6.2f ms  %8.0f msg per server CPU-second", run.rate, run.p50, run.p99, perCore))
+}
+
+if let nodesURL {
+    try await Nodes.compare(database: nodesURL, server: clawlineServer, devices: devices, seconds: seconds, report: report)
+    exit(0)
 }
 
 say("\(devices) devices, \(seconds) s per run, \(idleSockets) idle sockets")

@@ -14,7 +14,8 @@ struct Chat: AsyncParsableCommand {
         let chat = device.chatService(credentials)
         let stopping = SignalWatcher(signals: [SIGINT, SIGTERM])
         let lines = StandardInputLines()
-        let shown = Task { await Self.show(chat, deviceId: device.identity.deviceId) }
+        let shownMessages = ShownMessages()
+        let shown = Task { await Self.show(chat, deviceId: device.identity.deviceId, shown: shownMessages) }
         defer { shown.cancel() }
         try await device.connect(chat, credentials)
         FileHandle.standardError.write(Data("connected; type a message and press Return, Ctrl-C to leave\n".utf8))
@@ -29,7 +30,7 @@ struct Chat: AsyncParsableCommand {
                     }
                 }
                 // Input ended (a pipe): leave once what was sent is answered.
-                await Self.waitUntilSettled(chat)
+                await Self.waitUntilSettled(chat, shown: shownMessages)
             }
             await group.next()
             group.cancelAll()
@@ -38,11 +39,13 @@ struct Chat: AsyncParsableCommand {
         FileHandle.standardError.write(Data("bye\n".utf8))
     }
 
-    /// Waits until nothing is queued and the last message is not waiting for its answer.
-    static func waitUntilSettled(_ chat: ChatService) async {
+    /// Waits until nothing is queued and the last message is not waiting for its answer, and
+    /// that message is on the screen.
+    static func waitUntilSettled(_ chat: ChatService, shown: ShownMessages) async {
         while !Task.isCancelled {
             if let conversation = try? await chat.conversation(), conversation.pending.isEmpty,
-                let last = conversation.messages.last, last.role == .assistant ? !last.isStreaming : last.status == .failed
+                let last = conversation.messages.last, last.role == .assistant ? !last.isStreaming : last.status == .failed,
+                shown.contains(last)
             {
                 return
             }
@@ -51,11 +54,14 @@ struct Chat: AsyncParsableCommand {
     }
 
     /// Prints messages, typing, connection changes and notices until cancelled.
-    static func show(_ chat: ChatService, deviceId: String) async {
+    static func show(_ chat: ChatService, deviceId: String, shown: ShownMessages) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var printer = TranscriptPrinter(deviceId: deviceId)
-                for await message in chat.incomingMessages { write(printer.render(message)) }
+                for await message in chat.incomingMessages {
+                    write(printer.render(message))
+                    shown.insert(message)
+                }
             }
             group.addTask {
                 for await state in chat.connectionState { FileHandle.standardError.write(Data("\(describe(state))\n".utf8)) }
@@ -79,6 +85,15 @@ struct Chat: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// The messages printed so far, in their latest state.
+final class ShownMessages: @unchecked Sendable {
+    private let lock = NSLock()
+    private var shown: Set<ChatMessage> = []
+
+    func insert(_ message: ChatMessage) { _ = lock.withLock { shown.insert(message) } }
+    func contains(_ message: ChatMessage) -> Bool { lock.withLock { shown.contains(message) } }
 }
 
 /// Lines typed on standard input, read on their own thread.

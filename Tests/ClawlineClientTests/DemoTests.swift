@@ -6,26 +6,13 @@ import WireValidator
 
 @Suite("The demo, run as a user runs it")
 struct DemoTests {
-    /// The `clawline` binary built beside the test bundle.
-    static var executable: URL {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent("clawline")
-        return FileManager.default.fileExists(atPath: beside.path) ? beside : products.deletingLastPathComponent().appendingPathComponent("clawline")
-    }
-
     @Test("`clawline demo` succeeds and its capture passes wire validate's checks of Spec/clawline.yaml")
-    func demoCaptureValidates() throws {
+    func demoCaptureValidates() async throws {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-demo-test-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: capture) }
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["demo", "--capture", capture.path, "--pace", "20"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let transcript = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(transcript)")
+        let demo = try await CLIProcess.run(["demo", "--capture", capture.path, "--pace", "20"])
+        let transcript = demo.output
+        #expect(demo.status == 0, "\(transcript)\(demo.errors)")
         #expect(transcript.contains("replayed final answer"))
         #expect(transcript.contains("0 findings"))
 

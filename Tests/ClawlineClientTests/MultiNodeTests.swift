@@ -132,7 +132,7 @@ struct MultiNodeTests {
         for number in 1...5 { sent.append(try await phone.chat.send(content: "message \(number)", attachments: [])) }
         #expect(try await eventually(timeout: .seconds(30)) { try await phone.chat.conversation().pending.isEmpty })
         try await phone.chat.send(content: "in flight when the node dies", attachments: [])
-        nodes.first.kill()
+        try await nodes.first.kill()
         await phone.chat.disconnect()
         let moved = nodes.device(phone.deviceId, on: nodes.secondURL)
         let notices = Recorder(moved.chat.notices)

@@ -10,24 +10,24 @@ import WireTestSupport
     static let root = Golden.repositoryRoot()
     static let frames = "Tests/ClawlineProtocolTests/Frames"
 
-    static func generate(_ spec: String, _ format: String, examples: String?) throws -> String {
+    static func generate(_ spec: String, _ format: String, examples: String?) async throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("wire-docs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let run = try WireTool.run(["docs", spec, "--format", format, "--output", output.path] + (examples.map { ["--examples", $0] } ?? []))
+        let run = try await WireTool.run(["docs", spec, "--format", format, "--output", output.path] + (examples.map { ["--examples", $0] } ?? []))
         #expect(run.status == 0, "\(run.stderr)")
         let name = URL(fileURLWithPath: spec).deletingPathExtension().lastPathComponent + (format == "markdown" ? ".md" : ".html")
         return try String(contentsOf: output.appendingPathComponent(name), encoding: .utf8)
     }
 
     @Test(arguments: ["markdown", "html"])
-    func publishedClawlineReferenceIsCurrent(_ format: String) throws {
-        let text = try Self.generate("Spec/clawline.yaml", format, examples: Self.frames)
+    func publishedClawlineReferenceIsCurrent(_ format: String) async throws {
+        let text = try await Self.generate("Spec/clawline.yaml", format, examples: Self.frames)
         Golden.check(text, against: Self.root.appendingPathComponent("docs/clawline.\(format == "markdown" ? "md" : "html")").path)
     }
 
     @Test(arguments: ["markdown", "html"])
-    func fixtureReference(_ format: String) throws {
-        let text = try Self.generate("Tests/Fixtures/everything.yaml", format, examples: nil)
+    func fixtureReference(_ format: String) async throws {
+        let text = try await Self.generate("Tests/Fixtures/everything.yaml", format, examples: nil)
         Golden.check(
             text,
             against: Self.root.appendingPathComponent("Tests/WireCodegenTests/Golden/Everything/everything.\(format == "markdown" ? "md" : "html")")
@@ -35,9 +35,9 @@ import WireTestSupport
     }
 
     @Test(arguments: ["markdown", "html"])
-    func everyElementOfTheSpecAppears(_ format: String) throws {
+    func everyElementOfTheSpecAppears(_ format: String) async throws {
         let spec = try SpecLoader.check(contentsOf: Self.root.appendingPathComponent("Spec/clawline.yaml").path).get()
-        let text = try Self.generate("Spec/clawline.yaml", format, examples: Self.frames)
+        let text = try await Self.generate("Spec/clawline.yaml", format, examples: Self.frames)
         func anchor(_ id: String) -> String { format == "markdown" ? "<a id=\"\(id)\"></a>" : "id=\"\(id)\"" }
         var missing: [String] = []
         for message in spec.messages {
@@ -61,8 +61,8 @@ import WireTestSupport
         #expect(missing == [])
     }
 
-    @Test func everyExampleIsAGoldenFrame() throws {
-        let text = try Self.generate("Spec/clawline.yaml", "markdown", examples: Self.frames)
+    @Test func everyExampleIsAGoldenFrame() async throws {
+        let text = try await Self.generate("Spec/clawline.yaml", "markdown", examples: Self.frames)
         let blocks = text.components(separatedBy: "```json\n").dropFirst().map { String($0.prefix { $0 != "`" }) }
         let golden = try ["client", "server"].flatMap { direction in
             try Golden.files(in: Self.root.appendingPathComponent("\(Self.frames)/\(direction)/valid"), withExtension: "json").map {
@@ -76,8 +76,8 @@ import WireTestSupport
         }
     }
 
-    @Test func htmlIsSelfContained() throws {
-        let html = try Self.generate("Spec/clawline.yaml", "html", examples: Self.frames)
+    @Test func htmlIsSelfContained() async throws {
+        let html = try await Self.generate("Spec/clawline.yaml", "html", examples: Self.frames)
         #expect(!html.contains("<script"))
         #expect(!html.contains("<link"))
         #expect(!html.contains("@import") && !html.contains("url("))

@@ -23,7 +23,7 @@ import WireTestSupport
 
     /// Each folder holds `old.yaml` and `new.yaml` that differ by one edit, and the findings in `expected.txt`.
     @Test(arguments: rules)
-    func everyRuleHasAGoldenPair(_ rule: String) throws {
+    func everyRuleHasAGoldenPair(_ rule: String) async throws {
         let folder = Self.golden.appendingPathComponent(rule)
         let old = try Self.load(String(contentsOf: folder.appendingPathComponent("old.yaml"), encoding: .utf8), file: "old.yaml")
         let new = try Self.load(String(contentsOf: folder.appendingPathComponent("new.yaml"), encoding: .utf8), file: "new.yaml")
@@ -34,13 +34,13 @@ import WireTestSupport
         )
     }
 
-    @Test func theClawlineSpecAgainstItselfHasNoChanges() throws {
+    @Test func theClawlineSpecAgainstItselfHasNoChanges() async throws {
         let spec = try SpecLoader.check(contentsOf: Self.root.appendingPathComponent("Spec/clawline.yaml").path).get()
         #expect(SpecDiff.changes(from: spec, to: spec).isEmpty)
     }
 
     /// Edits a team could make in one pull request, with the findings in `Golden/clawline-edits.*`.
-    @Test func realisticEditsToTheClawlineSpec() throws {
+    @Test func realisticEditsToTheClawlineSpec() async throws {
         let text = try String(contentsOf: Self.root.appendingPathComponent("Spec/clawline.yaml"), encoding: .utf8)
         var edited = text
         for (old, new) in [
@@ -86,22 +86,22 @@ import WireTestSupport
         #expect(Effect.none.verdicts([.client, .server]) == (oldClients: .compatible, oldServers: .compatible))
     }
 
-    @Test func theCommandsExitStatus() throws {
+    @Test func theCommandsExitStatus() async throws {
         let pair = "Tests/WireDiffTests/Golden/max-tightened-client"
-        let breaking = try WireTool.run(["diff", "\(pair)/old.yaml", "\(pair)/new.yaml"])
+        let breaking = try await WireTool.run(["diff", "\(pair)/old.yaml", "\(pair)/new.yaml"])
         #expect(breaking.status == 1 && breaking.stdout.contains("breaking: field 'name' maxBytes tightened (64 → 32)"))
-        #expect(try WireTool.run(["diff", "\(pair)/old.yaml", "\(pair)/new.yaml", "--fail-on", "none"]).status == 0)
+        #expect(try await WireTool.run(["diff", "\(pair)/old.yaml", "\(pair)/new.yaml", "--fail-on", "none"]).status == 0)
         let info = "Tests/WireDiffTests/Golden/description-only"
-        #expect(try WireTool.run(["diff", "\(info)/old.yaml", "\(info)/new.yaml", "--fail-on", "warning"]).status == 0)
-        let missing = try WireTool.run(["diff", "no/such.yaml", "\(pair)/new.yaml"])
+        #expect(try await WireTool.run(["diff", "\(info)/old.yaml", "\(info)/new.yaml", "--fail-on", "warning"]).status == 0)
+        let missing = try await WireTool.run(["diff", "no/such.yaml", "\(pair)/new.yaml"])
         #expect(missing.status == 2 && missing.stderr == "error: cannot read spec 'no/such.yaml': no such file\n")
     }
 
-    @Test func theDocsEndWithAChangelogSinceAnEarlierSpec() throws {
+    @Test func theDocsEndWithAChangelogSinceAnEarlierSpec() async throws {
         let pair = "Tests/WireDiffTests/Golden/enum-value-added-closed"
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("wire-since-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let run = try WireTool.run(["docs", "\(pair)/new.yaml", "--format", "markdown", "--output", output.path, "--since", "\(pair)/old.yaml"])
+        let run = try await WireTool.run(["docs", "\(pair)/new.yaml", "--format", "markdown", "--output", output.path, "--since", "\(pair)/old.yaml"])
         #expect(run.status == 0, "\(run.stderr)")
         let text = try String(contentsOf: output.appendingPathComponent("demo.md"), encoding: .utf8)
         #expect(text.contains("## Changes since \(pair)/old.yaml"))
@@ -110,31 +110,28 @@ import WireTestSupport
     }
 
     /// `GIT-REF:PATH` is read with `git show`, as in a pull request: `wire diff main:spec.yaml spec.yaml`.
-    @Test func theGitRefForm() throws {
+    @Test func theGitRefForm() async throws {
         let repository = FileManager.default.temporaryDirectory.appendingPathComponent("wire-diff-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: repository) }
-        func git(_ arguments: String...) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["git", "-c", "user.name=test", "-c", "user.email=test@example.com"] + arguments
-            process.currentDirectoryURL = repository
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "git \(arguments.joined(separator: " "))")
+        func git(_ arguments: String...) async throws {
+            let run = try await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/env"), ["git", "-c", "user.name=test", "-c", "user.email=test@example.com"] + arguments,
+                in: repository)
+            #expect(run.status == 0, "git \(arguments.joined(separator: " ")): \(run.stderr)")
         }
         let pair = Self.golden.appendingPathComponent("field-made-required")
         let spec = repository.appendingPathComponent("spec.yaml")
-        try git("init", "-q", "-b", "main")
+        try await git("init", "-q", "-b", "main")
         try FileManager.default.copyItem(at: pair.appendingPathComponent("old.yaml"), to: spec)
-        try git("add", "spec.yaml")
-        try git("commit", "-q", "-m", "old")
+        try await git("add", "spec.yaml")
+        try await git("commit", "-q", "-m", "old")
         try FileManager.default.removeItem(at: spec)
         try FileManager.default.copyItem(at: pair.appendingPathComponent("new.yaml"), to: spec)
-        let run = try WireTool.run(["diff", "main:spec.yaml", "spec.yaml", "--format", "json"], in: repository)
+        let run = try await WireTool.run(["diff", "main:spec.yaml", "spec.yaml", "--format", "json"], in: repository)
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stdout.contains(#""group":"client message hello""#) && run.stdout.contains(#""summary":"made required""#))
-        let unknown = try WireTool.run(["diff", "nosuchbranch:spec.yaml", "spec.yaml"], in: repository)
+        let unknown = try await WireTool.run(["diff", "nosuchbranch:spec.yaml", "spec.yaml"], in: repository)
         #expect(unknown.status == 2 && unknown.stderr.contains("git show nosuchbranch:spec.yaml failed"))
     }
 }

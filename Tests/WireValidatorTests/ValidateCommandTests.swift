@@ -7,23 +7,23 @@ import WireTestSupport
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
     @Test(arguments: ["clawline-session.jsonl", "clawline-session.har"])
-    func validCapturesPass(_ capture: String) throws {
-        let run = try WireTool.run(["validate", "Examples/captures/\(capture)"])
+    func validCapturesPass(_ capture: String) async throws {
+        let run = try await WireTool.run(["validate", "Examples/captures/\(capture)"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.hasSuffix("0 errors, 0 warnings\n"))
         #expect(run.stdout.contains("5 sessions, 34 frames"))
     }
 
     @Test(arguments: ["text", "json"])
-    func capturedMistakesAreLocated(_ format: String) throws {
-        let run = try WireTool.run(["validate", "--format", format, "Examples/captures/clawline-mistakes.jsonl"])
+    func capturedMistakesAreLocated(_ format: String) async throws {
+        let run = try await WireTool.run(["validate", "--format", format, "Examples/captures/clawline-mistakes.jsonl"])
         #expect(run.status == 1)
         #expect(run.stderr == "")
         Golden.check(run.stdout, against: Self.golden.appendingPathComponent("clawline-mistakes.\(format == "text" ? "txt" : "jsonl")").path)
     }
 
-    @Test func jsonOutputHasEveryField() throws {
-        let run = try WireTool.run(["validate", "--format", "json", "Examples/captures/clawline-mistakes.jsonl"])
+    @Test func jsonOutputHasEveryField() async throws {
+        let run = try await WireTool.run(["validate", "--format", "json", "Examples/captures/clawline-mistakes.jsonl"])
         let lines = run.stdout.split(separator: "\n")
         let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         for key in ["file", "line", "session", "frame", "direction", "type", "severity", "code", "path", "message"] {
@@ -33,12 +33,12 @@ import WireTestSupport
         #expect((summary["summary"] as? [String: Any])?["errors"] as? Int == lines.count - 1)
     }
 
-    @Test func standardInputAndDirection() throws {
+    @Test func standardInputAndDirection() async throws {
         let text =
             #"{"type":"pair_request","protocolVersion":1,"deviceId":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f","claimedName":"K","#
             + #""deviceInfo":{"platform":"iOS","model":"X"}}"#
         let frame = Data(text.utf8 + [0x0A])
-        let inferred = try WireTool.run(["validate", "-"], input: frame)
+        let inferred = try await WireTool.run(["validate", "-"], input: frame)
         #expect(inferred.status == 0)
         #expect(
             inferred.stdout == """
@@ -47,22 +47,22 @@ import WireTestSupport
                 0 errors, 1 warning (no_timestamps 1)
 
                 """)
-        let ambiguous = try WireTool.run(["validate", "-"], input: Data(#"{"type":"typing","active":true}"#.utf8))
+        let ambiguous = try await WireTool.run(["validate", "-"], input: Data(#"{"type":"typing","active":true}"#.utf8))
         #expect(ambiguous.status == 1)
         #expect(
             ambiguous.stdout.hasPrefix(
                 #"<stdin>:1: error: cannot tell who sent 'typing': both directions have it, or neither; use an envelope with "dir" or --direction "#
                     + #"[capture]"#
             ))
-        let given = try WireTool.run(["validate", "--direction", "server", "-"], input: Data(#"{"type":"typing","active":true}"#.utf8))
+        let given = try await WireTool.run(["validate", "--direction", "server", "-"], input: Data(#"{"type":"typing","active":true}"#.utf8))
         #expect(given.stdout.hasPrefix("<stdin>:1: error: server typing: missing required field 'role' [invalid_message]"))
     }
 
-    @Test func usageAndIOErrorsExitTwo() throws {
-        #expect(try WireTool.run(["validate"]).status == 2)
-        let missing = try WireTool.run(["validate", "no/such/capture.jsonl"])
+    @Test func usageAndIOErrorsExitTwo() async throws {
+        #expect(try await WireTool.run(["validate"]).status == 2)
+        let missing = try await WireTool.run(["validate", "no/such/capture.jsonl"])
         #expect(missing.status == 2 && missing.stderr == "error: cannot read capture 'no/such/capture.jsonl': no such file\n")
-        #expect(try WireTool.run(["validate", "--format", "xml", "Examples/captures/clawline-session.jsonl"]).status == 2)
-        #expect(try WireTool.run(["validate", "--spec", "no/spec.yaml", "Examples/captures/clawline-session.jsonl"]).status == 2)
+        #expect(try await WireTool.run(["validate", "--format", "xml", "Examples/captures/clawline-session.jsonl"]).status == 2)
+        #expect(try await WireTool.run(["validate", "--spec", "no/spec.yaml", "Examples/captures/clawline-session.jsonl"]).status == 2)
     }
 }

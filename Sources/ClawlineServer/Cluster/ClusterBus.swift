@@ -24,8 +24,9 @@ public enum ClusterMessage: Sendable, Hashable, Codable {
 /// (a node never receives its own messages). Messages from one node arrive in the order it
 /// published them.
 public protocol ClusterBus: Sendable {
-    /// Sends `message` to every other node.
-    func publish(_ message: ClusterMessage) async
+    /// Sends `messages`, in order, to every other node (a node publishes what gathered while its
+    /// previous batch was on the way, so a busy node sends few large batches).
+    func publish(_ messages: [ClusterMessage]) async
     /// The messages of the other nodes, read by one consumer (the node's hub).
     var messages: AsyncStream<ClusterMessage> { get }
 }
@@ -39,5 +40,42 @@ public struct SingleNodeBus: ClusterBus {
         (messages, _) = AsyncStream.makeStream()
     }
 
-    public func publish(_ message: ClusterMessage) async {}
+    public func publish(_ messages: [ClusterMessage]) async {}
+}
+
+/// Messages a node has yet to publish: gathered while the previous batch is on the way.
+final class ClusterOutbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [ClusterMessage] = []
+    private let signal: AsyncStream<Void>.Continuation
+    private let signals: AsyncStream<Void>
+
+    init() {
+        (signals, signal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Queues a message.
+    func yield(_ message: ClusterMessage) {
+        lock.withLock { pending.append(message) }
+        signal.yield()
+    }
+
+    /// No more messages: ``drain(into:)`` returns once what is queued is published.
+    func finish() { signal.finish() }
+
+    /// Publishes batches to `bus` until finished.
+    func drain(into bus: any ClusterBus) async {
+        for await _ in signals {
+            await publishPending(to: bus)
+        }
+        await publishPending(to: bus)
+    }
+
+    private func publishPending(to bus: any ClusterBus) async {
+        let batch = lock.withLock {
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        if !batch.isEmpty { await bus.publish(batch) }
+    }
 }

@@ -4,7 +4,8 @@ import PostgresNIO
 
 /// A ``ClusterBus`` on the nodes' shared PostgreSQL: `NOTIFY` on one channel, read with `LISTEN`
 /// on a connection of its own. A message too large for a notification payload (PostgreSQL's
-/// limit is 8000 bytes) is written to the `cluster_messages` table and its row id notified.
+/// limit is 8000 bytes) is written to the `cluster_messages` table and its row id notified. A
+/// node sends what gathered while its previous batch was on the way as one notification.
 ///
 /// While the listening connection is down (it reconnects every second), the node misses live
 /// frames; nothing durable is lost, since devices replay from the store when they reconnect.
@@ -22,7 +23,7 @@ public final class PostgresClusterBus: ClusterBus {
 
     private struct Envelope: Codable {
         var node: String
-        var message: ClusterMessage?
+        var messages: [ClusterMessage]?
         var row: Int?
     }
 
@@ -44,10 +45,10 @@ public final class PostgresClusterBus: ClusterBus {
                             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
                                 envelope.node != nodeID
                             else { continue }
-                            if let message = envelope.message {
-                                sink.yield(message)
-                            } else if let row = envelope.row, let message = await Self.load(row: row, from: client, logger: logger) {
-                                sink.yield(message)
+                            if let messages = envelope.messages {
+                                for message in messages { sink.yield(message) }
+                            } else if let row = envelope.row {
+                                for message in await Self.load(row: row, from: client, logger: logger) { sink.yield(message) }
                             }
                         }
                     }
@@ -68,15 +69,15 @@ public final class PostgresClusterBus: ClusterBus {
         listener.cancel()
     }
 
-    public func publish(_ message: ClusterMessage) async {
+    public func publish(_ messages: [ClusterMessage]) async {
         do {
             let encoder = JSONEncoder()
-            let inline = String(decoding: try encoder.encode(Envelope(node: nodeID, message: message)), as: UTF8.self)
+            let inline = String(decoding: try encoder.encode(Envelope(node: nodeID, messages: messages)), as: UTF8.self)
             if inline.utf8.count <= Self.inlineLimit {
                 try await client.query("SELECT pg_notify(\(Self.channel), \(inline))", logger: logger)
                 return
             }
-            let payload = String(decoding: try encoder.encode(message), as: UTF8.self)
+            let payload = String(decoding: try encoder.encode(messages), as: UTF8.self)
             let now = Date().timeIntervalSince1970
             var row: Int?
             for try await id in try await client.query(
@@ -92,16 +93,16 @@ public final class PostgresClusterBus: ClusterBus {
         }
     }
 
-    private static func load(row: Int, from client: PostgresClient, logger: Logger) async -> ClusterMessage? {
+    private static func load(row: Int, from client: PostgresClient, logger: Logger) async -> [ClusterMessage] {
         do {
             for try await payload in try await client.query("SELECT payload FROM cluster_messages WHERE id = \(row)", logger: logger).decode(
                 String.self)
             {
-                return try JSONDecoder().decode(ClusterMessage.self, from: Data(payload.utf8))
+                return try JSONDecoder().decode([ClusterMessage].self, from: Data(payload.utf8))
             }
         } catch {
-            logger.error("a cluster message could not be read", metadata: ["error": "\(error)", "row": "\(row)"])
+            logger.error("cluster messages could not be read", metadata: ["error": "\(error)", "row": "\(row)"])
         }
-        return nil
+        return []
     }
 }

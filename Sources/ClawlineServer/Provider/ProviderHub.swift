@@ -13,9 +13,8 @@ actor ProviderHub {
     let logger: Logger
     /// The other nodes sharing the store (none for a single node).
     let cluster: any ClusterBus
-    /// What this node tells the others, published in order by one task.
-    let outbox: AsyncStream<ClusterMessage>.Continuation
-    private let outgoing: AsyncStream<ClusterMessage>
+    /// What this node tells the others, published in order, in batches, by one task.
+    let outbox = ClusterOutbox()
     /// Pairing requests waiting on other nodes: their `pair_approval_request`, by device.
     var remotePendings: [String: ServerFrame] = [:]
     /// The tasks that publish this node's messages and receive the others'.
@@ -58,7 +57,6 @@ actor ProviderHub {
         self.environment = environment
         self.logger = logger
         self.cluster = cluster
-        (outgoing, outbox) = AsyncStream.makeStream()
         hasAdmin = try await store.devices().contains { $0.isAdmin && $0.status == .approved }
     }
 
@@ -66,17 +64,25 @@ actor ProviderHub {
     func startCluster() {
         guard clusterTasks.isEmpty else { return }
         let cluster = cluster
-        let outgoing = outgoing
+        let outbox = outbox
         clusterTasks = [
-            Task { for await message in outgoing { await cluster.publish(message) } },
+            Task { await outbox.drain(into: cluster) },
             Task { [weak self] in for await message in cluster.messages { await self?.receive(message) } },
         ]
     }
 
-    /// Stops talking to the other nodes: what is queued is still published, nothing more is received.
-    func stopCluster() {
+    /// Stops talking to the other nodes: what is queued is published first (for at most two
+    /// seconds), then nothing more is received.
+    func stopCluster() async {
         outbox.finish()
         clusterTasks.last?.cancel()
+        guard let publisher = clusterTasks.first else { return }
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(2))
+            publisher.cancel()
+        }
+        await publisher.value
+        deadline.cancel()
     }
 
     // MARK: Sockets

@@ -69,8 +69,7 @@ public final class PostgresProviderStore: ProviderStore {
         if let schema { listenerConfiguration.options.additionalStartupParameters = [("search_path", schema)] }
         let store = PostgresProviderStore(client: client, runner: runner, logger: logger, listenerConfiguration: listenerConfiguration)
         do {
-            if let schema { try await client.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger) }
-            try await store.migrate()
+            try await store.migrate(creatingSchema: schema)
         } catch {
             runner.cancel()
             throw ServerSetupError("cannot use the database at \(redacted(url)): \(String(reflecting: error))")
@@ -174,9 +173,12 @@ public final class PostgresProviderStore: ProviderStore {
     /// A key of PostgreSQL's advisory locks that no other use of the database takes: the schema's.
     private static let migrationLock = 0x636C_6177
 
-    private func migrate() async throws {
+    /// Creates the schema (when named) and migrates the tables, all under one advisory lock, so
+    /// nodes starting at once do it once (`CREATE SCHEMA IF NOT EXISTS` alone races).
+    private func migrate(creatingSchema schema: String?) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+            if let schema { try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger) }
             try await connection.query("CREATE TABLE IF NOT EXISTS clawline_schema (version INTEGER NOT NULL)", logger: logger)
             var version = 0
             for try await value in try await connection.query("SELECT version FROM clawline_schema", logger: logger).decode(Int.self) {

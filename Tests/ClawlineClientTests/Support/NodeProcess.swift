@@ -52,9 +52,9 @@ final class NodeProcess: Sendable {
         return url
     }
 
-    /// Kills the node at once (SIGKILL): nothing is flushed or closed.
-    func kill() {
+    /// Kills the node at once (SIGKILL): nothing is flushed or closed. Returns once it is gone.
+    func kill() async throws {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard try await eventually({ !self.process.isRunning }) else { throw ClientTestFailure("the node outlived SIGKILL") }
     }
 }
