@@ -9,12 +9,7 @@ public enum WireTool {
     }
 
     /// The `wire` binary built beside the test bundle.
-    public static var executable: URL {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent("wire")
-        // `swift test` on Linux runs the bundle from `.build/<config>/`; under Xcode it sits one level deeper.
-        return FileManager.default.fileExists(atPath: beside.path) ? beside : products.deletingLastPathComponent().appendingPathComponent("wire")
-    }
+    public static var executable: URL { builtProduct("wire") }
 
     /// Runs `wire` with arguments and optional standard input, in the repository root. It waits
     /// without blocking a thread (a blocked thread of the small cooperative pool would stall every
@@ -22,6 +17,14 @@ public enum WireTool {
     public static func run(_ arguments: [String], input: Data? = nil, in directory: URL? = nil) async throws -> Run {
         try await ChildProcess.run(executable, arguments, input: input, in: directory ?? Golden.repositoryRoot())
     }
+}
+
+/// The executable `name` the package built beside the test bundle.
+public func builtProduct(_ name: String) -> URL {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let beside = products.appendingPathComponent(name)
+    // `swift test` on Linux runs the bundle from `.build/<config>/`; under Xcode it sits one level deeper.
+    return FileManager.default.fileExists(atPath: beside.path) ? beside : products.deletingLastPathComponent().appendingPathComponent(name)
 }
 
 /// A child process run to its end without blocking a thread while it runs.

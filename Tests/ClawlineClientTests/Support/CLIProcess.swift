@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import WireTestSupport
 
 /// The built `clawline` binary, run as a user runs it, without blocking a thread of the
 /// cooperative pool while it runs.
@@ -10,11 +11,7 @@ final class CLIProcess: Sendable {
     private let exited: AsyncStream<Int32>
 
     /// The `clawline` binary built beside the test bundle.
-    static var executable: URL {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent("clawline")
-        return FileManager.default.fileExists(atPath: beside.path) ? beside : products.deletingLastPathComponent().appendingPathComponent("clawline")
-    }
+    static var executable: URL { builtProduct("clawline") }
 
     /// Starts `clawline` (or another built executable) with `arguments`; `input` is written to its
     /// standard input, which is then closed.

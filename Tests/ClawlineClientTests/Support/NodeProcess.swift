@@ -9,12 +9,7 @@ final class NodeProcess: Sendable {
     let dataDirectory: URL
 
     /// The `clawline-server` binary built beside the test bundle.
-    static var executable: URL {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent("clawline-server")
-        return FileManager.default.fileExists(atPath: beside.path)
-            ? beside : products.deletingLastPathComponent().appendingPathComponent("clawline-server")
-    }
+    static var executable: URL { builtProduct("clawline-server") }
 
     /// Starts a node on `database`.
     init(database: String) throws {

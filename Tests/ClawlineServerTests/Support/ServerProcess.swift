@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import WireTestSupport
 
 /// The built `clawline-server` executable, run as an operator would.
 final class ServerProcess: Sendable {
@@ -8,12 +9,7 @@ final class ServerProcess: Sendable {
     private let errors = NIOLockedValueBox(Data())
 
     /// The `clawline-server` binary built beside the test bundle.
-    static var executable: URL {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent("clawline-server")
-        return FileManager.default.fileExists(atPath: beside.path)
-            ? beside : products.deletingLastPathComponent().appendingPathComponent("clawline-server")
-    }
+    static var executable: URL { builtProduct("clawline-server") }
 
     /// Starts `clawline-server` with `arguments`.
     init(_ arguments: [String]) throws {
