@@ -28,12 +28,13 @@ import WireRuntime
         let socket = TestSocket(url)
         socket.send(.auth(Auth(token: paired.token, deviceId: deviceID)))
         guard case .authResult(.success) = try await socket.next() else { throw TestFailure("auth failed") }
-        #expect(server.stop(with: SIGTERM) == 0)
+        let status = try await server.stop(with: SIGTERM)
+        #expect(status == 0)
         #expect(try await socket.closeCode() == 1001)
     }
 
-    @Test func aPublicAddressIsRefusedWithoutTheFlag() throws {
-        let run = try ServerProcess.run(["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", temporaryDirectory()])
+    @Test func aPublicAddressIsRefusedWithoutTheFlag() async throws {
+        let run = try await ServerProcess.run(["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", temporaryDirectory()])
         #expect(run.status != 0)
         #expect(run.stderr.contains("--allow-insecure-public"))
         #expect(run.stderr.contains("no TLS"))
@@ -63,7 +64,7 @@ import WireRuntime
             }
         }
         #expect(acknowledged == ["c_1", "c_2", "c_3", "c_4", "c_5"])
-        first.stop(with: SIGKILL)
+        try await first.stop(with: SIGKILL)
 
         let second = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
         let again = TestSocket("ws://127.0.0.1:\(try await second.port())/ws")
@@ -77,7 +78,7 @@ import WireRuntime
         #expect(echoes == (1...5).map { "message \($0)" })
         #expect(Set(replayed.map(\.id)).count == replayed.count)
         #expect(again.violations.isEmpty)
-        second.stop(with: SIGTERM)
+        try await second.stop(with: SIGTERM)
     }
 
     @Test func operatorCommandsListAndRevokeDevicesOfARunningServer() async throws {
@@ -93,15 +94,15 @@ import WireRuntime
         socket.send(.auth(Auth(token: paired.token, deviceId: deviceID)))
         guard case .authResult(.success) = try await socket.next() else { throw TestFailure("auth failed") }
 
-        let list = try ServerProcess.run(["devices", "list", "--data-dir", data])
+        let list = try await ServerProcess.run(["devices", "list", "--data-dir", data])
         #expect(list.status == 0)
         #expect(list.stdout.contains(deviceID) && list.stdout.contains("approved") && list.stdout.contains("admin") && list.stdout.contains("Desk"))
-        let revoke = try ServerProcess.run(["devices", "revoke", deviceID, "--data-dir", data])
+        let revoke = try await ServerProcess.run(["devices", "revoke", deviceID, "--data-dir", data])
         #expect(revoke.status == 0 && revoke.stdout == "\(deviceID) is revoked\n")
         guard case .error(let error) = try await socket.next(timeout: .seconds(3)) else { throw TestFailure("expected token_revoked") }
         #expect(error.code == .tokenRevoked)
-        let unknown = try ServerProcess.run(["devices", "remove", "nope", "--data-dir", data])
+        let unknown = try await ServerProcess.run(["devices", "remove", "nope", "--data-dir", data])
         #expect(unknown.status != 0 && unknown.stderr.contains("no device has the id 'nope'"))
-        server.stop(with: SIGTERM)
+        try await server.stop(with: SIGTERM)
     }
 }

@@ -22,7 +22,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
     /// Waits (in real time, at most `timeout`: a guard against a hung test, not a timing
     /// assertion) for an element matching `predicate`, and returns the first.
-    func first(timeout: Duration = .seconds(10), where predicate: (Element) -> Bool) async throws -> Element {
+    func first(timeout: Duration = .seconds(60), where predicate: (Element) -> Bool) async throws -> Element {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             if let match = all.first(where: predicate) { return match }
@@ -40,7 +40,7 @@ struct ClientTestFailure: Error, CustomStringConvertible {
 
 /// ``eventually(timeout:_:)`` for state on the main actor (view models).
 @MainActor
-func eventuallyOnMain(timeout: Duration = .seconds(10), _ condition: @MainActor () -> Bool) async throws -> Bool {
+func eventuallyOnMain(timeout: Duration = .seconds(60), _ condition: @MainActor () -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while ContinuousClock.now < deadline {
         if condition() { return true }

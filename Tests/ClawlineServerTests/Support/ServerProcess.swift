@@ -35,12 +35,9 @@ final class ServerProcess: Sendable {
     }
 
     /// Runs a command to completion: its status, standard output and standard error.
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let server = try ServerProcess(arguments)
-        server.process.waitUntilExit()
-        // Let the readability handlers drain what is left.
-        Thread.sleep(forTimeInterval: 0.05)
-        return (server.process.terminationStatus, server.standardOutput, server.standardError)
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let run = try await ChildProcess.run(executable, arguments)
+        return (run.status, run.stdout, run.stderr)
     }
 
     var standardOutput: String { output.withLockedValue { String(decoding: $0, as: UTF8.self) } }
@@ -63,11 +60,12 @@ final class ServerProcess: Sendable {
         throw TestFailure("clawline-server did not say it was listening: \(standardError)")
     }
 
-    /// Sends `signal` and waits for the process to end; returns its termination status.
+    /// Sends `signal` and waits (without blocking a thread, at most a minute) for the process to
+    /// end; returns its termination status.
     @discardableResult
-    func stop(with signal: Int32) -> Int32 {
+    func stop(with signal: Int32) async throws -> Int32 {
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        guard try await eventually(timeout: .seconds(60), { !self.process.isRunning }) else { throw TestFailure("the server did not stop") }
         return process.terminationStatus
     }
 
