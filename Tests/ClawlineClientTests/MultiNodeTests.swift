@@ -77,6 +77,19 @@ struct MultiNodeTests {
         await tablet.chat.disconnect()
     }
 
+    @Test("A file uploaded through node A downloads intact through node B")
+    func uploadsAcrossNodes() async throws {
+        let nodes = try await TwoNodes.start()
+        let phone = nodes.device(on: nodes.firstURL)
+        let credentials = try await phone.pairAndConnect()
+        let bytes = Data((0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let asset = try await ProviderHTTPClient(baseURL: nodes.firstURL).upload(bytes, mimeType: "video/mp4", token: credentials.token)
+        let download = try await ProviderHTTPClient(baseURL: nodes.secondURL).download(assetId: asset.assetId, token: credentials.token)
+        #expect(download.data == bytes)
+        #expect(download.mimeType == "video/mp4")
+        await phone.chat.disconnect()
+    }
+
     @Test("A device that connects on node B replaces its socket on node A with session_replaced")
     func takeoverAcrossNodes() async throws {
         let nodes = try await TwoNodes.start()

@@ -66,8 +66,14 @@ struct AssetRoutes: Sendable {
         let asset = AssetRecord(
             assetID: assetID, userID: device.userID, mimeType: receiver.mimeType, size: receiver.size, uploadedAt: hub.environment.now())
         do {
-            try receiver.finish(at: AssetRecord.path(of: assetID, in: directory))
+            let path = AssetRecord.path(of: assetID, in: directory)
+            try receiver.finish(at: path)
             try await hub.store.save(asset)
+            if hub.store.holdsAssetBytes {
+                // The store keeps the bytes, for every node; the file was only on the way.
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                try await hub.store.saveAssetBytes(assetID, fromFile: path)
+            }
         } catch {
             throw HTTPFailure(.uploadFailedRetryable, "the file could not be stored; try again")
         }
@@ -81,6 +87,18 @@ struct AssetRoutes: Sendable {
         }
         guard let asset = try await hub.store.asset(assetID), asset.userID == device.userID else {
             throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
+        }
+        if hub.store.holdsAssetBytes {
+            let store = hub.store
+            let body = ResponseBody(contentLength: asset.size) { writer in
+                var index = 0
+                while let chunk = try await store.assetBytes(assetID, chunk: index) {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                    index += 1
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: asset.mimeType, .contentLength: String(asset.size)], body: body)
         }
         // Opened before answering: once open, the file stays readable even if the retention sweep
         // removes it meanwhile, so a download never ends short.

@@ -165,6 +165,12 @@ public final class PostgresProviderStore: ProviderStore {
             """,
             // Settings every node shares: the token signing key.
             "CREATE TABLE settings (name TEXT PRIMARY KEY, value BYTEA NOT NULL)",
+            // The bytes of uploads, in chunks, so every node serves them.
+            """
+            CREATE TABLE asset_chunks (
+                asset_id TEXT NOT NULL REFERENCES assets (asset_id) ON DELETE CASCADE, chunk INTEGER NOT NULL, bytes BYTEA NOT NULL,
+                PRIMARY KEY (asset_id, chunk))
+            """,
             // Cluster messages too large for a notification.
             "CREATE TABLE cluster_messages (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)",
         ]
@@ -337,6 +343,36 @@ public final class PostgresProviderStore: ProviderStore {
                     referenced: row.5))
         }
         return assets
+    }
+
+    /// The size of the chunks upload bytes are kept in.
+    static let assetChunkBytes = 1 << 20
+
+    /// Upload bytes live in the database, so every node serves every upload.
+    public var holdsAssetBytes: Bool { true }
+
+    public func saveAssetBytes(_ assetID: String, fromFile path: String) async throws {
+        guard let file = FileHandle(forReadingAtPath: path) else { throw StoreFailure("cannot read \(path)") }
+        defer { try? file.close() }
+        let logger = logger
+        try await client.withTransaction(logger: logger) { connection in
+            var index = 0
+            while let chunk = try file.read(upToCount: Self.assetChunkBytes), !chunk.isEmpty {
+                let bytes = ByteBuffer(bytes: chunk)
+                try await connection.query(
+                    "INSERT INTO asset_chunks (asset_id, chunk, bytes) VALUES (\(assetID), \(index), \(bytes))", logger: logger)
+                index += 1
+            }
+        }
+    }
+
+    public func assetBytes(_ assetID: String, chunk index: Int) async throws -> [UInt8]? {
+        for try await bytes in try await client.query(
+            "SELECT bytes FROM asset_chunks WHERE asset_id = \(assetID) AND chunk = \(index)", logger: logger
+        ).decode(ByteBuffer.self) {
+            return Array(bytes.readableBytesView)
+        }
+        return nil
     }
 
     // MARK: Messages and events

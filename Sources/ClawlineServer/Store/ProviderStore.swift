@@ -148,8 +148,15 @@ public protocol ProviderStore: Sendable {
     /// Marks uploads as referenced by a message, so they are kept.
     func markReferenced(_ assetIDs: [String]) async throws
     /// Forgets the uploads no message references that were uploaded before `date`, returning them
-    /// (their files are the caller's to delete).
+    /// (their files are the caller's to delete; bytes the store holds go with them).
     func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord]
+    /// Whether the store holds the bytes of uploads itself (so every node sharing it serves them);
+    /// otherwise they are files in the node's uploads directory.
+    var holdsAssetBytes: Bool { get }
+    /// Stores the bytes of an upload, read from the file at `path` (stores that hold bytes).
+    func saveAssetBytes(_ assetID: String, fromFile path: String) async throws
+    /// The `index`th chunk of an upload's bytes, `nil` past the last (stores that hold bytes).
+    func assetBytes(_ assetID: String, chunk index: Int) async throws -> [UInt8]?
 
     /// Stores a client's message and its echo atomically, unique on the device and the client id:
     /// `fingerprint` identifies the content and attachments, compared for retries.
@@ -161,4 +168,17 @@ public protocol ProviderStore: Sendable {
     /// The events of an account after `cursor` (all when `nil` or unknown), oldest first; at most
     /// `limit`, the newest ones when there are more.
     func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage
+}
+
+extension ProviderStore {
+    /// Uploads are files in the node's uploads directory.
+    public var holdsAssetBytes: Bool { false }
+
+    public func saveAssetBytes(_ assetID: String, fromFile path: String) async throws {
+        throw StoreFailure("this store keeps no upload bytes; they are files in the uploads directory")
+    }
+
+    public func assetBytes(_ assetID: String, chunk index: Int) async throws -> [UInt8]? {
+        throw StoreFailure("this store keeps no upload bytes; they are files in the uploads directory")
+    }
 }
