@@ -27,6 +27,9 @@ final class ServerConnection: Sendable {
         var closed = false
         /// While replaying, live frames wait here.
         var heldFrames: [ServerFrame]?
+        /// The events the replay carried: a live copy arriving later (from another node, whose
+        /// notification can trail the commit the replay read) is not sent twice.
+        var replayedEventIDs: Set<String> = []
         /// The device once authenticated.
         var device: AuthenticatedDevice?
     }
@@ -63,10 +66,12 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// Sends a frame now (or holds it while the socket replays, when `live`).
+    /// Sends a frame now (or holds it while the socket replays, when `live`); a live event the
+    /// replay already carried is dropped.
     func send(_ frame: ServerFrame, live: Bool = false) {
         state.withLockedValue { state in
             guard !state.closed else { return }
+            if live, case .message(let message) = frame, !message.streaming, state.replayedEventIDs.contains(message.id) { return }
             if live, state.heldFrames != nil {
                 state.heldFrames?.append(frame)
                 return
@@ -85,6 +90,7 @@ final class ServerConnection: Sendable {
         state.withLockedValue { state in
             let held = state.heldFrames ?? []
             state.heldFrames = nil
+            state.replayedEventIDs = eventIDs
             for frame in held {
                 if case .message(let message) = frame, !message.streaming, eventIDs.contains(message.id) { continue }
                 write(frame, state: &state)
