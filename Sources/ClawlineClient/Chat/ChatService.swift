@@ -86,7 +86,7 @@ public actor ChatService: ChatServicing {
     deinit {
         runTask?.cancel()
         for timer in timers { timer.cancel() }
-        for sink in [messageSink] { sink.finish() }
+        messageSink.finish()
         stateSink.finish()
         typingSink.finish()
         frameSink.finish()
@@ -121,8 +121,8 @@ public actor ChatService: ChatServicing {
         set(.disconnected)
     }
 
-    /// Drops the socket without a close handshake reason, as a lost network would (the service
-    /// reconnects); for demos and tests of recovery.
+    /// Closes the socket with 1001 (going away) but keeps the session: the service reconnects
+    /// with its backoff and replays, as after a lost network; for demos and tests of recovery.
     public func dropConnection() async {
         socket?.close(code: 1001)
     }
