@@ -57,12 +57,12 @@ public enum ClawlineServer {
     ///   - assistant: What answers user messages (the echo assistant by default).
     ///   - environment: The clocks.
     ///   - cluster: How this node reaches the other nodes sharing `store` (`PostgresProviderStore.clusterBus()`);
-    ///     none by default.
+    ///     `nil` (the default) for a single node.
     ///   - onListening: Called with the bound port once the server accepts connections.
     public static func service(
         configuration: ClawlineServerConfiguration, store: any ProviderStore, signingKey: [UInt8], assistant: any Assistant = EchoAssistant(),
         environment: ServerEnvironment = ServerEnvironment(), logger: Logger = Logger(label: "clawline.server"),
-        cluster: any ClusterBus = SingleNodeBus(), onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        cluster: (any ClusterBus)? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some Service {
         try configuration.validate()
         let tokens = try await TokenAuthority(key: signingKey)

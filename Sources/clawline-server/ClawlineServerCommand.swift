@@ -39,7 +39,7 @@ struct DataOptions: ParsableArguments {
     /// directory, mode 0700, and no other node), runs `body` and closes the store, whether `body`
     /// succeeds or throws.
     func withStore<T>(
-        _ body: (any ProviderStore, _ signingKey: () async throws -> [UInt8], _ cluster: () -> any ClusterBus) async throws -> T
+        _ body: (any ProviderStore, _ signingKey: () async throws -> [UInt8], _ cluster: () -> (any ClusterBus)?) async throws -> T
     ) async throws -> T {
         if let url = databaseURL {
             let store = try await PostgresProviderStore.open(url: url)
@@ -50,7 +50,7 @@ struct DataOptions: ParsableArguments {
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = try await SQLiteProviderStore.open(path: databasePath, durability: syncEveryCommit ? .powerFailure : .processCrash)
         return try await closing({ try await store.close() }) {
-            try await body(store, { try TokenAuthority.loadOrCreateKey(at: keyPath) }, { SingleNodeBus() })
+            try await body(store, { try TokenAuthority.loadOrCreateKey(at: keyPath) }, { nil })
         }
     }
 

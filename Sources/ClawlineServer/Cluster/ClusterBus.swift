@@ -31,18 +31,6 @@ public protocol ClusterBus: Sendable {
     var messages: AsyncStream<ClusterMessage> { get }
 }
 
-/// The bus of a provider with one node: nothing to tell anyone.
-public struct SingleNodeBus: ClusterBus {
-    public let messages: AsyncStream<ClusterMessage>
-
-    /// A bus with no other node.
-    public init() {
-        (messages, _) = AsyncStream.makeStream()
-    }
-
-    public func publish(_ messages: [ClusterMessage]) async {}
-}
-
 /// Messages a node has yet to publish: gathered while the previous batch is on the way.
 final class ClusterOutbox: @unchecked Sendable {
     private let lock = NSLock()

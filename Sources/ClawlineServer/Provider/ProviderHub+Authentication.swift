@@ -50,7 +50,7 @@ extension ProviderHub {
             previous.sendError(.sessionReplaced, "this device connected again on another socket")
             previous.close(code: ErrorCode.sessionReplaced.closeCode ?? 1000)
         }
-        outbox.yield(.takeover(deviceID: auth.deviceId))
+        publish(.takeover(deviceID: auth.deviceId))
         var replayed = Set<String>()
         for event in page.events {
             guard case .decoded(let frame, _) = ServerFrame.decode(text: event.frame) else {

@@ -29,7 +29,7 @@ extension ProviderHub {
         case .decision(let deviceID, let approve, let userID, let adminDeviceID):
             do {
                 if try await !apply(deviceID, approve: approve, userID: userID) {
-                    outbox.yield(.decisionRefused(deviceID: deviceID, adminDeviceID: adminDeviceID))
+                    publish(.decisionRefused(deviceID: deviceID, adminDeviceID: adminDeviceID))
                 }
             } catch {
                 logger.error("a decision from another node could not be applied", metadata: ["error": "\(error)"])

@@ -13,7 +13,7 @@ extension ProviderHub {
         for (deviceID, pending) in pendingPairings {
             pending.expiry.cancel()
             pending.connection.close(code: code, reason: reason)
-            outbox.yield(.pairingResolved(deviceID: deviceID))
+            publish(.pairingResolved(deviceID: deviceID))
         }
         pendingPairings.removeAll()
         for queue in answerQueues.values { queue.cancel() }

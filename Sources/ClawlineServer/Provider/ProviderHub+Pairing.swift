@@ -43,7 +43,7 @@ extension ProviderHub {
         }
         pendingPairings[deviceID] = PendingPairing(request: request, connection: connection, expiry: expiry)
         askAdmins(request.approvalRequest)
-        outbox.yield(.pairingPending(deviceID: deviceID, frame: request.approvalRequest.encodedText()))
+        publish(.pairingPending(deviceID: deviceID, frame: request.approvalRequest.encodedText()))
     }
 
     /// Sends a `pair_approval_request` to the admins connected to this node.
@@ -98,7 +98,7 @@ extension ProviderHub {
 
     func expirePairing(_ deviceID: String) {
         guard let pending = pendingPairings.removeValue(forKey: deviceID) else { return }
-        outbox.yield(.pairingResolved(deviceID: deviceID))
+        publish(.pairingResolved(deviceID: deviceID))
         fail(pending.connection, .pairTimeout)
     }
 
@@ -110,7 +110,7 @@ extension ProviderHub {
             return
         }
         if pendingPairings[decision.deviceId] == nil, remotePendings.removeValue(forKey: decision.deviceId) != nil {
-            outbox.yield(
+            publish(
                 .decision(deviceID: decision.deviceId, approve: decision.approve, userID: decision.userId, adminDeviceID: admin.deviceID))
             return
         }
@@ -128,7 +128,7 @@ extension ProviderHub {
     func apply(_ deviceID: String, approve: Bool, userID: String?) async throws -> Bool {
         guard let pending = pendingPairings.removeValue(forKey: deviceID) else { return false }
         pending.expiry.cancel()
-        outbox.yield(.pairingResolved(deviceID: deviceID))
+        publish(.pairingResolved(deviceID: deviceID))
         if approve, let userID {
             try await self.approve(pending.request, userID: userID, isAdmin: false, on: pending.connection)
         } else {

@@ -11,8 +11,8 @@ actor ProviderHub {
     let assistant: any Assistant
     let environment: ServerEnvironment
     let logger: Logger
-    /// The other nodes sharing the store (none for a single node).
-    let cluster: any ClusterBus
+    /// The other nodes sharing the store; `nil` for a single node, which publishes nothing.
+    let cluster: (any ClusterBus)?
     /// What this node tells the others, published in order, in batches, by one task.
     let outbox = ClusterOutbox()
     /// Pairing requests waiting on other nodes: their `pair_approval_request`, by device.
@@ -49,7 +49,7 @@ actor ProviderHub {
 
     init(
         store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,
-        cluster: any ClusterBus = SingleNodeBus()
+        cluster: (any ClusterBus)? = nil
     ) async throws {
         self.store = store
         self.tokens = tokens
@@ -62,8 +62,7 @@ actor ProviderHub {
 
     /// Starts publishing to and receiving from the other nodes.
     func startCluster() {
-        guard clusterTasks.isEmpty else { return }
-        let cluster = cluster
+        guard clusterTasks.isEmpty, let cluster else { return }
         let outbox = outbox
         clusterTasks = [
             Task { await outbox.drain(into: cluster) },
@@ -90,7 +89,13 @@ actor ProviderHub {
     /// Sends a frame to every connected device of an account, on every node.
     func broadcast(_ frame: ServerFrame, to userID: String) {
         deliver(frame, to: userID)
-        outbox.yield(.accountFrame(userID: userID, frame: frame.encodedText()))
+        publish(.accountFrame(userID: userID, frame: frame.encodedText()))
+    }
+
+    /// Tells the other nodes, if there are any (the message is not even built otherwise).
+    func publish(_ message: @autoclosure () -> ClusterMessage) {
+        guard cluster != nil else { return }
+        outbox.yield(message())
     }
 
     /// Sends a frame to the account's devices connected to this node.
