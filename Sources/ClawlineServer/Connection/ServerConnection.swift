@@ -71,7 +71,7 @@ final class ServerConnection: Sendable {
     func send(_ frame: ServerFrame, live: Bool = false) {
         state.withLockedValue { state in
             guard !state.closed else { return }
-            if live, case .message(let message) = frame, !message.streaming, state.replayedEventIDs.contains(message.id) { return }
+            if live, Self.isEvent(frame, in: state.replayedEventIDs) { return }
             if live, state.heldFrames != nil {
                 state.heldFrames?.append(frame)
                 return
@@ -91,11 +91,16 @@ final class ServerConnection: Sendable {
             let held = state.heldFrames ?? []
             state.heldFrames = nil
             state.replayedEventIDs = eventIDs
-            for frame in held {
-                if case .message(let message) = frame, !message.streaming, eventIDs.contains(message.id) { continue }
+            for frame in held where !Self.isEvent(frame, in: eventIDs) {
                 write(frame, state: &state)
             }
         }
+    }
+
+    /// Whether `frame` is a stored event (a final message) with one of `eventIDs`.
+    private static func isEvent(_ frame: ServerFrame, in eventIDs: Set<String>) -> Bool {
+        guard case .message(let message) = frame, !message.streaming else { return false }
+        return eventIDs.contains(message.id)
     }
 
     private func write(_ frame: ServerFrame, state: inout State) {
