@@ -30,32 +30,37 @@ struct Fleet {
     static func pair(port: Int, devices: Int) async throws -> Fleet {
         let url = "ws://127.0.0.1:\(port)/ws"
         let adminID = UUID().uuidString
-        let admin = try await requestPairing(url: url, deviceID: adminID)
-        let adminSocket = try await open(url: url, deviceID: adminID, token: admin)
+        let admin = try await pairFirst(url: url, deviceID: adminID)
+        let adminSocket = try await open(url: url, deviceID: adminID, token: admin.token)
         var fleet = Fleet(url: url, devices: [])
         for _ in 1..<max(devices, 2) {
-            let deviceID = UUID().uuidString
-            let pairing = BenchSocket(url)
-            pairing.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
-            _ = try await read(adminSocket) { if case .pairApprovalRequest = $0 { true } else { false } }
-            let decision = PairDecision(deviceId: deviceID, approve: true, userId: UUID().uuidString.lowercased())
-            adminSocket.send(ClientFrame.pairDecision(decision).encodedText())
-            guard case .pairResult(.success(let success)) = try await read(pairing, until: { if case .pairResult = $0 { true } else { false } })
-            else { throw BenchmarkError("pairing was refused") }
-            pairing.close()
-            fleet.devices.append((deviceID, success.token))
+            fleet.devices.append(try await pairApproved(url: url, admin: adminSocket, into: UUID().uuidString.lowercased()))
         }
         return fleet
     }
 
-    private static func requestPairing(url: String, deviceID: String) async throws -> String {
+    /// Pairs a new device that the admin on `admin` approves into the account `userID`.
+    static func pairApproved(url: String, admin: BenchSocket, into userID: String) async throws -> (deviceID: String, token: String) {
+        let deviceID = UUID().uuidString
+        let pairing = BenchSocket(url)
+        defer { pairing.close() }
+        pairing.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
+        _ = try await read(admin) { if case .pairApprovalRequest = $0 { true } else { false } }
+        admin.send(ClientFrame.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: userID)).encodedText())
+        guard case .pairResult(.success(let success)) = try await read(pairing, until: { if case .pairResult = $0 { true } else { false } })
+        else { throw BenchmarkError("pairing was refused") }
+        return (deviceID, success.token)
+    }
+
+    /// Pairs the first device of a server (it becomes admin at once).
+    static func pairFirst(url: String, deviceID: String) async throws -> PairSuccess {
         let socket = BenchSocket(url)
         defer { socket.close() }
         socket.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
         guard case .pairResult(.success(let success)) = try await read(socket, until: { _ in true }) else {
-            throw BenchmarkError("the first device was not paired; use an empty data directory")
+            throw BenchmarkError("the first device was not paired; use an empty data directory or a fresh database")
         }
-        return success.token
+        return success
     }
 
     /// An authenticated socket.

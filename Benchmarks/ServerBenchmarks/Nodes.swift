@@ -82,26 +82,11 @@ extension Fleet {
     /// Pairs `devices` devices into one account (a new admin approves them into its own).
     static func pairOneAccount(adminURL: String, devices: Int) async throws -> [(deviceID: String, token: String)] {
         let adminID = UUID().uuidString
-        let adminSocket = BenchSocket(adminURL)
-        defer { adminSocket.close() }
-        adminSocket.send(ClientFrame.pairRequest(PairRequest(deviceId: adminID, deviceInfo: info)).encodedText())
-        guard case .pairResult(.success(let admin)) = try await read(adminSocket, until: { _ in true }) else {
-            throw BenchmarkError("the first device was not paired; use a fresh database")
-        }
+        let admin = try await pairFirst(url: adminURL, deviceID: adminID)
         let socket = try await open(url: adminURL, deviceID: adminID, token: admin.token)
         defer { socket.close() }
         var paired: [(deviceID: String, token: String)] = []
-        for _ in 0..<devices {
-            let deviceID = UUID().uuidString
-            let pairing = BenchSocket(adminURL)
-            pairing.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
-            _ = try await read(socket) { if case .pairApprovalRequest = $0 { true } else { false } }
-            socket.send(ClientFrame.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: admin.userId)).encodedText())
-            guard case .pairResult(.success(let success)) = try await read(pairing, until: { if case .pairResult = $0 { true } else { false } })
-            else { throw BenchmarkError("pairing was refused") }
-            pairing.close()
-            paired.append((deviceID, success.token))
-        }
+        for _ in 0..<devices { paired.append(try await pairApproved(url: adminURL, admin: socket, into: admin.userId)) }
         return paired
     }
 }
