@@ -18,14 +18,14 @@ struct CLITests {
             let sent = try await CLIProcess.run(["send", "hello there"] + phone)
             #expect(sent.status == 0 && sent.output.contains("assistant: Echo: hello there"), "\(sent)")
 
-            let waiting = try CLIProcess(["pair", "--server", server, "--name", "Tablet"] + tablet)
+            let waiting = try CLIProcess.start(["pair", "--server", server, "--name", "Tablet"] + tablet)
             #expect(try await eventually { waiting.standardOutput.contains("waiting for an admin") })
             let tabletID = try String(contentsOf: root.appendingPathComponent("tablet/device-id"), encoding: .utf8)
             let listed = try await CLIProcess.run(["approvals"] + phone)
             #expect(listed.status == 0 && listed.output.contains("\(tabletID)  Tablet"), "\(listed)")
             let approved = try await CLIProcess.run(["approvals", "approve", tabletID] + phone)
             #expect(approved.status == 0 && approved.output.contains("approved \(tabletID)"), "\(approved)")
-            #expect(await waiting.wait() == 0)
+            #expect(try await waiting.wait() == 0)
             #expect(waiting.standardOutput.contains("paired as a member"))
 
             let chat = try await CLIProcess.run(["chat"] + tablet, input: "from the tablet\n")

@@ -41,17 +41,7 @@ struct TwoNodes: Sendable {
     /// An admin phone connected to the first node and a tablet of its account connected to the
     /// second, approved across the nodes.
     func twoDevices() async throws -> (phone: TestDevice, admin: Credentials, tablet: TestDevice, member: Credentials) {
-        let phone = device(on: firstURL)
-        let admin = try await phone.pairAndConnect()
-        await phone.connection.attach(phone.chat)
-        let requests = Recorder(phone.connection.incomingPairingRequests)
-        let tablet = device(on: secondURL)
-        async let pairing = tablet.connection.requestPairing(claimedName: "Tablet", deviceId: tablet.deviceId)
-        let request = try await requests.first { $0.deviceId == tablet.deviceId }
-        try await phone.connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
-        guard case .success(let member) = try await pairing else { throw ClientTestFailure("the tablet was not approved") }
-        try await tablet.chat.connect(token: member.token, lastMessageId: nil)
-        return (phone, admin, tablet, member)
+        try await ApprovalTests.twoDevices(phone: device(on: firstURL), tablet: device(on: secondURL))
     }
 }
 

@@ -35,7 +35,7 @@ struct PairingAndChatTests {
 struct ApprovalTests {
     /// Pairs `tablet` while `admin` (connected, its approvals attached) decides with `decide`.
     static func pairThroughAdmin(
-        _ harness: Harness, admin: TestDevice, tablet: TestDevice,
+        admin: TestDevice, tablet: TestDevice,
         decide: @escaping @Sendable (ConnectionService, PairApprovalRequest) async throws -> Void
     ) async throws -> PairingResult {
         await admin.connection.attach(admin.chat)
@@ -48,12 +48,15 @@ struct ApprovalTests {
         return try await result
     }
 
-    /// A connected admin phone and a tablet it approved into its account, connected too.
-    static func twoDevices(_ harness: Harness) async throws -> (phone: TestDevice, admin: Credentials, tablet: TestDevice, member: Credentials) {
-        let phone = harness.device("phone")
+    /// `phone` paired first (the admin) and connected, and `tablet` approved by it into its
+    /// account, connected too (the two may be on different nodes).
+    static func twoDevices(
+        phone: TestDevice, tablet: TestDevice
+    ) async throws -> (
+        phone: TestDevice, admin: Credentials, tablet: TestDevice, member: Credentials
+    ) {
         let admin = try await phone.pairAndConnect()
-        let tablet = harness.device("tablet")
-        let result = try await pairThroughAdmin(harness, admin: phone, tablet: tablet) { connection, request in
+        let result = try await pairThroughAdmin(admin: phone, tablet: tablet) { connection, request in
             try await connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
         }
         guard case .success(let member) = result else { throw ClientTestFailure("not approved: \(result)") }
@@ -64,7 +67,7 @@ struct ApprovalTests {
     @Test("A second device is approved into the admin's account and both see one history")
     func approvedIntoSameAccount() async throws {
         try await Harness.run { harness in
-            let (phone, admin, tablet, credentials) = try await Self.twoDevices(harness)
+            let (phone, admin, tablet, credentials) = try await Self.twoDevices(phone: harness.device("phone"), tablet: harness.device("tablet"))
             #expect(credentials.userId == admin.userId)
             #expect(credentials.claims?.isAdmin == false)
             let phoneMessages = Recorder(phone.chat.incomingMessages)
@@ -84,7 +87,7 @@ struct ApprovalTests {
         try await Harness.run { harness in
             let phone = harness.device("phone")
             _ = try await phone.pairAndConnect()
-            let result = try await Self.pairThroughAdmin(harness, admin: phone, tablet: harness.device("tablet")) { connection, request in
+            let result = try await Self.pairThroughAdmin(admin: phone, tablet: harness.device("tablet")) { connection, request in
                 try await connection.denyPairing(deviceId: request.deviceId)
             }
             #expect(result == .denied(.pairDenied))

@@ -10,7 +10,7 @@ struct RecoveryTests {
     @Test("A socket dropped mid-stream reconnects, replays the final answer once and keeps no partial")
     func dropMidStreamThenReplay() async throws {
         try await Harness.run(pace: .milliseconds(40)) { harness in
-            let (phone, _, tablet, _) = try await ApprovalTests.twoDevices(harness)
+            let (phone, _, tablet, _) = try await ApprovalTests.twoDevices(phone: harness.device("phone"), tablet: harness.device("tablet"))
             let tabletMessages = Recorder(tablet.chat.incomingMessages)
             let tabletStates = Recorder(tablet.chat.connectionState)
             let tabletNotices = Recorder(tablet.chat.notices)

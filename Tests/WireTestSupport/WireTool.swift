@@ -31,7 +31,26 @@ public func builtProduct(_ name: String) -> URL {
 public enum ChildProcess {
     /// Runs `executable` with `arguments` in `directory`; `input` is written to its standard input.
     public static func run(_ executable: URL, _ arguments: [String], input: Data? = nil, in directory: URL? = nil) async throws -> WireTool.Run {
-        let process = Process()
+        let process = try RunningProcess(executable, arguments, input: input, in: directory)
+        let status = try await process.wait()
+        return WireTool.Run(status: status, stdout: process.standardOutput, stderr: process.standardError)
+    }
+}
+
+/// A child process whose output is collected as it comes; every wait is without blocking a thread
+/// (a blocked thread of the small cooperative pool stalls every test running beside it).
+public final class RunningProcess: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var output = Data()
+    private var errors = Data()
+    /// The exit status, once the process ended (and its pipes were drained).
+    private var exitStatus: Int32?
+    private var timedOut = false
+
+    /// Starts `executable` with `arguments` in `directory`; `input`, if any, is written to its
+    /// standard input, which is then closed.
+    public init(_ executable: URL, _ arguments: [String], input: Data? = nil, in directory: URL? = nil) throws {
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
@@ -41,42 +60,71 @@ public enum ChildProcess {
         process.standardOutput = out
         process.standardError = err
         if input != nil { process.standardInput = inPipe }
-        let collected = OutputBuffers()
-        out.fileHandleForReading.readabilityHandler = { collected.append($0.availableData, error: false) }
-        err.fileHandleForReading.readabilityHandler = { collected.append($0.availableData, error: true) }
-        let (exits, exitSink) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exitSink.yield($0.terminationStatus) }
+        out.fileHandleForReading.readabilityHandler = { [weak self] in self?.append($0.availableData, error: false) }
+        err.fileHandleForReading.readabilityHandler = { [weak self] in self?.append($0.availableData, error: true) }
+        process.terminationHandler = { [weak self] process in
+            guard let self else { return }
+            // What is still in the pipes once the process exited, before anyone hears of the exit.
+            out.fileHandleForReading.readabilityHandler = nil
+            err.fileHandleForReading.readabilityHandler = nil
+            self.append(out.fileHandleForReading.readDataToEndOfFile(), error: false)
+            self.append(err.fileHandleForReading.readDataToEndOfFile(), error: true)
+            self.lock.withLock { self.exitStatus = process.terminationStatus }
+        }
         try process.run()
         if let input {
             inPipe.fileHandleForWriting.write(input)
             try inPipe.fileHandleForWriting.close()
         }
-        var status: Int32 = -1
-        for await code in exits {
-            status = code
-            break
-        }
-        // What is still in the pipes once the process exited.
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        collected.append(out.fileHandleForReading.readDataToEndOfFile(), error: false)
-        collected.append(err.fileHandleForReading.readDataToEndOfFile(), error: true)
-        let (stdout, stderr) = collected.contents
-        return WireTool.Run(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
-}
 
-/// Standard output and error of a child, collected as they come.
-private final class OutputBuffers: @unchecked Sendable {
-    private let lock = NSLock()
-    private var output = Data()
-    private var errors = Data()
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
 
-    func append(_ data: Data, error: Bool) {
+    private func append(_ data: Data, error: Bool) {
         lock.withLock {
             if error { errors.append(data) } else { output.append(data) }
         }
     }
 
-    var contents: (Data, Data) { lock.withLock { (output, errors) } }
+    /// What the process wrote to standard output and standard error so far.
+    public var standardOutput: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
+    public var standardError: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// Waits (polling, without blocking a thread) for the process to exit and returns its status;
+    /// after `timeout`, a guard against a hung test, it is killed and the wait fails.
+    @discardableResult
+    public func wait(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let (status, timedOut) = lock.withLock { (exitStatus, self.timedOut) }
+            if let status {
+                guard !timedOut else { throw ChildProcessFailure("\(name) did not end within \(timeout); it was killed") }
+                return status
+            }
+            if ContinuousClock.now >= deadline, !timedOut {
+                lock.withLock { self.timedOut = true }
+                kill(process.processIdentifier, SIGKILL)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    private var name: String { process.executableURL?.lastPathComponent ?? "the process" }
+
+    /// Sends `signal` and waits for the process to end; returns its termination status.
+    @discardableResult
+    public func stop(with signal: Int32) async throws -> Int32 {
+        kill(process.processIdentifier, signal)
+        return try await wait()
+    }
+}
+
+/// A child process that did not do what a test needs.
+public struct ChildProcessFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

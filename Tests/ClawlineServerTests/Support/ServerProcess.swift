@@ -4,34 +4,14 @@ import WireTestSupport
 
 /// The built `clawline-server` executable, run as an operator would.
 final class ServerProcess: Sendable {
-    private let process: Process
-    private let output = NIOLockedValueBox(Data())
-    private let errors = NIOLockedValueBox(Data())
+    private let process: RunningProcess
 
     /// The `clawline-server` binary built beside the test bundle.
     static var executable: URL { builtProduct("clawline-server") }
 
     /// Starts `clawline-server` with `arguments`.
     init(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let output = output
-        let errors = errors
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            output.withLockedValue { $0.append(data) }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            errors.withLockedValue { $0.append(data) }
-        }
-        try process.run()
-        self.process = process
+        process = try RunningProcess(Self.executable, arguments)
     }
 
     /// Runs a command to completion: its status, standard output and standard error.
@@ -40,8 +20,8 @@ final class ServerProcess: Sendable {
         return (run.status, run.stdout, run.stderr)
     }
 
-    var standardOutput: String { output.withLockedValue { String(decoding: $0, as: UTF8.self) } }
-    var standardError: String { errors.withLockedValue { String(decoding: $0, as: UTF8.self) } }
+    var standardOutput: String { process.standardOutput }
+    var standardError: String { process.standardError }
 
     /// Waits for the `listening on http://HOST:PORT` line and returns the port.
     func port(timeout: Duration = .seconds(60)) async throws -> Int {
@@ -64,12 +44,6 @@ final class ServerProcess: Sendable {
     /// end; returns its termination status.
     @discardableResult
     func stop(with signal: Int32) async throws -> Int32 {
-        kill(process.processIdentifier, signal)
-        guard try await eventually(timeout: .seconds(60), { !self.process.isRunning }) else { throw TestFailure("the server did not stop") }
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try await process.stop(with: signal)
     }
 }
