@@ -199,15 +199,6 @@ public final class PostgresProviderStore: ProviderStore {
         }
     }
 
-    /// The schema version of the database.
-    func schemaVersion() async throws -> Int {
-        var version = 0
-        for try await value in try await client.query("SELECT version FROM clawline_schema", logger: logger).decode(Int.self) {
-            version = value
-        }
-        return version
-    }
-
     /// The HS256 key every node signs and verifies tokens with: made by the first node that asks
     /// (32 random bytes), then the same for all.
     public func signingKey() async throws -> [UInt8] {
