@@ -96,24 +96,19 @@ func socketURL(of baseURL: URL) -> URL {
 }
 
 /// Numbers sockets so captures can tell them apart.
-final class ConnectionCounter: Sendable {
+final class ConnectionCounter: @unchecked Sendable {
     private let prefix: String
-    private let counter = LockedCounter()
+    private let lock = NSLock()
+    private var count = 0
 
     init(prefix: String) { self.prefix = prefix }
 
-    func next() -> String { "\(prefix)-\(counter.increment())" }
-}
-
-/// An integer behind a lock.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
+    /// The next socket's name: `prefix-1`, `prefix-2`, ….
+    func next() -> String {
+        let number = lock.withLock {
+            count += 1
+            return count
+        }
+        return "\(prefix)-\(number)"
     }
 }

@@ -49,9 +49,7 @@ extension ChatService {
             }
             appliedEvents = []
         }
-        firstAuthentication?.yield(.success(()))
-        firstAuthentication?.finish()
-        firstAuthentication = nil
+        settleConnect(.success(()))
         replayRemaining = success.replayCount
         if success.replayCount == 0 { await replayFinished() }
         pump()

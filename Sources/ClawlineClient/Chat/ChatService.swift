@@ -127,12 +127,18 @@ public actor ChatService: ChatServicing {
         socket?.close(code: 1001)
     }
 
+    /// Ends the wait of ``connect(token:lastMessageId:)`` with `result` (`nil`: cancelled).
+    func settleConnect(_ result: Result<Void, ClawlineClientError>?) {
+        if let result { firstAuthentication?.yield(result) }
+        firstAuthentication?.finish()
+        firstAuthentication = nil
+    }
+
     private func stopSession() {
         runTask?.cancel()
         runTask = nil
         endSocket()
-        firstAuthentication?.finish()
-        firstAuthentication = nil
+        settleConnect(nil)
     }
 
     /// Forgets the current socket: its timers, its in-flight message, its machine.
@@ -163,9 +169,7 @@ public actor ChatService: ChatServicing {
             }
             if let failure {
                 set(.failed(failure))
-                firstAuthentication?.yield(.failure(failure))
-                firstAuthentication?.finish()
-                firstAuthentication = nil
+                settleConnect(.failure(failure))
                 return
             }
             guard !Task.isCancelled else { return }
