@@ -88,32 +88,38 @@ struct AssetRoutes: Sendable {
         guard let asset = try await hub.store.asset(assetID), asset.userID == device.userID else {
             throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
         }
-        if hub.store.holdsAssetBytes {
-            let store = hub.store
-            let body = ResponseBody(contentLength: asset.size) { writer in
-                var index = 0
-                while let chunk = try await store.assetBytes(assetID, chunk: index) {
-                    try await writer.write(ByteBuffer(bytes: chunk))
-                    index += 1
-                }
-                try await writer.finish(nil)
+        let body = hub.store.holdsAssetBytes ? storedBody(of: asset) : try fileBody(of: asset)
+        return Response(status: .ok, headers: [.contentType: asset.mimeType, .contentLength: String(asset.size)], body: body)
+    }
+
+    /// An upload's bytes as the store holds them, chunk by chunk.
+    private func storedBody(of asset: AssetRecord) -> ResponseBody {
+        let store = hub.store
+        return ResponseBody(contentLength: asset.size) { writer in
+            var index = 0
+            while let chunk = try await store.assetBytes(asset.assetID, chunk: index) {
+                try await writer.write(ByteBuffer(bytes: chunk))
+                index += 1
             }
-            return Response(status: .ok, headers: [.contentType: asset.mimeType, .contentLength: String(asset.size)], body: body)
+            try await writer.finish(nil)
         }
+    }
+
+    /// An upload's bytes from its file in the uploads directory.
+    private func fileBody(of asset: AssetRecord) throws(HTTPFailure) -> ResponseBody {
         // Opened before answering: once open, the file stays readable even if the retention sweep
         // removes it meanwhile, so a download never ends short.
-        guard let file = FileHandle(forReadingAtPath: AssetRecord.path(of: assetID, in: directory)) else {
-            throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
+        guard let file = FileHandle(forReadingAtPath: AssetRecord.path(of: asset.assetID, in: directory)) else {
+            throw HTTPFailure(.assetNotFound, "no asset '\(asset.assetID)' belongs to this account")
         }
         let handle = UncheckedSendableFile(handle: file)
-        let body = ResponseBody(contentLength: asset.size) { writer in
+        return ResponseBody(contentLength: asset.size) { writer in
             defer { try? handle.handle.close() }
             while let chunk = try handle.handle.read(upToCount: 128 * 1024), !chunk.isEmpty {
                 try await writer.write(ByteBuffer(bytes: chunk))
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: [.contentType: asset.mimeType, .contentLength: String(asset.size)], body: body)
     }
 
     /// The boundary parameter of a `multipart/form-data` content type.
