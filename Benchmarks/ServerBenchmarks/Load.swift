@@ -146,10 +146,16 @@ enum Load {
         let start = ContinuousClock.now
         let end = start.advanced(by: .seconds(seconds))
         let latencies = await withTaskGroup(of: [Double].self) { group in
-            for socket in sockets {
+            for (index, socket) in sockets.enumerated() {
                 group.addTask {
                     var latencies: [Double] = []
                     var slot = ContinuousClock.now
+                    if let pace {
+                        // Devices do not send in lockstep: the first sends are spread evenly over
+                        // one pace, so the offered load is steady rather than one burst per pace.
+                        slot = start.advanced(by: pace * (Double(index) / Double(sockets.count)))
+                        try? await Task.sleep(until: slot)
+                    }
                     while ContinuousClock.now < end {
                         let sent = ContinuousClock.now
                         guard await exchange(socket) else { break }

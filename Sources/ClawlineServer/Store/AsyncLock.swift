@@ -15,6 +15,8 @@ final class AsyncLock: Sendable {
             await withCheckedContinuation { waiters.append($0) }
         }
 
+        var waiting: Int { waiters.count }
+
         func release() {
             if waiters.isEmpty {
                 held = false
@@ -22,6 +24,11 @@ final class AsyncLock: Sendable {
                 waiters.removeFirst().resume()
             }
         }
+    }
+
+    /// How many callers wait for the lock.
+    var waiting: Int {
+        get async { await state.waiting }
     }
 
     /// Runs `body` while holding the lock.

@@ -3,8 +3,10 @@ import Logging
 import SQLiteNIO
 
 /// The default ``ProviderStore``: one SQLite file (sqlite-nio, which carries SQLite itself, so
-/// nothing needs installing). Every operation is one statement (atomic on its own), one at a
-/// time, in write-ahead-log mode.
+/// nothing needs installing), in write-ahead-log mode, used by one connection one operation at
+/// a time. Writes are group-committed: those that queue up while a commit is on its way share the
+/// next transaction (see ``GroupCommit``), and each returns once its transaction has committed.
+/// A second connection checkpoints the log in the background, so the writes never wait for it.
 ///
 /// Durability: with `synchronous` `NORMAL` (the default here) a commit is in the log before the
 /// call returns, so a process that dies (SIGKILL, a crash) loses nothing acknowledged; a power
@@ -13,9 +15,12 @@ import SQLiteNIO
 public final class SQLiteProviderStore: ProviderStore {
     private let connection: SQLiteConnection
     private let lock = AsyncLock()
+    private let writes = GroupCommit()
+    private let checkpointer: LogCheckpointer?
 
-    private init(connection: SQLiteConnection) {
+    private init(connection: SQLiteConnection, checkpointer: LogCheckpointer?) {
         self.connection = connection
+        self.checkpointer = checkpointer
     }
 
     /// How SQLite makes commits durable.
@@ -31,14 +36,23 @@ public final class SQLiteProviderStore: ProviderStore {
         path: String?, durability: Durability = .processCrash, logger: Logger = Logger(label: "clawline.store")
     ) async throws -> SQLiteProviderStore {
         let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
-        let store = SQLiteProviderStore(connection: connection)
-        try await store.migrate(durability: durability)
-        return store
+        do {
+            try await migrate(connection, durability: durability)
+            // The log is checkpointed by a connection of its own, off the writers' path.
+            guard let path else { return SQLiteProviderStore(connection: connection, checkpointer: nil) }
+            _ = try await connection.query("PRAGMA wal_autocheckpoint = 0")
+            let checkpointer = try await LogCheckpointer.start(path: path, logger: logger)
+            return SQLiteProviderStore(connection: connection, checkpointer: checkpointer)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 
-    /// Closes the database.
+    /// Closes the database (the last checkpoint runs on the way).
     public func close() async throws {
-        try await connection.close()
+        await checkpointer?.stop()
+        try await lock.withLock { try await connection.close() }
     }
 
     /// The schema, one list of statements per version; a database at version N runs the lists after N.
@@ -80,12 +94,14 @@ public final class SQLiteProviderStore: ProviderStore {
         ],
     ]
 
-    private func migrate(durability: Durability) async throws {
+    private static func migrate(_ connection: SQLiteConnection, durability: Durability) async throws {
         _ = try await connection.query("PRAGMA journal_mode=WAL")
         _ = try await connection.query("PRAGMA synchronous=\(durability.rawValue)")
+        // Another process (the operator commands) may hold the write lock for a moment.
+        _ = try await connection.query("PRAGMA busy_timeout = 5000")
         let version = Int(try await connection.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0)
         guard version < Self.migrations.count else { return }
-        try await transaction {
+        try await GroupCommit.transaction(on: connection) {
             for statement in Self.migrations[version...].joined() {
                 _ = try await connection.query(statement)
             }
@@ -93,23 +109,22 @@ public final class SQLiteProviderStore: ProviderStore {
         }
     }
 
-    /// Runs `body` as one transaction, alone.
-    private func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await lock.withLock {
-            _ = try await connection.query("BEGIN IMMEDIATE")
-            do {
-                let value = try await body()
-                _ = try await connection.query("COMMIT")
-                return value
-            } catch {
-                _ = try? await connection.query("ROLLBACK")
-                throw error
-            }
-        }
-    }
-
+    /// Runs a read.
     private func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         try await lock.withLock { try await connection.query(sql, binds) }
+    }
+
+    /// Runs a write in the next group commit and returns once it has committed.
+    private func write<T: Sendable>(
+        isOneStatement: Bool = false, _ body: @escaping @Sendable (SQLiteConnection) async throws -> T
+    ) async throws -> T {
+        try await writes.write(on: connection, lock: lock, isOneStatement: isOneStatement, body)
+    }
+
+    /// Runs one statement that writes, in the next group commit.
+    @discardableResult
+    private func write(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+        try await write(isOneStatement: true) { try await $0.query(sql, binds) }
     }
 
     // MARK: Devices
@@ -125,11 +140,11 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func save(_ device: DeviceRecord) async throws {
-        try await lock.withLock { try await insert(device) }
+        try await write { try await Self.insert(device, on: $0) }
     }
 
-    /// Inserts or replaces a device (the caller holds the lock).
-    private func insert(_ device: DeviceRecord) async throws {
+    /// Inserts or replaces a device (inside a write).
+    private static func insert(_ device: DeviceRecord, on connection: SQLiteConnection) async throws {
         _ = try await connection.query(
             """
             INSERT INTO devices (\(Self.deviceColumns), position)
@@ -146,20 +161,21 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool {
-        try await transaction {
+        // A write is a transaction's part: nothing comes between the check and the insert.
+        try await write { connection in
             let admins = try await connection.query("SELECT 1 FROM devices WHERE is_admin = 1 AND status = 'approved' LIMIT 1")
             guard admins.isEmpty else { return false }
-            try await insert(device)
+            try await Self.insert(device, on: connection)
             return true
         }
     }
 
     public func removeDevice(_ deviceID: String) async throws {
-        _ = try await query("DELETE FROM devices WHERE device_id = ?", [.text(deviceID)])
+        try await write("DELETE FROM devices WHERE device_id = ?", [.text(deviceID)])
     }
 
     public func markSeen(_ deviceID: String, at date: Date) async throws {
-        _ = try await query("UPDATE devices SET last_seen = ? WHERE device_id = ?", [.float(date.timeIntervalSince1970), .text(deviceID)])
+        try await write("UPDATE devices SET last_seen = ? WHERE device_id = ?", [.float(date.timeIntervalSince1970), .text(deviceID)])
     }
 
     public func blockedDeviceIDs() async throws -> Set<String> {
@@ -179,7 +195,7 @@ public final class SQLiteProviderStore: ProviderStore {
     // MARK: Assets
 
     public func save(_ asset: AssetRecord) async throws {
-        _ = try await query(
+        try await write(
             "INSERT OR REPLACE INTO assets (asset_id, user_id, mime_type, size, uploaded_at, referenced) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 .text(asset.assetID), .text(asset.userID), .text(asset.mimeType), .integer(asset.size),
@@ -192,13 +208,16 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func markReferenced(_ assetIDs: [String]) async throws {
-        for assetID in assetIDs {
-            _ = try await query("UPDATE assets SET referenced = 1 WHERE asset_id = ?", [.text(assetID)])
+        guard !assetIDs.isEmpty else { return }
+        try await write { connection in
+            for assetID in assetIDs {
+                _ = try await connection.query("UPDATE assets SET referenced = 1 WHERE asset_id = ?", [.text(assetID)])
+            }
         }
     }
 
     public func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord] {
-        try await query("DELETE FROM assets WHERE referenced = 0 AND uploaded_at < ? RETURNING *", [.float(date.timeIntervalSince1970)])
+        try await write("DELETE FROM assets WHERE referenced = 0 AND uploaded_at < ? RETURNING *", [.float(date.timeIntervalSince1970)])
             .compactMap(Self.asset)
     }
 
@@ -217,7 +236,7 @@ public final class SQLiteProviderStore: ProviderStore {
     public func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
         // One statement, atomic on its own: it claims the id and (by the trigger) stores the
         // echo, or leaves the earlier claim as it was and returns it.
-        let rows = try await query(
+        let rows = try await write(
             """
             INSERT INTO client_messages (device_id, client_id, fingerprint, event_id, echo_user_id, echo_frame) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (device_id, client_id) DO UPDATE SET device_id = excluded.device_id
@@ -236,12 +255,12 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func markFailed(clientMessageID: String, deviceID: String) async throws {
-        _ = try await query(
+        try await write(
             "UPDATE client_messages SET failed = 1 WHERE device_id = ? AND client_id = ?", [.text(deviceID), .text(clientMessageID)])
     }
 
     public func append(_ event: StoredEvent) async throws {
-        _ = try await query(
+        try await write(
             "INSERT INTO events (event_id, user_id, frame) VALUES (?, ?, ?)", [.text(event.eventID), .text(event.userID), .text(event.frame)])
     }
 

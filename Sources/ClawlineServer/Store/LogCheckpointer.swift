@@ -1,0 +1,61 @@
+import Logging
+import NIOConcurrencyHelpers
+import SQLiteNIO
+
+/// Copies a SQLite database's write-ahead log back into the database file, from a connection of
+/// its own, every `interval`.
+///
+/// SQLite's automatic checkpoint runs on the connection that commits, so the write that crosses
+/// the log's threshold waits for the copy and its fsync (tens of milliseconds on a virtual disk),
+/// and every write queued behind it waits too. Here the writers only append to the log: a passive
+/// checkpoint never blocks them, and the log is rewound by the first commit after a checkpoint
+/// that copied all of it.
+final class LogCheckpointer: Sendable {
+    private let connection: SQLiteConnection
+    private let task: NIOLockedValueBox<Task<Void, Never>?>
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+        task = NIOLockedValueBox(nil)
+    }
+
+    /// Opens a second connection to the database at `path` and starts checkpointing it.
+    static func start(path: String, interval: Duration = .milliseconds(500), logger: Logger) async throws -> LogCheckpointer {
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        do {
+            _ = try await connection.query("PRAGMA busy_timeout = 5000")
+            // Once rewound, the log file is cut back to this size (64 MiB) rather than kept at its peak.
+            _ = try await connection.query("PRAGMA journal_size_limit = 67108864")
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        let checkpointer = LogCheckpointer(connection: connection)
+        checkpointer.task.withLockedValue { task in
+            task = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    do {
+                        _ = try await connection.query("PRAGMA wal_checkpoint(PASSIVE)")
+                    } catch {
+                        if Task.isCancelled { return }
+                        logger.warning("the write-ahead log could not be checkpointed", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+        }
+        return checkpointer
+    }
+
+    /// Stops checkpointing and closes the connection.
+    func stop() async {
+        let running = task.withLockedValue { task in
+            defer { task = nil }
+            return task
+        }
+        guard let task = running else { return }
+        task.cancel()
+        await task.value
+        try? await connection.close()
+    }
+}
