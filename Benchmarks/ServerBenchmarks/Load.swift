@@ -7,6 +7,8 @@ struct LoadRun {
     var seconds: Double
     var latencies: [Double]
     var serverCPUSeconds: Double
+    /// The load generator's own CPU time in the run (it shares the machine with the server).
+    var generatorCPUSeconds: Double
 
     var rate: Double { Double(messages) / seconds }
     var p50: Double { percentile(0.50) }
@@ -84,9 +86,11 @@ struct Fleet {
         return sockets
     }
 
-    /// Reads server frames until one matches.
-    static func read(_ socket: BenchSocket, until matches: (ServerFrame) -> Bool) async throws -> ServerFrame {
+    /// Reads server frames until one matches. With `mentioning`, only frames whose text has one
+    /// of those strings are decoded (the load generator skips the streams it does not time).
+    static func read(_ socket: BenchSocket, mentioning: [String]? = nil, until matches: (ServerFrame) -> Bool) async throws -> ServerFrame {
         while let text = await socket.next() {
+            if let mentioning, !mentioning.contains(where: text.contains) { continue }
             guard case .decoded(let frame, _) = ServerFrame.decode(text: text) else { throw BenchmarkError("invalid frame: \(text)") }
             if matches(frame) { return frame }
         }
@@ -95,6 +99,11 @@ struct Fleet {
 }
 
 enum Load {
+    /// How often a device sends: every 220 ms, within the spec's 5 per second.
+    static let pace = Duration.milliseconds(220)
+    /// The messages per second one device offers.
+    static let messagesPerDevice = 1000.0 / 220
+
     /// Each socket sends a 200-byte text and waits for it to come back, as fast as it can.
     static func echo(port: Int, sockets count: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {
         let sockets = (0..<count).map { _ in BenchSocket("ws://127.0.0.1:\(port)/ws") }
@@ -118,11 +127,11 @@ enum Load {
         let sockets = try await fleet.authenticate(count: devices, urls: urls)
         defer { for socket in sockets { socket.close() } }
         let counter = Counter()
-        return await measure(sockets: sockets, seconds: seconds, servers: servers, pace: .milliseconds(220)) { socket in
+        return await measure(sockets: sockets, seconds: seconds, servers: servers, pace: pace) { socket in
             let id = "c_\(counter.next())"
             socket.send(ClientFrame.message(ClientMessage(id: id, content: "hello from the load generator")).encodedText())
             // An error (a rate limit, if the pace were broken) ends this socket's run.
-            let answer = try? await Fleet.read(socket) { frame in
+            let answer = try? await Fleet.read(socket, mentioning: [#""ack""#, #""error""#]) { frame in
                 switch frame {
                 case .ack(let ack): ack.id == id
                 case .error: true
@@ -143,6 +152,7 @@ enum Load {
         exchange: @escaping @Sendable (BenchSocket) async -> Bool
     ) async -> LoadRun {
         let cpuBefore = servers.map(\.cpuSeconds).reduce(0, +)
+        let generatorBefore = ownCPUSeconds()
         let start = ContinuousClock.now
         let end = start.advanced(by: .seconds(seconds))
         let latencies = await withTaskGroup(of: [Double].self) { group in
@@ -175,7 +185,16 @@ enum Load {
         let elapsed = start.duration(to: .now)
         return LoadRun(
             messages: latencies.count, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-            latencies: latencies, serverCPUSeconds: servers.map(\.cpuSeconds).reduce(0, +) - cpuBefore)
+            latencies: latencies, serverCPUSeconds: servers.map(\.cpuSeconds).reduce(0, +) - cpuBefore,
+            generatorCPUSeconds: ownCPUSeconds() - generatorBefore)
+    }
+
+    /// This process's CPU time so far (user and system).
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }
 

@@ -66,7 +66,7 @@ enum Nodes {
         }
         let counter = Counter()
         let run = UUID().uuidString.prefix(8)
-        return await Load.measure(sockets: [phone], seconds: seconds, servers: servers, pace: .milliseconds(220)) { phone in
+        return await Load.measure(sockets: [phone], seconds: seconds, servers: servers, pace: Load.pace) { phone in
             let content = "echo \(run) \(counter.next())"
             phone.send(ClientFrame.message(ClientMessage(id: "c_\(UUID().uuidString)", content: content)).encodedText())
             let echo = try? await Fleet.read(tablet) { frame in

@@ -60,8 +60,9 @@ extension ProviderHub {
             connection.send(frame)
             replayed.insert(event.eventID)
         }
-        // Streams in progress for the account continue on this socket from their latest snapshot.
-        for snapshot in streamSnapshots.values where snapshot.userID == userID {
+        // Streams in progress for the account continue on this socket from their latest snapshot
+        // (unless the replay already carried the stream's final message).
+        for snapshot in streamSnapshots.values where snapshot.userID == userID && !replayed.contains(snapshot.message.id) {
             connection.send(.message(snapshot.message))
         }
         connection.endReplay(sent: replayed)
