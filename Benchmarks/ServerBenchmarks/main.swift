@@ -28,7 +28,7 @@ if CommandLine.arguments.dropFirst().first == "echo-server" {
 
 let nodesURL: String? = CommandLine.arguments.dropFirst().first == "nodes" ? CommandLine.arguments.dropFirst(2).first : nil
 let numbers = CommandLine.arguments.dropFirst(nodesURL == nil ? 1 : 3).compactMap { Int($0) }
-let devices = numbers.count > 0 ? numbers[0] : 1000
+let devices = numbers.count > 0 ? numbers[0] : (nodesURL == nil ? 1000 : 200)
 let seconds = numbers.count > 1 ? numbers[1] : 10
 let idleSockets = numbers.count > 2 ? numbers[2] : 1000
 
