@@ -4,7 +4,7 @@ import Foundation
 // Load generator for the reference server. Run it in release:
 //
 //     swift build -c release --product clawline-server
-//     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS]
+//     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS] [--sync-every-commit]
 //     swift run -c release ServerBenchmarks nodes POSTGRES-URL [DEVICES] [SECONDS]
 //
 // It starts the bare Hummingbird echo server (the upper bound) and `clawline-server` in their
@@ -63,7 +63,9 @@ echo.stop()
 
 let data = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-bench-\(UUID().uuidString)").path
 defer { try? FileManager.default.removeItem(atPath: data) }
-let server = try ServerProcess(clawlineServer, ["serve", "--port", "0", "--data-dir", data])
+// `--sync-every-commit` is passed on: SQLite's `FULL`, an fsync per (group) commit.
+let syncFlags = CommandLine.arguments.contains("--sync-every-commit") ? ["--sync-every-commit"] : []
+let server = try ServerProcess(clawlineServer, ["serve", "--port", "0", "--data-dir", data] + syncFlags)
 let fleet = try await Fleet.pair(port: server.port, devices: max(devices, idleSockets))
 say("paired \(fleet.devices.count) devices")
 // Memory first, while the heap holds only what pairing left.

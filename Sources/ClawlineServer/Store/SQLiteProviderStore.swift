@@ -11,7 +11,8 @@ import SQLiteNIO
 /// Durability: with `synchronous` `NORMAL` (the default here) a commit is in the log before the
 /// call returns, so a process that dies (SIGKILL, a crash) loses nothing acknowledged; a power
 /// failure or kernel crash may lose the last commits. `FULL` survives those too at one fsync per
-/// commit, which caps a node at a few hundred messages per second on ordinary disks.
+/// commit; group commit shares that fsync among the writes that waited for it, so a busy node
+/// pays one per batch rather than one per message.
 public final class SQLiteProviderStore: ProviderStore {
     private let connection: SQLiteConnection
     private let lock = AsyncLock()
