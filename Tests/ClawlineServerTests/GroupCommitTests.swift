@@ -50,11 +50,13 @@ import WireTestSupport
         try await connection.query("SELECT name FROM items ORDER BY id").compactMap { $0.column("name")?.string }
     }
 
-    @Test func writesQueuedWhileTheConnectionIsBusyShareOneTransactionAndEachGetsItsOwnResult() async throws {
+    @Test func writesQueuedWhileTheConnectionIsBusyShareTransactionsOfAtMostTheBatchSizeAndEachGetsItsOwnResult() async throws {
         try await Self.withDatabase { connection in
             let commits = GroupCommit()
             let lock = AsyncLock()
-            let names = (1...40).map { "item \($0)" }
+            // One full batch and a second with the rest.
+            let count = GroupCommit.maxBatchSize + 44
+            let names = (1...count).map { "item \($0)" }
             let release = AsyncSignal()
             let holder = Task { try await lock.withLock { await release.wait() } }
             let tasks = try await Self.queueInserts(names, commits: commits, lock: lock, on: connection)
@@ -63,8 +65,8 @@ import WireTestSupport
 
             var ids: [Int] = []
             for task in tasks { ids.append(try await task.value) }
-            #expect(ids == Array(1...40))
-            #expect(commits.batchCount == 1)
+            #expect(ids == Array(1...count))
+            #expect(commits.batchCount == 2)
             #expect(try await Self.names(on: connection) == names)
         }
     }

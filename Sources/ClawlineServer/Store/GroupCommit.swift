@@ -22,6 +22,9 @@ final class GroupCommit: Sendable {
     private let queue = NIOLockedValueBox<[PendingWrite]>([])
     private let batches = NIOLockedValueBox(0)
 
+    /// The most writes one transaction holds, so no write waits behind an unbounded batch.
+    static let maxBatchSize = 256
+
     /// How many batches were committed (or tried) so far.
     var batchCount: Int { batches.withLockedValue { $0 } }
 
@@ -52,15 +55,19 @@ final class GroupCommit: Sendable {
             fail: { error in outcome.withLockedValue { $0 = .failure(error) } }, isOneStatement: isOneStatement)
         queue.withLockedValue { $0.append(pending) }
         try await lock.withLock {
-            let batch = queue.withLockedValue { queue in
-                defer { queue.removeAll(keepingCapacity: true) }
-                return queue
+            // Batches of the oldest writes until this one has run (an earlier holder may have).
+            while outcome.withLockedValue({ $0 == nil }) {
+                let batch = queue.withLockedValue { queue in
+                    let count = min(queue.count, Self.maxBatchSize)
+                    defer { queue.removeFirst(count) }
+                    return Array(queue.prefix(count))
+                }
+                guard !batch.isEmpty else { return }
+                batches.withLockedValue { $0 += 1 }
+                // The batch holds other callers' writes: it must not stop half way because this
+                // caller's task was cancelled (sqlite-nio's queries throw when theirs is).
+                await Task { await Self.commit(batch, on: connection) }.value
             }
-            guard !batch.isEmpty else { return }
-            batches.withLockedValue { $0 += 1 }
-            // The batch holds other callers' writes: it must not stop half way because this
-            // caller's task was cancelled (sqlite-nio's queries throw when theirs is).
-            await Task { await Self.commit(batch, on: connection) }.value
         }
         guard let result = outcome.withLockedValue({ $0 }) else { throw StoreFailure("a queued write was never run") }
         return try result.get()
