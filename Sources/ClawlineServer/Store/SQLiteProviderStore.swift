@@ -141,7 +141,7 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func save(_ device: DeviceRecord) async throws {
-        try await write { try await Self.insert(device, on: $0) }
+        try await write(isOneStatement: true) { try await Self.insert(device, on: $0) }
     }
 
     /// Inserts or replaces a device (inside a write).
