@@ -25,14 +25,20 @@ import WireRuntime
     func replayedEventsAreNotSentTwice() async {
         let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
         let (connection, outbox) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
+        // Authenticated first, as on a real socket, so the session rules allow chat frames.
+        var limiter = RateLimiter()
+        let auth = ClientFrame.auth(Auth(token: "t", deviceId: "d", lastMessageId: .value("s_0"))).encoded()
+        #expect(connection.observeReceived(auth, answeredCodes: [], limiter: &limiter).isEmpty)
+        let welcome = ServerFrame.authResult(.success(userId: "u", sessionId: connection.sessionID, replayCount: 1, replayTruncated: false))
         connection.beginReplay()
+        connection.send(welcome)
         connection.send(Self.event("s_1"))
         connection.send(Self.event("s_1"), live: true)  // held, then dropped: the replay carried it
         connection.endReplay(sent: ["s_1"])
         connection.send(Self.event("s_1"), live: true)  // late: dropped
         connection.send(Self.event("s_2", streaming: true), live: true)
         connection.send(Self.event("s_2"), live: true)
-        let frames = await Self.written(outbox, count: 3)
-        #expect(frames == [Self.event("s_1"), Self.event("s_2", streaming: true), Self.event("s_2")].map { $0.encodedText() })
+        let frames = await Self.written(outbox, count: 4)
+        #expect(frames == [welcome, Self.event("s_1"), Self.event("s_2", streaming: true), Self.event("s_2")].map { $0.encodedText() })
     }
 }
