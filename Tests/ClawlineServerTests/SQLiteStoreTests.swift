@@ -14,12 +14,17 @@ import Testing
         let old = try await SQLiteConnection.open(storage: .file(path: path))
         for statement in SQLiteProviderStore.migrations[0] { _ = try await old.query(statement) }
         _ = try await old.query("INSERT INTO events (event_id, user_id, frame) VALUES ('s_old', 'u', '{}')")
+        _ = try await old.query("INSERT INTO client_messages (device_id, client_id, fingerprint, event_id) VALUES ('d', 'c_0', 'f', 's_old')")
         _ = try await old.query("PRAGMA user_version = 1")
         try await old.close()
 
         let store = try await SQLiteProviderStore.open(path: path)
+        // The claim made before the migration still holds: the same message again is a retry.
+        #expect(try await store.accept(clientMessageID: "c_0", deviceID: "d", fingerprint: "f", echo: echo("s_again")) == .retry(eventID: "s_old"))
         #expect(try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_new")) == .accepted)
-        #expect(try await store.events(userID: "u", after: nil, limit: 10).events.map(\.eventID) == ["s_old", "s_new"])
+        try await store.append(echo("s_answer"))
+        #expect(try await store.events(userID: "u", after: nil, limit: 10).events.map(\.eventID) == ["s_old", "s_new", "s_answer"])
+        #expect(try await store.events(userID: "u", after: "s_new", limit: 10).events.map(\.eventID) == ["s_answer"])
         try await store.close()
     }
 }

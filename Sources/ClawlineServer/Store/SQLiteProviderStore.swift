@@ -93,6 +93,35 @@ public final class SQLiteProviderStore: ProviderStore {
             END
             """,
         ],
+        [
+            // Fewer pages per commit (a commit writes every page it touches): events lose
+            // AUTOINCREMENT (its counter is one more page per insert; events are never deleted, so
+            // `seq` still only grows), and client messages live in their key's b-tree alone.
+            "DROP TRIGGER client_message_echo",
+            "CREATE TABLE events_v3 (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, frame TEXT NOT NULL)",
+            "INSERT INTO events_v3 (seq, event_id, user_id, frame) SELECT seq, event_id, user_id, frame FROM events",
+            "DROP TABLE events",
+            "ALTER TABLE events_v3 RENAME TO events",
+            "CREATE INDEX events_by_user ON events (user_id, seq)",
+            """
+            CREATE TABLE client_messages_v3 (
+                device_id TEXT NOT NULL, client_id TEXT NOT NULL, fingerprint TEXT NOT NULL, event_id TEXT NOT NULL,
+                failed INTEGER NOT NULL DEFAULT 0, echo_user_id TEXT, echo_frame TEXT, PRIMARY KEY (device_id, client_id)) WITHOUT ROWID
+            """,
+            """
+            INSERT INTO client_messages_v3 (device_id, client_id, fingerprint, event_id, failed, echo_user_id, echo_frame)
+            SELECT device_id, client_id, fingerprint, event_id, failed, echo_user_id, echo_frame FROM client_messages
+            """,
+            "DROP TABLE client_messages",
+            "ALTER TABLE client_messages_v3 RENAME TO client_messages",
+            """
+            CREATE TRIGGER client_message_echo AFTER INSERT ON client_messages WHEN NEW.echo_frame IS NOT NULL
+            BEGIN
+                INSERT INTO events (event_id, user_id, frame) VALUES (NEW.event_id, NEW.echo_user_id, NEW.echo_frame);
+                UPDATE client_messages SET echo_frame = NULL WHERE device_id = NEW.device_id AND client_id = NEW.client_id;
+            END
+            """,
+        ],
     ]
 
     private static func migrate(_ connection: SQLiteConnection, durability: Durability) async throws {
