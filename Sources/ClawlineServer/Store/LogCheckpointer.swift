@@ -1,5 +1,4 @@
 import Logging
-import NIOConcurrencyHelpers
 import SQLiteNIO
 
 /// Copies a SQLite database's write-ahead log back into the database file, from a connection of
@@ -12,11 +11,11 @@ import SQLiteNIO
 /// that copied all of it.
 final class LogCheckpointer: Sendable {
     private let connection: SQLiteConnection
-    private let task: NIOLockedValueBox<Task<Void, Never>?>
+    private let task: Task<Void, Never>
 
-    private init(connection: SQLiteConnection) {
+    private init(connection: SQLiteConnection, task: Task<Void, Never>) {
         self.connection = connection
-        task = NIOLockedValueBox(nil)
+        self.task = task
     }
 
     /// Opens a second connection to the database at `path` and starts checkpointing it.
@@ -30,30 +29,22 @@ final class LogCheckpointer: Sendable {
             try? await connection.close()
             throw error
         }
-        let checkpointer = LogCheckpointer(connection: connection)
-        checkpointer.task.withLockedValue { task in
-            task = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    do {
-                        _ = try await connection.query("PRAGMA wal_checkpoint(PASSIVE)")
-                    } catch {
-                        if Task.isCancelled { return }
-                        logger.warning("the write-ahead log could not be checkpointed", metadata: ["error": "\(error)"])
-                    }
+        let task = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                do {
+                    _ = try await connection.query("PRAGMA wal_checkpoint(PASSIVE)")
+                } catch {
+                    if Task.isCancelled { return }
+                    logger.warning("the write-ahead log could not be checkpointed", metadata: ["error": "\(error)"])
                 }
             }
         }
-        return checkpointer
+        return LogCheckpointer(connection: connection, task: task)
     }
 
-    /// Stops checkpointing and closes the connection.
+    /// Stops checkpointing and closes the connection (closing again does nothing).
     func stop() async {
-        let running = task.withLockedValue { task in
-            defer { task = nil }
-            return task
-        }
-        guard let task = running else { return }
         task.cancel()
         await task.value
         try? await connection.close()
