@@ -9,7 +9,12 @@ enum Nodes {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-nodes-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
-        let sqlite = try ServerProcess(executable, ["serve", "--port", "0", "--data-dir", directory + "/sqlite"])
+        let sqlite = try ServerProcess(
+            executable,
+            [
+                "serve", "--port", "0", "--data-dir", directory + "/sqlite", "--max-connections-per-address", "100000",
+                "--max-pending-pairings-per-address", "1000",
+            ])
         let sqliteFleet = try await Fleet.pair(port: sqlite.port, devices: devices)
         report("one node, SQLite", try await Load.clawline(fleet: sqliteFleet, devices: devices, seconds: seconds, server: sqlite))
         sqlite.stop()
@@ -48,7 +53,10 @@ enum Nodes {
     private static func fresh() -> String { "bench_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))" }
 
     private static func serve(_ directory: String, database: String, schema: String) -> [String] {
-        ["serve", "--port", "0", "--data-dir", directory, "--database", database + (database.contains("?") ? "&" : "?") + "schema=\(schema)"]
+        [
+            "serve", "--port", "0", "--data-dir", directory, "--max-connections-per-address", "100000", "--max-pending-pairings-per-address", "1000",
+            "--database", database + (database.contains("?") ? "&" : "?") + "schema=\(schema)",
+        ]
     }
 
     /// A phone and a tablet of one account: the phone sends (4.5 a second), and each sample is the

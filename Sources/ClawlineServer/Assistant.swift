@@ -39,7 +39,8 @@ public protocol Assistant: Sendable {
 /// The assistant a server has when none is configured: it answers every message by streaming
 /// its words back, after `Echo:`, one word more per snapshot (so at least two snapshots), with
 /// `pace` between snapshots (none by default; a demo sets one so a stream can be watched, or
-/// interrupted).
+/// interrupted). A message of more than ``maxSnapshots`` words grows by several words per
+/// snapshot, so an answer has at most that many, whatever the message.
 public struct EchoAssistant: Assistant {
     /// The time between two snapshots.
     public var pace: Duration
@@ -51,15 +52,23 @@ public struct EchoAssistant: Assistant {
         self.clock = clock
     }
 
+    /// The most snapshots of one answer.
+    public static let maxSnapshots = 32
+
     public func answer(_ request: AssistantRequest, snapshot: @Sendable (String) async throws -> Void) async throws -> String {
-        let words = request.content.split(whereSeparator: \.isWhitespace).map(String.init)
-        let tokens = ["Echo:"] + (words.isEmpty ? ["(no", "text)"] : words)
-        for count in 1...tokens.count {
+        let words = request.content.split(whereSeparator: \.isWhitespace)
+        let tokens: [Substring] = ["Echo:"] + (words.isEmpty ? ["(no", "text)"] : words)
+        let step = (tokens.count + Self.maxSnapshots - 1) / Self.maxSnapshots
+        var text = ""
+        for (index, token) in tokens.enumerated() {
             try Task.checkCancellation()
-            if count > 1, pace > .zero { try await clock.sleep(for: pace) }
-            try await snapshot(tokens.prefix(count).joined(separator: " "))
+            if index > 0 { text.append(" ") }
+            text.append(contentsOf: token)
+            guard (index + 1) % step == 0 || index == tokens.count - 1 else { continue }
+            if index + 1 > step, pace > .zero { try await clock.sleep(for: pace) }
+            try await snapshot(text)
         }
         if pace > .zero { try await clock.sleep(for: pace) }
-        return tokens.joined(separator: " ")
+        return text
     }
 }

@@ -1,6 +1,7 @@
 import ClawlineProtocol
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -17,23 +18,28 @@ public struct ClawlineServerConfiguration: Sendable {
     public var allowInsecurePublic: Bool
     /// Where uploaded files are kept.
     public var uploadsDirectory: String
-    /// How often the server looks for devices revoked meanwhile and for expired uploads.
+    /// How often the server looks for devices revoked, removed or re-paired meanwhile, for
+    /// sockets past their authentication deadline and for expired uploads.
     public var maintenanceInterval: Duration
+    /// What any one peer may spend of the provider.
+    public var limits: ProviderLimits
 
     /// A configuration.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, allowInsecurePublic: Bool = false, uploadsDirectory: String,
-        maintenanceInterval: Duration = .milliseconds(500)
+        maintenanceInterval: Duration = .milliseconds(500), limits: ProviderLimits = ProviderLimits()
     ) {
         self.host = host
         self.port = port
         self.allowInsecurePublic = allowInsecurePublic
         self.uploadsDirectory = uploadsDirectory
         self.maintenanceInterval = maintenanceInterval
+        self.limits = limits
     }
 
-    /// Refuses a public address unless it was allowed explicitly.
+    /// Refuses a public address unless it was allowed explicitly, and limits that are not positive.
     public func validate() throws(ServerSetupError) {
+        try limits.validate()
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.")
         guard loopback || allowInsecurePublic else {
             throw ServerSetupError(
@@ -66,15 +72,17 @@ public enum ClawlineServer {
     ) async throws -> some Service {
         try configuration.validate()
         let tokens = try await TokenAuthority(key: signingKey)
+        let limits = configuration.limits
         let hub = try await ProviderHub(
-            store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger, cluster: cluster)
+            store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger, cluster: cluster, limits: limits)
         await hub.startCluster()
         let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
         let rateLimits = DeviceRateLimits()
 
         let router = Router()
         router.get("/version") { _, _ in HTTPResponses.json(VersionInfo(protocolVersion: Clawline.Constants.protocolVersion).encoded()) }
-        AssetRoutes(hub: hub, directory: configuration.uploadsDirectory).register(on: router)
+        let quota = UploadQuota(maxConcurrent: limits.maxConcurrentUploadsPerAccount, maxBytes: limits.uploadQuotaBytes)
+        AssetRoutes(hub: hub, directory: configuration.uploadsDirectory, quota: quota).register(on: router)
         router.get(RouterPath(Clawline.transportPath)) { _, _ in
             HTTPResponses.json(
                 HttpError(code: .invalidMessage, message: "this path speaks WebSocket only; send an Upgrade request").encoded(),
@@ -82,16 +90,26 @@ public enum ClawlineServer {
         }
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: Clawline.Constants.maxFrameBytes, autoPing: .enabled(timePeriod: Clawline.Constants.pingInterval))
-        let application = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, _, _ in
+        let channel = HTTP1WebSocketUpgradeChannel.Configuration(http1: .init(idleTimeout: TimeAmount(limits.idleTimeout)), ws: webSocket)
+        let addresses = AddressConnectionCounter(limit: limits.maxConnectionsPerAddress)
+        let server = HTTPServerBuilder { responder in
+            let upgrade = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: channel) { request, channel, _ in
                 guard request.path == Clawline.transportPath else { return .dontUpgrade }
+                let address = channel.remoteAddress?.ipAddress
                 return .upgrade([:]) { inbound, outbound, context in
                     await ConnectionHandler.serve(
-                        inbound: inbound, outbound: outbound, hub: hub, engine: engine, rateLimits: rateLimits, logger: context.logger)
+                        inbound: inbound, outbound: outbound, hub: hub, engine: engine, rateLimits: rateLimits, remoteAddress: address,
+                        logger: context.logger)
                 }
-            },
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "clawline"),
+            }
+            return GuardedChildChannel(base: upgrade, counter: addresses, headerTimeout: TimeAmount(limits.headerTimeout))
+        }
+        let application = Application(
+            router: router,
+            server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "clawline",
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
             services: [
                 MaintenanceService(hub: hub, interval: configuration.maintenanceInterval, uploadsDirectory: configuration.uploadsDirectory)
             ],

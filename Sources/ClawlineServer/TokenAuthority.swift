@@ -44,18 +44,20 @@ public struct TokenAuthority: Sendable {
         self.lifetime = lifetime
     }
 
-    /// Reads the signing key at `path`, creating a random one (file mode 0600) the first time.
+    /// Reads the signing key at `path`, creating a random one the first time (mode 0600 from the
+    /// start). A key file that is there but cannot be read is an error, never replaced: a new key
+    /// would void every device's token.
     public static func loadOrCreateKey(at path: String) throws(ServerSetupError) -> [UInt8] {
-        if let data = FileManager.default.contents(atPath: path) {
-            guard data.count >= 32 else { throw ServerSetupError("the signing key \(path) has \(data.count) bytes; it needs at least 32") }
-            return [UInt8](data)
-        }
         var generator = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        guard FileManager.default.createFile(atPath: path, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {
-            throw ServerSetupError("cannot write the signing key to \(path)")
+        if try PrivateFile.create(at: path, contents: key) { return key }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ServerSetupError(
+                "the signing key \(path) exists but cannot be read; give the server's user read access to it "
+                    + "(replacing it would void every device's token)")
         }
-        return key
+        guard data.count >= 32 else { throw ServerSetupError("the signing key \(path) has \(data.count) bytes; it needs at least 32") }
+        return [UInt8](data)
     }
 
     /// A token for a device, issued at `now`.

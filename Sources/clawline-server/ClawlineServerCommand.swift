@@ -19,8 +19,9 @@ struct DataOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "A PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require]) instead of SQLite in --data-dir; "
-                + "the signing key then lives in the database too. Also read from CLAWLINE_DATABASE_URL."))
+            "A PostgreSQL database (postgres://USER@HOST[:PORT]/DATABASE[?sslmode=require]) instead of SQLite in --data-dir; "
+                + "the signing key then lives in the database too. Pass a URL with a password in CLAWLINE_DATABASE_URL instead: "
+                + "a flag shows in the process list. sslmode is require unless the host is this machine."))
     var database: String?
 
     @Flag(help: "Sync every commit to disk, so acknowledged messages survive power failure, not only a crash (slower; SQLite only).")
@@ -35,6 +36,11 @@ struct DataOptions: ParsableArguments {
         database ?? ProcessInfo.processInfo.environment["CLAWLINE_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Warns on standard error: what an operator should fix, though the server can go on.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    }
+
     /// Opens the store, its signing key and its bus to other nodes (SQLite: creating the
     /// directory, mode 0700, and no other node), runs `body` and closes the store, whether `body`
     /// succeeds or throws.
@@ -42,6 +48,11 @@ struct DataOptions: ParsableArguments {
         _ body: (any ProviderStore, _ signingKey: () async throws -> [UInt8], _ cluster: () -> (any ClusterBus)?) async throws -> T
     ) async throws -> T {
         if let url = databaseURL {
+            if let database, URLComponents(string: database)?.password != nil {
+                Self.warn(
+                    "--database carries a password, which every user of this machine can read in the process list; pass the URL in CLAWLINE_DATABASE_URL"
+                )
+            }
             let store = try await PostgresProviderStore.open(url: url)
             return try await closing({ try await store.close() }) {
                 try await body(store, { try await store.signingKey() }, { store.clusterBus() })
@@ -78,10 +89,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.") var port = 8080
     @Flag(help: "Allow an address other than loopback (Clawline has no TLS of its own).") var allowInsecurePublic = false
     @OptionGroup var data: DataOptions
+    @OptionGroup(title: "Limits (what any one peer may spend)") var limits: LimitOptions
 
     func run() async throws {
         let configuration = ClawlineServerConfiguration(
-            host: host, port: port, allowInsecurePublic: allowInsecurePublic, uploadsDirectory: data.uploadsPath)
+            host: host, port: port, allowInsecurePublic: allowInsecurePublic, uploadsDirectory: data.uploadsPath, limits: limits.limits)
         do {
             try configuration.validate()
         } catch {
@@ -102,6 +114,40 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
+/// The flags of ``ProviderLimits``, with its defaults.
+struct LimitOptions: ParsableArguments {
+    private static let defaults = ProviderLimits()
+
+    @Option(help: "The most connections open at once (default: the open-file limit less 64).")
+    var maxConnections = defaults.maxConnections
+    @Option(help: "The most connections open at once from one IP address.")
+    var maxConnectionsPerAddress = defaults.maxConnectionsPerAddress
+    @Option(help: "Seconds a new connection has to send its first request's headers.")
+    var headerTimeout = defaults.headerTimeout / .seconds(1)
+    @Option(help: "Seconds an HTTP connection may stay idle.")
+    var idleTimeout = defaults.idleTimeout / .seconds(1)
+    @Option(help: "Seconds a WebSocket has to send a successful auth or a pair_request.")
+    var authenticationTimeout = defaults.authenticationTimeout / .seconds(1)
+    @Option(help: "The most pairing requests waiting for an admin from one IP address.")
+    var maxPendingPairingsPerAddress = defaults.maxPendingPairingsPerAddress
+    @Option(help: "The most uploads one account sends at once.")
+    var maxConcurrentUploadsPerAccount = defaults.maxConcurrentUploadsPerAccount
+    @Option(help: "The most bytes of uploads one account keeps.")
+    var uploadQuotaBytes = defaults.uploadQuotaBytes
+    @Option(help: "How many snapshots of an answer go out as the assistant yields them.")
+    var snapshotBurst = defaults.snapshotBurst
+    @Option(help: "Milliseconds between two snapshots of an answer once its burst is spent.")
+    var snapshotIntervalMs = Int(defaults.snapshotInterval / .milliseconds(1))
+
+    var limits: ProviderLimits {
+        ProviderLimits(
+            maxConnections: maxConnections, maxConnectionsPerAddress: maxConnectionsPerAddress, headerTimeout: .seconds(headerTimeout),
+            idleTimeout: .seconds(idleTimeout), authenticationTimeout: .seconds(authenticationTimeout),
+            maxPendingPairingsPerAddress: maxPendingPairingsPerAddress, maxConcurrentUploadsPerAccount: maxConcurrentUploadsPerAccount,
+            uploadQuotaBytes: uploadQuotaBytes, snapshotBurst: snapshotBurst, snapshotInterval: .milliseconds(snapshotIntervalMs))
+    }
+}
+
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List and manage paired devices.", subcommands: [List.self, Revoke.self, Deny.self, Remove.self])
@@ -112,9 +158,11 @@ struct Devices: AsyncParsableCommand {
 
         func run() async throws {
             for device in try await data.withStore({ try await $0.devices() }) {
+                // What a device claimed is printed escaped: control characters in a name cannot forge a line.
                 let fields = [
-                    device.deviceID, device.status.rawValue, device.isAdmin ? "admin" : "member", "user=\(device.userID ?? "-")",
-                    "name=\(device.claimedName ?? "-")", "lastSeen=\(device.lastSeen.map { "\($0)" } ?? "never")",
+                    device.deviceID.escapingControls, device.status.rawValue, device.isAdmin ? "admin" : "member",
+                    "user=\((device.userID ?? "-").escapingControls)", "name=\((device.claimedName ?? "-").escapingControls)",
+                    "lastSeen=\(device.lastSeen.map { "\($0)" } ?? "never")",
                 ]
                 print(fields.joined(separator: "  "))
             }
@@ -160,4 +208,23 @@ private func setStatus(_ status: DeviceRecord.Status, of deviceID: String, in da
         try await store.save(device)
     }
     print("\(deviceID) is \(status.rawValue)")
+}
+
+extension String {
+    /// The string with control characters (and the backslash) written as Swift escapes, `\u{1B}`.
+    var escapingControls: String {
+        var escaped = ""
+        for scalar in unicodeScalars {
+            if scalar == "\\" {
+                escaped += "\\\\"
+            } else if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator
+            {
+                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
 }

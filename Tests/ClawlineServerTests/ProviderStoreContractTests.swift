@@ -47,7 +47,7 @@ struct ProviderStoreContractTests {
             status: status, pairedAt: Date(timeIntervalSince1970: 1_704_672_000.5))
     }
 
-    @Test("Devices are saved, replaced in place, listed in pairing order, marked seen, blocked and removed", arguments: StoreKind.available)
+    @Test("Devices are saved, replaced in place, listed in pairing order, marked seen, looked up by id and removed", arguments: StoreKind.available)
     func devices(kind: StoreKind) async throws {
         let opened = try await kind.open()
         let store = opened.store
@@ -59,7 +59,9 @@ struct ProviderStoreContractTests {
         #expect(devices.map(\.deviceID) == ["a", "b", "c"])
         #expect(devices[0] == Self.device("a", status: .revoked))
         #expect(devices[1].lastSeen == Date(timeIntervalSince1970: 1_704_672_100))
-        #expect(try await store.blockedDeviceIDs() == ["a", "c"])
+        let found = try await store.devices(withIDs: ["c", "a", "unknown"]).sorted { $0.deviceID < $1.deviceID }
+        #expect(found == [Self.device("a", status: .revoked), Self.device("c", status: .denied)])
+        #expect(try await store.devices(withIDs: []).isEmpty)
         try await store.removeDevice("b")
         #expect(try await store.device("b") == nil)
         #expect(try await store.device("c")?.status == .denied)
@@ -74,10 +76,14 @@ struct ProviderStoreContractTests {
         for id in ["a_1", "a_2", "a_3"] {
             try await store.save(AssetRecord(assetID: id, userID: "u", mimeType: "image/png", size: 42, uploadedAt: id == "a_3" ? Date() : old))
         }
+        try await store.save(AssetRecord(assetID: "a_4", userID: "v", mimeType: "image/png", size: 1000, uploadedAt: old))
+        #expect(try await store.storedUploadBytes(userID: "u") == 126)
+        #expect(try await store.storedUploadBytes(userID: "nobody") == 0)
         try await store.markReferenced(["a_1"])
         #expect(try await store.asset("a_1")?.referenced == true)
         let swept = try await store.removeUnreferencedAssets(uploadedBefore: Date(timeIntervalSince1970: 2000))
-        #expect(swept.map(\.assetID) == ["a_2"])
+        #expect(swept.map(\.assetID).sorted() == ["a_2", "a_4"])
+        #expect(try await store.storedUploadBytes(userID: "u") == 84)
         #expect(try await store.asset("a_2") == nil)
         #expect(try await store.asset("a_3")?.size == 42)
         try await opened.close()

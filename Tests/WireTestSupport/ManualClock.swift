@@ -42,6 +42,12 @@ public final class ManualClock: Clock, @unchecked Sendable {
         while sleeperCount < count { try? await Task.sleep(for: .milliseconds(2)) }
     }
 
+    /// Waits (yielding, in real time) until at most `count` sleepers wait: the timers a test
+    /// expects to be cancelled are gone.
+    public func waitForSleepers(atMost count: Int) async {
+        while sleeperCount > count { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {

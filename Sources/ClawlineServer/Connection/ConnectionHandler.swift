@@ -28,9 +28,11 @@ struct ConnectionHandler: ClientFrameHandler {
     /// Runs the socket until either side closes it.
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, hub: ProviderHub, engine: SessionEngine,
-        rateLimits: DeviceRateLimits, logger: Logger
+        rateLimits: DeviceRateLimits, remoteAddress: String?, logger: Logger
     ) async {
-        let (connection, outbox) = ServerConnection.make(engine: engine, now: hub.environment.elapsed, logger: logger)
+        let (connection, outbox) = ServerConnection.make(
+            engine: engine, now: hub.environment.elapsed, remoteAddress: remoteAddress, logger: logger)
+        await hub.opened(connection)
         let handler = ConnectionHandler(hub: hub, connection: connection, rateLimits: rateLimits, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

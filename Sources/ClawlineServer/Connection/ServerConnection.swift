@@ -18,6 +18,10 @@ enum Outgoing: Sendable {
 final class ServerConnection: Sendable {
     /// A diagnostic id, unique per socket (`sess_…`, sent in `auth_result`).
     let sessionID: String
+    /// The peer's IP address, when known.
+    let remoteAddress: String?
+    /// When the socket opened, on the server's clock.
+    let openedAt: Duration
     private let outbox: AsyncStream<Outgoing>.Continuation
     private let state: NIOLockedValueBox<State>
     private let logger: Logger
@@ -36,16 +40,23 @@ final class ServerConnection: Sendable {
 
     /// A connection and the outbox its writer drains.
     /// `now` is the server's time base, shared by every connection (a device's rate windows span them).
-    static func make(engine: SessionEngine, now: @escaping @Sendable () -> Duration, logger: Logger) -> (ServerConnection, AsyncStream<Outgoing>) {
+    static func make(
+        engine: SessionEngine, now: @escaping @Sendable () -> Duration, remoteAddress: String? = nil, logger: Logger
+    ) -> (ServerConnection, AsyncStream<Outgoing>) {
         let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
         let connection = ServerConnection(
-            sessionID: "sess_" + UUID().uuidString.lowercased(), outbox: continuation,
+            sessionID: "sess_" + UUID().uuidString.lowercased(), remoteAddress: remoteAddress, openedAt: now(), outbox: continuation,
             state: NIOLockedValueBox(State(machine: SessionMachine(engine: engine, now: now))), logger: logger)
         return (connection, stream)
     }
 
-    private init(sessionID: String, outbox: AsyncStream<Outgoing>.Continuation, state: NIOLockedValueBox<State>, logger: Logger) {
+    private init(
+        sessionID: String, remoteAddress: String?, openedAt: Duration, outbox: AsyncStream<Outgoing>.Continuation, state: NIOLockedValueBox<State>,
+        logger: Logger
+    ) {
         self.sessionID = sessionID
+        self.remoteAddress = remoteAddress
+        self.openedAt = openedAt
         self.outbox = outbox
         self.state = state
         self.logger = logger
@@ -154,4 +165,7 @@ struct AuthenticatedDevice: Sendable, Hashable {
     var deviceID: String
     var userID: String
     var isAdmin: Bool
+    /// When the pairing the device authenticated under was made: a device removed and paired
+    /// again has a later one, and its sockets of the earlier pairing are closed.
+    var pairedAt: Date
 }

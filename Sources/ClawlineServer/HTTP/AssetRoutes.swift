@@ -1,7 +1,6 @@
 import ClawlineProtocol
 import Foundation
 import Hummingbird
-import MultipartKit
 import NIOCore
 
 /// `POST /upload` and `GET /download/{assetId}`: files too large to send inline, kept in the
@@ -9,6 +8,8 @@ import NIOCore
 struct AssetRoutes: Sendable {
     let hub: ProviderHub
     let directory: String
+    let quota: UploadQuota
+    let limits = UploadLimits(maxFileBytes: Clawline.Constants.maxUploadBytes)
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/upload") { request, _ in
@@ -37,9 +38,13 @@ struct AssetRoutes: Sendable {
 
     private func upload(_ request: Request) async throws -> Response {
         let device = try await authorize(request)
-        guard let contentType = request.headers[.contentType], let boundary = Self.boundary(of: contentType) else {
-            throw HTTPFailure(.invalidMessage, "the body must be multipart/form-data with a boundary")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limits.maxBodyBytes {
+            throw HTTPFailure(
+                .payloadTooLarge, "an upload's body is at most \(limits.maxBodyBytes) bytes (a file of \(limits.maxFileBytes) and its framing)")
         }
+        let ticket = try Self.refusing { () throws(UploadQuota.Refusal) in try quota.begin(userID: device.userID) }
+        defer { quota.end(ticket) }
+        let stored = try await storedBytes(of: device.userID)
         let assetID = "a_" + UUID().uuidString.lowercased()
         let receiver: UploadReceiver
         do {
@@ -49,22 +54,23 @@ struct AssetRoutes: Sendable {
             throw HTTPFailure(.uploadFailedRetryable, "the file could not be stored; try again")
         }
         defer { receiver.discard() }
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in receiver.header(name, value) }
-        parser.onBody = { buffer in receiver.body(&buffer) }
-        parser.onPartComplete = { receiver.partComplete() }
-        for try await chunk in request.body {
-            do {
-                try parser.execute(chunk)
-            } catch {
-                throw HTTPFailure(.invalidMessage, "the multipart body is malformed")
+        let parser = try Self.refusing { () throws(UploadRejection) in
+            try UploadParser(contentType: request.headers[.contentType], limits: limits) { bytes in
+                try quota.add(bytes.readableBytes, to: ticket, stored: stored)
+                try receiver.write(bytes)
             }
-            if let failure = receiver.failure { throw failure }
         }
-        if let failure = receiver.failure { throw failure }
-        guard receiver.fileComplete else { throw HTTPFailure(.invalidMessage, "the upload has no part named 'file'") }
+        for try await chunk in request.body {
+            try Self.refusing { () throws(UploadRejection) in try parser.feed(chunk) }
+        }
+        try Self.refusing { () throws(UploadRejection) in try parser.finish() }
+        // Uploads of the account that ended meanwhile are in the store now: the quota is checked
+        // once more against what it holds.
+        let storedNow = try await storedBytes(of: device.userID)
+        try Self.refusing { () throws(UploadQuota.Refusal) in try quota.add(0, to: ticket, stored: storedNow) }
         let asset = AssetRecord(
-            assetID: assetID, userID: device.userID, mimeType: receiver.mimeType, size: receiver.size, uploadedAt: hub.environment.now())
+            assetID: assetID, userID: device.userID, mimeType: Self.servedType(parser.mimeType), size: parser.fileBytes,
+            uploadedAt: hub.environment.now())
         do {
             let path = AssetRecord.path(of: assetID, in: directory)
             try receiver.finish(at: path)
@@ -89,7 +95,11 @@ struct AssetRoutes: Sendable {
             throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
         }
         let body = hub.store.holdsAssetBytes ? storedBody(of: asset) : try fileBody(of: asset)
-        return Response(status: .ok, headers: [.contentType: asset.mimeType, .contentLength: String(asset.size)], body: body)
+        let headers: HTTPFields = [
+            .contentType: asset.mimeType, .contentLength: String(asset.size), .contentDisposition: "attachment",
+            .xContentTypeOptions: "nosniff",
+        ]
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     /// An upload's bytes as the store holds them, chunk by chunk.
@@ -122,30 +132,67 @@ struct AssetRoutes: Sendable {
         }
     }
 
-    /// The boundary parameter of a `multipart/form-data` content type.
-    static func boundary(of contentType: String) -> String? {
-        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.first?.lowercased() == "multipart/form-data" else { return nil }
-        for part in parts.dropFirst() where part.lowercased().hasPrefix("boundary=") {
-            let value = part.dropFirst("boundary=".count)
-            return value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : String(value)
+    /// The bytes the account keeps, as the store counts them.
+    private func storedBytes(of userID: String) async throws(HTTPFailure) -> Int {
+        do {
+            return try await hub.store.storedUploadBytes(userID: userID)
+        } catch {
+            throw HTTPFailure(.uploadFailedRetryable, "the account's uploads could not be counted; try again")
         }
-        return nil
+    }
+
+    /// Runs `body`, answering its refusal as the spec says: a quota's with `rate_limited` (too
+    /// many at once) or `payload_too_large` (too many bytes).
+    private static func refusing<T>(_ body: () throws(UploadQuota.Refusal) -> T) throws(HTTPFailure) -> T {
+        do {
+            return try body()
+        } catch {
+            throw failure(for: error)
+        }
+    }
+
+    private static func failure(for refusal: UploadQuota.Refusal) -> HTTPFailure {
+        switch refusal {
+        case .tooManyAtOnce: HTTPFailure(.rateLimited, refusal.message)
+        case .overQuota: HTTPFailure(.payloadTooLarge, refusal.message)
+        }
+    }
+
+    /// Runs `body`, answering a refused body as the spec says.
+    private static func refusing<T>(_ body: () throws(UploadRejection) -> T) throws(HTTPFailure) -> T {
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .notMultipart(let message), .malformed(let message): throw HTTPFailure(.invalidMessage, message)
+            case .tooLarge(let message): throw HTTPFailure(.payloadTooLarge, message)
+            case .receiver(let refusal as UploadQuota.Refusal): throw failure(for: refusal)
+            case .receiver: throw HTTPFailure(.uploadFailedRetryable, "the file could not be stored; try again")
+            }
+        }
+    }
+
+    /// The type an upload is kept and served with: the part's own when it is a plain
+    /// `type/subtype` (parameters dropped), `application/octet-stream` otherwise. Downloads are
+    /// served as attachments with `nosniff`, so no type is rendered by a browser as a page.
+    static func servedType(_ declared: String?) -> String {
+        let fallback = "application/octet-stream"
+        guard let declared, let essence = declared.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else {
+            return fallback
+        }
+        let token = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$&-^_.+".utf8)
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 127 && $0.utf8.allSatisfy(token.contains) }) else { return fallback }
+        return essence
     }
 }
 
-/// Streams the `file` part of a multipart upload to a temporary file, at most `maxUploadBytes`.
-/// Used by one request's task only.
+/// Writes an upload's file bytes to a temporary file, moved into place once the upload is
+/// complete. Used by one request's task only.
 private final class UploadReceiver: @unchecked Sendable {
     private let path: String
     private let handle: FileHandle
-    private var partName: String?
-    private var partType: String?
     private var finished = false
-    private(set) var mimeType = "application/octet-stream"
-    private(set) var size = 0
-    private(set) var fileComplete = false
-    private(set) var failure: HTTPFailure?
 
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
@@ -155,46 +202,8 @@ private final class UploadReceiver: @unchecked Sendable {
         self.handle = handle
     }
 
-    func header(_ name: String, _ value: String) {
-        switch name.lowercased() {
-        case "content-disposition":
-            partName = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-                .first { $0.hasPrefix("name=") }
-                .map { String($0.dropFirst("name=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        case "content-type":
-            partType = value.trimmingCharacters(in: .whitespaces)
-        default:
-            break
-        }
-    }
-
-    func body(_ buffer: inout ByteBuffer) {
-        guard failure == nil else { return }
-        guard partName == "file" else {
-            failure = HTTPFailure(.invalidMessage, "the upload's part must be named 'file', not '\(partName ?? "")'")
-            return
-        }
-        size += buffer.readableBytes
-        guard size <= Clawline.Constants.maxUploadBytes else {
-            failure = HTTPFailure(.payloadTooLarge, "uploads are at most \(Clawline.Constants.maxUploadBytes) bytes")
-            return
-        }
-        do {
-            try handle.write(contentsOf: buffer.readableBytesView)
-        } catch {
-            failure = HTTPFailure(.uploadFailedRetryable, "the file could not be stored; try again")
-        }
-    }
-
-    func partComplete() {
-        if partName == "file", failure == nil {
-            fileComplete = true
-            if let partType, !partType.isEmpty { mimeType = partType }
-        } else if failure == nil {
-            failure = HTTPFailure(.invalidMessage, "the upload's part must be named 'file', not '\(partName ?? "")'")
-        }
-        partName = nil
-        partType = nil
+    func write(_ bytes: ByteBuffer) throws {
+        try handle.write(contentsOf: bytes.readableBytesView)
     }
 
     /// Moves the file to `destination`.

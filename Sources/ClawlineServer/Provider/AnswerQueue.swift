@@ -65,13 +65,22 @@ final class AnswerQueue: Sendable {
         }
         let typing = await hub.sendTyping(true, to: request.userID)
         let lastUpdate = NIOLockedValueBox(environment.elapsed())
+        let pacer = SnapshotPacer(burst: hub.limits.snapshotBurst, interval: hub.limits.snapshotInterval)
         do {
             let final = try await withThrowingTaskGroup(of: String.self) { group in
                 group.addTask {
                     try await hub.assistant.answer(request) { snapshot in
-                        lastUpdate.withLockedValue { $0 = environment.elapsed() }
+                        let now = environment.elapsed()
+                        lastUpdate.withLockedValue { $0 = now }
+                        guard pacer.offer(snapshot, at: now) else { return }
                         await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
                     }
+                }
+                group.addTask {
+                    try await pacer.run(clock: environment.clock, now: environment.elapsed) { snapshot in
+                        await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
+                    }
+                    throw CancellationError()
                 }
                 group.addTask {
                     let timeout = Clawline.Constants.streamInactivityTimeout

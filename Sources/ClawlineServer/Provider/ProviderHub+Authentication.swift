@@ -33,11 +33,17 @@ extension ProviderHub {
             refuse(connection, .authFailed)
             return
         }
+        // A token of an earlier pairing of this device (removed, then paired again) is void.
+        guard claims.iat.value >= record.pairedAt else {
+            refuse(connection, .tokenRevoked)
+            return
+        }
         try await store.markSeen(auth.deviceId, at: environment.now())
         let cursor: String? = if case .value(let value) = auth.lastMessageId { value } else { nil }
         let page = try await store.events(userID: userID, after: cursor, limit: Clawline.Constants.maxReplayEvents)
-        let device = AuthenticatedDevice(deviceID: auth.deviceId, userID: userID, isAdmin: record.isAdmin)
+        let device = AuthenticatedDevice(deviceID: auth.deviceId, userID: userID, isAdmin: record.isAdmin, pairedAt: record.pairedAt)
         connection.authenticate(device)
+        identified(connection)
         connection.beginReplay()
         let previous = sockets.updateValue(connection, forKey: auth.deviceId)
         connectedDevices[userID, default: []].insert(auth.deviceId)
@@ -79,8 +85,16 @@ extension ProviderHub {
         connection.closeAsTheRulesSay()
     }
 
-    /// Forgets a socket that closed; the device's queued answers go when its last socket does.
+    /// Forgets a socket that closed: a pairing request waiting on it is dropped (a device that
+    /// still wants to pair asks again, as the contract has it every 30 seconds); the device's
+    /// queued answers go when its last socket does.
     func disconnected(_ connection: ServerConnection) {
+        identified(connection)
+        for (deviceID, pending) in pendingPairings where pending.connection === connection {
+            pending.expiry.cancel()
+            pendingPairings[deviceID] = nil
+            publish(.pairingResolved(deviceID: deviceID))
+        }
         guard let device = connection.device, sockets[device.deviceID] === connection else { return }
         forgetSocket(of: device.deviceID, in: device.userID)
         answerQueues.removeValue(forKey: device.deviceID)?.cancel()
@@ -103,7 +117,9 @@ extension ProviderHub {
             throw HTTPFailure(.serverError, "the device could not be looked up")
         }
         guard let record, record.userID == claims.userID, record.status != .denied else { throw HTTPFailure(.authFailed, "the token is not valid") }
-        guard record.status != .revoked else { throw HTTPFailure(.tokenRevoked, "the device's token was revoked") }
-        return AuthenticatedDevice(deviceID: record.deviceID, userID: claims.userID, isAdmin: record.isAdmin)
+        guard record.status != .revoked, claims.iat.value >= record.pairedAt else {
+            throw HTTPFailure(.tokenRevoked, "the device's token was revoked")
+        }
+        return AuthenticatedDevice(deviceID: record.deviceID, userID: claims.userID, isAdmin: record.isAdmin, pairedAt: record.pairedAt)
     }
 }

@@ -25,16 +25,20 @@ extension ProviderHub {
 
     // MARK: Maintenance
 
-    /// What the server does every tick: closes the sockets of devices revoked or denied meanwhile
-    /// (another process, such as `clawline-server devices revoke`, may have changed the store) and
-    /// deletes uploads no message referenced within `uploadRetention`.
+    /// What the server does every tick: closes the sockets of devices revoked, denied, removed
+    /// or paired again meanwhile (another process, such as `clawline-server devices revoke`, may
+    /// have changed the store), closes sockets past their authentication deadline, and deletes
+    /// uploads no message referenced within `uploadRetention`.
     func maintain(uploadsDirectory: String) async {
+        closeUnidentifiedSockets()
         do {
-            let blocked = try await store.blockedDeviceIDs()
-            for (deviceID, socket) in sockets where blocked.contains(deviceID) {
+            let records = Dictionary(
+                try await store.devices(withIDs: Array(sockets.keys)).map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+            for (deviceID, socket) in sockets {
+                guard let device = socket.device, !Self.mayStay(device, as: records[deviceID]) else { continue }
                 socket.sendError(.tokenRevoked, "this device's token was revoked")
                 socket.close(code: ErrorCode.tokenRevoked.closeCode ?? 1008)
-                forgetSocket(of: deviceID, in: socket.device?.userID)
+                forgetSocket(of: deviceID, in: device.userID)
                 answerQueues.removeValue(forKey: deviceID)?.cancel()
             }
             let retention = TimeInterval(Clawline.Constants.uploadRetention.components.seconds)
@@ -45,6 +49,23 @@ extension ProviderHub {
             // Cancelled: the server is shutting down.
             guard !(error is CancellationError), !Task.isCancelled else { return }
             logger.error("maintenance failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Whether a device authenticated on a socket may keep it, as the store now knows it: still
+    /// approved, in the same account, under the same pairing.
+    static func mayStay(_ device: AuthenticatedDevice, as record: DeviceRecord?) -> Bool {
+        guard let record else { return false }
+        return record.status == .approved && record.userID == device.userID && record.pairedAt == device.pairedAt
+    }
+
+    /// Closes (1008) the sockets that sent neither a successful `auth` nor a `pair_request`
+    /// within `limits.authenticationTimeout` of opening.
+    func closeUnidentifiedSockets() {
+        let now = environment.elapsed()
+        for (id, connection) in unidentified where now - connection.openedAt >= limits.authenticationTimeout {
+            unidentified[id] = nil
+            connection.close(code: 1008, reason: "authenticate or ask to pair within \(limits.authenticationTimeout)")
         }
     }
 }

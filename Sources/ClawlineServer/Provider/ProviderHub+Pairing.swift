@@ -10,6 +10,7 @@ extension ProviderHub {
     /// Answers a `pair_request`: the first device ever becomes admin at once; a known device is
     /// answered from its record; others wait for an admin's decision.
     func pair(_ request: PairRequest, on connection: ServerConnection) async throws {
+        identified(connection)
         if let record = try await store.device(request.deviceId) {
             try await answerKnownDevice(record, request: request, on: connection)
             return
@@ -32,6 +33,13 @@ extension ProviderHub {
         }
         guard pendingPairings.count + remotePendings.count < Clawline.Constants.pendingPairingCapacity else {
             connection.sendError(.rateLimited, "too many devices are waiting for approval; try again later")
+            connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
+            return
+        }
+        if let address = connection.remoteAddress,
+            pendingPairings.values.count(where: { $0.connection.remoteAddress == address }) >= limits.maxPendingPairingsPerAddress
+        {
+            connection.sendError(.rateLimited, "too many devices from this address are waiting for approval; try again later")
             connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
             return
         }
@@ -105,6 +113,12 @@ extension ProviderHub {
     /// Applies an admin's `pair_decision`; the first decision wins, later ones are `invalid_message`.
     /// A request waiting on another node is decided there.
     func decide(_ decision: PairDecision, by admin: AuthenticatedDevice, on connection: ServerConnection) async throws {
+        // The session rules refuse a member's decision before it gets here; the hub holds the
+        // rule too, so no path around them approves a device.
+        guard admin.isAdmin else {
+            connection.sendError(.invalidMessage, "only an admin device may decide pairing requests")
+            return
+        }
         if decision.approve && decision.userId == nil {
             connection.sendError(.invalidMessage, "approving a device needs a userId")
             return

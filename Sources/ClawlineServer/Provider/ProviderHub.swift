@@ -40,6 +40,11 @@ actor ProviderHub {
     var reissuedTokens: Set<String> = []
     /// The latest snapshot of each stream in progress, by the device whose message it answers.
     var streamSnapshots: [String: (userID: String, message: ServerMessage)] = [:]
+    /// What any one peer may spend.
+    let limits: ProviderLimits
+    /// Sockets that have sent neither a successful `auth` nor a `pair_request` yet; the
+    /// maintenance closes those older than `limits.authenticationTimeout`.
+    var unidentified: [ObjectIdentifier: ServerConnection] = [:]
 
     struct PendingPairing {
         var request: PairRequest
@@ -49,8 +54,9 @@ actor ProviderHub {
 
     init(
         store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,
-        cluster: (any ClusterBus)? = nil
+        cluster: (any ClusterBus)? = nil, limits: ProviderLimits = ProviderLimits()
     ) async throws {
+        self.limits = limits
         self.store = store
         self.tokens = tokens
         self.assistant = assistant
@@ -103,6 +109,16 @@ actor ProviderHub {
         for deviceID in connectedDevices[userID] ?? [] {
             sockets[deviceID]?.send(frame, live: true)
         }
+    }
+
+    /// Counts a new socket as unidentified until it authenticates or asks to pair.
+    func opened(_ connection: ServerConnection) {
+        unidentified[ObjectIdentifier(connection)] = connection
+    }
+
+    /// The socket authenticated or asked to pair: its authentication deadline no longer applies.
+    func identified(_ connection: ServerConnection) {
+        unidentified[ObjectIdentifier(connection)] = nil
     }
 
     func forgetSocket(of deviceID: String, in userID: String?) {

@@ -106,11 +106,17 @@ public final class PostgresProviderStore: ProviderStore {
             password = components.password
             let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
             database = path.isEmpty ? nil : path
-            sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+            // Encrypted by default, unless the database is on this machine.
+            sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? (Self.isLoopback(host) ? "disable" : "require")
             schema = components.queryItems?.first { $0.name == "schema" }?.value
             guard ["disable", "prefer", "require"].contains(sslMode) else {
                 throw ServerSetupError("sslmode '\(sslMode)' is not supported; use disable, prefer or require")
             }
+        }
+
+        /// Whether `host` names this machine.
+        static func isLoopback(_ host: String) -> Bool {
+            ["localhost", "::1", "[::1]"].contains(host.lowercased()) || host.hasPrefix("127.") || host.hasPrefix("/")
         }
 
         var clientConfiguration: PostgresClient.Configuration {
@@ -173,7 +179,11 @@ public final class PostgresProviderStore: ProviderStore {
             """,
             // Cluster messages too large for a notification.
             "CREATE TABLE cluster_messages (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)",
-        ]
+        ],
+        [
+            // An upload's quota sums the account's uploads.
+            "CREATE INDEX assets_by_user ON assets (user_id)"
+        ],
     ]
 
     /// A key of PostgreSQL's advisory locks that no other use of the database takes: the schema's.
@@ -282,12 +292,12 @@ public final class PostgresProviderStore: ProviderStore {
         try await client.query("UPDATE devices SET last_seen = \(date.timeIntervalSince1970) WHERE device_id = \(deviceID)", logger: logger)
     }
 
-    public func blockedDeviceIDs() async throws -> Set<String> {
-        var blocked: Set<String> = []
-        for try await id in try await client.query("SELECT device_id FROM devices WHERE status <> 'approved'", logger: logger).decode(String.self) {
-            blocked.insert(id)
-        }
-        return blocked
+    public func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] {
+        try await devices(
+            """
+            SELECT device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen FROM devices
+            WHERE device_id = ANY(\(deviceIDs))
+            """)
     }
 
     // MARK: Assets
@@ -310,6 +320,13 @@ public final class PostgresProviderStore: ProviderStore {
         try await assets(
             "SELECT asset_id, user_id, mime_type, size, uploaded_at, referenced FROM assets WHERE asset_id = \(assetID)"
         ).first
+    }
+
+    public func storedUploadBytes(userID: String) async throws -> Int {
+        var total = 0
+        let rows = try await client.query("SELECT COALESCE(SUM(size), 0)::BIGINT FROM assets WHERE user_id = \(userID)", logger: logger)
+        for try await bytes in rows.decode(Int.self) { total = bytes }
+        return total
     }
 
     public func markReferenced(_ assetIDs: [String]) async throws {

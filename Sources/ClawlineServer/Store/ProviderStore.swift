@@ -138,13 +138,15 @@ public protocol ProviderStore: Sendable {
     func removeDevice(_ deviceID: String) async throws
     /// Records that the device authenticated at `date`.
     func markSeen(_ deviceID: String, at date: Date) async throws
-    /// The ids of devices that may not authenticate (revoked or denied).
-    func blockedDeviceIDs() async throws -> Set<String>
+    /// The records of those of `deviceIDs` the provider knows (a removed device has none).
+    func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord]
 
     /// Records an upload.
     func save(_ asset: AssetRecord) async throws
     /// The upload with this id, if any.
     func asset(_ assetID: String) async throws -> AssetRecord?
+    /// The bytes of every upload an account keeps, referenced or not (its upload quota counts them).
+    func storedUploadBytes(userID: String) async throws -> Int
     /// Marks uploads as referenced by a message, so they are kept.
     func markReferenced(_ assetIDs: [String]) async throws
     /// Forgets the uploads no message references that were uploaded before `date`, returning them

@@ -32,10 +32,20 @@ public final class SQLiteProviderStore: ProviderStore {
         case powerFailure = "FULL"
     }
 
-    /// Opens (creating it if needed) the database at `path`; `nil` for a database in memory.
+    /// Opens (creating it if needed, mode 0600, which SQLite's log files inherit) the database at
+    /// `path`; `nil` for a database in memory.
     public static func open(
         path: String?, durability: Durability = .processCrash, logger: Logger = Logger(label: "clawline.store")
     ) async throws -> SQLiteProviderStore {
+        if let path {
+            _ = try PrivateFile.create(at: path)
+            let directory = (path as NSString).deletingLastPathComponent
+            if PrivateFile.isOpenToOthers(directory.isEmpty ? "." : directory) {
+                logger.warning(
+                    "the database's directory can be read by other users; it holds the database (and, by default, the signing key)",
+                    metadata: ["directory": "\(directory)", "fix": "chmod 700 \(directory)"])
+            }
+        }
         let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
         do {
             try await migrate(connection, durability: durability)
@@ -121,6 +131,10 @@ public final class SQLiteProviderStore: ProviderStore {
                 UPDATE client_messages SET echo_frame = NULL WHERE device_id = NEW.device_id AND client_id = NEW.client_id;
             END
             """,
+        ],
+        [
+            // An upload's quota sums the account's uploads.
+            "CREATE INDEX assets_by_user ON assets (user_id)"
         ],
     ]
 
@@ -208,8 +222,16 @@ public final class SQLiteProviderStore: ProviderStore {
         try await write("UPDATE devices SET last_seen = ? WHERE device_id = ?", [.float(date.timeIntervalSince1970), .text(deviceID)])
     }
 
-    public func blockedDeviceIDs() async throws -> Set<String> {
-        Set(try await query("SELECT device_id FROM devices WHERE status != 'approved'").compactMap { $0.column("device_id")?.string })
+    public func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] {
+        var records: [DeviceRecord] = []
+        // At most 500 binds a statement, well within SQLite's limit.
+        for start in stride(from: 0, to: deviceIDs.count, by: 500) {
+            let ids = deviceIDs[start..<min(start + 500, deviceIDs.count)]
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            records += try await query("SELECT \(Self.deviceColumns) FROM devices WHERE device_id IN (\(marks))", ids.map { .text($0) })
+                .compactMap(Self.device)
+        }
+        return records
     }
 
     private static func device(_ row: SQLiteRow) -> DeviceRecord? {
@@ -235,6 +257,11 @@ public final class SQLiteProviderStore: ProviderStore {
 
     public func asset(_ assetID: String) async throws -> AssetRecord? {
         try await query("SELECT * FROM assets WHERE asset_id = ?", [.text(assetID)]).first.flatMap(Self.asset)
+    }
+
+    public func storedUploadBytes(userID: String) async throws -> Int {
+        let rows = try await query("SELECT COALESCE(SUM(size), 0) AS bytes FROM assets WHERE user_id = ?", [.text(userID)])
+        return rows.first?.column("bytes")?.integer ?? 0
     }
 
     public func markReferenced(_ assetIDs: [String]) async throws {

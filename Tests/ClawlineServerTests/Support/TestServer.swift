@@ -35,7 +35,8 @@ struct TestServer: Sendable {
 
     /// Runs `body` against a fresh server, then shuts it down.
     static func run<T: Sendable>(
-        assistant: any Assistant = EchoAssistant(), wrapStore: @Sendable (SQLiteProviderStore) -> any ProviderStore = { $0 },
+        assistant: any Assistant = EchoAssistant(), limits: ProviderLimits = ProviderLimits(),
+        wrapStore: @Sendable (SQLiteProviderStore) -> any ProviderStore = { $0 },
         _ body: @Sendable (TestServer) async throws -> T
     ) async throws -> T {
         let clock = ManualClock()
@@ -48,7 +49,8 @@ struct TestServer: Sendable {
         var logger = Logger(label: "clawline.test")
         logger.logLevel = ProcessInfo.processInfo.environment["CLAWLINE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let application = try await ClawlineServer.service(
-            configuration: ClawlineServerConfiguration(port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50)), store: store,
+            configuration: ClawlineServerConfiguration(
+                port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50), limits: limits), store: store,
             signingKey: signingKey, assistant: assistant,
             environment: ServerEnvironment(clock: clock, now: { date.now }), logger: logger
         ) { port in

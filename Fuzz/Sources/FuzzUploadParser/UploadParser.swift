@@ -1,0 +1,1 @@
+../../../Sources/ClawlineServer/HTTP/UploadParser.swift

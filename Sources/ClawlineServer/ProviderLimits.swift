@@ -1,0 +1,92 @@
+import ClawlineProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What any one peer may spend of the provider: connections, time, uploads, pairing requests and
+/// the frames an answer may send. Every limit has a default that suits a small public server;
+/// `clawline-server serve` sets each with a flag of the same name.
+public struct ProviderLimits: Sendable, Hashable {
+    /// The most connections open at once, over every address. When it is reached, new connections
+    /// wait in the kernel's backlog until one closes. The default leaves 64 of the process's file
+    /// descriptors for the store, uploads and logs.
+    public var maxConnections: Int
+    /// The most connections open at once from one IP address; a connection past it is closed at
+    /// once. `Int.max` for none.
+    public var maxConnectionsPerAddress: Int
+    /// How long an HTTP connection may wait for the head of its next request (a connection sending
+    /// its headers slowly is closed when it runs out).
+    public var headerTimeout: Duration
+    /// How long an HTTP connection may stay idle, without a byte either way, before it is closed
+    /// (WebSockets keep themselves alive with pings instead).
+    public var idleTimeout: Duration
+    /// How long a WebSocket may stay open before it sends a successful `auth` or a `pair_request`
+    /// (counted on the server's clock); it is then closed with 1008. The spec's `connectTimeout`.
+    public var authenticationTimeout: Duration
+    /// The most pairing requests waiting for an admin from one IP address (the spec caps them all
+    /// at `pendingPairingCapacity`).
+    public var maxPendingPairingsPerAddress: Int
+    /// The most uploads one account may send at once; one more is `rate_limited`.
+    public var maxConcurrentUploadsPerAccount: Int
+    /// The most bytes of uploads an account may keep (referenced or not, and those on their way);
+    /// an upload that would pass it is `payload_too_large`.
+    public var uploadQuotaBytes: Int
+    /// How many snapshots of an answer go out as the assistant yields them; after these, at most
+    /// one per ``snapshotInterval`` (the latest, so each still carries the whole text so far).
+    public var snapshotBurst: Int
+    /// The least time between two snapshots of an answer once its burst is spent.
+    public var snapshotInterval: Duration
+
+    /// The defaults, or the values given.
+    public init(
+        maxConnections: Int = ProviderLimits.defaultMaxConnections, maxConnectionsPerAddress: Int = 256, headerTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60), authenticationTimeout: Duration = Clawline.Constants.connectTimeout,
+        maxPendingPairingsPerAddress: Int = 4, maxConcurrentUploadsPerAccount: Int = 2, uploadQuotaBytes: Int = 1 << 30,
+        snapshotBurst: Int = 16, snapshotInterval: Duration = .milliseconds(100)
+    ) {
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        self.authenticationTimeout = authenticationTimeout
+        self.maxPendingPairingsPerAddress = maxPendingPairingsPerAddress
+        self.maxConcurrentUploadsPerAccount = maxConcurrentUploadsPerAccount
+        self.uploadQuotaBytes = uploadQuotaBytes
+        self.snapshotBurst = snapshotBurst
+        self.snapshotInterval = snapshotInterval
+    }
+
+    /// The process's limit of open files less 64, at least 64 (`RLIMIT_NOFILE`).
+    public static var defaultMaxConnections: Int {
+        var limit = rlimit()
+        #if canImport(Glibc) || canImport(Musl)
+            let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return 65_536 }
+        // An unlimited limit reads as the largest value.
+        return max(64, min(Int(clamping: limit.rlim_cur), 1 << 20) - 64)
+    }
+
+    /// Checks every limit is positive.
+    public func validate() throws(ServerSetupError) {
+        let counts = [
+            ("max-connections", maxConnections), ("max-connections-per-address", maxConnectionsPerAddress),
+            ("max-pending-pairings-per-address", maxPendingPairingsPerAddress),
+            ("max-concurrent-uploads-per-account", maxConcurrentUploadsPerAccount), ("upload-quota-bytes", uploadQuotaBytes),
+            ("snapshot-burst", snapshotBurst),
+        ]
+        for (name, value) in counts where value < 1 { throw ServerSetupError("--\(name) must be at least 1, not \(value)") }
+        let durations = [
+            ("header-timeout", headerTimeout), ("idle-timeout", idleTimeout), ("authentication-timeout", authenticationTimeout),
+        ]
+        for (name, value) in durations where value <= .zero { throw ServerSetupError("--\(name) must be longer than zero") }
+        guard snapshotInterval >= .zero else { throw ServerSetupError("--snapshot-interval must not be negative") }
+    }
+}

@@ -1,0 +1,131 @@
+import ClawlineProtocol
+import Foundation
+import Logging
+import Testing
+import WireRuntime
+
+@testable import ClawlineServer
+
+/// A device that is removed, revoked or paired again stays out; pairing requests cannot be
+/// piled up; only an admin decides.
+@Suite struct DeviceLifecycleTests {
+    func request(_ deviceID: String) -> ClientFrame {
+        .pairRequest(PairRequest(deviceId: deviceID, claimedName: "Tablet", deviceInfo: TestServer.deviceInfo))
+    }
+
+    /// Pairs a member device through `admin`'s socket.
+    func approveMember(_ deviceID: String, on server: TestServer, admin: PairedDevice, adminSocket: TestSocket) async throws -> PairedDevice {
+        let pairing = server.socket()
+        pairing.send(request(deviceID))
+        guard case .pairApprovalRequest = try await adminSocket.next() else { throw TestFailure("expected an approval request") }
+        adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: admin.userID)))
+        guard case .pairResult(.success(let success)) = try await pairing.next() else { throw TestFailure("expected the token") }
+        pairing.close()
+        return PairedDevice(deviceID: deviceID, token: success.token, userID: success.userId)
+    }
+
+    @Test func aRemovedDevicesOpenSocketIsClosed() async throws {
+        try await TestServer.run { server in
+            let admin = try await server.pair()
+            let (socket, _) = try await server.connect(admin)
+            // As `clawline-server devices remove` does, from another process.
+            try await server.store.removeDevice(admin.deviceID)
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected token_revoked") }
+            #expect(error.code == .tokenRevoked)
+            #expect(try await socket.closeCode() == 1008)
+        }
+    }
+
+    @Test func aTokenOfAnEarlierPairingStaysVoidAfterRemoveAndPairAgain() async throws {
+        try await TestServer.run { server in
+            let admin = try await server.pair()
+            let (adminSocket, _) = try await server.connect(admin)
+            let deviceID = TestServer.newDeviceID()
+            let stolen = try await approveMember(deviceID, on: server, admin: admin, adminSocket: adminSocket)
+            var record = try #require(try await server.store.device(deviceID))
+            record.status = .revoked
+            try await server.store.save(record)
+            try await server.store.removeDevice(deviceID)
+            server.date.advance(by: 60)
+            let repaired = try await approveMember(deviceID, on: server, admin: admin, adminSocket: adminSocket)
+
+            let thief = server.socket()
+            thief.send(.auth(Auth(token: stolen.token, deviceId: deviceID)))
+            #expect(try await thief.next() == .authResult(.failure(reason: .tokenRevoked)))
+            #expect(try await thief.closeCode() == 1008)
+            let download = try await server.http("POST", "/upload", token: stolen.token, contentType: "multipart/form-data; boundary=b")
+            #expect(download.status == 403)
+            let (socket, success) = try await server.connect(repaired)
+            #expect(success.userId == admin.userID)
+            #expect(socket.violations.isEmpty)
+        }
+    }
+
+    @Test func aPendingRequestIsDroppedWhenItsSocketCloses() async throws {
+        try await TestServer.run { server in
+            let admin = try await server.pair()
+            let (adminSocket, _) = try await server.connect(admin)
+            let deviceID = TestServer.newDeviceID()
+            let pairing = server.socket()
+            pairing.send(request(deviceID))
+            _ = try await adminSocket.next()
+            #expect(server.clock.sleeperCount == 1, "the request's expiry timer")
+            pairing.close()
+            // Dropping the request cancels its timer.
+            await server.clock.waitForSleepers(atMost: 0)
+            adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: admin.userID)))
+            guard case .error(let error) = try await adminSocket.next() else { throw TestFailure("expected invalid_message") }
+            #expect(error.code == .invalidMessage && error.message.contains("no pairing request"))
+            // The device asks again, and the admin is asked again.
+            let again = server.socket()
+            again.send(request(deviceID))
+            guard case .pairApprovalRequest(let asked) = try await adminSocket.next() else { throw TestFailure("expected an approval request") }
+            #expect(asked.deviceId == deviceID)
+        }
+    }
+
+    @Test func anAddressHasAtMostItsShareOfPendingRequests() async throws {
+        try await TestServer.run(limits: ProviderLimits(maxPendingPairingsPerAddress: 2)) { server in
+            let admin = try await server.pair()
+            let (adminSocket, _) = try await server.connect(admin)
+            var waiting: [TestSocket] = []
+            for _ in 0..<2 {
+                let socket = server.socket()
+                socket.send(request(TestServer.newDeviceID()))
+                _ = try await adminSocket.next()
+                waiting.append(socket)
+            }
+            let third = server.socket()
+            third.send(request(TestServer.newDeviceID()))
+            guard case .error(let error) = try await third.next() else { throw TestFailure("expected rate_limited") }
+            #expect(error.code == .rateLimited && error.message.contains("address"))
+            #expect(try await third.closeCode() == 1008)
+            let nothingElse = waiting.allSatisfy(\.inboxIsEmpty)
+            #expect(nothingElse)
+        }
+    }
+
+    @Test func theHubRefusesAMembersDecisionWhateverTheSessionRulesLetThrough() async throws {
+        let store = try await SQLiteProviderStore.open(path: nil)
+        let now = Date()
+        try await store.save(
+            DeviceRecord(deviceID: "admin", userID: "u", claimedName: nil, deviceInfo: "{}", isAdmin: true, status: .approved, pairedAt: now))
+        let hub = try await ProviderHub(
+            store: store, tokens: try await TokenAuthority(key: TestServer.signingKey), assistant: EchoAssistant(), environment: ServerEnvironment(),
+            logger: Logger(label: "test"))
+        let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
+        let (pairing, _) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
+        let deviceID = UUID().uuidString
+        try await hub.pair(PairRequest(deviceId: deviceID, deviceInfo: TestServer.deviceInfo), on: pairing)
+        let (memberSocket, memberFrames) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
+        let member = AuthenticatedDevice(deviceID: "member", userID: "u", isAdmin: false, pairedAt: now)
+        try await hub.decide(PairDecision(deviceId: deviceID, approve: true, userId: "u"), by: member, on: memberSocket)
+        memberSocket.close(code: 1000)
+        var answers: [String] = []
+        for await item in memberFrames { if case .frame(let text) = item { answers.append(text) } }
+        #expect(answers.count == 1 && answers[0].contains(#""code":"invalid_message""#) && answers[0].contains("admin"))
+        #expect(try await store.device(deviceID) == nil, "the device was not approved")
+        await hub.closeAll(code: 1001, reason: "done")
+        try await store.close()
+    }
+}
