@@ -50,7 +50,8 @@ struct DataOptions: ParsableArguments {
         if let url = databaseURL {
             if let database, URLComponents(string: database)?.password != nil {
                 Self.warn(
-                    "--database carries a password, which every user of this machine can read in the process list; pass the URL in CLAWLINE_DATABASE_URL"
+                    "--database carries a password, which every user of this machine can read in the process list; "
+                        + "pass the URL in CLAWLINE_DATABASE_URL"
                 )
             }
             let store = try await PostgresProviderStore.open(url: url)

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import WireRuntime
 
+@testable import ClawlineServer
+
 /// The `clawline-server` executable: how it starts, its operator commands, and that a crash loses
 /// nothing acknowledged.
 @Suite(.serialized) struct ServerProcessTests {
@@ -104,5 +106,21 @@ import WireRuntime
         let unknown = try await ServerProcess.run(["devices", "remove", "nope", "--data-dir", data])
         #expect(unknown.status != 0 && unknown.stderr.contains("no device has the id 'nope'"))
         try await server.stop(with: SIGTERM)
+    }
+
+    @Test func aDevicesClaimedNameCannotForgeALineOfTheList() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let store = try await SQLiteProviderStore.open(path: data + "/clawline.sqlite")
+        let forged = "Phone\u{1B}[2K\r\nFAKE  approved  admin  user=x  name=y\\"
+        try await store.save(
+            DeviceRecord(deviceID: "d1", userID: "u", claimedName: forged, deviceInfo: "{}", isAdmin: false, status: .approved, pairedAt: Date()))
+        try await store.close()
+        let list = try await ServerProcess.run(["devices", "list", "--data-dir", data])
+        #expect(list.status == 0)
+        #expect(list.stdout.split(separator: "\n").count == 1, "one device, one line: \(list.stdout)")
+        #expect(!list.stdout.contains("\u{1B}") && !list.stdout.contains("\r"))
+        #expect(list.stdout.contains(#"name=Phone\u{1B}[2K\u{D}\u{A}FAKE  approved  admin  user=x  name=y\\"#))
     }
 }

@@ -6,7 +6,9 @@ import Foundation
 /// Asks to pair this device, on a short-lived pairing socket. The first device ever to pair
 /// becomes an admin and is approved at once; any other device waits until an admin decides
 /// (the provider sends `pair_approval_request` to admins). The provider answers with
-/// `pair_result` and closes the socket.
+/// `pair_result` and closes the socket. A request waits only while its socket is open: when
+/// the socket closes, the request is dropped (an admin's later decision on it is
+/// `invalid_message`), and a device that still wants to pair asks again.
 ///
 /// A `pair_request` that re-pairs an already-paired device is answered `invalid_message` and
 /// closes the socket, unless the device's token was never delivered (the provider re-issues

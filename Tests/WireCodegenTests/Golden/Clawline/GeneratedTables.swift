@@ -289,7 +289,10 @@ public enum Clawline {
         )
 
         /// Uploads a file too large to send inline (up to 100 MiB). Attach the returned asset to a message with an `asset` attachment; an upload no
-        /// message references within `uploadRetention` (one hour) is deleted. A part not named `file` is `invalid_message`.
+        /// message references within `uploadRetention` (one hour) is deleted. A part not named `file`, a second part, and a content type that is not
+        /// `multipart/form-data` with a boundary of 1 to 70 characters of RFC 2046's alphabet are `invalid_message`. A larger file, a body with more
+        /// than 64 KiB of multipart framing besides the file, a part's headers over 16 KiB, or an account's uploads past the provider's storage quota
+        /// are `payload_too_large`; more uploads of one account at once than the provider allows are `rate_limited`.
         ///
         /// `POST /upload`
         public static let upload: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
@@ -300,7 +303,8 @@ public enum Clawline {
             errorCodes: [.invalidMessage, .authFailed, .tokenRevoked, .payloadTooLarge, .rateLimited, .uploadFailedRetryable, .serverError]
         )
 
-        /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type and the body is the raw bytes. A
+        /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type (the uploaded part's `type/subtype`,
+        /// else `application/octet-stream`), it is served as an attachment with `X-Content-Type-Options` `nosniff`, and the body is the raw bytes. A
         /// malformed `assetId` is 400 `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
         ///
         /// `GET /download/{assetId}`

@@ -1056,15 +1056,17 @@ public enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
     /// that re-pairs an already-paired device, which close it.
     case invalidMessage
 
-    /// A message's content, an inline attachment, its attachment count, the message as a whole or an upload is larger than the protocol allows. The
-    /// third oversize frame from a device within 60 seconds closes the socket.
+    /// A message's content, an inline attachment, its attachment count, the message as a whole or an upload is larger than the protocol allows, or an
+    /// upload would take the account's uploads past the provider's storage quota. The third oversize frame from a device within 60 seconds closes the
+    /// socket.
     case payloadTooLarge
 
     /// The asset named in a download or an attachment does not exist or is not visible to this user.
     case assetNotFound
 
-    /// The device sent more frames of one kind than the rate limits allow, the pending-pairing queue is full, or the device's queue of messages
-    /// waiting for an answer is full (`maxQueuedMessages`).
+    /// The device sent more frames of one kind than the rate limits allow, the pending-pairing queue is full (in all, or the provider's share for one
+    /// address), the device's queue of messages waiting for an answer is full (`maxQueuedMessages`), or the account already sends as many uploads at
+    /// once as the provider allows.
     case rateLimited
 
     /// Another connection authenticated with the same `deviceId`. The old socket closes right after this error and unacknowledged messages on it are
