@@ -13,7 +13,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 
 let package = Package(
     name: "clawline-fuzz",
-    dependencies: [.package(name: sdk, path: ".."), .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1")],
+    dependencies: [.package(name: sdk, path: ".."), .package(url: "https://github.com/apple/swift-nio", from: "2.101.2")],
     targets: [
         .target(name: "CFuzzDriver"),
         .target(name: "FuzzDriver", dependencies: ["CFuzzDriver"]),
@@ -24,8 +24,8 @@ let package = Package(
         fuzzTarget("FuzzFrameDecoding", ["FuzzedClawlineProtocol"]),
         fuzzTarget("FuzzCaptureReader", [.product(name: "WireSpec", package: sdk), .product(name: "WireValidator", package: sdk)]),
         // The upload handler's parsing, compiled from the server's own file (a symbolic link), so
-        // the fuzzer builds MultipartKit and NIOCore, not the whole server stack.
-        .executableTarget(name: "FuzzUploadParser", dependencies: ["FuzzDriver", .product(name: "MultipartKit", package: "multipart-kit")]),
+        // the fuzzer builds NIOCore, not the whole server stack.
+        .executableTarget(name: "FuzzUploadParser", dependencies: ["FuzzDriver", .product(name: "NIOCore", package: "swift-nio")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -89,7 +89,7 @@ public enum ClawlineServer {
                 status: .init(code: Clawline.Constants.upgradeRequiredStatus))
         }
         let webSocket = WebSocketServerConfiguration(
-            maxFrameSize: Clawline.Constants.maxFrameBytes, autoPing: .enabled(timePeriod: Clawline.Constants.pingInterval))
+            maxFrameSize: ConnectionHandler.hardFrameLimit, autoPing: .disabled)
         let channel = HTTP1WebSocketUpgradeChannel.Configuration(http1: .init(idleTimeout: TimeAmount(limits.idleTimeout)), ws: webSocket)
         let addresses = AddressConnectionCounter(limit: limits.maxConnectionsPerAddress)
         let server = HTTPServerBuilder { responder in
@@ -99,7 +99,7 @@ public enum ClawlineServer {
                 return .upgrade([:]) { inbound, outbound, context in
                     await ConnectionHandler.serve(
                         inbound: inbound, outbound: outbound, hub: hub, engine: engine, rateLimits: rateLimits, remoteAddress: address,
-                        logger: context.logger)
+                        channel: channel, logger: context.logger)
                 }
             }
             return GuardedChildChannel(base: upgrade, counter: addresses, headerTimeout: TimeAmount(limits.headerTimeout))

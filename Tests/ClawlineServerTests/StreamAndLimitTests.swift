@@ -141,6 +141,35 @@ import WireRuntime
         }
     }
 
+    @Test func aFrameOverTheLargestIsAnsweredPayloadTooLargeThenClosedWith1009() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            let (socket, _) = try await server.connect(device)
+            // Fully escaped content at its limit is a valid frame of about 400 KB: read and answered.
+            let escaped = ClientMessage(id: "c_escaped", content: String(repeating: "\u{1}", count: Clawline.Constants.maxContentBytes))
+            #expect(escaped.encoded().count > 384 * 1024)
+            socket.send(.message(escaped))
+            #expect(try await socket.next() == .ack(Ack(id: "c_escaped")))
+            #expect(try await socket.next().serverMessage?.content == escaped.content)
+            _ = try await TestServer.readAnswer(on: socket)
+
+            let huge = #"{"type":"message","id":"c_huge","content":""# + String(repeating: "z", count: Clawline.Constants.maxFrameBytes) + #""}"#
+            socket.send(text: huge)
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected payload_too_large") }
+            #expect(error.code == .payloadTooLarge && error.messageId == nil)
+            #expect(try await socket.closeCode() == 1009)
+        }
+    }
+
+    @Test func aFrameOverTwiceTheLargestIsClosedUnanswered() async throws {
+        try await TestServer.run { server in
+            let device = try await server.pair()
+            let (socket, _) = try await server.connect(device)
+            socket.send(text: String(repeating: " ", count: 2 * Clawline.Constants.maxFrameBytes + 1))
+            #expect(try await socket.closeCode() == 1009)
+        }
+    }
+
     @Test func aLegalMessageOfThreeHundredKilobytesIsAccepted() async throws {
         try await TestServer.run { server in
             let device = try await server.pair()

@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func theParserStopsAtEachLimit() throws {
-        let limits = UploadLimits(maxFileBytes: 100, maxHeaderBytes: 64, maxFramingBytes: 200, sliceBytes: 16)
+        let limits = UploadLimits(maxFileBytes: 100, maxHeaderBytes: 100, maxFramingBytes: 200)
         func parse(_ body: String) throws(UploadRejection) -> UploadParser {
             let parser = try UploadParser(contentType: "multipart/form-data; boundary=b", limits: limits) { _ in }
             try parser.feed(ByteBuffer(string: body))

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WireRuntime
 
-/// Lenient base64: padding optional but complete when present, ASCII white space ignored; the
-/// decoder agrees with Foundation and with its own length count on every input it accepts.
+/// Lenient base64: padding optional but complete when present, ASCII white space ignored (but
+/// white space alone is not base64); the decoder agrees with Foundation and with its own length
+/// count on every input it accepts.
 @Suite struct Base64Tests {
     /// The decoder's count and the bytes it handed out.
     static func decode(_ text: String) -> (count: Int?, bytes: [UInt8]) {
@@ -24,7 +25,7 @@ import WireRuntime
         #expect(WireFormats.decodedBase64Length(text) == expected.utf8.count)
     }
 
-    @Test(arguments: ["Q", "QQ=", "QQ===", "Q===", "QQ==QQ", "QUJD=", "**", "QU-D", "QU_D"])
+    @Test(arguments: ["Q", "QQ=", "QQ===", "Q===", "QQ==QQ", "QUJD=", "**", "QU-D", "QU_D", " ", "\n\t "])
     func rejectsWhatIsNotBase64(_ text: String) {
         let decoded = Self.decode(text)
         #expect(decoded.count == nil)

@@ -154,7 +154,7 @@ import Testing
         #expect(values["maxUploadBytes"] == .integer(100 * 1_048_576))
         #expect(values["pingInterval"] == .integer(30_000))
         #expect(values["pingTimeout"] == .integer(90_000))
-        #expect(values["pongTimeout"] == .integer(60_000))
+        #expect(values["pongTimeout"] == .integer(90_000))
         #expect(values["maxFrameBytes"] == .integer(1_048_576))
         #expect(values["upgradeRequiredStatus"] == .integer(426))
         #expect(values["uploadRetention"] == .integer(3_600_000))

@@ -13,7 +13,7 @@ func fuzzUploadParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let contentType = String(decoding: input[..<newline], as: UTF8.self)
     let body = input[newline...].dropFirst()
     // Small limits, so that every cap is reached within the fuzzer's inputs.
-    let limits = UploadLimits(maxFileBytes: 1024, maxHeaderBytes: 128, maxFramingBytes: 512, sliceBytes: 32)
+    let limits = UploadLimits(maxFileBytes: 1024, maxHeaderBytes: 128, maxFramingBytes: 512)
     var delivered = 0
     let parser: UploadParser
     do {

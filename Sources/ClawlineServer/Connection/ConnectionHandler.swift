@@ -2,6 +2,7 @@ import ClawlineProtocol
 import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOWebSocket
 import WireRuntime
 
@@ -25,41 +26,71 @@ struct ConnectionHandler: ClientFrameHandler {
     let rateLimits: DeviceRateLimits
     let logger: Logger
 
+    /// The largest frame read at all: one up to the spec's `maxFrameBytes` is handled; one up to
+    /// this is answered `payload_too_large` and closed (1009); a larger one is closed (1009)
+    /// unanswered, without being read into memory.
+    static let hardFrameLimit = 2 * Clawline.Constants.maxFrameBytes
+
     /// Runs the socket until either side closes it.
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, hub: ProviderHub, engine: SessionEngine,
-        rateLimits: DeviceRateLimits, remoteAddress: String?, logger: Logger
+        rateLimits: DeviceRateLimits, remoteAddress: String?, channel: any Channel, logger: Logger
     ) async {
         let (connection, outbox) = ServerConnection.make(
             engine: engine, now: hub.environment.elapsed, remoteAddress: remoteAddress, logger: logger)
         await hub.opened(connection)
         let handler = ConnectionHandler(hub: hub, connection: connection, rateLimits: rateLimits, logger: logger)
+        let environment = hub.environment
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await item in outbox {
-                    switch item {
-                    case .frame(let text):
-                        try? await outbound.write(.text(text))
-                    case .close(let code, let reason):
-                        try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
-                        return
-                    }
-                }
+            group.addTask { await write(outbox, to: outbound) }
+            let keepalive = Keepalive(now: environment.keepaliveElapsed)
+            await keepalive.observePongs(on: channel, logger: logger)
+            await withTaskGroup(of: Void.self) { reading in
+                reading.addTask { try? await keepalive.run(on: connection, clock: environment.keepaliveClock) }
+                await handler.read(inbound)
+                connection.finish()
+                // The keepalive stops with the socket; the writer still sends what was queued before.
+                reading.cancelAll()
             }
-            do {
-                for try await message in inbound.messages(maxSize: Clawline.Constants.maxFrameBytes) {
-                    guard case .text(let text) = message else {
-                        connection.close(code: 1003, reason: "frames are JSON text")
-                        break
-                    }
-                    await handler.receive(Array(text.utf8))
-                    if connection.isClosed { break }
-                }
-            } catch {
-                logger.debug("socket ended", metadata: ["error": "\(error)"])
-            }
-            connection.finish()
             await hub.disconnected(connection)
+        }
+    }
+
+    /// Writes what the server has for the socket, in order, until the close (or the outbox's end).
+    private static func write(_ outbox: AsyncStream<Outgoing>, to outbound: WebSocketOutboundWriter) async {
+        for await item in outbox {
+            switch item {
+            case .frame(let text):
+                try? await outbound.write(.text(text))
+            case .close(let code, let reason):
+                try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                return
+            case .ping:
+                try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
+            }
+        }
+    }
+
+    /// Reads and handles the client's frames until either side closes the socket.
+    private func read(_ inbound: WebSocketInboundStream) async {
+        do {
+            for try await message in inbound.messages(maxSize: Self.hardFrameLimit) {
+                guard case .text(let text) = message else {
+                    connection.close(code: 1003, reason: "frames are JSON text")
+                    return
+                }
+                let bytes = Array(text.utf8)
+                guard bytes.count <= Clawline.Constants.maxFrameBytes else {
+                    // As the spec says: answered, then closed (1009, message too big).
+                    connection.sendError(.payloadTooLarge, "a frame is at most \(Clawline.Constants.maxFrameBytes) bytes")
+                    connection.close(code: 1009, reason: "frame too large")
+                    return
+                }
+                await receive(bytes)
+                if connection.isClosed { return }
+            }
+        } catch {
+            logger.debug("socket ended", metadata: ["error": "\(error)"])
         }
     }
 

@@ -10,6 +10,8 @@ enum Outgoing: Sendable {
     case frame(String)
     /// Close the socket with this code.
     case close(code: Int, reason: String?)
+    /// A WebSocket ping (the keepalive's).
+    case ping
 }
 
 /// One client socket as the rest of the server sees it: frames sent to it go through its session
@@ -129,6 +131,14 @@ final class ServerConnection: Sendable {
     /// Sends an `error` frame.
     func sendError(_ code: ErrorCode, _ message: String, messageID: String? = nil) {
         send(.error(ErrorMessage(code: code, message: message, messageId: messageID)))
+    }
+
+    /// Sends a WebSocket ping after the frames already sent.
+    func ping() {
+        state.withLockedValue { state in
+            guard !state.closed else { return }
+            outbox.yield(.ping)
+        }
     }
 
     /// Closes the socket with `code` after the frames already sent; later sends are dropped.

@@ -107,7 +107,8 @@ public enum WireFormats {
 
     /// The number of bytes base64 (as UTF-8 bytes) decodes to, or `nil` when it is not base64:
     /// the standard alphabet, `=` padding optional (but complete when present), ASCII white space
-    /// ignored anywhere.
+    /// ignored anywhere. Text of white space alone is not base64 (only the empty string encodes
+    /// no bytes), so it cannot pass for data that must not be empty.
     public static func decodedBase64Length(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var symbols = 0
         var padding = 0
@@ -122,6 +123,7 @@ public enum WireFormats {
                 return nil
             }
         }
+        guard symbols > 0 || bytes.isEmpty else { return nil }
         let remainder = symbols % 4
         guard remainder != 1 else { return nil }
         if padding > 0 { guard remainder != 0, remainder + padding == 4 else { return nil } }

@@ -26,8 +26,26 @@ final class RawConnection: Sendable {
 
     /// Sends `text` as it is.
     func send(_ text: String) async throws {
-        try await channel.channel.writeAndFlush(ByteBuffer(string: text))
+        try await channelWrite(Array(text.utf8))
     }
+
+    /// Sends `bytes` as they are.
+    func channelWrite(_ bytes: [UInt8]) async throws {
+        try await channel.channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    /// Waits until `text` has come `count` times (or the connection closed); whether it did.
+    func waitFor(occurrence count: Int, of text: String) async -> Bool {
+        while true {
+            let sofar = String(decoding: received.withLockedValue { $0 }, as: UTF8.self)
+            if sofar.components(separatedBy: text).count > count { return true }
+            if !channel.channel.isActive { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Every byte received so far.
+    var bytes: [UInt8] { received.withLockedValue { $0 } }
 
     /// Waits until the server closes the connection; returns every byte it sent.
     func waitForClose() async -> String {
@@ -48,5 +66,33 @@ final class RawConnection: Sendable {
     func close() async {
         try? await channel.channel.close()
         await reader.value
+    }
+}
+
+extension RawConnection {
+    /// Opens a WebSocket to `/ws` by hand: the upgrade, then nothing this side does not send
+    /// itself (no pong answers a ping).
+    static func webSocket(port: Int) async throws -> RawConnection {
+        let connection = try await RawConnection(port: port)
+        try await connection.send(
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        guard await connection.waitFor("\r\n\r\n").hasPrefix("HTTP/1.1 101") else { throw TestFailure("the upgrade failed") }
+        return connection
+    }
+
+    /// Sends one masked client frame (`0x1` text, `0xA` pong).
+    func sendFrame(opcode: UInt8, _ payload: [UInt8] = []) async throws {
+        precondition(payload.count < 126, "short frames only")
+        let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        let bytes = [0x80 | opcode, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        try await channelWrite(bytes)
+    }
+
+    /// Sends `{}` (JSON that is no frame) and waits for the answer, `invalid_message` on a socket
+    /// that stays open: every frame sent before it has been read by the server.
+    func roundTrip(_ count: Int) async throws -> Bool {
+        try await sendFrame(opcode: 0x1, Array("{}".utf8))
+        return await waitFor(occurrence: count, of: "invalid_message")
     }
 }

@@ -24,6 +24,8 @@ final class TestDate: Sendable {
 struct TestServer: Sendable {
     let port: Int
     let clock: ManualClock
+    /// The clock of the keepalive's pings, apart, so that moving ``clock`` pings no one.
+    let keepaliveClock: ManualClock
     let date: TestDate
     let store: any ProviderStore
     let uploads: String
@@ -40,6 +42,7 @@ struct TestServer: Sendable {
         _ body: @Sendable (TestServer) async throws -> T
     ) async throws -> T {
         let clock = ManualClock()
+        let keepaliveClock = ManualClock()
         let date = TestDate()
         let sqlite = try await SQLiteProviderStore.open(path: nil)
         let store = wrapStore(sqlite)
@@ -52,7 +55,7 @@ struct TestServer: Sendable {
             configuration: ClawlineServerConfiguration(
                 port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50), limits: limits), store: store,
             signingKey: signingKey, assistant: assistant,
-            environment: ServerEnvironment(clock: clock, now: { date.now }), logger: logger
+            environment: ServerEnvironment(clock: clock, keepaliveClock: keepaliveClock, now: { date.now }), logger: logger
         ) { port in
             portContinuation.yield(port)
         }
@@ -64,7 +67,7 @@ struct TestServer: Sendable {
             group.addTask { try await services.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
-            let server = TestServer(port: port, clock: clock, date: date, store: store, uploads: uploads)
+            let server = TestServer(port: port, clock: clock, keepaliveClock: keepaliveClock, date: date, store: store, uploads: uploads)
             do {
                 let value = try await body(server)
                 await services.triggerGracefulShutdown()

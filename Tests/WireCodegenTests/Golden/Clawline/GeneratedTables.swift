@@ -10,10 +10,12 @@ import Foundation
 /// missed, and exchanges chat messages, acknowledgements, streamed assistant answers and typing
 /// indicators over one WebSocket. Large files travel over HTTP beside the socket.
 ///
-/// Every frame is a JSON object whose `type` names the message. Frames a peer does not
-/// understand are answered with an `error`; rules that concern a whole connection (what may be
-/// sent before authentication, which frames answer which, rate limits) are listed under the
-/// session rules and rate limits below.
+/// Every frame is a JSON object whose `type` names the message. A JSON frame a peer does not
+/// understand is answered with an `error`; bytes that are not JSON at all close the connection
+/// (1002, protocol error) without one, and a frame over `maxFrameBytes` is answered and closed
+/// (see the transport). Rules that concern a whole connection (what may be sent before
+/// authentication, which frames answer which, rate limits) are listed under the session rules
+/// and rate limits below.
 public enum Clawline {
     /// The protocol's machine name.
     public static let name: Swift.String = "clawline"
@@ -89,15 +91,14 @@ public enum Clawline {
         /// Written in the spec as `90s`.
         public static let pingTimeout: Swift.Duration = .milliseconds(90000)
 
-        /// How long at most the server waits without a pong before it closes the socket (with 1001). The reference server pings every `pingInterval`
-        /// and closes when a ping is still unanswered as the next one is due (HummingbirdWebSocket's auto-ping), so a silent peer is closed 30 to 60
-        /// seconds after its last pong; this is inside the 90 seconds (`pingTimeout`) after which a client gives up on its side.
+        /// How long the server waits without a pong before it closes the socket, with 1001 (going away), the code a client answers by reconnecting,
+        /// as after a server's shutdown. Any pong counts, an answer to a ping or one sent unasked.
         ///
-        /// Written in the spec as `60s`.
-        public static let pongTimeout: Swift.Duration = .milliseconds(60000)
+        /// Written in the spec as `90s`.
+        public static let pongTimeout: Swift.Duration = .milliseconds(90000)
 
-        /// The largest WebSocket frame a provider reads; a larger one is closed with 1009. 64 KiB of content (even fully escaped) and 256 KiB of
-        /// inline bytes in base64 fit well within it.
+        /// The largest WebSocket frame a provider reads; a larger one is answered `payload_too_large` and closed with 1009. 64 KiB of content (even
+        /// fully escaped) and 256 KiB of inline bytes in base64 (about 743 KB together) fit within it.
         ///
         /// Written in the spec as `1MiB`.
         public static let maxFrameBytes: Swift.Int = 1048576

@@ -688,7 +688,8 @@ public struct ImageAttachment: Swift.Sendable, Swift.Hashable {
     /// The image's MIME type.
     public var mimeType: ImageMimeType
 
-    /// The image bytes in standard base64; padding may be left out and white space is ignored. Never empty.
+    /// The image bytes in standard base64; padding may be left out and white space is ignored, but white space alone is not base64 (it would decode
+    /// to nothing). Never empty.
     ///
     /// Validated: format base64, not empty, ≤ 262144 bytes decoded.
     public var data: Swift.String
@@ -697,7 +698,8 @@ public struct ImageAttachment: Swift.Sendable, Swift.Hashable {
     ///
     /// - Parameters:
     ///   - mimeType: The image's MIME type.
-    ///   - data: The image bytes in standard base64; padding may be left out and white space is ignored.
+    ///   - data: The image bytes in standard base64; padding may be left out and white space is ignored, but white space alone is not base64 (it
+    ///     would decode to nothing).
     public init(mimeType: ImageMimeType, data: Swift.String) {
         self.mimeType = mimeType
         self.data = data
