@@ -272,9 +272,10 @@ struct SchemaBuilder {
     static let formatPatterns: [ValueFormat: String] = [
         .uuid: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
         .uuidv4: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        // Standard alphabet, `=` padding optional, ASCII white space allowed anywhere.
+        // Standard alphabet, `=` padding optional, ASCII white space allowed anywhere, but not
+        // white space alone (the lookahead).
         .base64:
-            "^[ \\t\\r\\n]*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){4})*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){2}(?:=[ \\t\\r\\n]*=[ "
+            "^(?![ \\t\\r\\n]+$)[ \\t\\r\\n]*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){4})*(?:(?:[A-Za-z0-9+/][ \\t\\r\\n]*){2}(?:=[ \\t\\r\\n]*=[ "
             + "\\t\\r\\n]*)?|(?:[A-Za-z0-9+/][ \\t\\r\\n]*){3}(?:=[ \\t\\r\\n]*)?)?$",
         .iso8601:
             "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)"
