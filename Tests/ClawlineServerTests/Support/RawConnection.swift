@@ -3,10 +3,19 @@ import NIOCore
 import NIOPosix
 
 /// A plain TCP connection to the server, for what no HTTP or WebSocket client sends: a request
-/// cut off halfway, or a connection that sends nothing.
+/// cut off halfway, or a connection that sends nothing. Waits are woken by what arrives (or the
+/// close), never by time.
 final class RawConnection: Sendable {
+    private struct Inbox {
+        var bytes: [UInt8] = []
+        /// Counts every change (bytes or the close), so a waiter misses none.
+        var version = 0
+        var closed = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
     private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    private let received = NIOLockedValueBox<[UInt8]>([])
+    private let inbox = NIOLockedValueBox(Inbox())
     private let reader: Task<Void, Never>
 
     /// Connects to `127.0.0.1:port`.
@@ -16,10 +25,38 @@ final class RawConnection: Sendable {
             channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
         }
         let channel = channel
-        let received = received
+        let inbox = inbox
         reader = Task {
             try? await channel.executeThenClose { inbound, _ in
-                for try await buffer in inbound { received.withLockedValue { $0 += buffer.readableBytesView } }
+                for try await buffer in inbound { Self.change(inbox) { $0.bytes += buffer.readableBytesView } }
+            }
+            Self.change(inbox) { $0.closed = true }
+        }
+    }
+
+    /// Applies `body` to the inbox and wakes every waiter.
+    private static func change(_ inbox: NIOLockedValueBox<Inbox>, _ body: (inout Inbox) -> Void) {
+        let waiters = inbox.withLockedValue { inbox in
+            body(&inbox)
+            inbox.version += 1
+            defer { inbox.waiters = [] }
+            return inbox.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits until what was received satisfies `done` or the connection closed; returns what was received.
+    private func wait(until done: ([UInt8]) -> Bool) async -> [UInt8] {
+        while true {
+            let (bytes, version, closed) = inbox.withLockedValue { ($0.bytes, $0.version, $0.closed) }
+            if done(bytes) || closed { return bytes }
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let changed = inbox.withLockedValue { inbox in
+                    guard inbox.version == version else { return true }
+                    inbox.waiters.append(waiter)
+                    return false
+                }
+                if changed { waiter.resume() }
             }
         }
     }
@@ -36,30 +73,22 @@ final class RawConnection: Sendable {
 
     /// Waits until `text` has come `count` times (or the connection closed); whether it did.
     func waitFor(occurrence count: Int, of text: String) async -> Bool {
-        while true {
-            let sofar = String(decoding: received.withLockedValue { $0 }, as: UTF8.self)
-            if sofar.components(separatedBy: text).count > count { return true }
-            if !channel.channel.isActive { return false }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+        let received = await wait { String(decoding: $0, as: UTF8.self).components(separatedBy: text).count > count }
+        return String(decoding: received, as: UTF8.self).components(separatedBy: text).count > count
     }
 
     /// Every byte received so far.
-    var bytes: [UInt8] { received.withLockedValue { $0 } }
+    var bytes: [UInt8] { inbox.withLockedValue { $0.bytes } }
 
     /// Waits until the server closes the connection; returns every byte it sent.
     func waitForClose() async -> String {
         await reader.value
-        return String(decoding: received.withLockedValue { $0 }, as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Waits until the server has sent something containing `text` (or closed); returns what it sent.
     func waitFor(_ text: String) async -> String {
-        while true {
-            let sofar = String(decoding: received.withLockedValue { $0 }, as: UTF8.self)
-            if sofar.contains(text) || !channel.channel.isActive { return sofar }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+        String(decoding: await wait { String(decoding: $0, as: UTF8.self).contains(text) }, as: UTF8.self)
     }
 
     /// Closes the connection from this side.
