@@ -32,9 +32,12 @@ extension ProviderHub {
     func maintain(uploadsDirectory: String) async {
         closeUnidentifiedSockets()
         do {
+            // Only the sockets looked up are judged: one that authenticated while the store was
+            // read (the actor is free meanwhile) has no record here, and is not closed for it.
+            let looked = sockets
             let records = Dictionary(
-                try await store.devices(withIDs: Array(sockets.keys)).map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
-            for (deviceID, socket) in sockets {
+                try await store.devices(withIDs: Array(looked.keys)).map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+            for (deviceID, socket) in looked where sockets[deviceID] === socket {
                 guard let device = socket.device, !Self.mayStay(device, as: records[deviceID]) else { continue }
                 socket.sendError(.tokenRevoked, "this device's token was revoked")
                 socket.close(code: ErrorCode.tokenRevoked.closeCode ?? 1008)
