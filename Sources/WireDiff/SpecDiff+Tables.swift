@@ -198,6 +198,15 @@ extension ChangeCollector {
                     group, "phase '\(phase.name)'", .changed, "answer to a frame not allowed changed", old: previous.otherwise.map(answerText),
                     new: phase.otherwise.map(answerText), effect: .changesBehaviour, directions: Self.both, at: phase.location)
             }
+            for tag in Set(previous.otherwiseFor.map(\.tag) + phase.otherwiseFor.map(\.tag)).sorted() {
+                let old = previous.otherwiseFor.first { $0.tag == tag }?.answer
+                let new = phase.otherwiseFor.first { $0.tag == tag }?.answer
+                guard old != new else { continue }
+                record(
+                    group, "phase '\(phase.name)'", .changed, "answer to client \(tag) when not allowed changed",
+                    old: (old ?? previous.otherwise).map(answerText), new: (new ?? phase.otherwise).map(answerText), effect: .changesBehaviour,
+                    directions: Self.both, at: phase.location)
+            }
         }
         for phase in before.phases where after.phase(named: phase.name) == nil {
             record(group, "phase '\(phase.name)'", .removed, "removed", effect: .changesBehaviour, directions: Self.both, at: phase.location)
@@ -222,6 +231,13 @@ extension ChangeCollector {
         compareRuleSet(
             "correlation", before.correlations, after.correlations, name: \.name, frame: \.frame, location: \.location,
             text: { "\($0.frame).\($0.field) answers \($0.answers).\($0.answersField)" })
+        for rule in after.correlations {
+            guard let previous = before.correlations.first(where: { $0.name == rule.name }), previous.scope != rule.scope else { continue }
+            // Answering frames from replaced connections too accepts more of the frame's sender, as a removed rule does.
+            record(
+                "session", "correlation '\(rule.name)'", .changed, "scope changed", old: previous.scope.rawValue, new: rule.scope.rawValue,
+                effect: rule.scope == .peer ? .loosens : .tightens, directions: [rule.frame.direction], at: rule.location)
+        }
         compareRuleSet(
             "uniqueness rule", before.uniqueness, after.uniqueness, name: \.name, frame: \.frame, location: \.location,
             text: { rule in

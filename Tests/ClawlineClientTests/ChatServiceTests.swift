@@ -152,6 +152,33 @@ struct ChatServiceTests {
         #expect(second.messageIDs == [retried.id])
     }
 
+    @Test("A stream failure named on the new socket, for a message sent on the old one, fails its answer and is no protocol violation")
+    func failureNamedAfterReconnect() async throws {
+        let session = FakeSession()
+        let notices = Recorder(session.chat.notices)
+        let first = try await session.connected()
+        let sent = try await session.chat.send(content: "question", attachments: [])
+        try await first.waitForFrames(2)
+        first.deliver(FakeSession.event("s_1", .user, "question", deviceId: FakeSession.deviceId))
+        first.deliver(.ack(Ack(id: sent.id)))
+        first.close(code: 1006)
+        session.clock.advance(by: try await FakeSession.reconnection(1, in: notices))
+        let second = try await session.transport.socket(1)
+        try await second.authenticate(replayCount: 0)
+        second.deliver(FakeSession.event("s_2", .assistant, "ans", streaming: true))
+        second.deliver(.error(ErrorMessage(code: .serverError, message: "the stream failed", messageId: sent.id)))
+        // The marker: an ack of a message never sent is a violation, reported after everything before it.
+        second.deliver(.ack(Ack(id: "c_never")))
+        func violations() -> [String] {
+            notices.all.compactMap { if case .protocolViolation(let text) = $0 { text } else { nil } }
+        }
+        #expect(try await eventually { !violations().isEmpty })
+        #expect(violations().count == 1 && violations().first?.contains("c_never") == true)
+        let conversation = try await session.chat.conversation()
+        #expect(conversation.messages.map(\.id) == ["s_1"])
+        #expect(conversation.messages.first?.status == .failed && conversation.messages.first?.failure == "the stream failed")
+    }
+
     @Test("Backoff grows while sockets close before authenticating and resets only after an auth_result success")
     func backoffResetsOnlyAfterAuth() async throws {
         let session = FakeSession()

@@ -36,6 +36,31 @@ import WireTestSupport
         #expect(machine.phase == "unauthenticated")
     }
 
+    @Test func aPairDecisionBeforeAuthenticationIsInvalidMessageAndKeepsTheSocket() throws {
+        var machine = machine()
+        let violations = machine.observe(ClientFrame.pairDecision(PairDecision(deviceId: "d2", approve: false)))
+        let violation = try #require(violations.first)
+        #expect(violations.count == 1)
+        #expect(violation.rule == .phase && violation.code == "invalid_message")
+        #expect(violation.answer == ViolationAnswer(code: "invalid_message"))
+        #expect(machine.phase == "unauthenticated")
+        #expect(machine.observe(ClientFrame.auth(Auth(token: "t", deviceId: "d"))).isEmpty)
+    }
+
+    /// An error may name a message the device sent on the connection this one took over: a warning
+    /// (the check sees one connection), never an error, and nothing to answer.
+    @Test func anErrorNamingAMessageNotSentHereIsAWarning() throws {
+        var machine = authenticated()
+        #expect(machine.observe(message("c_1", "hi")).isEmpty)
+        #expect(machine.observe(ServerFrame.error(ErrorMessage(code: .serverError, message: "failed", messageId: "c_1"))).isEmpty)
+        let violations = machine.observe(ServerFrame.error(ErrorMessage(code: .serverError, message: "failed", messageId: "c_0")))
+        let violation = try #require(violations.first)
+        #expect(violations.count == 1)
+        #expect(violation.severity == .warning && violation.rule == .correlation && violation.ruleName == "error_names_message")
+        #expect(violation.answer == nil)
+        #expect(violation.path == JSONPath.root.appending("messageId"))
+    }
+
     @Test func authenticationMovesThePhaseAndSetsTheAdminFlag() {
         #expect(machine().phase == "unauthenticated")
         #expect(machine().flag("admin") == nil)

@@ -87,6 +87,32 @@ import WireRuntime
         }
     }
 
+    /// As the provider does: an early `pair_decision` is `invalid_message`, the socket stays open,
+    /// and the same socket can still authenticate and decide.
+    @Test func aPairDecisionBeforeAuthenticationIsInvalidMessageAndTheSocketStaysOpen() async throws {
+        try await TestServer.run { server in
+            let admin = try await server.pair()
+            let pairing = server.socket()
+            let pendingID = TestServer.newDeviceID()
+            pairing.send(.pairRequest(PairRequest(deviceId: pendingID, deviceInfo: TestServer.deviceInfo)))
+            let early = server.socket()
+            let decision = PairDecision(deviceId: pendingID, approve: true, userId: admin.userID)
+            early.send(.pairDecision(decision))
+            guard case .error(let error) = try await early.next() else { throw TestFailure("expected invalid_message") }
+            #expect(error.code == .invalidMessage && error.messageId == nil)
+
+            early.send(.auth(Auth(token: admin.token, deviceId: admin.deviceID)))
+            guard case .authResult(.success) = try await early.next() else { throw TestFailure("expected auth_result success") }
+            guard case .pairApprovalRequest(let request) = try await early.next() else { throw TestFailure("expected the pending request") }
+            #expect(request.deviceId == pendingID)
+            early.send(.pairDecision(decision))
+            guard case .pairResult(.success) = try await pairing.next() else { throw TestFailure("expected the token") }
+            // The one rule broken is the client's own early decision, and the spec answers it as the server did.
+            let broken = early.violations.map { "\($0.rule.rawValue) \($0.ruleName) \($0.code) closes: \($0.answer?.closesConnection == true)" }
+            #expect(broken == ["phase unauthenticated invalid_message closes: false"])
+        }
+    }
+
     @Test func malformedJSONClosesWith1002AndNoError() async throws {
         try await TestServer.run { server in
             let socket = server.socket()

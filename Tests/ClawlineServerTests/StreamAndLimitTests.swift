@@ -39,6 +39,30 @@ import WireRuntime
         }
     }
 
+    /// The contract reports a failed stream with its `messageId`; after a takeover that id was sent
+    /// on the old connection, which the spec's correlation (`scope: peer`) allows, as a warning a
+    /// one-connection check cannot confirm, never an error.
+    @Test func aStreamThatFailsAfterATakeoverNamesTheMessageOnTheNewSocket() async throws {
+        try await TestServer.run(assistant: GatedAssistant(stalls: true)) { server in
+            let device = try await server.pair()
+            let (old, _) = try await server.connect(device)
+            try await send("c_1", "slow", on: old)
+            #expect(try await old.next() == .typing(ServerTyping(active: true)))
+            #expect(try await old.next().serverMessage?.streaming == true)
+
+            let (new, _) = try await server.connect(device, lastMessageId: .null)
+            #expect(try await new.next().serverMessage?.content == "slow")
+            #expect(try await new.next().serverMessage?.streaming == true)
+            await server.clock.waitForSleepers(atLeast: 1)
+            server.clock.advance(by: Clawline.Constants.streamInactivityTimeout)
+            guard case .error(let error) = try await new.next() else { throw TestFailure("expected server_error") }
+            #expect(error.code == .serverError && error.messageId == "c_1")
+            #expect(try await new.next() == .typing(ServerTyping(active: false)))
+            #expect(new.violations.allSatisfy { $0.severity == .warning && $0.ruleName == "error_names_message" })
+            #expect(new.violations.count == 1)
+        }
+    }
+
     @Test func aStreamWithNoUpdateForTheTimeoutFailsWithServerError() async throws {
         try await TestServer.run(assistant: GatedAssistant(stalls: true)) { server in
             let device = try await server.pair()

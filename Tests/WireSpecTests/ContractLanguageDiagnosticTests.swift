@@ -126,6 +126,37 @@ import Testing
                 ])
     }
 
+    /// A phase's `otherwiseFor` names client frames the phase refuses; a correlation's scope is one the language knows.
+    @Test func phaseAnswersPerFrameAndCorrelationScopes() {
+        #expect(
+            diagnostics(
+                preamble + """
+
+                    messages:
+                      client:
+                        auth: {fields: {token: string}}
+                        decide: {fields: {id: string}}
+                      server:
+                        reply: {fields: {id: string}}
+                    session:
+                      phases:
+                        start:
+                          initial: true
+                          client: [auth]
+                          otherwise: invalid_message
+                          otherwiseFor: {decide: invalid_message, auth: invalid_message, reply: invalid_message, decid: invalid_message}
+                      correlations:
+                        answers: {frame: server reply, field: id, answers: client decide, scope: socket}
+                    """) == [
+                    #"test.yaml:17:47: error: 'otherwiseFor' in phase 'start' names 'auth', which the phase allows in 'client'; only a frame "#
+                        + #"the phase refuses can have an answer of its own"#,
+                    #"test.yaml:17:70: error: 'otherwiseFor' in phase 'start' names 'reply', but there is no client message 'reply'"#,
+                    #"test.yaml:17:94: error: 'otherwiseFor' in phase 'start' names 'decid', but there is no client message 'decid' "#
+                        + #"(did you mean 'decide'?)"#,
+                    #"test.yaml:19:78: error: 'scope' in correlation 'answers' must be one of 'connection', 'peer', found 'socket'"#,
+                ])
+    }
+
     /// A union message has no fields of its own, its tag is not the frame's, its cases have distinct names and real
     /// types, and its case types let the frame's tag through.
     @Test func messagesWhoseFieldsDependOnOneField() {

@@ -1,4 +1,5 @@
 import Testing
+import WireRuntime
 
 @testable import WireSpec
 
@@ -362,6 +363,7 @@ import Testing
                       client: [auth]
                       server: auth_result
                       otherwise: {error: invalid_message, close: true}
+                      otherwiseFor: {message: {error: invalid_message}}
                     chat:
                       client: [message]
                       server: [ack, event]
@@ -376,6 +378,7 @@ import Testing
                     admins_only: {frame: client message, requires: admin, otherwise: invalid_message}
                   correlations:
                     ack_answers: {frame: server ack, field: id, answers: client message}
+                    event_names: {frame: server event, field: id, answers: client message, scope: peer}
                   uniqueness:
                     retry: {frame: client message, key: id, sameFields: [content], otherwise: invalid_message}
                     final: {frame: server event, key: id, final: {streaming: false}}
@@ -385,6 +388,12 @@ import Testing
         #expect(session.initialPhase?.name == "start")
         #expect(session.phases[0].allowed(.client) == ["auth"] && session.phases[0].allowed(.server) == ["auth_result"])
         #expect(session.phases[0].otherwise == Answer(errorCode: "invalid_message", close: true))
+        #expect(session.phases[0].answer(toClient: "message") == Answer(errorCode: "invalid_message"))
+        #expect(session.phases[0].answer(toClient: "other") == session.phases[0].otherwise)
+        #expect(session.correlations.map(\.scope) == [.connection, .peer])
+        let runtime = spec.sessionRuleSet
+        #expect(runtime.phases[0].answer(toClient: "message") == ViolationAnswer(code: "invalid_message"))
+        #expect(runtime.correlations[1].scope == .peer)
         #expect(session.phases[2].allowedClient.isEmpty && session.phases[2].allowedServer.isEmpty)
         #expect(session.transitions[0].on == MessageRef(direction: .server, tag: "auth_result"))
         #expect(session.transitions[0].set == [SessionRules.FlagAssignment(flag: "admin", field: "isAdmin")])

@@ -23,7 +23,9 @@ import WireValidator
         try reader.read(
             handle,
             frame: { frame in
-                found += validation.process(frame).map { "\($0.line ?? 0): \($0.finding.code) \($0.finding.message)" }
+                found += validation.process(frame).map {
+                    "\($0.line ?? 0): \($0.finding.severity == .warning ? "warning " : "")\($0.finding.code) \($0.finding.message)"
+                }
             },
             problem: { problem in
                 let finding = validation.process(problem)

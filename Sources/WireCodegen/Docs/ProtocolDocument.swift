@@ -93,7 +93,7 @@ struct ProtocolDocument {
                         [
                             "`\(phase.name)`" + (phase.initial ? " (initial)" : "") + (phase.description.map { ": " + inline($0) } ?? ""),
                             links(phase.allowedClient, .client), links(phase.allowedServer, .server),
-                            phase.otherwise.map(answerText) ?? "—",
+                            otherwiseText(phase),
                         ]
                     },
                     anchors: session.phases.map { "phase-\(DocAnchor.slug($0.name))" }
@@ -121,6 +121,7 @@ struct ProtocolDocument {
             for rule in session.correlations {
                 rules.append(
                     "`\(rule.field)` of \(frameLink(rule.frame)) answers `\(rule.answersField)` of an earlier \(frameLink(rule.answers))"
+                        + (rule.scope == .peer ? " (on this connection or one it replaced)" : "")
                         + (rule.description.map { ". " + inline($0) } ?? "."))
             }
             for rule in session.uniqueness {
@@ -166,6 +167,13 @@ struct ProtocolDocument {
 
     private func conditionText(_ conditions: [Condition]) -> String {
         conditions.map { "`\($0.field)` " + $0.values.map { "`\($0.plainText)`" }.joined(separator: " or ") }.joined(separator: " and ")
+    }
+
+    /// A phase's answer to client frames it refuses: `otherwise`, then each frame with an answer of its own.
+    private func otherwiseText(_ phase: SessionRules.Phase) -> String {
+        let own = phase.otherwiseFor.map { "\(links([$0.tag], .client)): \(answerText($0.answer))" }
+        guard !own.isEmpty else { return phase.otherwise.map(answerText) ?? "—" }
+        return ([phase.otherwise.map(answerText) ?? "nothing"] + own).joined(separator: "; ")
     }
 
     private func frameLink(_ ref: MessageRef) -> String {
@@ -327,7 +335,7 @@ struct ProtocolDocument {
         }
         if let session = spec.session {
             if message.direction == .client {
-                codes += session.phases.compactMap { $0.allowedClient.contains(message.tag) ? nil : $0.otherwise?.errorCode }
+                codes += session.phases.compactMap { $0.allowedClient.contains(message.tag) ? nil : $0.answer(toClient: message.tag)?.errorCode }
             }
             codes += session.guards.filter { $0.frame == ref }.compactMap { $0.otherwise?.errorCode }
             codes += session.uniqueness.filter { $0.frame == ref }.compactMap { $0.otherwise?.errorCode }

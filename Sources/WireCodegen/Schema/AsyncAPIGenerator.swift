@@ -119,11 +119,17 @@ public enum AsyncAPIGenerator {
         object["flags"] = .object(session.flags.map { .init(key: $0.name, value: $0.description.map(SpecValue.string) ?? .null) })
         object["phases"] = .array(
             session.phases.map { phase in
-                .object([
+                var members: [SpecValue.Member] = [
                     .init(key: "name", value: .string(phase.name)), .init(key: "initial", value: .bool(phase.initial)),
                     .init(key: "client", value: .strings(phase.allowedClient)), .init(key: "server", value: .strings(phase.allowedServer)),
                     .init(key: "otherwise", value: answer(phase.otherwise, spec: spec)),
-                ])
+                ]
+                if !phase.otherwiseFor.isEmpty {
+                    members.append(
+                        .init(
+                            key: "otherwiseFor", value: .object(phase.otherwiseFor.map { .init(key: $0.tag, value: answer($0.answer, spec: spec)) })))
+                }
+                return .object(members)
             })
         object["transitions"] = .array(
             session.transitions.map { transition in
@@ -146,7 +152,8 @@ public enum AsyncAPIGenerator {
                 .object([
                     .init(key: "name", value: .string(rule.name)), .init(key: "frame", value: .string(rule.frame.description)),
                     .init(key: "field", value: .string(rule.field)), .init(key: "answers", value: .string(rule.answers.description)),
-                    .init(key: "answersField", value: .string(rule.answersField)), .init(key: "otherwise", value: answer(rule.otherwise, spec: spec)),
+                    .init(key: "answersField", value: .string(rule.answersField)), .init(key: "scope", value: .string(rule.scope.rawValue)),
+                    .init(key: "otherwise", value: answer(rule.otherwise, spec: spec)),
                 ])
             })
         object["uniqueness"] = .array(

@@ -195,11 +195,16 @@ struct TablesEmitter {
         lines.append("    initialPhase: \(rules.initialPhase.map(SwiftNames.literal) ?? "nil"),")
         lines.append("    phases: [")
         for phase in rules.phases {
-            lines.append(
-                "        .init(name: \(SwiftNames.literal(phase.name)), allowedClient: \(SwiftNames.listLiteral(phase.allowedClient)), "
-                    + "allowedServer: \(SwiftNames.listLiteral(phase.allowedServer)), otherwise: "
-                    + "\(SwiftTypeMapper.answerLiteral(phase.otherwise))),"
-            )
+            var arguments =
+                "name: \(SwiftNames.literal(phase.name)), allowedClient: \(SwiftNames.listLiteral(phase.allowedClient)), "
+                + "allowedServer: \(SwiftNames.listLiteral(phase.allowedServer)), otherwise: \(SwiftTypeMapper.answerLiteral(phase.otherwise))"
+            if !phase.otherwiseFor.isEmpty {
+                let entries = phase.otherwiseFor.sorted { $0.key < $1.key }.map {
+                    "\(SwiftNames.literal($0.key)): \(SwiftTypeMapper.answerLiteral($0.value))"
+                }
+                arguments += ", otherwiseFor: [\(entries.joined(separator: ", "))]"
+            }
+            lines.append("        .init(\(arguments)),")
         }
         lines.append("    ],")
         lines.append("    transitions: [")
@@ -230,7 +235,8 @@ struct TablesEmitter {
             lines.append(
                 "        .init(name: \(SwiftNames.literal(rule.name)), frame: \(Self.frameKeyLiteral(rule.frame)), field: "
                     + "\(SwiftNames.literal(rule.field)), answers: \(Self.frameKeyLiteral(rule.answers)), answersField: "
-                    + "\(SwiftNames.literal(rule.answersField)), otherwise: \(SwiftTypeMapper.answerLiteral(rule.otherwise))),"
+                    + "\(SwiftNames.literal(rule.answersField)), otherwise: \(SwiftTypeMapper.answerLiteral(rule.otherwise))"
+                    + (rule.scope == .connection ? "" : ", scope: .\(rule.scope.rawValue)") + "),"
             )
         }
         lines.append("    ],")

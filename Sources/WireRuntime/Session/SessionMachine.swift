@@ -176,7 +176,7 @@ public struct SessionMachine: Sendable {
         let phase = engine.rules.phases[phaseIndex]
         let allowed = key.direction == .client ? phase.allowedClient : phase.allowedServer
         let list = allowed.isEmpty ? "nothing" : allowed.joined(separator: ", ")
-        let answer = key.direction == .client ? phase.otherwise : nil
+        let answer = key.direction == .client ? phase.answer(toClient: key.tag) : nil
         violations.append(
             SessionViolation(
                 rule: .phase, ruleName: phase.name, code: answer?.code ?? "phase", answer: answer,
@@ -235,12 +235,22 @@ public struct SessionMachine: Sendable {
             if valid, plan.frame == frame.message.index, let hash = frame.hash(plan.field),
                 !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
             {
-                violations.append(
-                    SessionViolation(
-                        rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
-                        path: JSONPath.root.appending(rule.field),
-                        message: "'\(rule.field)' \(frame.value(plan.field) ?? .null) answers no earlier \(rule.answers) (\(rule.name))"
-                    ))
+                let value = frame.value(plan.field) ?? .null
+                if rule.scope == .peer {
+                    // The peer may have sent it on a connection this one replaced, which a one-connection check cannot see.
+                    violations.append(
+                        SessionViolation(
+                            severity: .warning, rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: nil,
+                            path: JSONPath.root.appending(rule.field),
+                            message: "'\(rule.field)' \(value) answers no \(rule.answers) on this connection; it is valid only if the "
+                                + "\(rule.answers.direction.rawValue) sent it on a connection this one replaced (\(rule.name))"))
+                } else {
+                    violations.append(
+                        SessionViolation(
+                            rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
+                            path: JSONPath.root.appending(rule.field),
+                            message: "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"))
+                }
             }
             if plan.answers == frame.message.index, let hash = frame.hash(plan.answersField) {
                 memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))

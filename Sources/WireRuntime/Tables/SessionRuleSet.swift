@@ -25,11 +25,22 @@ public struct SessionRuleSet: Sendable, Hashable {
         public var allowedServer: [String]
         /// The answer to a client frame not allowed here.
         public var otherwise: ViolationAnswer?
-        public init(name: String, allowedClient: [String], allowedServer: [String], otherwise: ViolationAnswer?) {
+        /// Client tags not allowed here whose answer is their own rather than `otherwise`.
+        public var otherwiseFor: [String: ViolationAnswer]
+        public init(
+            name: String, allowedClient: [String], allowedServer: [String], otherwise: ViolationAnswer?,
+            otherwiseFor: [String: ViolationAnswer] = [:]
+        ) {
             self.name = name
             self.allowedClient = allowedClient
             self.allowedServer = allowedServer
             self.otherwise = otherwise
+            self.otherwiseFor = otherwiseFor
+        }
+
+        /// The answer to the client frame `tag` when this phase does not allow it.
+        public func answer(toClient tag: String) -> ViolationAnswer? {
+            otherwiseFor[tag] ?? otherwise
         }
 
         /// Whether a direction may send a tag in this phase.
@@ -78,14 +89,29 @@ public struct SessionRuleSet: Sendable, Hashable {
         public var answers: FrameKey
         public var answersField: String
         public var otherwise: ViolationAnswer?
-        public init(name: String, frame: FrameKey, field: String, answers: FrameKey, answersField: String, otherwise: ViolationAnswer?) {
+        /// Where the answered frame may have been sent.
+        public var scope: CorrelationScope
+        public init(
+            name: String, frame: FrameKey, field: String, answers: FrameKey, answersField: String, otherwise: ViolationAnswer?,
+            scope: CorrelationScope = .connection
+        ) {
             self.name = name
             self.frame = frame
             self.field = field
             self.answers = answers
             self.answersField = answersField
             self.otherwise = otherwise
+            self.scope = scope
         }
+    }
+
+    /// Where the frame a correlation answers may have been sent.
+    public enum CorrelationScope: String, Sendable, Hashable, Codable {
+        /// Earlier on the same connection: a value that answers nothing seen is an error.
+        case connection
+        /// Earlier by the same peer, on this connection or on one it replaced. A checker sees one
+        /// connection, so a value that answers nothing seen there is a warning it cannot confirm.
+        case peer
     }
 
     /// How a uniqueness rule compares the fields a repeated key must repeat.

@@ -63,7 +63,9 @@ extension SpecReader {
     private func phases(_ node: YAMLNode, index: SpecIndex, messages: [Message]) -> [SessionRules.Phase] {
         (entries(node, in: "session 'phases'") ?? []).compactMap { entry in
             let context = "phase '\(entry.key)'"
-            guard let map = mapping(entry.value, in: context, allowedKeys: ["description", "initial", "client", "server", "otherwise"]) else {
+            guard
+                let map = mapping(entry.value, in: context, allowedKeys: ["description", "initial", "client", "server", "otherwise", "otherwiseFor"])
+            else {
                 return nil
             }
             func tags(_ direction: Direction) -> [String] {
@@ -80,12 +82,43 @@ extension SpecReader {
                     return tag
                 }
             }
+            let allowedClient = tags(.client)
             return SessionRules.Phase(
                 name: entry.key, description: map["description"].flatMap { string($0, "'description' in \(context)") },
                 initial: map["initial"].flatMap { bool($0, "'initial' in \(context)") } ?? false,
-                allowedClient: tags(.client), allowedServer: tags(.server),
-                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) }, location: entry.keyLocation
+                allowedClient: allowedClient, allowedServer: tags(.server),
+                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) },
+                otherwiseFor: map["otherwiseFor"].map {
+                    frameAnswers($0, context: context, allowed: allowedClient, index: index, messages: messages)
+                } ?? [],
+                location: entry.keyLocation
             )
+        }
+    }
+
+    /// Reads a phase's `otherwiseFor`: client tags the phase does not allow, each with its own answer.
+    private func frameAnswers(
+        _ node: YAMLNode, context: String, allowed: [String], index: SpecIndex, messages: [Message]
+    ) -> [SessionRules.Phase.FrameAnswer] {
+        let known = messages.filter { $0.direction == .client }.map(\.tag)
+        return (entries(node, in: "'otherwiseFor' in \(context)") ?? []).compactMap { entry in
+            guard known.contains(entry.key) else {
+                error(
+                    "'otherwiseFor' in \(context) names '\(entry.key)', but there is no client message '\(entry.key)'"
+                        + Suggestions.hint(for: entry.key, in: known),
+                    at: entry.keyLocation)
+                return nil
+            }
+            guard !allowed.contains(entry.key) else {
+                error(
+                    "'otherwiseFor' in \(context) names '\(entry.key)', which the phase allows in 'client'; "
+                        + "only a frame the phase refuses can have an answer of its own",
+                    at: entry.keyLocation)
+                return nil
+            }
+            return answer(entry.value, "'otherwiseFor' '\(entry.key)' in \(context)", index: index).map {
+                SessionRules.Phase.FrameAnswer(tag: entry.key, answer: $0, location: entry.keyLocation)
+            }
         }
     }
 
@@ -129,7 +162,8 @@ extension SpecReader {
         (entries(node, in: "session 'correlations'") ?? []).compactMap { entry in
             let context = "correlation '\(entry.key)'"
             guard
-                let map = mapping(entry.value, in: context, allowedKeys: ["description", "frame", "field", "answers", "answersField", "otherwise"]),
+                let map = mapping(
+                    entry.value, in: context, allowedKeys: ["description", "frame", "field", "answers", "answersField", "scope", "otherwise"]),
                 let (frame, frameMessage) = requiredMessage("frame", in: map, context: context, messages: messages),
                 let (answers, answersMessage) = requiredMessage("answers", in: map, context: context, messages: messages),
                 let fieldNode = require("field", in: map, context: context), let field = string(fieldNode, "'field' in \(context)")
@@ -139,9 +173,17 @@ extension SpecReader {
                 fieldChecker(of: frameMessage, context: context)(field, fieldNode.location),
                 fieldChecker(of: answersMessage, context: context)(answersField, answersFieldNode.location)
             else { return nil }
+            var scope = SessionRules.Scope.connection
+            if let node = map["scope"], let text = string(node, "'scope' in \(context)") {
+                if let value = SessionRules.Scope(rawValue: text) {
+                    scope = value
+                } else {
+                    error("'scope' in \(context) must be one of 'connection', 'peer', found '\(text)'", at: node.location)
+                }
+            }
             return SessionRules.Correlation(
                 name: entry.key, frame: frame, field: field, answers: answers, answersField: answersField,
-                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) },
+                otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) }, scope: scope,
                 description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: entry.keyLocation
             )
         }

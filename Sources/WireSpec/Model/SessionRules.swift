@@ -40,11 +40,13 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         public var allowedServer: [String]
         /// How the server answers a client frame that is not allowed in this phase.
         public var otherwise: Answer?
+        /// Client frames not allowed in this phase that get their own answer instead of `otherwise`, in the spec's order.
+        public var otherwiseFor: [FrameAnswer]
         public var location: SourceLocation
 
         public init(
             name: String, description: String? = nil, initial: Bool = false, allowedClient: [String], allowedServer: [String],
-            otherwise: Answer? = nil, location: SourceLocation
+            otherwise: Answer? = nil, otherwiseFor: [FrameAnswer] = [], location: SourceLocation
         ) {
             self.name = name
             self.description = description
@@ -52,7 +54,26 @@ public struct SessionRules: Sendable, Hashable, Encodable {
             self.allowedClient = allowedClient
             self.allowedServer = allowedServer
             self.otherwise = otherwise
+            self.otherwiseFor = otherwiseFor
             self.location = location
+        }
+
+        /// How the server answers the client frame `tag` when this phase does not allow it.
+        public func answer(toClient tag: String) -> Answer? {
+            otherwiseFor.first { $0.tag == tag }?.answer ?? otherwise
+        }
+
+        /// A client frame with an answer of its own when the phase does not allow it.
+        public struct FrameAnswer: Sendable, Hashable, Encodable {
+            public var tag: String
+            public var answer: Answer
+            public var location: SourceLocation
+
+            public init(tag: String, answer: Answer, location: SourceLocation) {
+                self.tag = tag
+                self.answer = answer
+                self.location = location
+            }
         }
 
         /// The tags `direction` may send in this phase.
@@ -140,11 +161,14 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         public var answers: MessageRef
         public var answersField: String
         public var otherwise: Answer?
+        /// Where the answered frame may have been sent: on this connection (the default), or by the
+        /// same peer on a connection this one replaced.
+        public var scope: Scope
         public var description: String?
         public var location: SourceLocation
         public init(
             name: String, frame: MessageRef, field: String, answers: MessageRef, answersField: String, otherwise: Answer? = nil,
-            description: String? = nil, location: SourceLocation
+            scope: Scope = .connection, description: String? = nil, location: SourceLocation
         ) {
             self.name = name
             self.frame = frame
@@ -152,10 +176,14 @@ public struct SessionRules: Sendable, Hashable, Encodable {
             self.answers = answers
             self.answersField = answersField
             self.otherwise = otherwise
+            self.scope = scope
             self.description = description
             self.location = location
         }
     }
+
+    /// Where a correlation's answered frame may have been sent: the runtime's scope.
+    public typealias Scope = SessionRuleSet.CorrelationScope
 
     /// How a uniqueness rule compares the fields a repeated key must repeat: the runtime's comparison.
     public typealias Comparison = SessionRuleSet.Comparison

@@ -8,8 +8,10 @@ extension ProtocolSpec {
         func answer(_ answer: Answer?) -> ViolationAnswer? { answer.map(resolved) }
         return SessionRuleSet(
             initialPhase: session.initialPhase?.name,
-            phases: session.phases.map {
-                .init(name: $0.name, allowedClient: $0.allowedClient, allowedServer: $0.allowedServer, otherwise: answer($0.otherwise))
+            phases: session.phases.map { phase in
+                .init(
+                    name: phase.name, allowedClient: phase.allowedClient, allowedServer: phase.allowedServer, otherwise: answer(phase.otherwise),
+                    otherwiseFor: Dictionary(phase.otherwiseFor.map { ($0.tag, resolved($0.answer)) }, uniquingKeysWith: { first, _ in first }))
             },
             transitions: session.transitions.map {
                 .init(
@@ -21,7 +23,7 @@ extension ProtocolSpec {
             correlations: session.correlations.map {
                 .init(
                     name: $0.name, frame: $0.frame, field: $0.field, answers: $0.answers, answersField: $0.answersField,
-                    otherwise: answer($0.otherwise))
+                    otherwise: answer($0.otherwise), scope: $0.scope)
             },
             uniqueness: session.uniqueness.map { rule in
                 .init(

@@ -521,8 +521,8 @@ public struct ErrorMessage: Swift.Sendable, Swift.Hashable {
     /// A human-readable explanation.
     public var message: Swift.String
 
-    /// The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as a failed
-    /// stream.
+    /// The id of the client message (`c_…`) the error concerns, for message-specific failures such as a failed stream. The device sent it earlier on
+    /// this connection, or on the one this connection took over.
     ///
     /// `nil` leaves the key out.
     public var messageId: Swift.String?
@@ -532,8 +532,7 @@ public struct ErrorMessage: Swift.Sendable, Swift.Hashable {
     /// - Parameters:
     ///   - code: What went wrong; see the error codes table.
     ///   - message: A human-readable explanation.
-    ///   - messageId: The id of the client message (`c_…`) the error concerns, sent earlier on this connection, for message-specific failures such as
-    ///     a failed stream.
+    ///   - messageId: The id of the client message (`c_…`) the error concerns, for message-specific failures such as a failed stream.
     public init(code: ErrorCode, message: Swift.String, messageId: Swift.String? = nil) {
         self.code = code
         self.message = message

@@ -334,7 +334,8 @@ public enum Clawline {
                 name: "unauthenticated",
                 allowedClient: ["pair_request", "auth"],
                 allowedServer: ["pair_result", "auth_result", "error"],
-                otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008)
+                otherwise: WireRuntime.ViolationAnswer(code: "auth_failed", closesConnection: true, closeCode: 1008),
+                otherwiseFor: ["pair_decision": WireRuntime.ViolationAnswer(code: "invalid_message")]
             ),
             .init(
                 name: "authenticated",
@@ -416,7 +417,8 @@ public enum Clawline {
                 field: "messageId",
                 answers: WireRuntime.FrameKey(.client, "message"),
                 answersField: "id",
-                otherwise: nil
+                otherwise: nil,
+                scope: .peer
             ),
         ],
         uniqueness: [

@@ -1053,7 +1053,7 @@ public enum ErrorCode: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
 
     /// The frame breaks the protocol: a missing or ill-typed field, a broken constraint, a frame
     /// without a `type`, a reused client message id with different content, or a `pair_decision`
-    /// for a request that is already resolved. The socket stays open, except for a missing,
+    /// sent before `auth` or for a request that is already resolved. The socket stays open, except for a missing,
     /// unknown or ill-typed `protocolVersion` (on `pair_request` or `auth`) and a `pair_request`
     /// that re-pairs an already-paired device, which close it.
     case invalidMessage

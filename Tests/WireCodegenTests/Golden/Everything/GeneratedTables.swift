@@ -146,7 +146,8 @@ enum Everything {
                 name: "start",
                 allowedClient: ["hello", "ping"],
                 allowedServer: ["ping"],
-                otherwise: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000)
+                otherwise: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000),
+                otherwiseFor: ["post": WireRuntime.ViolationAnswer(code: "bad_frame")]
             ),
             .init(name: "open", allowedClient: ["post", "same", "ping"], allowedServer: ["update", "same", "ping", "verdict"], otherwise: nil),
         ],
