@@ -1,6 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// A product only built, and only resolved, with the `Server` trait.
+func server(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: ["Server"]))
+}
+
+/// A product only built, and only resolved, with the `NIOTransport` trait (which `Server` enables).
+func nioTransport(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: ["NIOTransport"]))
+}
+
 let package = Package(
     name: "clawline-sdk",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -18,6 +28,23 @@ let package = Package(
         .executable(name: "clawline", targets: ["clawline"]),
         .plugin(name: "WireCodegenPlugin", targets: ["WireCodegenPlugin"]),
         .plugin(name: "GenerateProtocolDocs", targets: ["GenerateProtocolDocs"]),
+    ],
+    // An adopter pays only for what it names. With no trait (the default), the package resolves
+    // the runtime's and the generator's dependencies alone (Yams, swift-argument-parser) and
+    // swift-log for the client: an app with ClawlineProtocol and ClawlineClient resolves 3
+    // packages. The server stack and the client's SwiftNIO transport are behind traits (SE-0450):
+    // SwiftPM leaves a dependency out of resolution when every target dependency naming it is
+    // guarded by a trait that is not enabled. This checkout's own commands pass `--traits Server`.
+    traits: [
+        .trait(
+            name: "NIOTransport",
+            description: "ClawlineClient's SwiftNIO WebSocket transport (swift-websocket), its default where URLSession has no WebSocket (Linux)."),
+        .trait(
+            name: "Server",
+            description: "The reference provider: ClawlineServer, clawline-server and the clawline terminal client (Hummingbird, jwt-kit, "
+                + "sqlite-nio, postgres-nio, swift-nio-ssl, swift-service-lifecycle).",
+            enabledTraits: ["NIOTransport"]),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
@@ -56,49 +83,51 @@ let package = Package(
             dependencies: ["wire"]
         ),
         .target(name: "ClawlineProtocol", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
+        // Stops a build without the trait Server at once, with what to do (see its one file).
+        .target(name: "ServerTraitCheck"),
         .target(
             name: "ClawlineServer",
             dependencies: [
-                "ClawlineProtocol", "WireRuntime",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                "ClawlineProtocol", "WireRuntime", "ServerTraitCheck",
+                server("Hummingbird", "hummingbird"),
+                server("HummingbirdCore", "hummingbird"),
+                server("HummingbirdWebSocket", "hummingbird-websocket"),
+                server("JWTKit", "jwt-kit"),
+                server("SQLiteNIO", "sqlite-nio"),
+                server("PostgresNIO", "postgres-nio"),
+                server("NIOSSL", "swift-nio-ssl"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("Logging", "swift-log"),
+                server("NIOConcurrencyHelpers", "swift-nio"),
+                server("NIOCore", "swift-nio"),
+                server("NIOWebSocket", "swift-nio"),
             ]
         ),
         .executableTarget(
             name: "clawline-server",
             dependencies: [
-                "ClawlineServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                "ClawlineServer", "ServerTraitCheck", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("Logging", "swift-log"),
             ]
         ),
         .target(
             name: "ClawlineClient",
             dependencies: [
                 "ClawlineProtocol", "WireRuntime",
-                .product(name: "WSClient", package: "swift-websocket"),
+                nioTransport("WSClient", "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                nioTransport("NIOCore", "swift-nio"),
+                nioTransport("NIOWebSocket", "swift-nio"),
             ]
         ),
         .executableTarget(
             name: "clawline",
             dependencies: [
-                "ClawlineClient", "ClawlineServer", "ClawlineProtocol", "WireRuntime",
+                "ClawlineClient", "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("Logging", "swift-log"),
             ]
         ),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
@@ -108,12 +137,12 @@ let package = Package(
         .executableTarget(
             name: "ServerBenchmarks",
             dependencies: [
-                "ClawlineProtocol",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "ClawlineProtocol", "ServerTraitCheck",
+                server("Hummingbird", "hummingbird"),
+                server("HummingbirdWebSocket", "hummingbird-websocket"),
+                server("WSClient", "swift-websocket"),
+                server("NIOConcurrencyHelpers", "swift-nio"),
+                server("Logging", "swift-log"),
             ],
             path: "Benchmarks/ServerBenchmarks"),
         .target(name: "WireTestSupport", dependencies: ["WireRuntime"], path: "Tests/WireTestSupport"),
@@ -132,25 +161,26 @@ let package = Package(
         .testTarget(
             name: "ClawlineServerTests",
             dependencies: [
-                "ClawlineServer", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
+                server("WSClient", "swift-websocket"),
+                server("SQLiteNIO", "sqlite-nio"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("NIOConcurrencyHelpers", "swift-nio"),
+                server("NIOWebSocket", "swift-nio"),
+                server("NIOPosix", "swift-nio"),
+                server("Hummingbird", "hummingbird"),
+                server("Logging", "swift-log"),
             ],
             exclude: ["Uploads"]
         ),
         .testTarget(
             name: "ClawlineClientTests",
             dependencies: [
-                "ClawlineClient", "ClawlineServer", "ClawlineProtocol", "WireRuntime", "WireTestSupport", "WireValidator", "WireSpec",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "ClawlineClient", "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport", "WireValidator",
+                "WireSpec",
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("Logging", "swift-log"),
+                server("NIOConcurrencyHelpers", "swift-nio"),
             ]
         ),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireRuntime", "WireTestSupport"], exclude: ["Frames"]),

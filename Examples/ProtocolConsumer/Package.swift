@@ -1,7 +1,9 @@
 // swift-tools-version: 6.1
 // An app-side package that adopts the SDK the way another project would: it depends on the SDK
 // by path, generates its own protocol from Spec/telemetry.yaml with WireCodegenPlugin, and uses
-// the generated ClawlineProtocol product.
+// the generated ClawlineProtocol product and the reference client. It enables no package trait, as
+// an app would not: it resolves no package of the server stack, and on Linux the client's default
+// transport is the one that says which trait to enable.
 import PackageDescription
 
 let package = Package(
@@ -18,7 +20,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "consumer",
-            dependencies: ["TelemetryProtocol", .product(name: "ClawlineProtocol", package: "clawline-sdk")]
+            dependencies: [
+                "TelemetryProtocol", .product(name: "ClawlineProtocol", package: "clawline-sdk"),
+                .product(name: "ClawlineClient", package: "clawline-sdk"),
+            ]
         ),
         .testTarget(
             name: "ConsumerTests",

@@ -25,6 +25,8 @@ public enum ClawlineClientError: Error, Sendable, Hashable, CustomStringConverti
     case notConnected
     /// A stored file could not be read or written.
     case storage(String)
+    /// No WebSocket transport is built for this platform (Linux without the trait `NIOTransport`).
+    case transportUnavailable(String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,7 @@ public enum ClawlineClientError: Error, Sendable, Hashable, CustomStringConverti
         case .invalidMessage(let detail): "Not sent: \(detail)"
         case .notConnected: "Not connected to the server."
         case .storage(let detail): "Storage failed: \(detail)"
+        case .transportUnavailable(let detail): "Cannot connect: \(detail)."
         }
     }
 

@@ -34,7 +34,7 @@ struct Demo: AsyncParsableCommand {
         for finding in report.findings { run.say("capture", "finding: \(finding)") }
         guard report.findings.isEmpty else { throw ClientFailure("the capture breaks the protocol's rules (\(report.findings.count) findings)") }
         run.say("capture", "checked with the spec's rules (the engine `wire validate` runs): 0 findings")
-        run.say("capture", "check it again with: swift run wire validate \(captureURL.path)")
+        run.say("capture", "check it again with: swift run --traits Server wire validate \(captureURL.path)")
         run.printFigures()
     }
 }

@@ -1,10 +1,25 @@
-import ClawlineClient
 import ClawlineProtocol
 import Foundation
 import Testing
 
+@testable import ClawlineClient
+
 @Suite("Client building blocks")
 struct UnitTests {
+    @Test("Where no transport is built (Linux without NIOTransport), connecting fails and names the trait")
+    func unavailableTransportSaysWhichTraitToEnable() async throws {
+        do {
+            _ = try await UnavailableTransport().connect(to: URL(string: "ws://127.0.0.1:9/ws")!)
+            Issue.record("expected transportUnavailable")
+        } catch let error as ClawlineClientError {
+            guard case .transportUnavailable(let detail) = error else { throw error }
+            #expect(detail.contains("NIOTransport"))
+            #expect(error.description.hasPrefix("Cannot connect: no WebSocket transport"))
+        }
+        // This build enables the trait, so the default is the NIO transport.
+        #expect(PlatformTransport.make() is WSClientTransport)
+    }
+
     @Test("Backoff doubles from the spec's initial delay to its maximum, with jitter")
     func backoff() {
         var backoff = ReconnectBackoff(random: { 0.25 })

@@ -65,7 +65,7 @@ public actor ChatService: ChatServicing {
 
     /// A service for the device `deviceId` of the provider at `serverURL`.
     public init(
-        serverURL: URL, deviceId: String, store: any ConversationStore, transport: any WebSocketTransport = WSClientTransport(),
+        serverURL: URL, deviceId: String, store: any ConversationStore, transport: any WebSocketTransport = PlatformTransport.make(),
         environment: ClientEnvironment = ClientEnvironment(), observer: FrameObserver? = nil
     ) {
         self.serverURL = serverURL

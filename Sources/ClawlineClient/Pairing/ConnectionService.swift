@@ -51,7 +51,7 @@ public actor ConnectionService: ConnectionServicing {
 
     /// A service for the provider at `serverURL`; `deviceInfo` is shown to the admin.
     public init(
-        serverURL: URL, deviceInfo: DeviceInfo, transport: any WebSocketTransport = WSClientTransport(),
+        serverURL: URL, deviceInfo: DeviceInfo, transport: any WebSocketTransport = PlatformTransport.make(),
         environment: ClientEnvironment = ClientEnvironment(), observer: FrameObserver? = nil, onWaiting: (@Sendable () -> Void)? = nil
     ) {
         self.serverURL = serverURL

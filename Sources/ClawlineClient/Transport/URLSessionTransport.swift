@@ -1,6 +1,11 @@
-#if canImport(Darwin)
+// Compiled wherever Foundation has URLSessionWebSocketTask: Apple platforms, and Linux's
+// FoundationNetworking (where CI compiles it; Debian's libcurl has no WebSocket, so it runs on Apple).
+#if canImport(Darwin) || canImport(FoundationNetworking)
     import ClawlineProtocol
     import Foundation
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
 
     /// Foundation's `URLSessionWebSocketTask`, on Apple platforms (it does not work on Linux, where
     /// ``WSClientTransport`` is the default). It answers the server's pings itself; unlike

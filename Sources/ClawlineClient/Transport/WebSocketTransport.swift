@@ -22,9 +22,9 @@ public protocol WebSocketConnection: Sendable {
     func close(code: Int)
 }
 
-/// Opens WebSockets. The default is ``WSClientTransport`` (portable, swift-websocket's
-/// `WSClient`); on Apple platforms ``URLSessionTransport`` uses Foundation's task. Tests inject
-/// their own.
+/// Opens WebSockets. ``PlatformTransport/make()`` picks the default: `WSClientTransport` (portable,
+/// swift-websocket's `WSClient`, with the package trait `NIOTransport`), else on Apple platforms
+/// ``URLSessionTransport`` (Foundation's task). Tests inject their own.
 public protocol WebSocketTransport: Sendable {
     /// Opens a socket to `url`; returns once the upgrade succeeded, throws when it failed.
     func connect(to url: URL) async throws -> any WebSocketConnection

@@ -1,4 +1,6 @@
+import ClawlineClient
 import ClawlineProtocol
+import Foundation
 import TelemetryProtocol
 
 // Build a Clawline frame and a Telemetry report, encode them, and decode a reply of each.
@@ -17,4 +19,13 @@ case .decoded(.accepted(let accepted), _):
     print("collector kept \(accepted.count) sample(s)")
 case let other:
     print("rejected: \(other.rejectionReason ?? "?")")
+}
+
+// The client's default transport without a trait: URLSession on Apple platforms; on Linux it says
+// which trait brings one.
+do {
+    _ = try await PlatformTransport.make().connect(to: URL(string: "ws://127.0.0.1:9/ws")!)
+    print("transport: connected")
+} catch {
+    print("transport: \(error)")
 }
