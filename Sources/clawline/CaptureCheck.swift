@@ -45,9 +45,7 @@ struct CaptureCheck {
             }
             if let rejection { report.findings.append("line \(number): \(dir) frame: \(rejection)") }
             var machine = machines[session] ?? SessionMachine(engine: engine, now: clock.now)
-            var output = JSONOutput()
-            output.json(frame)
-            for violation in machine.observe(json: output.bytes, from: direction, answeredCodes: answer?.code.map { [$0] } ?? []) {
+            for violation in machine.observe(json: JSONWriter.bytes(frame), from: direction, answeredCodes: answer?.code.map { [$0] } ?? []) {
                 report.findings.append("line \(number): \(dir): \(violation.description)")
             }
             machines[session] = machine

@@ -1,5 +1,5 @@
 import Testing
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 /// The canonical writer that generated types write themselves with.
 @Suite struct JSONOutputTests {

@@ -29,25 +29,15 @@ public final class CaptureWriter: @unchecked Sendable {
     }
 
     private func record(_ frame: ObservedFrame, session: String) {
-        var envelope = JSONOutput()
-        envelope.beginObject()
-        envelope.key("session")
-        envelope.string(session)
-        envelope.key("dir")
-        envelope.string(frame.direction.rawValue)
-        envelope.key("ts")
-        envelope.integer(Int((frame.timestamp.timeIntervalSince1970 * 1000).rounded(.down)))
-        envelope.key("frame")
+        let milliseconds = Int((frame.timestamp.timeIntervalSince1970 * 1000).rounded(.down))
+        // The envelope's keys in the order a reader expects, each value written as canonical JSON.
+        var line = #"{"session":"# + JSONWriter.string(.string(session)) + #","dir":"# + JSONWriter.string(.string(frame.direction.rawValue))
+        line += #","ts":\#(milliseconds),"frame":"#
         // The frame exactly as it crossed the socket; text that is not a JSON object is kept as a string.
-        let isObject: Bool
-        if case .object = try? JSONParser.parse(frame.text) { isObject = true } else { isObject = false }
-        var line = envelope.text
-        if isObject {
+        if case .object = try? JSONParser.parse(frame.text) {
             line += frame.text
         } else {
-            var string = JSONOutput()
-            string.string(frame.text)
-            line += string.text
+            line += JSONWriter.string(.string(frame.text))
         }
         line += "}\n"
         lock.withLock {

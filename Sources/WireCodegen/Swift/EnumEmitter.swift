@@ -1,4 +1,4 @@
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 
 /// Emits string enums (closed or open), discriminated unions and one-of types.
@@ -79,7 +79,7 @@ struct EnumEmitter {
         members += objects.planMembers(reference: mapper.planReference(named: type.name))
         members.append(builder(buildBody))
         members.append(
-            .function(FunctionDeclaration(access: access, signature: EnumEmitter.write, body: [.line("output.string(rawValue)")])))
+            .function(FunctionDeclaration(access: access, isPlumbing: true, signature: EnumEmitter.write, body: [.line("output.string(rawValue)")])))
         if values.open {
             members.append(
                 .function(
@@ -228,7 +228,7 @@ struct EnumEmitter {
         let members: [SwiftDeclaration] =
             objects.planMembers(reference: mapper.planReference(named: type.name)) + [
                 builder(parts.buildBody),
-                .function(FunctionDeclaration(access: access, signature: Self.write, body: [.switchOn("self", parts.writeCases)])),
+                .function(FunctionDeclaration(access: access, isPlumbing: true, signature: Self.write, body: [.switchOn("self", parts.writeCases)])),
             ] + objects.codableMembers()
         return [
             .type(
@@ -263,7 +263,7 @@ struct EnumEmitter {
         let members: [SwiftDeclaration] =
             objects.identityMembers(message) + objects.planMembers(reference: mapper.planReference(message)) + [
                 builder(parts.buildBody),
-                .function(FunctionDeclaration(access: access, signature: Self.write, body: [.switchOn("self", parts.writeCases)])),
+                .function(FunctionDeclaration(access: access, isPlumbing: true, signature: Self.write, body: [.switchOn("self", parts.writeCases)])),
             ] + objects.codableMembers()
         return [
             .type(
@@ -303,7 +303,7 @@ struct EnumEmitter {
         members.append(
             .function(
                 FunctionDeclaration(
-                    access: access, signature: Self.write,
+                    access: access, isPlumbing: true, signature: Self.write,
                     body: [
                         .switchOn(
                             "self",

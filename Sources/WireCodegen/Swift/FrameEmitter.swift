@@ -72,7 +72,7 @@ struct FrameEmitter {
                     ])),
             .function(
                 FunctionDeclaration(
-                    access: access, signature: "write(into output: inout WireRuntime.JSONOutput)",
+                    access: access, isPlumbing: true, signature: "write(into output: inout WireRuntime.JSONOutput)",
                     body: [
                         .switchOn(
                             "self",

@@ -1,4 +1,4 @@
-import WireRuntime
+@_spi(Generated) import WireRuntime
 import WireSpec
 
 /// Emits the struct and `WireValue` conformance of an object type or a message.
@@ -250,7 +250,7 @@ struct ObjectEmitter {
                 ]
             }
             body += objectStatements(shape, tag: message == nil ? nil : spec.tagField, merging: keeps)
-            return [.function(FunctionDeclaration(access: access, signature: write, body: body))]
+            return [.function(FunctionDeclaration(access: access, isPlumbing: true, signature: write, body: body))]
         }
         var merged: [Statement] = []
         if keeps { merged.append(.line("pending.add(self.additionalFields, known: Self.knownKeys)")) }
@@ -258,7 +258,7 @@ struct ObjectEmitter {
         return [
             .function(
                 FunctionDeclaration(
-                    access: access, signature: write,
+                    access: access, isPlumbing: true, signature: write,
                     body: [.line("var pending = WireRuntime.JSONOutput.PendingMembers()"), .line("writeObject(into: &output, merging: &pending)")])),
             .function(
                 FunctionDeclaration(

@@ -1,7 +1,7 @@
 /// A value that writes its own canonical JSON: the generated values and frames.
 public protocol JSONWritable {
-    /// Writes the value's canonical JSON.
-    func write(into output: inout JSONOutput)
+    /// Writes the value's canonical JSON: the generated code's plumbing (encode with ``encoded()``).
+    @_spi(Generated) func write(into output: inout JSONOutput)
 }
 
 extension JSONWritable {

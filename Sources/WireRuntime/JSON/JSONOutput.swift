@@ -5,7 +5,10 @@
 /// Generated types write themselves with it (``WireValue/write(into:)``) in their keys' sorted
 /// order, fixed when the code was generated, so encoding builds no dictionary. Each write puts
 /// the comma it needs before itself.
-public struct JSONOutput: Sendable {
+///
+/// Plumbing of the generated code, behind `@_spi(Generated)`: an app encodes with
+/// ``JSONWritable/encoded()`` and writes JSON trees with ``JSONWriter``.
+@_spi(Generated) public struct JSONOutput: Sendable {
     /// The bytes written so far.
     public var bytes: [UInt8] { storage }
     @usableFromInline var storage: [UInt8]

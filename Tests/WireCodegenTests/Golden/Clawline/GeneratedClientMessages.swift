@@ -80,7 +80,7 @@ extension PairRequest: WireRuntime.WireMessage {
         self.init(protocolVersion: _protocolVersion, deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         if let value = self.claimedName {
             output.key("claimedName")
@@ -185,7 +185,7 @@ extension Auth: WireRuntime.WireMessage {
         self.init(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("deviceId")
         output.string(self.deviceId)
@@ -276,7 +276,7 @@ extension PairDecision: WireRuntime.WireMessage {
         self.init(deviceId: _deviceId, approve: _approve, userId: _userId)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("approve")
         output.bool(self.approve)
@@ -363,7 +363,7 @@ extension ClientMessage: WireRuntime.WireMessage {
         self.init(id: _id, content: _content, attachments: _attachments)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         switch self.attachments {
         case .absent:
@@ -429,7 +429,7 @@ extension ClientTyping: WireRuntime.WireMessage {
         self.init(active: _active)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("active")
         output.bool(self.active)

@@ -76,7 +76,7 @@ extension ClientFrame: WireRuntime.WireFrame {
         }
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .pairRequest(let message):
             message.write(into: &output)
@@ -181,7 +181,7 @@ extension ServerFrame: WireRuntime.WireFrame {
         }
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .pairResult(let message):
             message.write(into: &output)

@@ -55,7 +55,7 @@ extension PairResult: WireRuntime.WireMessage {
         }
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .success(let value):
             var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("success", .bool(true)), ("type", .string(Self.tag))])
@@ -134,7 +134,7 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
         self.init(deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         if let value = self.claimedName {
             output.key("claimedName")
@@ -226,7 +226,7 @@ extension AuthResult: WireRuntime.WireMessage {
         }
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .success(let value):
             var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("success", .bool(true)), ("type", .string(Self.tag))])
@@ -359,7 +359,7 @@ extension ServerMessage: WireRuntime.WireMessage {
         )
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         if let value = self.attachments {
             output.key("attachments")
@@ -427,7 +427,7 @@ extension Ack: WireRuntime.WireMessage {
         self.init(id: _id)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("id")
         output.string(self.id)
@@ -489,7 +489,7 @@ extension ServerTyping: WireRuntime.WireMessage {
         self.init(role: _role, active: _active)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("active")
         output.bool(self.active)
@@ -565,7 +565,7 @@ extension ErrorMessage: WireRuntime.WireMessage {
         self.init(code: _code, message: _message, messageId: _messageId)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("code")
         output.value(self.code)

@@ -99,7 +99,7 @@ extension DeviceInfo: WireRuntime.WireValue {
         self.init(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         if let value = self.appVersion {
             output.key("appVersion")
@@ -176,7 +176,7 @@ extension Role: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.string(rawValue)
     }
 
@@ -247,7 +247,7 @@ extension PairFailureReason: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.string(rawValue)
     }
 
@@ -325,7 +325,7 @@ extension AuthFailureReason: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.string(rawValue)
     }
 
@@ -376,7 +376,7 @@ extension PairSuccess: WireRuntime.WireValue {
         self.init(token: _token, userId: _userId)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         var pending = WireRuntime.JSONOutput.PendingMembers()
         writeObject(into: &output, merging: &pending)
     }
@@ -433,7 +433,7 @@ extension PairFailure: WireRuntime.WireValue {
         self.init(reason: _reason)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         var pending = WireRuntime.JSONOutput.PendingMembers()
         writeObject(into: &output, merging: &pending)
     }
@@ -559,7 +559,7 @@ extension AuthSuccess: WireRuntime.WireValue {
         )
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         var pending = WireRuntime.JSONOutput.PendingMembers()
         writeObject(into: &output, merging: &pending)
     }
@@ -632,7 +632,7 @@ extension AuthFailure: WireRuntime.WireValue {
         self.init(reason: _reason)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         var pending = WireRuntime.JSONOutput.PendingMembers()
         writeObject(into: &output, merging: &pending)
     }
@@ -678,7 +678,7 @@ extension ImageMimeType: WireRuntime.WireValue {
         self = value
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.string(rawValue)
     }
 }
@@ -722,7 +722,7 @@ extension ImageAttachment: WireRuntime.WireValue {
         self.init(mimeType: _mimeType, data: _data)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         var pending = WireRuntime.JSONOutput.PendingMembers()
         writeObject(into: &output, merging: &pending)
     }
@@ -779,7 +779,7 @@ extension AssetAttachment: WireRuntime.WireValue {
         self.init(assetId: _assetId)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         var pending = WireRuntime.JSONOutput.PendingMembers()
         writeObject(into: &output, merging: &pending)
     }
@@ -839,7 +839,7 @@ extension Attachment: WireRuntime.WireValue {
         }
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         switch self {
         case .image(let value):
             var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("type", .string("image"))])
@@ -891,7 +891,7 @@ extension VersionInfo: WireRuntime.WireValue {
         self.init(protocolVersion: _protocolVersion)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("protocolVersion")
         output.integer(self.protocolVersion)
@@ -956,7 +956,7 @@ extension UploadedAsset: WireRuntime.WireValue {
         self.init(assetId: _assetId, mimeType: _mimeType, size: _size)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("assetId")
         output.string(self.assetId)
@@ -1020,7 +1020,7 @@ extension HttpError: WireRuntime.WireValue {
         self.init(type: _type, code: _code, message: _message)
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("code")
         output.value(self.code)
@@ -1279,7 +1279,7 @@ extension ErrorCode: WireRuntime.WireValue {
         self.init(rawValue: tape.string(index))
     }
 
-    public func write(into output: inout WireRuntime.JSONOutput) {
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.string(rawValue)
     }
 

@@ -1,0 +1,4 @@
+// expected: cannot find 'JSONOutput' in scope
+import ClawlineProtocol
+
+var output = JSONOutput()
