@@ -81,9 +81,11 @@ public enum SwiftGenerator {
             case .enumeration(let values): types += enums.enumeration(type, values)
             case .union(let union): types += enums.union(type, union)
             case .oneOf(let oneOf): types += enums.oneOf(type, oneOf)
+            case .alias(let alias) where alias.isDistinctString:
+                types += enums.distinctString(type, doc: Self.aliasDoc(type, alias))
             case .alias(let alias):
                 types.append(
-                    .typeAlias(doc: aliasDoc(type, alias), access: access, name: naming.typeName(type.name), type: mapper.aliasTarget(alias)))
+                    .typeAlias(doc: Self.aliasDoc(type, alias), access: access, name: naming.typeName(type.name), type: mapper.aliasTarget(alias)))
             }
         }
         func messages(_ direction: Direction) -> [SwiftDeclaration] {

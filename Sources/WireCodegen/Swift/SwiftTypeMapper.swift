@@ -28,6 +28,7 @@ struct SwiftTypeMapper {
     /// field's `constraints`, reading without checking (the engine checked it); `depth` names
     /// the closures' parameters.
     func buildExpression(_ type: TypeRef, _ own: Constraints, index: String, depth: Int = 0) -> String {
+        if let name = distinctStringType(type) { return "\(name)(checked: tape, at: \(index))" }
         let (resolved, aliasConstraints) = spec.resolve(type)
         let constraints = own.merged(over: aliasConstraints)
         switch resolved {
@@ -48,6 +49,14 @@ struct SwiftTypeMapper {
         case .unresolved:
             return "Swift.Optional<WireRuntime.JSONValue>.none"
         }
+    }
+
+    /// The Swift name of a named string type that is a type of its own (``AliasType/isDistinctString``).
+    func distinctStringType(_ type: TypeRef) -> String? {
+        guard case .named(let name) = type, let named = spec.type(named: name), case .alias(let alias) = named.kind, alias.isDistinctString else {
+            return nil
+        }
+        return naming.typeName(name)
     }
 
     /// Whether a (resolved) string type is a date.
@@ -97,6 +106,7 @@ struct SwiftTypeMapper {
 
     /// A statement that writes `value` of `type` to the `JSONOutput` named `output`.
     func writeStatement(_ type: TypeRef, _ own: Constraints, value: String, depth: Int = 0) -> String {
+        if distinctStringType(type) != nil { return "output.string(\(value).rawValue)" }
         let (resolved, aliasConstraints) = spec.resolve(type)
         let constraints = own.merged(over: aliasConstraints)
         let item = "item\(depth)"

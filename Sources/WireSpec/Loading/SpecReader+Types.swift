@@ -49,10 +49,18 @@ extension SpecReader {
             map = mapping(node, in: context, allowedKeys: ["description", "oneOf"])
             kind = map.flatMap { oneOf($0, context: context, index: index) }.map(NamedType.Kind.oneOf)
         default:
-            map = mapping(node, in: context, allowedKeys: ["description", "type"] + Self.constraintKeys)
+            map = mapping(node, in: context, allowedKeys: ["description", "type", "distinct"] + Self.constraintKeys)
             kind = map.flatMap { map in
-                map["type"].flatMap { typeRef($0, in: context, index: index) }.map {
-                    NamedType.Kind.alias(AliasType(type: $0, constraints: constraints(map, context: context)))
+                map["type"].flatMap { typeRef($0, in: context, index: index) }.map { type in
+                    var alias = AliasType(type: type, constraints: constraints(map, context: context))
+                    if let node = map["distinct"], let distinct = bool(node, "'distinct' in \(context)") {
+                        if type == .string {
+                            alias.distinct = distinct
+                        } else {
+                            error("'distinct' in \(context) applies only to a named string type (type: string)", at: map.keyLocation("distinct") ?? node.location)
+                        }
+                    }
+                    return NamedType.Kind.alias(alias)
                 }
             }
         }

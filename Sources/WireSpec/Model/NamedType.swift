@@ -124,8 +124,17 @@ public struct OneOfType: Sendable, Hashable, Encodable {
 public struct AliasType: Sendable, Hashable, Encodable {
     public var type: TypeRef
     public var constraints: Constraints
-    public init(type: TypeRef, constraints: Constraints = Constraints()) {
+    /// Whether a named string type is a type of its own in generated code (the default), so that
+    /// one kind of identifier cannot be passed for another; `distinct: false` keeps it a plain string.
+    public var distinct: Bool
+    public init(type: TypeRef, constraints: Constraints = Constraints(), distinct: Bool = true) {
         self.type = type
         self.constraints = constraints
+        self.distinct = distinct
+    }
+
+    /// Whether generated code gives this type a Swift type of its own: a distinct string that is not a date.
+    public var isDistinctString: Bool {
+        distinct && type == .string && constraints.format != .iso8601
     }
 }
