@@ -8,8 +8,8 @@ import Foundation
 let frameCount = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 20_000 : 20_000
 let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5
 
-let device = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
-let user = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
+let device: DeviceId = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+let user: UserId = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
 let words = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "and", "then", "naps", "😀", "café"]
 
 /// A realistic session mix: mostly streamed assistant partials, chat messages, acks and typing.

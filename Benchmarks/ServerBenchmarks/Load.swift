@@ -46,9 +46,9 @@ struct Fleet {
         let deviceID = UUID().uuidString
         let pairing = BenchSocket(url)
         defer { pairing.close() }
-        pairing.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
+        pairing.send(ClientFrame.pairRequest(PairRequest(deviceId: DeviceId(deviceID), deviceInfo: info)).encodedText())
         _ = try await read(admin) { if case .pairApprovalRequest = $0 { true } else { false } }
-        admin.send(ClientFrame.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: userID)).encodedText())
+        admin.send(ClientFrame.pairDecision(PairDecision(deviceId: DeviceId(deviceID), approve: true, userId: UserId(userID))).encodedText())
         guard case .pairResult(.success(let success)) = try await read(pairing, until: { if case .pairResult = $0 { true } else { false } })
         else { throw BenchmarkError("pairing was refused") }
         return (deviceID, success.token)
@@ -58,7 +58,7 @@ struct Fleet {
     static func pairFirst(url: String, deviceID: String) async throws -> PairSuccess {
         let socket = BenchSocket(url)
         defer { socket.close() }
-        socket.send(ClientFrame.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: info)).encodedText())
+        socket.send(ClientFrame.pairRequest(PairRequest(deviceId: DeviceId(deviceID), deviceInfo: info)).encodedText())
         guard case .pairResult(.success(let success)) = try await read(socket, until: { _ in true }) else {
             throw BenchmarkError("the first device was not paired; use an empty data directory or a fresh database")
         }
@@ -68,7 +68,7 @@ struct Fleet {
     /// An authenticated socket.
     static func open(url: String, deviceID: String, token: String) async throws -> BenchSocket {
         let socket = BenchSocket(url)
-        socket.send(ClientFrame.auth(Auth(token: token, deviceId: deviceID)).encodedText())
+        socket.send(ClientFrame.auth(Auth(token: token, deviceId: DeviceId(deviceID))).encodedText())
         guard case .authResult(.success) = try await read(socket, until: { if case .authResult = $0 { true } else { false } }) else {
             throw BenchmarkError("authentication failed")
         }
@@ -129,11 +129,11 @@ enum Load {
         let counter = Counter()
         return await measure(sockets: sockets, seconds: seconds, servers: servers, pace: pace) { socket in
             let id = "c_\(counter.next())"
-            socket.send(ClientFrame.message(ClientMessage(id: id, content: "hello from the load generator")).encodedText())
+            socket.send(ClientFrame.message(ClientMessage(id: ClientMessageId(id), content: "hello from the load generator")).encodedText())
             // An error (a rate limit, if the pace were broken) ends this socket's run.
             let answer = try? await Fleet.read(socket, mentioning: [#""ack""#, #""error""#]) { frame in
                 switch frame {
-                case .ack(let ack): ack.id == id
+                case .ack(let ack): ack.id.rawValue == id
                 case .error: true
                 default: false
                 }

@@ -94,7 +94,7 @@ extension Fleet {
         let socket = try await open(url: adminURL, deviceID: adminID, token: admin.token)
         defer { socket.close() }
         var paired: [(deviceID: String, token: String)] = []
-        for _ in 0..<devices { paired.append(try await pairApproved(url: adminURL, admin: socket, into: admin.userId)) }
+        for _ in 0..<devices { paired.append(try await pairApproved(url: adminURL, admin: socket, into: admin.userId.rawValue)) }
         return paired
     }
 }

@@ -86,13 +86,13 @@ struct AdminSession {
     func pendingRequests() async throws -> [PairApprovalRequest] {
         let collector = Task { () -> [String: PairApprovalRequest] in
             var found: [String: PairApprovalRequest] = [:]
-            for await request in requests { found[request.deviceId] = request }
+            for await request in requests { found[request.deviceId.rawValue] = request }
             return found
         }
         for await notice in notices where notice == .replayFinished { break }
         try await Task.sleep(for: .milliseconds(300))
         collector.cancel()
-        return await collector.value.values.sorted { $0.deviceId < $1.deviceId }
+        return await collector.value.values.sorted { $0.deviceId.rawValue < $1.deviceId.rawValue }
     }
 
     /// Sends a decision, then waits briefly for the server's refusal (it sends none on success).

@@ -53,9 +53,9 @@ final class DemoRun: Sendable {
         let tablet = device("tablet")
         async let tabletPairing = tablet.connection.requestPairing(claimedName: "Tablet", deviceId: tablet.id)
         say("tablet", "asks to pair; it waits for an admin")
-        for await request in approvals where request.deviceId == tablet.id {
+        for await request in approvals where request.deviceId.rawValue == tablet.id {
             say("phone", "sees the request of \"\(request.claimedName ?? "?")\" (\(request.deviceInfo.model)) and approves it into its account")
-            try await phone.connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
+            try await phone.connection.approvePairing(deviceId: request.deviceId.rawValue, userId: admin.userId)
             break
         }
         guard case .success(let member) = try await tabletPairing else { throw ClientFailure("the tablet was not approved") }

@@ -42,7 +42,10 @@ struct FakeSession {
     }
 
     static func event(_ id: String, _ role: Role, _ content: String, streaming: Bool = false, deviceId: String? = nil) -> ServerFrame {
-        .message(ServerMessage(id: id, role: role, content: content, timestamp: 1_704_672_000_000, streaming: streaming, deviceId: deviceId))
+        .message(
+            ServerMessage(
+                id: ServerEventId(id), role: role, content: content, timestamp: 1_704_672_000_000, streaming: streaming,
+                deviceId: deviceId.map(DeviceId.init(rawValue:))))
     }
 }
 
@@ -57,7 +60,7 @@ struct ChatServiceTests {
         session.clock.advance(by: Clawline.Constants.ackTimeout)
         try await socket.waitForFrames(3)
         #expect(socket.messageIDs == [sent.id, sent.id])
-        socket.deliver(.ack(Ack(id: sent.id)))
+        socket.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
         #expect(try await eventually { try await session.chat.conversation().pending.isEmpty })
     }
 
@@ -69,7 +72,7 @@ struct ChatServiceTests {
         let second = try await session.chat.send(content: "second", attachments: [])
         try await socket.waitForFrames(2)
         #expect(socket.messageIDs == [first.id])
-        socket.deliver(.ack(Ack(id: first.id)))
+        socket.deliver(.ack(Ack(id: ClientMessageId(first.id))))
         try await socket.waitForFrames(3)
         #expect(socket.messageIDs == [first.id, second.id])
     }
@@ -134,14 +137,14 @@ struct ChatServiceTests {
         let sent = try await session.chat.send(content: "question", attachments: [])
         try await first.waitForFrames(2)
         first.deliver(FakeSession.event("s_1", .user, "question", deviceId: FakeSession.deviceId))
-        first.deliver(.ack(Ack(id: sent.id)))
+        first.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
         first.deliver(FakeSession.event("s_2", .assistant, "ans", streaming: true))
         #expect(try await eventually { try await session.chat.conversation().messages.count == 2 })
         first.close(code: 1006)
         session.clock.advance(by: try await FakeSession.reconnection(1, in: notices))
         let second = try await session.transport.socket(1)
         let auth = try await second.waitForFrames(1)
-        #expect(auth.first == .auth(Auth(token: "token", deviceId: FakeSession.deviceId, lastMessageId: .value("s_1"))))
+        #expect(auth.first == .auth(Auth(token: "token", deviceId: DeviceId(FakeSession.deviceId), lastMessageId: .value("s_1"))))
         try await second.authenticate(replayCount: 0)
         #expect(try await eventually { try await session.chat.conversation().messages.first?.status == .failed })
         let conversation = try await session.chat.conversation()
@@ -160,7 +163,7 @@ struct ChatServiceTests {
         let sent = try await session.chat.send(content: "question", attachments: [])
         try await first.waitForFrames(2)
         first.deliver(FakeSession.event("s_1", .user, "question", deviceId: FakeSession.deviceId))
-        first.deliver(.ack(Ack(id: sent.id)))
+        first.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
         first.close(code: 1006)
         session.clock.advance(by: try await FakeSession.reconnection(1, in: notices))
         let second = try await session.transport.socket(1)

@@ -74,7 +74,7 @@ struct MultiNodeTests {
         let credentials = try await phone.pairAndConnect()
         let bytes = Data((0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let asset = try await ProviderHTTPClient(baseURL: nodes.firstURL).upload(bytes, mimeType: "video/mp4", token: credentials.token)
-        let download = try await ProviderHTTPClient(baseURL: nodes.secondURL).download(assetId: asset.assetId, token: credentials.token)
+        let download = try await ProviderHTTPClient(baseURL: nodes.secondURL).download(assetId: asset.assetId.rawValue, token: credentials.token)
         #expect(download.data == bytes)
         #expect(download.mimeType == "video/mp4")
         await phone.chat.disconnect()

@@ -98,10 +98,10 @@ struct RecoveryTests {
             guard case .asset(let asset) = sent.attachments.first else { throw ClientTestFailure("no asset attached: \(sent)") }
             #expect(try await eventually { try await phone.chat.conversation().pending.isEmpty })
             let http = ProviderHTTPClient(baseURL: harness.serverURL)
-            let download = try await http.download(assetId: asset.assetId, token: credentials.token)
+            let download = try await http.download(assetId: asset.assetId.rawValue, token: credentials.token)
             #expect(download.data == bytes)
             #expect(download.mimeType == "application/pdf")
-            await #expect(throws: ClawlineClientError.self) { try await http.download(assetId: asset.assetId, token: "nonsense") }
+            await #expect(throws: ClawlineClientError.self) { try await http.download(assetId: asset.assetId.rawValue, token: "nonsense") }
         }
     }
 

@@ -161,7 +161,9 @@ struct ApprovalsViewModelTests {
         let model = ApprovalsViewModel(auth: MockAuthManager(token: Self.adminToken(), userId: "admin-account"), connection: connection)
         model.start()
         let info = DeviceInfo(platform: "iOS", model: "iPad")
-        for id in ["a", "b", "a", "c"] { connection.requestSink.yield(PairApprovalRequest(deviceId: id, claimedName: id, deviceInfo: info)) }
+        for id in ["a", "b", "a", "c"] {
+            connection.requestSink.yield(PairApprovalRequest(deviceId: DeviceId(id), claimedName: id, deviceInfo: info))
+        }
         #expect(try await eventuallyOnMain { model.requests.map(\.deviceId) == ["a", "b", "c"] })
         await model.approve(model.requests[0])
         await model.deny(model.requests[0])

@@ -5,8 +5,8 @@ import Testing
 /// Uses ClawlineProtocol the way an app or a server does: build frames, encode, decode,
 /// validate, answer rejected frames, and dispatch to handlers.
 @Suite struct ConsumerTests {
-    static let device = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
-    static let user = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
+    static let device: DeviceId = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+    static let user: UserId = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
 
     // MARK: A client
 
@@ -73,9 +73,9 @@ import Testing
 
     /// Routes every server frame through the dispatcher, as `ChatServicing` does.
     actor ChatModel: ServerFrameHandler {
-        var timeline: [String: String] = [:]
-        var streaming: Set<String> = []
-        var acknowledged: [String] = []
+        var timeline: [ServerEventId: String] = [:]
+        var streaming: Set<ServerEventId> = []
+        var acknowledged: [ClientMessageId] = []
         var events: [String] = []
 
         func handlePairResult(_ message: PairResult) async throws {

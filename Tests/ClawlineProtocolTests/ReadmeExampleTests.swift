@@ -40,7 +40,7 @@ import WireTestSupport
 
     /// A handler that records what the example dispatches.
     actor Recorder: ServerFrameHandler {
-        var acks: [String] = []
+        var acks: [ClientMessageId] = []
         func handlePairResult(_ message: PairResult) async throws {}
         func handlePairApprovalRequest(_ message: PairApprovalRequest) async throws {}
         func handleAuthResult(_ message: AuthResult) async throws {}

@@ -15,7 +15,7 @@ enum ReadmeExamples {
 
     /// The README's "Using ClawlineProtocol in an app or a server" example.
     static func appAndServer(
-        socket: Socket, token: String, jwt: String, deviceId: String, received: String, bytes: [UInt8], httpBody: [UInt8],
+        socket: Socket, token: String, jwt: String, deviceId: DeviceId, received: String, bytes: [UInt8], httpBody: [UInt8],
         chatModel: some ServerFrameHandler, log: (String) -> Void
     ) async throws {
         // Build and send a frame (canonical JSON: sorted keys, no white space).

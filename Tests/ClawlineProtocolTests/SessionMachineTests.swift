@@ -20,7 +20,7 @@ import WireTestSupport
         return machine
     }
 
-    func message(_ id: String, _ content: String, attachments: Nullable<[ClawlineProtocol.Attachment]> = .absent) -> ClientFrame {
+    func message(_ id: ClientMessageId, _ content: String, attachments: Nullable<[ClawlineProtocol.Attachment]> = .absent) -> ClientFrame {
         .message(ClientMessage(id: id, content: content, attachments: attachments))
     }
 

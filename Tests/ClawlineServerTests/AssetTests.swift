@@ -18,14 +18,14 @@ import WireRuntime
             let uploaded = try await server.upload(bytes, token: device.token)
             #expect(uploaded.status == 200)
             let asset = try UploadedAsset.decode(Array(uploaded.body.utf8))
-            #expect(asset.mimeType == "image/png" && asset.size == 5000 && asset.assetId.hasPrefix("a_"))
+            #expect(asset.mimeType == "image/png" && asset.size == 5000 && asset.assetId.rawValue.hasPrefix("a_"))
 
             let (socket, _) = try await server.connect(device)
             socket.send(.message(ClientMessage(id: "c_1", content: "file", attachments: .value([.asset(AssetAttachment(assetId: asset.assetId))]))))
             #expect(try await socket.next() == .ack(Ack(id: "c_1")))
             #expect(try await socket.next().serverMessage?.attachments == [.asset(AssetAttachment(assetId: asset.assetId))])
 
-            var request = URLRequest(url: URL(string: server.baseURL + "/download/" + asset.assetId)!)
+            var request = URLRequest(url: URL(string: server.baseURL + "/download/" + asset.assetId.rawValue)!)
             request.setValue("Bearer \(device.token)", forHTTPHeaderField: "Authorization")
             let (data, response) = try await URLSession.shared.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -62,12 +62,12 @@ import WireRuntime
             let pairing = server.socket()
             pairing.send(.pairRequest(PairRequest(deviceId: otherID, deviceInfo: TestServer.deviceInfo)))
             _ = try await adminSocket.next()
-            adminSocket.send(.pairDecision(PairDecision(deviceId: otherID, approve: true, userId: UUID().uuidString.lowercased())))
+            adminSocket.send(.pairDecision(PairDecision(deviceId: otherID, approve: true, userId: UserId(UUID().uuidString.lowercased()))))
             guard case .pairResult(.success(let other)) = try await pairing.next() else { throw TestFailure("expected a success") }
 
             let uploaded = try await server.upload(Data("secret".utf8), token: admin.token)
             let asset = try UploadedAsset.decode(Array(uploaded.body.utf8))
-            let download = try await server.http("GET", "/download/" + asset.assetId, token: other.token)
+            let download = try await server.http("GET", "/download/" + asset.assetId.rawValue, token: other.token)
             #expect(download.status == 404)
             let (socket, _) = try await server.connect(PairedDevice(deviceID: otherID, token: other.token, userID: other.userId))
             socket.send(.message(ClientMessage(id: "c_1", content: "x", attachments: .value([.asset(AssetAttachment(assetId: asset.assetId))]))))
@@ -85,11 +85,11 @@ import WireRuntime
             socket.send(.message(ClientMessage(id: "c_1", content: "x", attachments: .value([.asset(AssetAttachment(assetId: kept.assetId))]))))
             #expect(try await socket.next() == .ack(Ack(id: "c_1")))
             server.date.advance(by: 3601)
-            let deleted = try await server.eventually { try await server.store.asset(dropped.assetId) == nil }
+            let deleted = try await server.eventually { try await server.store.asset(dropped.assetId.rawValue) == nil }
             #expect(deleted)
-            #expect(try await server.http("GET", "/download/" + dropped.assetId, token: device.token).status == 404)
-            #expect(try await server.http("GET", "/download/" + kept.assetId, token: device.token).status == 200)
-            #expect(try await server.eventually { !FileManager.default.fileExists(atPath: server.uploads + "/" + dropped.assetId) })
+            #expect(try await server.http("GET", "/download/" + dropped.assetId.rawValue, token: device.token).status == 404)
+            #expect(try await server.http("GET", "/download/" + kept.assetId.rawValue, token: device.token).status == 200)
+            #expect(try await server.eventually { !FileManager.default.fileExists(atPath: server.uploads + "/" + dropped.assetId.rawValue) })
         }
     }
 
@@ -97,7 +97,7 @@ import WireRuntime
         try await TestServer.run { server in
             let device = try await server.pair()
             let (socket, _) = try await server.connect(device)
-            var record = try #require(try await server.store.device(device.deviceID))
+            var record = try #require(try await server.store.device(device.deviceID.rawValue))
             record.status = .revoked
             try await server.store.save(record)
             guard case .error(let error) = try await socket.next(timeout: .seconds(2)) else { throw TestFailure("expected an error") }

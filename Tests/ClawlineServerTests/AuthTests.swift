@@ -42,7 +42,7 @@ import WireRuntime
     @Test func aRevokedDeviceIsAnsweredTokenRevoked() async throws {
         try await TestServer.run { server in
             let device = try await server.pair()
-            var record = try #require(try await server.store.device(device.deviceID))
+            var record = try #require(try await server.store.device(device.deviceID.rawValue))
             record.status = .revoked
             try await server.store.save(record)
             let socket = server.socket()

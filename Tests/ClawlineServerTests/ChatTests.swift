@@ -14,7 +14,7 @@ import WireRuntime
             socket.send(.message(ClientMessage(id: "c_1", content: "hello world")))
             #expect(try await socket.next() == .ack(Ack(id: "c_1")))
             let echo = try #require(try await socket.next().serverMessage)
-            #expect(echo.id.hasPrefix("s_") && echo.role == .user && echo.content == "hello world" && !echo.streaming)
+            #expect(echo.id.rawValue.hasPrefix("s_") && echo.role == .user && echo.content == "hello world" && !echo.streaming)
             #expect(echo.deviceId == device.deviceID && echo.attachments == nil)
             #expect(echo.timestamp == 1_704_672_000_000)
             let answer = try await TestServer.readAnswer(on: socket)
@@ -83,7 +83,7 @@ import WireRuntime
             _ = try await TestServer.readAnswer(on: socket)
             socket.close()
 
-            let (again, success) = try await server.connect(device, lastMessageId: .value(firstEcho.id))
+            let (again, success) = try await server.connect(device, lastMessageId: .value(firstEcho.id.rawValue))
             #expect(success.replayCount == 3 && !success.replayTruncated)
             let replayed = try await [again.next(), again.next(), again.next()].compactMap(\.serverMessage)
             #expect(replayed.map(\.content) == ["Echo: one", "two", "Echo: two"])

@@ -9,12 +9,12 @@ import WireRuntime
 /// A device that is removed, revoked or paired again stays out; pairing requests cannot be
 /// piled up; only an admin decides.
 @Suite struct DeviceLifecycleTests {
-    func request(_ deviceID: String) -> ClientFrame {
+    func request(_ deviceID: DeviceId) -> ClientFrame {
         .pairRequest(PairRequest(deviceId: deviceID, claimedName: "Tablet", deviceInfo: TestServer.deviceInfo))
     }
 
     /// Pairs a member device through `admin`'s socket.
-    func approveMember(_ deviceID: String, on server: TestServer, admin: PairedDevice, adminSocket: TestSocket) async throws -> PairedDevice {
+    func approveMember(_ deviceID: DeviceId, on server: TestServer, admin: PairedDevice, adminSocket: TestSocket) async throws -> PairedDevice {
         let pairing = server.socket()
         pairing.send(request(deviceID))
         guard case .pairApprovalRequest = try await adminSocket.next() else { throw TestFailure("expected an approval request") }
@@ -29,7 +29,7 @@ import WireRuntime
             let admin = try await server.pair()
             let (socket, _) = try await server.connect(admin)
             // As `clawline-server devices remove` does, from another process.
-            try await server.store.removeDevice(admin.deviceID)
+            try await server.store.removeDevice(admin.deviceID.rawValue)
             guard case .error(let error) = try await socket.next() else { throw TestFailure("expected token_revoked") }
             #expect(error.code == .tokenRevoked)
             #expect(try await socket.closeCode() == 1008)
@@ -42,10 +42,10 @@ import WireRuntime
             let (adminSocket, _) = try await server.connect(admin)
             let deviceID = TestServer.newDeviceID()
             let stolen = try await approveMember(deviceID, on: server, admin: admin, adminSocket: adminSocket)
-            var record = try #require(try await server.store.device(deviceID))
+            var record = try #require(try await server.store.device(deviceID.rawValue))
             record.status = .revoked
             try await server.store.save(record)
-            try await server.store.removeDevice(deviceID)
+            try await server.store.removeDevice(deviceID.rawValue)
             server.date.advance(by: 60)
             let repaired = try await approveMember(deviceID, on: server, admin: admin, adminSocket: adminSocket)
 
@@ -115,7 +115,7 @@ import WireRuntime
             logger: Logger(label: "test"))
         let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
         let (pairing, _) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
-        let deviceID = UUID().uuidString
+        let deviceID = TestServer.newDeviceID()
         try await hub.pair(PairRequest(deviceId: deviceID, deviceInfo: TestServer.deviceInfo), on: pairing)
         let (memberSocket, memberFrames) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
         let member = AuthenticatedDevice(deviceID: "member", userID: "u", isAdmin: false, pairedAt: now)
@@ -124,7 +124,7 @@ import WireRuntime
         var answers: [String] = []
         for await item in memberFrames { if case .frame(let text) = item { answers.append(text) } }
         #expect(answers.count == 1 && answers[0].contains(#""code":"invalid_message""#) && answers[0].contains("admin"))
-        #expect(try await store.device(deviceID) == nil, "the device was not approved")
+        #expect(try await store.device(deviceID.rawValue) == nil, "the device was not approved")
         await hub.closeAll(code: 1001, reason: "done")
         try await store.close()
     }

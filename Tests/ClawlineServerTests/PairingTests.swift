@@ -7,7 +7,7 @@ import WireRuntime
 
 /// Pairing, admins and approvals.
 @Suite struct PairingTests {
-    func request(_ deviceID: String, name: String = "Tablet") -> ClientFrame {
+    func request(_ deviceID: DeviceId, name: String = "Tablet") -> ClientFrame {
         .pairRequest(PairRequest(deviceId: deviceID, claimedName: name, deviceInfo: TestServer.deviceInfo))
     }
 
@@ -16,8 +16,8 @@ import WireRuntime
             let admin = try await server.pair()
             let (socket, success) = try await server.connect(admin)
             #expect(success.isAdmin == true && success.userId == admin.userID && success.replayCount == 0 && !success.replayTruncated)
-            #expect(success.sessionId.hasPrefix("sess_"))
-            let record = try #require(try await server.store.device(admin.deviceID))
+            #expect(success.sessionId.rawValue.hasPrefix("sess_"))
+            let record = try #require(try await server.store.device(admin.deviceID.rawValue))
             #expect(record.isAdmin && record.status == .approved && record.lastSeen != nil)
             #expect(socket.violations.isEmpty)
         }
@@ -132,7 +132,7 @@ import WireRuntime
 
 /// Pairing edge cases: races, late denials and tokens asked for again.
 @Suite struct PairingEdgeTests {
-    func request(_ deviceID: String) -> ClientFrame {
+    func request(_ deviceID: DeviceId) -> ClientFrame {
         .pairRequest(PairRequest(deviceId: deviceID, deviceInfo: TestServer.deviceInfo))
     }
 

@@ -7,7 +7,7 @@ import WireRuntime
 
 /// The outbox of one connection, on its own.
 @Suite struct ServerConnectionTests {
-    static func event(_ id: String, streaming: Bool = false) -> ServerFrame {
+    static func event(_ id: ServerEventId, streaming: Bool = false) -> ServerFrame {
         .message(ServerMessage(id: id, role: .assistant, content: "hi", timestamp: 1_704_672_000_000, streaming: streaming))
     }
 
@@ -29,7 +29,8 @@ import WireRuntime
         var limiter = RateLimiter()
         let auth = ClientFrame.auth(Auth(token: "t", deviceId: "d", lastMessageId: .value("s_0"))).encoded()
         #expect(connection.observeReceived(auth, answeredCodes: [], limiter: &limiter).isEmpty)
-        let welcome = ServerFrame.authResult(.success(userId: "u", sessionId: connection.sessionID, replayCount: 1, replayTruncated: false))
+        let welcome = ServerFrame.authResult(
+            .success(userId: "u", sessionId: SessionId(connection.sessionID), replayCount: 1, replayTruncated: false))
         connection.beginReplay()
         connection.send(welcome)
         connection.send(Self.event("s_1"))

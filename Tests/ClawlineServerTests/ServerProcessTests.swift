@@ -23,7 +23,7 @@ import WireRuntime
         #expect((key[.posixPermissions] as? Int) == 0o600)
         #expect((key[.size] as? Int) == 32)
         let url = "ws://127.0.0.1:\(port)/ws"
-        let deviceID = UUID().uuidString
+        let deviceID = TestServer.newDeviceID()
         let pairing = TestSocket(url)
         pairing.send(.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: DeviceInfo(platform: "Linux", model: "t"))))
         guard case .pairResult(.success(let paired)) = try await pairing.next() else { throw TestFailure("pairing failed") }
@@ -48,7 +48,7 @@ import WireRuntime
         let first = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
         let port = try await first.port()
         let url = "ws://127.0.0.1:\(port)/ws"
-        let deviceID = UUID().uuidString
+        let deviceID = TestServer.newDeviceID()
         let pairing = TestSocket(url)
         pairing.send(.pairRequest(PairRequest(deviceId: deviceID, deviceInfo: DeviceInfo(platform: "Linux", model: "test"))))
         guard case .pairResult(.success(let paired)) = try await pairing.next() else { throw TestFailure("pairing failed") }
@@ -60,7 +60,7 @@ import WireRuntime
             socket.send(.message(ClientMessage(id: "c_\(number)", content: "message \(number)")))
             while true {
                 if case .ack(let ack) = try await socket.next() {
-                    acknowledged.append(ack.id)
+                    acknowledged.append(ack.id.rawValue)
                     break
                 }
             }
@@ -88,7 +88,7 @@ import WireRuntime
         defer { try? FileManager.default.removeItem(atPath: data) }
         let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
         let url = "ws://127.0.0.1:\(try await server.port())/ws"
-        let deviceID = UUID().uuidString
+        let deviceID = TestServer.newDeviceID()
         let pairing = TestSocket(url)
         pairing.send(.pairRequest(PairRequest(deviceId: deviceID, claimedName: "Desk", deviceInfo: DeviceInfo(platform: "Linux", model: "t"))))
         guard case .pairResult(.success(let paired)) = try await pairing.next() else { throw TestFailure("pairing failed") }
@@ -98,8 +98,10 @@ import WireRuntime
 
         let list = try await ServerProcess.run(["devices", "list", "--data-dir", data])
         #expect(list.status == 0)
-        #expect(list.stdout.contains(deviceID) && list.stdout.contains("approved") && list.stdout.contains("admin") && list.stdout.contains("Desk"))
-        let revoke = try await ServerProcess.run(["devices", "revoke", deviceID, "--data-dir", data])
+        #expect(
+            list.stdout.contains(deviceID.rawValue) && list.stdout.contains("approved") && list.stdout.contains("admin")
+                && list.stdout.contains("Desk"))
+        let revoke = try await ServerProcess.run(["devices", "revoke", deviceID.rawValue, "--data-dir", data])
         #expect(revoke.status == 0 && revoke.stdout == "\(deviceID) is revoked\n")
         guard case .error(let error) = try await socket.next(timeout: .seconds(3)) else { throw TestFailure("expected token_revoked") }
         #expect(error.code == .tokenRevoked)

@@ -8,7 +8,7 @@ import WireRuntime
 /// Streams across takeovers, stalled streams, the answer queue, rate limits, sizes and replay limits.
 @Suite struct StreamAndLimitTests {
     /// Sends a message and reads its ack and echo.
-    func send(_ id: String, _ content: String, on socket: TestSocket) async throws {
+    func send(_ id: ClientMessageId, _ content: String, on socket: TestSocket) async throws {
         socket.send(.message(ClientMessage(id: id, content: content)))
         #expect(try await socket.next() == .ack(Ack(id: id)))
         #expect(try await socket.next().serverMessage?.content == content)
@@ -212,7 +212,7 @@ import WireRuntime
             for number in 1...520 {
                 let message = ServerMessage(id: "s_\(number)", role: .assistant, content: "\(number)", timestamp: number, streaming: false)
                 try await server.store.append(
-                    StoredEvent(eventID: message.id, userID: device.userID, frame: ServerFrame.message(message).encodedText()))
+                    StoredEvent(eventID: message.id.rawValue, userID: device.userID.rawValue, frame: ServerFrame.message(message).encodedText()))
             }
             for cursor: Nullable<String> in [.absent, .value("s_unknown")] {
                 let (socket, auth) = try await server.connect(device, lastMessageId: cursor)

@@ -141,7 +141,7 @@ import Testing
                 let uploaded = try await server.upload(Data("<h1>hi</h1>".utf8), mimeType: declared, token: device.token)
                 let asset = try UploadedAsset.decode(Array(uploaded.body.utf8))
                 #expect(asset.mimeType == served)
-                var request = URLRequest(url: URL(string: server.baseURL + "/download/" + asset.assetId)!)
+                var request = URLRequest(url: URL(string: server.baseURL + "/download/" + asset.assetId.rawValue)!)
                 request.setValue("Bearer \(device.token)", forHTTPHeaderField: "Authorization")
                 let (_, response) = try await URLSession.shared.data(for: request)
                 let http = try #require(response as? HTTPURLResponse)

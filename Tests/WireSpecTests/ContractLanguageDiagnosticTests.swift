@@ -126,6 +126,40 @@ import Testing
                 ])
     }
 
+    /// Named string types are distinct unless they opt out; `distinct` means nothing on other types.
+    @Test func distinctNamedStringTypes() throws {
+        let spec = try loadValid(
+            preamble + """
+
+                types:
+                  Id: {type: string, prefix: i_}
+                  Name: {type: string, maxBytes: 8, distinct: false}
+                  When: {type: string, format: iso8601}
+                  Other: {type: Id}
+                messages:
+                  client:
+                    hello: {fields: {id: Id, name: Name, at: When, other: Other}}
+                """)
+        func alias(_ name: String) -> AliasType? {
+            if case .alias(let alias)? = spec.type(named: name)?.kind { return alias }
+            return nil
+        }
+        #expect(alias("Id")?.isDistinctString == true)
+        #expect(alias("Name")?.isDistinctString == false, "opted out")
+        #expect(alias("When")?.isDistinctString == false, "a date is a Date")
+        #expect(alias("Other")?.isDistinctString == false, "an alias of a named type is a typealias of it")
+        #expect(
+            diagnostics(
+                preamble + """
+
+                    types:
+                      Count: {type: integer, distinct: false}
+                    messages:
+                      client:
+                        hello: {fields: {count: Count}}
+                    """) == [#"test.yaml:6:26: error: 'distinct' in type 'Count' applies only to a named string type (type: string)"#])
+    }
+
     /// A phase's `otherwiseFor` names client frames the phase refuses; a correlation's scope is one the language knows.
     @Test func phaseAnswersPerFrameAndCorrelationScopes() {
         #expect(

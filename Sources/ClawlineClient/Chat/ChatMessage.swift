@@ -57,9 +57,9 @@ public struct ChatMessage: Sendable, Hashable, Codable, Identifiable {
     /// The message a server event carries.
     init(_ event: ServerMessage) {
         self.init(
-            id: event.id, role: event.role == .user ? .user : .assistant, content: event.content,
+            id: event.id.rawValue, role: event.role == .user ? .user : .assistant, content: event.content,
             timestamp: Date(timeIntervalSince1970: Double(event.timestamp) / 1000), status: event.streaming ? .streaming : .delivered,
-            deviceId: event.deviceId, attachments: event.attachments ?? [])
+            deviceId: event.deviceId?.rawValue, attachments: event.attachments ?? [])
     }
 }
 
@@ -79,7 +79,7 @@ public struct PendingMessage: Sendable, Hashable, Codable {
 
     /// The frame that sends it.
     var frame: ClientFrame {
-        .message(ClientMessage(id: id, content: content, attachments: attachments.isEmpty ? .absent : .value(attachments)))
+        .message(ClientMessage(id: ClientMessageId(id), content: content, attachments: attachments.isEmpty ? .absent : .value(attachments)))
     }
 }
 

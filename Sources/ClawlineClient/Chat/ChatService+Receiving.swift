@@ -27,7 +27,7 @@ extension ChatService {
             await apply(event)
             await countReplayed()
         case .ack(let ack):
-            await acknowledged(ack.id)
+            await acknowledged(ack.id.rawValue)
         case .typing(let typing):
             typingSink.yield(TypingEvent(role: typing.role == .user ? .user : .assistant, active: typing.active))
         case .error(let error):
@@ -62,8 +62,8 @@ extension ChatService {
     /// echoed by the server (this device's own replaces the optimistic copy).
     private func apply(_ event: ServerMessage) async {
         if event.streaming {
-            guard !appliedEvents.contains(event.id) else { return }
-            liveStreams.insert(event.id)
+            guard !appliedEvents.contains(event.id.rawValue) else { return }
+            liveStreams.insert(event.id.rawValue)
             let message = ChatMessage(event)
             // Snapshots stay in memory: only the final is stored and moves the cursor.
             if var conversation = conversationState {
@@ -73,13 +73,13 @@ extension ChatService {
             messageSink.yield(message)
             return
         }
-        guard !appliedEvents.contains(event.id) else { return }
-        appliedEvents.insert(event.id)
-        liveStreams.remove(event.id)
+        guard !appliedEvents.contains(event.id.rawValue) else { return }
+        appliedEvents.insert(event.id.rawValue)
+        liveStreams.remove(event.id.rawValue)
         var message = ChatMessage(event)
         let ownDevice = deviceId
         await update { conversation in
-            if message.role == .user, event.deviceId == ownDevice,
+            if message.role == .user, event.deviceId?.rawValue == ownDevice,
                 let index = conversation.messages.firstIndex(where: { $0.id.hasPrefix("c_") && $0.content == event.content })
             {
                 message.clientId = conversation.messages[index].clientId
@@ -88,7 +88,7 @@ extension ChatService {
                 upsert(message, into: &conversation)
             }
             if message.role == .assistant { clearMissingAnswer(before: message.id, in: &conversation) }
-            conversation.cursor = event.id
+            conversation.cursor = event.id.rawValue
         }
         messageSink.yield(message)
     }

@@ -206,7 +206,7 @@ public actor ChatService: ChatServicing {
         socketName = connections.next()
         machine = SessionMachine(engine: Self.engine, now: environment.elapsed)
         let cursor = conversation.cursor.map(Nullable.value) ?? .absent
-        send(.auth(Auth(token: token, deviceId: deviceId, lastMessageId: cursor)))
+        send(.auth(Auth(token: token, deviceId: DeviceId(deviceId), lastMessageId: cursor)))
         schedule(after: Clawline.Constants.connectTimeout) { service, generation in
             await service.authenticationTimedOut(generation)
         }

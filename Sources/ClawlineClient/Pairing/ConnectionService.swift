@@ -87,16 +87,16 @@ public actor ConnectionService: ConnectionServicing {
 
     public func approvePairing(deviceId: String, userId: String) async throws {
         guard let chat else { throw ClawlineClientError.notConnected }
-        try await chat.send(decision: PairDecision(deviceId: deviceId, approve: true, userId: userId))
+        try await chat.send(decision: PairDecision(deviceId: DeviceId(deviceId), approve: true, userId: UserId(userId)))
     }
 
     public func denyPairing(deviceId: String) async throws {
         guard let chat else { throw ClawlineClientError.notConnected }
-        try await chat.send(decision: PairDecision(deviceId: deviceId, approve: false))
+        try await chat.send(decision: PairDecision(deviceId: DeviceId(deviceId), approve: false))
     }
 
     public func requestPairing(claimedName: String, deviceId: String) async throws -> PairingResult {
-        let request = PairRequest(deviceId: deviceId, claimedName: Self.clamp(claimedName), deviceInfo: deviceInfo)
+        let request = PairRequest(deviceId: DeviceId(deviceId), claimedName: Self.clamp(claimedName), deviceInfo: deviceInfo)
         var rateBackoff = ReconnectBackoff(random: environment.random)
         toldWaiting = false
         while true {
@@ -142,7 +142,9 @@ public actor ConnectionService: ConnectionServicing {
             switch ServerFrame.decode(text: text).frame {
             case .pairResult(.success(let success)):
                 return .answered(
-                    .success(Credentials(serverURL: serverURL, deviceId: request.deviceId, token: success.token, userId: success.userId)))
+                    .success(
+                        Credentials(serverURL: serverURL, deviceId: request.deviceId.rawValue, token: success.token, userId: success.userId.rawValue))
+                )
             case .pairResult(.failure(let failure)):
                 return .answered(.denied(failure.reason))
             case .error(let error) where error.code == .rateLimited:

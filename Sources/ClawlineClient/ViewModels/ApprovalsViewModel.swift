@@ -48,12 +48,12 @@ public final class ApprovalsViewModel {
             error = "This device has no account."
             return
         }
-        await decide(request) { try await $0.approvePairing(deviceId: request.deviceId, userId: userId) }
+        await decide(request) { try await $0.approvePairing(deviceId: request.deviceId.rawValue, userId: userId) }
     }
 
     /// Denies a device.
     public func deny(_ request: PairApprovalRequest) async {
-        await decide(request) { try await $0.denyPairing(deviceId: request.deviceId) }
+        await decide(request) { try await $0.denyPairing(deviceId: request.deviceId.rawValue) }
     }
 
     /// Sends a decision and removes the request: a decision the server refuses means another admin

@@ -130,8 +130,8 @@ struct ConnectionHandler: ClientFrameHandler {
 
     private static func deviceID(of frame: ClientFrame?) -> String? {
         switch frame {
-        case .pairRequest(let request)?: return request.deviceId
-        case .auth(let auth)?: return auth.deviceId
+        case .pairRequest(let request)?: return request.deviceId.rawValue
+        case .auth(let auth)?: return auth.deviceId.rawValue
         default: return nil
         }
     }

@@ -113,7 +113,7 @@ final class ServerConnection: Sendable {
     /// Whether `frame` is a stored event (a final message) with one of `eventIDs`.
     private static func isEvent(_ frame: ServerFrame, in eventIDs: Set<String>) -> Bool {
         guard case .message(let message) = frame, !message.streaming else { return false }
-        return eventIDs.contains(message.id)
+        return eventIDs.contains(message.id.rawValue)
     }
 
     private func write(_ frame: ServerFrame, state: inout State) {

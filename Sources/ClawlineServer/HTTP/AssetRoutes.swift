@@ -83,7 +83,7 @@ struct AssetRoutes: Sendable {
         } catch {
             throw HTTPFailure(.uploadFailedRetryable, "the file could not be stored; try again")
         }
-        return HTTPResponses.json(UploadedAsset(assetId: assetID, mimeType: asset.mimeType, size: asset.size).encoded())
+        return HTTPResponses.json(UploadedAsset(assetId: AssetId(assetID), mimeType: asset.mimeType, size: asset.size).encoded())
     }
 
     private func download(_ request: Request, assetID: String) async throws -> Response {

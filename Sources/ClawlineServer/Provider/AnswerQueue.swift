@@ -61,7 +61,7 @@ final class AnswerQueue: Sendable {
         let environment = hub.environment
         let timestamp = environment.milliseconds()
         @Sendable func message(_ content: String, streaming: Bool) -> ServerMessage {
-            ServerMessage(id: answerID, role: .assistant, content: content, timestamp: timestamp, streaming: streaming)
+            ServerMessage(id: ServerEventId(answerID), role: .assistant, content: content, timestamp: timestamp, streaming: streaming)
         }
         let typing = await hub.sendTyping(true, to: request.userID)
         let lastUpdate = NIOLockedValueBox(environment.elapsed())

@@ -10,11 +10,11 @@ extension ProviderHub {
     /// Answers an `auth`: checks the device and its token, takes over an earlier socket of the
     /// device, then replays what the device missed and re-sends pending approvals to an admin.
     func authenticate(_ auth: Auth, on connection: ServerConnection) async throws {
-        if pendingPairings[auth.deviceId] != nil {
+        if pendingPairings[auth.deviceId.rawValue] != nil {
             refuse(connection, .deviceNotApproved)
             return
         }
-        guard let record = try await store.device(auth.deviceId), record.status != .denied, let userID = record.userID else {
+        guard let record = try await store.device(auth.deviceId.rawValue), record.status != .denied, let userID = record.userID else {
             refuse(connection, .authFailed)
             return
         }
@@ -24,7 +24,7 @@ extension ProviderHub {
         }
         let claims: DeviceClaims
         do {
-            claims = try await tokens.verify(auth.token, deviceID: auth.deviceId, now: environment.now())
+            claims = try await tokens.verify(auth.token, deviceID: auth.deviceId.rawValue, now: environment.now())
         } catch {
             refuse(connection, error == .expired ? .tokenExpired : .authFailed)
             return
@@ -38,25 +38,26 @@ extension ProviderHub {
             refuse(connection, .tokenRevoked)
             return
         }
-        try await store.markSeen(auth.deviceId, at: environment.now())
+        try await store.markSeen(auth.deviceId.rawValue, at: environment.now())
         let cursor: String? = if case .value(let value) = auth.lastMessageId { value } else { nil }
         let page = try await store.events(userID: userID, after: cursor, limit: Clawline.Constants.maxReplayEvents)
-        let device = AuthenticatedDevice(deviceID: auth.deviceId, userID: userID, isAdmin: record.isAdmin, pairedAt: record.pairedAt)
+        let device = AuthenticatedDevice(deviceID: auth.deviceId.rawValue, userID: userID, isAdmin: record.isAdmin, pairedAt: record.pairedAt)
         connection.authenticate(device)
         identified(connection)
         connection.beginReplay()
-        let previous = sockets.updateValue(connection, forKey: auth.deviceId)
-        connectedDevices[userID, default: []].insert(auth.deviceId)
+        let previous = sockets.updateValue(connection, forKey: auth.deviceId.rawValue)
+        connectedDevices[userID, default: []].insert(auth.deviceId.rawValue)
         connection.send(
             .authResult(
                 .success(
-                    userId: userID, sessionId: connection.sessionID, replayCount: page.events.count, replayTruncated: page.truncated,
+                    userId: UserId(userID), sessionId: SessionId(connection.sessionID), replayCount: page.events.count,
+                    replayTruncated: page.truncated,
                     isAdmin: record.isAdmin)))
         if let previous, previous !== connection {
             previous.sendError(.sessionReplaced, "this device connected again on another socket")
             previous.close(code: ErrorCode.sessionReplaced.closeCode ?? 1000)
         }
-        publish(.takeover(deviceID: auth.deviceId))
+        publish(.takeover(deviceID: auth.deviceId.rawValue))
         var replayed = Set<String>()
         for event in page.events {
             guard case .decoded(let frame, _) = ServerFrame.decode(text: event.frame) else {
@@ -68,7 +69,7 @@ extension ProviderHub {
         }
         // Streams in progress for the account continue on this socket from their latest snapshot
         // (unless the replay already carried the stream's final message).
-        for snapshot in streamSnapshots.values where snapshot.userID == userID && !replayed.contains(snapshot.message.id) {
+        for snapshot in streamSnapshots.values where snapshot.userID == userID && !replayed.contains(snapshot.message.id.rawValue) {
             connection.send(.message(snapshot.message))
         }
         connection.endReplay(sent: replayed)

@@ -12,42 +12,42 @@ extension ProviderHub {
     func receive(_ message: ClientMessage, from device: AuthenticatedDevice, on connection: ServerConnection) async {
         let attachments = message.attachments.wrapped ?? []
         let assetIDs = attachments.compactMap { attachment -> String? in
-            if case .asset(let asset) = attachment { return asset.assetId }
+            if case .asset(let asset) = attachment { return asset.assetId.rawValue }
             return nil
         }
         for assetID in assetIDs where (try? await store.asset(assetID))??.userID != device.userID {
-            connection.sendError(.assetNotFound, "no uploaded asset of this account has the id '\(assetID)'", messageID: message.id)
+            connection.sendError(.assetNotFound, "no uploaded asset of this account has the id '\(assetID)'", messageID: message.id.rawValue)
             return
         }
         let echo = ServerMessage(
-            id: Self.newEventID(), role: .user, content: message.content, timestamp: environment.milliseconds(), streaming: false,
-            deviceId: device.deviceID, attachments: attachments.isEmpty ? nil : attachments)
+            id: ServerEventId(Self.newEventID()), role: .user, content: message.content, timestamp: environment.milliseconds(), streaming: false,
+            deviceId: DeviceId(device.deviceID), attachments: attachments.isEmpty ? nil : attachments)
         guard !answerQueueIsFull(device.deviceID) else {
-            connection.sendError(.rateLimited, "too many messages are waiting for an answer; send it again later", messageID: message.id)
+            connection.sendError(.rateLimited, "too many messages are waiting for an answer; send it again later", messageID: message.id.rawValue)
             return
         }
         let acceptance: MessageAcceptance
         do {
             acceptance = try await store.accept(
-                clientMessageID: message.id, deviceID: device.deviceID, fingerprint: MessageFingerprint.of(message),
-                echo: StoredEvent(eventID: echo.id, userID: device.userID, frame: ServerFrame.message(echo).encodedText()))
+                clientMessageID: message.id.rawValue, deviceID: device.deviceID, fingerprint: MessageFingerprint.of(message),
+                echo: StoredEvent(eventID: echo.id.rawValue, userID: device.userID, frame: ServerFrame.message(echo).encodedText()))
         } catch {
             logger.error("a message could not be stored", metadata: ["error": "\(error)"])
-            connection.sendError(.serverError, "the message could not be stored; send it again", messageID: message.id)
+            connection.sendError(.serverError, "the message could not be stored; send it again", messageID: message.id.rawValue)
             return
         }
         switch acceptance {
         case .retry:
             connection.send(.ack(Ack(id: message.id)))
         case .conflict(let reason):
-            connection.sendError(.invalidMessage, reason, messageID: message.id)
+            connection.sendError(.invalidMessage, reason, messageID: message.id.rawValue)
         case .accepted:
             try? await store.markReferenced(assetIDs)
             connection.send(.ack(Ack(id: message.id)))
             broadcast(.message(echo), to: device.userID)
             let request = AssistantRequest(
-                userID: device.userID, deviceID: device.deviceID, messageID: echo.id, content: message.content, attachments: attachments)
-            enqueueAnswer(to: request, clientMessageID: message.id)
+                userID: device.userID, deviceID: device.deviceID, messageID: echo.id.rawValue, content: message.content, attachments: attachments)
+            enqueueAnswer(to: request, clientMessageID: message.id.rawValue)
         }
     }
 

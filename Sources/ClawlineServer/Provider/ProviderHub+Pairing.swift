@@ -11,7 +11,7 @@ extension ProviderHub {
     /// answered from its record; others wait for an admin's decision.
     func pair(_ request: PairRequest, on connection: ServerConnection) async throws {
         identified(connection)
-        if let record = try await store.device(request.deviceId) {
+        if let record = try await store.device(request.deviceId.rawValue) {
             try await answerKnownDevice(record, request: request, on: connection)
             return
         }
@@ -20,15 +20,15 @@ extension ProviderHub {
             let record = request.record(userID: UUID().uuidString.lowercased(), isAdmin: true, pairedAt: environment.now())
             if try await store.saveFirstAdmin(record), let userID = record.userID {
                 hasAdmin = true
-                try await deliverToken(to: request.deviceId, userID: userID, isAdmin: true, on: connection)
+                try await deliverToken(to: request.deviceId.rawValue, userID: userID, isAdmin: true, on: connection)
                 return
             }
             hasAdmin = true
         }
-        if var pending = pendingPairings[request.deviceId] {
+        if var pending = pendingPairings[request.deviceId.rawValue] {
             // The original request and its timer stay; the answer goes to the newest socket.
             pending.connection = connection
-            pendingPairings[request.deviceId] = pending
+            pendingPairings[request.deviceId.rawValue] = pending
             return
         }
         guard pendingPairings.count + remotePendings.count < Clawline.Constants.pendingPairingCapacity else {
@@ -43,7 +43,7 @@ extension ProviderHub {
             connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
             return
         }
-        let deviceID = request.deviceId
+        let deviceID = request.deviceId.rawValue
         let expiry = Task { [environment] in
             try? await environment.clock.sleep(for: Clawline.Constants.pendingPairingTTL)
             guard !Task.isCancelled else { return }
@@ -83,7 +83,7 @@ extension ProviderHub {
     /// Approves a pairing request: stores the device in the account and delivers its token.
     func approve(_ request: PairRequest, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
         try await store.save(request.record(userID: userID, isAdmin: isAdmin, pairedAt: environment.now()))
-        try await deliverToken(to: request.deviceId, userID: userID, isAdmin: isAdmin, on: connection)
+        try await deliverToken(to: request.deviceId.rawValue, userID: userID, isAdmin: isAdmin, on: connection)
     }
 
     /// How long after pairing a device that never authenticated may ask for its token once more.
@@ -95,7 +95,7 @@ extension ProviderHub {
             undeliveredTokens.insert(deviceID)
         } else {
             undeliveredTokens.remove(deviceID)
-            connection.send(.pairResult(.success(token: token, userId: userID)))
+            connection.send(.pairResult(.success(token: token, userId: UserId(userID))))
         }
     }
 
@@ -119,17 +119,19 @@ extension ProviderHub {
             connection.sendError(.invalidMessage, "only an admin device may decide pairing requests")
             return
         }
-        if decision.approve && decision.userId == nil {
+        if decision.approve && decision.userId?.rawValue == nil {
             connection.sendError(.invalidMessage, "approving a device needs a userId")
             return
         }
-        if pendingPairings[decision.deviceId] == nil, remotePendings.removeValue(forKey: decision.deviceId) != nil {
+        if pendingPairings[decision.deviceId.rawValue] == nil, remotePendings.removeValue(forKey: decision.deviceId.rawValue) != nil {
             publish(
-                .decision(deviceID: decision.deviceId, approve: decision.approve, userID: decision.userId, adminDeviceID: admin.deviceID))
+                .decision(
+                    deviceID: decision.deviceId.rawValue, approve: decision.approve, userID: decision.userId?.rawValue, adminDeviceID: admin.deviceID)
+            )
             return
         }
-        guard try await apply(decision.deviceId, approve: decision.approve, userID: decision.userId) else {
-            connection.sendError(.invalidMessage, Self.notPending(decision.deviceId))
+        guard try await apply(decision.deviceId.rawValue, approve: decision.approve, userID: decision.userId?.rawValue) else {
+            connection.sendError(.invalidMessage, Self.notPending(decision.deviceId.rawValue))
             return
         }
     }

@@ -154,7 +154,7 @@ extension PairRequest {
     /// The device's record once the request is decided: `userID` when approved, `nil` when denied.
     func record(userID: String?, isAdmin: Bool = false, pairedAt: Date) -> DeviceRecord {
         DeviceRecord(
-            deviceID: deviceId, userID: userID, claimedName: claimedName, deviceInfo: deviceInfo.encodedText(), isAdmin: isAdmin,
+            deviceID: deviceId.rawValue, userID: userID, claimedName: claimedName, deviceInfo: deviceInfo.encodedText(), isAdmin: isAdmin,
             status: userID == nil ? .denied : .approved, pairedAt: pairedAt)
     }
 }

@@ -17,10 +17,12 @@ extension EnumEmitter {
                     body: [.line("self.rawValue = rawValue")])),
             .function(
                 FunctionDeclaration(
-                    doc: "A value written as a string literal.", access: access, signature: "init(stringLiteral value: Swift.String)",
+                    doc: "A value written as a string literal (interpolation included).", access: access,
+                    signature: "init(stringLiteral value: Swift.String)",
                     isInitializer: true, body: [.line("self.rawValue = value")])),
             .variable(
-                VariableDeclaration(doc: "The value on the wire.", access: access, name: "description", type: "Swift.String", getter: [.line("rawValue")])),
+                VariableDeclaration(
+                    doc: "The value on the wire.", access: access, name: "description", type: "Swift.String", getter: [.line("rawValue")])),
         ]
         var wire = objects.planMembers(reference: mapper.planReference(named: type.name))
         wire.append(
@@ -41,12 +43,12 @@ extension EnumEmitter {
                 FunctionDeclaration(
                     doc: "Encodes the bare JSON string.", access: access, signature: "encode(to encoder: any Swift.Encoder) throws",
                     body: [.line("var container = encoder.singleValueContainer()"), .line("try container.encode(rawValue)")])))
-        let conformances = [
-            "Swift.Sendable", "Swift.Hashable", "Swift.RawRepresentable", "Swift.ExpressibleByStringLiteral", "Swift.CustomStringConvertible",
-        ]
+        // Split between the type and its extension so that neither line grows long.
+        let conformances = ["Swift.Sendable", "Swift.Hashable", "Swift.RawRepresentable"]
+        let literalAndWire = ["WireRuntime.WireValue", "Swift.ExpressibleByStringInterpolation", "Swift.CustomStringConvertible"]
         return [
             .type(TypeDeclaration(kind: .struct, doc: doc, access: access, name: name, conformances: conformances, members: members)),
-            .type(TypeDeclaration(kind: .extension, name: name, conformances: ["WireRuntime.WireValue"], members: wire)),
+            .type(TypeDeclaration(kind: .extension, name: name, conformances: literalAndWire, members: wire)),
         ]
     }
 }

@@ -57,7 +57,9 @@ extension SpecReader {
                         if type == .string {
                             alias.distinct = distinct
                         } else {
-                            error("'distinct' in \(context) applies only to a named string type (type: string)", at: map.keyLocation("distinct") ?? node.location)
+                            error(
+                                "'distinct' in \(context) applies only to a named string type (type: string)",
+                                at: map.keyLocation("distinct") ?? node.location)
                         }
                     }
                     return NamedType.Kind.alias(alias)

@@ -50,7 +50,7 @@ final class FakeSocket: WebSocketConnection {
     /// The ids of the messages the client sent, in order (retries included).
     var messageIDs: [String] {
         frames.compactMap { frame in
-            if case .message(let message) = frame { return message.id }
+            if case .message(let message) = frame { return message.id.rawValue }
             return nil
         }
     }

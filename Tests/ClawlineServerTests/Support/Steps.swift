@@ -10,9 +10,9 @@ import WireTestSupport
 
 /// A paired device: its id, token and account.
 struct PairedDevice: Sendable {
-    var deviceID: String
+    var deviceID: DeviceId
     var token: String
-    var userID: String
+    var userID: UserId
 }
 
 /// Steps the server tests share.
@@ -23,10 +23,10 @@ extension TestServer {
     func socket() -> TestSocket { TestSocket(url, clock: clock) }
 
     /// A new device id.
-    static func newDeviceID() -> String { UUID().uuidString }
+    static func newDeviceID() -> DeviceId { DeviceId(UUID().uuidString) }
 
     /// Pairs a device that is answered at once (the first device, or one known to the server).
-    func pair(_ deviceID: String = TestServer.newDeviceID(), name: String = "Phone") async throws -> PairedDevice {
+    func pair(_ deviceID: DeviceId = TestServer.newDeviceID(), name: String = "Phone") async throws -> PairedDevice {
         let socket = socket()
         socket.send(.pairRequest(PairRequest(deviceId: deviceID, claimedName: name, deviceInfo: Self.deviceInfo)))
         guard case .pairResult(.success(let success)) = try await socket.next() else { throw TestFailure("pairing did not succeed") }

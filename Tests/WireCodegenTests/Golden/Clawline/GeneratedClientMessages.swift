@@ -67,7 +67,7 @@ extension PairRequest: WireRuntime.WireMessage {
         guard let _deviceIdMember = tape.member(
             of: index,
             key: "deviceId"
-        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
+        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         var _claimedName: ClaimedName?
         if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName") {
             guard let value = (Swift.Optional(tape.string(_claimedNameMember))) else { return nil }
@@ -87,7 +87,7 @@ extension PairRequest: WireRuntime.WireMessage {
             output.string(value)
         }
         output.key("deviceId")
-        output.string(self.deviceId)
+        output.string(self.deviceId.rawValue)
         output.key("deviceInfo")
         output.value(self.deviceInfo)
         output.key("protocolVersion")
@@ -175,7 +175,7 @@ extension Auth: WireRuntime.WireMessage {
         guard let _deviceIdMember = tape.member(
             of: index,
             key: "deviceId"
-        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
+        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         var _lastMessageId: WireRuntime.Nullable<Swift.String> = .absent
         if let _lastMessageIdMember = tape.member(of: index, key: "lastMessageId") {
             let value = tape.kind(_lastMessageIdMember) == .null ? nil : (Swift.Optional(tape.string(_lastMessageIdMember)))
@@ -188,7 +188,7 @@ extension Auth: WireRuntime.WireMessage {
     @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("deviceId")
-        output.string(self.deviceId)
+        output.string(self.deviceId.rawValue)
         switch self.lastMessageId {
         case .absent:
             break
@@ -263,14 +263,14 @@ extension PairDecision: WireRuntime.WireMessage {
         guard let _deviceIdMember = tape.member(
             of: index,
             key: "deviceId"
-        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
+        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         guard let _approveMember = tape.member(
             of: index,
             key: "approve"
         ), let _approve = (Swift.Optional(tape.isTrue(_approveMember))) else { return nil }
         var _userId: UserId?
         if let _userIdMember = tape.presentMember(of: index, key: "userId") {
-            guard let value = (Swift.Optional(tape.string(_userIdMember))) else { return nil }
+            guard let value = (UserId(checked: tape, at: _userIdMember)) else { return nil }
             _userId = value
         }
         self.init(deviceId: _deviceId, approve: _approve, userId: _userId)
@@ -281,12 +281,12 @@ extension PairDecision: WireRuntime.WireMessage {
         output.key("approve")
         output.bool(self.approve)
         output.key("deviceId")
-        output.string(self.deviceId)
+        output.string(self.deviceId.rawValue)
         output.key("type")
         output.string(Self.tag)
         if let value = self.userId {
             output.key("userId")
-            output.string(value)
+            output.string(value.rawValue)
         }
         output.endObject()
     }
@@ -347,7 +347,7 @@ extension ClientMessage: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(3)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ClientMessageId(checked: tape, at: _idMember)) else { return nil }
         guard let _contentMember = tape.member(
             of: index,
             key: "content"
@@ -378,7 +378,7 @@ extension ClientMessage: WireRuntime.WireMessage {
         output.key("content")
         output.string(self.content)
         output.key("id")
-        output.string(self.id)
+        output.string(self.id.rawValue)
         output.key("type")
         output.string(Self.tag)
         output.endObject()

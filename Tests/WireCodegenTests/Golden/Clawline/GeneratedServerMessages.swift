@@ -121,7 +121,7 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
         guard let _deviceIdMember = tape.member(
             of: index,
             key: "deviceId"
-        ), let _deviceId = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
+        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         var _claimedName: ClaimedName?
         if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName") {
             guard let value = (Swift.Optional(tape.string(_claimedNameMember))) else { return nil }
@@ -141,7 +141,7 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
             output.string(value)
         }
         output.key("deviceId")
-        output.string(self.deviceId)
+        output.string(self.deviceId.rawValue)
         output.key("deviceInfo")
         output.value(self.deviceInfo)
         output.key("type")
@@ -176,7 +176,7 @@ public enum AuthResult: Swift.Sendable, Swift.Hashable {
     /// A `auth_result` with `success: true`; the parameters are the fields of `AuthSuccess`.
     public static func success(
         userId: UserId,
-        sessionId: Swift.String,
+        sessionId: SessionId,
         replayCount: Swift.Int,
         replayTruncated: Swift.Bool,
         historyReset: Swift.Bool? = nil,
@@ -324,7 +324,7 @@ extension ServerMessage: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(8)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ServerEventId(checked: tape, at: _idMember)) else { return nil }
         guard let _roleMember = tape.member(of: index, key: "role"), let _role = (Role(checked: tape, at: _roleMember)) else { return nil }
         guard let _contentMember = tape.member(
             of: index,
@@ -340,7 +340,7 @@ extension ServerMessage: WireRuntime.WireMessage {
         ), let _streaming = (Swift.Optional(tape.isTrue(_streamingMember))) else { return nil }
         var _deviceId: DeviceId?
         if let _deviceIdMember = tape.presentMember(of: index, key: "deviceId") {
-            guard let value = (Swift.Optional(tape.string(_deviceIdMember))) else { return nil }
+            guard let value = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
             _deviceId = value
         }
         var _attachments: [Attachment]?
@@ -369,10 +369,10 @@ extension ServerMessage: WireRuntime.WireMessage {
         output.string(self.content)
         if let value = self.deviceId {
             output.key("deviceId")
-            output.string(value)
+            output.string(value.rawValue)
         }
         output.key("id")
-        output.string(self.id)
+        output.string(self.id.rawValue)
         output.key("role")
         output.value(self.role)
         output.key("streaming")
@@ -423,14 +423,14 @@ extension Ack: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(9)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ClientMessageId(checked: tape, at: _idMember)) else { return nil }
         self.init(id: _id)
     }
 
     @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("id")
-        output.string(self.id)
+        output.string(self.id.rawValue)
         output.key("type")
         output.string(Self.tag)
         output.endObject()

@@ -989,7 +989,8 @@ public enum Clawline {
                 ],
                 expected: "AssetId"
             ),  // 19
-            .oneOf(variants: [.string(WireRuntime.StringRules(maxBytes: 64))], expected: "ClaimedName"),  // 20
+            .oneOf(variants: [.string(WireRuntime.StringRules(minLength: 1))], expected: "SessionId"),  // 20
+            .oneOf(variants: [.string(WireRuntime.StringRules(maxBytes: 64))], expected: "ClaimedName"),  // 21
             .object(
                 WireRuntime.ValidationPlan.ObjectPlan(
                     fields: [
@@ -1007,7 +1008,7 @@ public enum Clawline {
                     rejectUnknown: false,
                     rejected: []
                 )
-            ),  // 21
+            ),  // 22
             .object(
                 WireRuntime.ValidationPlan.ObjectPlan(
                     fields: [
@@ -1031,7 +1032,7 @@ public enum Clawline {
                     rejectUnknown: false,
                     rejected: []
                 )
-            ),  // 22
+            ),  // 23
             .object(
                 WireRuntime.ValidationPlan.ObjectPlan(
                     fields: [
@@ -1045,7 +1046,7 @@ public enum Clawline {
                     rejectUnknown: false,
                     rejected: []
                 )
-            ),  // 23
+            ),  // 24
         ],
         defaultAnswer: WireRuntime.ViolationAnswer(code: "invalid_message"),
         sizeAnswer: WireRuntime.ViolationAnswer(code: "payload_too_large"),

@@ -6,29 +6,334 @@ import Foundation
 /// A device's stable identifier, a random (version 4) UUID the client generates once and keeps in the keychain, so reinstalls reuse it.
 ///
 /// Validated: format uuidv4.
-public typealias DeviceId = Swift.String
+public struct DeviceId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    public var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    public init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    public init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    public init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    public var description: Swift.String {
+        rawValue
+    }
+}
+
+extension DeviceId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(15)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    public init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// An account's identifier, shared by every device of the account. Opaque to clients: real
 /// providers send `user_<uuid>`, others a bare UUID (the reference server mints a version 4
 /// UUID). Any non-empty string is valid.
 ///
 /// Validated: not empty.
-public typealias UserId = Swift.String
+public struct UserId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    public var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    public init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    public init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    public init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    public var description: Swift.String {
+        rawValue
+    }
+}
+
+extension UserId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(16)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    public init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// A message id chosen by the client; it starts with `c_` and is unique per device. Retries of the same message reuse it.
 ///
 /// Validated: starts with `c_`, ≥ 3 characters.
-public typealias ClientMessageId = Swift.String
+public struct ClientMessageId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    public var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    public init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    public init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    public init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    public var description: Swift.String {
+        rawValue
+    }
+}
+
+extension ClientMessageId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(17)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    public init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// A server event id, `s_` followed by a UUID. Clients treat it as an opaque replay cursor.
 ///
 /// Validated: starts with `s_`, ≥ 3 characters.
-public typealias ServerEventId = Swift.String
+public struct ServerEventId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    public var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    public init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    public init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    public init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    public var description: Swift.String {
+        rawValue
+    }
+}
+
+extension ServerEventId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(18)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    public init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// The id of an uploaded file, `a_` followed by a UUID of any version.
 ///
 /// Validated: matches `a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`.
-public typealias AssetId = Swift.String
+public struct AssetId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    public var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    public init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    public init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    public init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    public var description: Swift.String {
+        rawValue
+    }
+}
+
+extension AssetId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(19)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    public init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// An id the provider gives one authenticated connection, for diagnostics only; clients do not reuse it.
+///
+/// Validated: not empty.
+public struct SessionId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    public var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    public init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    public init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    public init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    public var description: Swift.String {
+        rawValue
+    }
+}
+
+extension SessionId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    @_spi(Generated) public static var validationPlan: WireRuntime.ValidationPlan {
+        Clawline.validationPlan
+    }
+
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(20)
+
+    @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    public init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// The device name the user chose while pairing (by default the device's friendly name), at most 64 UTF-8 bytes; clients clamp longer names.
 ///
@@ -369,10 +674,7 @@ extension PairSuccess: WireRuntime.WireValue {
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         guard let _tokenMember = tape.member(of: index, key: "token"), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
-        guard let _userIdMember = tape.member(
-            of: index,
-            key: "userId"
-        ), let _userId = (Swift.Optional(tape.string(_userIdMember))) else { return nil }
+        guard let _userIdMember = tape.member(of: index, key: "userId"), let _userId = (UserId(checked: tape, at: _userIdMember)) else { return nil }
         self.init(token: _token, userId: _userId)
     }
 
@@ -389,7 +691,7 @@ extension PairSuccess: WireRuntime.WireValue {
         output.string(self.token)
         output.members(&pending, before: "userId")
         output.key("userId")
-        output.string(self.userId)
+        output.string(self.userId.rawValue)
         output.remainingMembers(&pending)
         output.endObject()
     }
@@ -464,9 +766,7 @@ public struct AuthSuccess: Swift.Sendable, Swift.Hashable {
     public var userId: UserId
 
     /// An id for this connection, for diagnostics only; clients do not reuse it.
-    ///
-    /// Validated: not empty.
-    public var sessionId: Swift.String
+    public var sessionId: SessionId
 
     /// How many `message` frames the provider replays right after this frame, before any live frame.
     ///
@@ -500,7 +800,7 @@ public struct AuthSuccess: Swift.Sendable, Swift.Hashable {
     ///   - isAdmin: Whether the device is an admin (admins receive `pair_approval_request`).
     public init(
         userId: UserId,
-        sessionId: Swift.String,
+        sessionId: SessionId,
         replayCount: Swift.Int,
         replayTruncated: Swift.Bool,
         historyReset: Swift.Bool? = nil,
@@ -523,14 +823,11 @@ extension AuthSuccess: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(9)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _userIdMember = tape.member(
-            of: index,
-            key: "userId"
-        ), let _userId = (Swift.Optional(tape.string(_userIdMember))) else { return nil }
+        guard let _userIdMember = tape.member(of: index, key: "userId"), let _userId = (UserId(checked: tape, at: _userIdMember)) else { return nil }
         guard let _sessionIdMember = tape.member(
             of: index,
             key: "sessionId"
-        ), let _sessionId = (Swift.Optional(tape.string(_sessionIdMember))) else { return nil }
+        ), let _sessionId = (SessionId(checked: tape, at: _sessionIdMember)) else { return nil }
         guard let _replayCountMember = tape.member(
             of: index,
             key: "replayCount"
@@ -585,10 +882,10 @@ extension AuthSuccess: WireRuntime.WireValue {
         output.bool(self.replayTruncated)
         output.members(&pending, before: "sessionId")
         output.key("sessionId")
-        output.string(self.sessionId)
+        output.string(self.sessionId.rawValue)
         output.members(&pending, before: "userId")
         output.key("userId")
-        output.string(self.userId)
+        output.string(self.userId.rawValue)
         output.remainingMembers(&pending)
         output.endObject()
     }
@@ -775,7 +1072,7 @@ extension AssetAttachment: WireRuntime.WireValue {
         guard let _assetIdMember = tape.member(
             of: index,
             key: "assetId"
-        ), let _assetId = (Swift.Optional(tape.string(_assetIdMember))) else { return nil }
+        ), let _assetId = (AssetId(checked: tape, at: _assetIdMember)) else { return nil }
         self.init(assetId: _assetId)
     }
 
@@ -789,7 +1086,7 @@ extension AssetAttachment: WireRuntime.WireValue {
         output.beginObject()
         output.members(&pending, before: "assetId")
         output.key("assetId")
-        output.string(self.assetId)
+        output.string(self.assetId.rawValue)
         output.remainingMembers(&pending)
         output.endObject()
     }
@@ -881,7 +1178,7 @@ extension VersionInfo: WireRuntime.WireValue {
         Clawline.validationPlan
     }
 
-    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(21)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(22)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         guard let _protocolVersionMember = tape.member(
@@ -941,13 +1238,13 @@ extension UploadedAsset: WireRuntime.WireValue {
         Clawline.validationPlan
     }
 
-    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(22)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(23)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         guard let _assetIdMember = tape.member(
             of: index,
             key: "assetId"
-        ), let _assetId = (Swift.Optional(tape.string(_assetIdMember))) else { return nil }
+        ), let _assetId = (AssetId(checked: tape, at: _assetIdMember)) else { return nil }
         guard let _mimeTypeMember = tape.member(
             of: index,
             key: "mimeType"
@@ -959,7 +1256,7 @@ extension UploadedAsset: WireRuntime.WireValue {
     @_spi(Generated) public func write(into output: inout WireRuntime.JSONOutput) {
         output.beginObject()
         output.key("assetId")
-        output.string(self.assetId)
+        output.string(self.assetId.rawValue)
         output.key("mimeType")
         output.string(self.mimeType)
         output.key("size")
@@ -1008,7 +1305,7 @@ extension HttpError: WireRuntime.WireValue {
         Clawline.validationPlan
     }
 
-    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(23)
+    @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(24)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         guard let _typeMember = tape.member(of: index, key: "type"), let _type = (Swift.Optional(tape.string(_typeMember))) else { return nil }

@@ -250,7 +250,7 @@ extension Post: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (Swift.Optional(tape.string(_idMember))) else { return nil }
+        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ItemId(checked: tape, at: _idMember)) else { return nil }
         guard let _defaultMember = tape.member(
             of: index,
             key: "default"
@@ -279,12 +279,12 @@ extension Post: WireRuntime.WireMessage {
         }
         var _blobs: [Blob]?
         if let _blobsMember = tape.presentMember(of: index, key: "blobs") {
-            guard let value = (tape.builtItems(of: _blobsMember) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
+            guard let value = (tape.builtItems(of: _blobsMember) { item0 in Blob(checked: tape, at: item0) }) else { return nil }
             _blobs = value
         }
         var _link: Link?
         if let _linkMember = tape.presentMember(of: index, key: "link") {
-            guard let value = (Swift.Optional(tape.string(_linkMember))) else { return nil }
+            guard let value = (Link(checked: tape, at: _linkMember)) else { return nil }
             _link = value
         }
         var _extra: WireRuntime.JSONValue?
@@ -309,7 +309,7 @@ extension Post: WireRuntime.WireMessage {
         output.beginObject()
         if let value = self.blobs {
             output.key("blobs")
-            output.array(value) { output, item0 in output.string(item0) }
+            output.array(value) { output, item0 in output.string(item0.rawValue) }
         }
         output.key("default")
         output.string(self.`default`)
@@ -322,12 +322,12 @@ extension Post: WireRuntime.WireMessage {
             output.array(value) { output, item0 in output.array(item0) { output, item1 in output.integer(item1) } }
         }
         output.key("id")
-        output.string(self.id)
+        output.string(self.id.rawValue)
         output.key("kind")
         output.string(Self.tag)
         if let value = self.link {
             output.key("link")
-            output.string(value)
+            output.string(value.rawValue)
         }
         if let value = self.`protocol` {
             output.key("protocol")

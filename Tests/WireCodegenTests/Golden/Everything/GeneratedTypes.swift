@@ -6,13 +6,163 @@ import Foundation
 /// An item id.
 ///
 /// Validated: format uuid.
-typealias ItemId = Swift.String
+struct ItemId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    var description: Swift.String {
+        rawValue
+    }
+}
+
+extension ItemId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(13)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// Validated: format base64, ≤ 16 bytes decoded.
-typealias Blob = Swift.String
+struct Blob: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    var description: Swift.String {
+        rawValue
+    }
+}
+
+extension Blob: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(14)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// Validated: matches `[a-z0-9-]+`, ≥ 2 characters, ≤ 20 characters.
-typealias Slug = Swift.String
+struct Slug: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    var description: Swift.String {
+        rawValue
+    }
+}
+
+extension Slug: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(15)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// A point in time.
 ///
@@ -20,7 +170,57 @@ typealias Slug = Swift.String
 typealias Stamp = Foundation.Date
 
 /// Validated: format uri.
-typealias Link = Swift.String
+struct Link: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
+    /// The value on the wire.
+    var rawValue: Swift.String
+
+    /// A value from its wire form; the spec's rules are checked where a frame carrying it is encoded or decoded.
+    init(rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value from its wire form.
+    init(_ rawValue: Swift.String) {
+        self.rawValue = rawValue
+    }
+
+    /// A value written as a string literal (interpolation included).
+    init(stringLiteral value: Swift.String) {
+        self.rawValue = value
+    }
+
+    /// The value on the wire.
+    var description: Swift.String {
+        rawValue
+    }
+}
+
+extension Link: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, Swift.CustomStringConvertible {
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(17)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        self.init(rawValue: tape.string(index))
+    }
+
+    func write(into output: inout WireRuntime.JSONOutput) {
+        output.string(rawValue)
+    }
+
+    /// Decodes a bare JSON string through `Codable`, with the same checks as `decode(_:)`.
+    init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    /// Encodes the bare JSON string.
+    func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// Validated: ≤ 3 items.
 typealias Grid = [[Swift.Int]]
@@ -511,7 +711,7 @@ extension Selector: WireRuntime.WireValue {
             guard let value = (Swift.Optional(tape.string(index))) else { return nil }
             self = .all(value)
         case 1:
-            guard let value = (tape.builtItems(of: index) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
+            guard let value = (tape.builtItems(of: index) { item0 in Slug(checked: tape, at: item0) }) else { return nil }
             self = .names(value)
         default:
             return nil
@@ -523,7 +723,7 @@ extension Selector: WireRuntime.WireValue {
         case .all(let value):
             output.string(value)
         case .names(let value):
-            output.array(value) { output, item0 in output.string(item0) }
+            output.array(value) { output, item0 in output.string(item0.rawValue) }
         }
     }
 
