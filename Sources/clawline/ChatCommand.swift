@@ -39,11 +39,13 @@ struct Chat: AsyncParsableCommand {
         FileHandle.standardError.write(Data("bye\n".utf8))
     }
 
-    /// Waits until nothing is queued and the last message is not waiting for its answer, and
-    /// that message is on the screen.
+    /// Waits until nothing is queued, every message this device sent is echoed by the server (or
+    /// failed), the last message is not waiting for its answer, and that message is on the screen.
     static func waitUntilSettled(_ chat: ChatService, shown: ShownMessages) async {
         while !Task.isCancelled {
+            // Until its echo, a message keeps the id it was sent with: an ack alone does not settle it.
             if let conversation = try? await chat.conversation(), conversation.pending.isEmpty,
+                !conversation.messages.contains(where: { $0.clientId != nil && $0.id == $0.clientId && $0.status != .failed }),
                 let last = conversation.messages.last, last.role == .assistant ? !last.isStreaming : last.status == .failed,
                 shown.contains(last)
             {

@@ -182,6 +182,24 @@ struct ChatServiceTests {
         #expect(conversation.messages.first?.status == .failed && conversation.messages.first?.failure == "the stream failed")
     }
 
+    @Test("A message sent while the replay is still arriving is placed after the history, where the server's echo puts it")
+    func sentDuringReplay() async throws {
+        let session = FakeSession()
+        let socket = try await session.connected(replayCount: 2)
+        // connect() returns at auth_result; the replay has not arrived when the user sends.
+        let sent = try await session.chat.send(content: "new question", attachments: [])
+        socket.deliver(FakeSession.event("s_1", .user, "older question", deviceId: "0e1d2c3b-4a59-4867-9f8e-7d6c5b4a3928"))
+        socket.deliver(FakeSession.event("s_2", .assistant, "older answer"))
+        try await socket.waitForFrames(2)
+        socket.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
+        socket.deliver(FakeSession.event("s_3", .user, "new question", deviceId: FakeSession.deviceId))
+        socket.deliver(FakeSession.event("s_4", .assistant, "new answer"))
+        #expect(try await eventually { try await session.chat.conversation().cursor == "s_4" })
+        let conversation = try await session.chat.conversation()
+        #expect(conversation.messages.map(\.id) == ["s_1", "s_2", "s_3", "s_4"])
+        #expect(conversation.messages[2].clientId == sent.id)
+    }
+
     @Test("Backoff grows while sockets close before authenticating and resets only after an auth_result success")
     func backoffResetsOnlyAfterAuth() async throws {
         let session = FakeSession()

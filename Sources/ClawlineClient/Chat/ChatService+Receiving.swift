@@ -83,7 +83,10 @@ extension ChatService {
                 let index = conversation.messages.firstIndex(where: { $0.id.hasPrefix("c_") && $0.content == event.content })
             {
                 message.clientId = conversation.messages[index].clientId
-                conversation.messages[index] = message
+                // The echo takes the place the server gives it: a message sent while the replay was
+                // still arriving would otherwise stay before the history it follows.
+                conversation.messages.remove(at: index)
+                conversation.messages.append(message)
             } else {
                 upsert(message, into: &conversation)
             }
