@@ -58,10 +58,12 @@ public enum ClawlineServer {
     /// Run it in a `ServiceGroup`, or alone with `runService()`.
     ///
     /// - Parameters:
+    ///   - configuration: Where to listen, the public-address guard and the limits (``ProviderLimits``).
     ///   - store: Where devices and events are kept.
     ///   - signingKey: The HS256 key of device tokens (at least 32 bytes).
     ///   - assistant: What answers user messages (the echo assistant by default).
     ///   - environment: The clocks.
+    ///   - logger: Where the provider logs.
     ///   - cluster: How this node reaches the other nodes sharing `store` (`PostgresProviderStore.clusterBus()`);
     ///     `nil` (the default) for a single node.
     ///   - onListening: Called with the bound port once the server accepts connections.

@@ -5,7 +5,7 @@ import SQLiteNIO
 /// The default ``ProviderStore``: one SQLite file (sqlite-nio, which carries SQLite itself, so
 /// nothing needs installing), in write-ahead-log mode, used by one connection one operation at
 /// a time. Writes are group-committed: those that queue up while a commit is on its way share the
-/// next transaction (see ``GroupCommit``), and each returns once its transaction has committed.
+/// next transaction (a group commit), and each returns once its transaction has committed.
 /// A second connection checkpoints the log in the background, so the writes never wait for it.
 ///
 /// Durability: with `synchronous` `NORMAL` (the default here) a commit is in the log before the

@@ -1,6 +1,6 @@
 /// Hashing values of a tape.
 extension JSONTape {
-    /// A fast, deterministic 64-bit hash of JSON values (see ``View/valueHash(_:)``).
+    /// A fast, deterministic 64-bit hash of JSON values (what the tape's view hashes values with).
     public struct ValueHash: Sendable {
         public private(set) var value: Int = 0x243F_6A88_85A3_08D3
 

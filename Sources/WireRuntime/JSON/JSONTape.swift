@@ -4,7 +4,7 @@
 /// (trailing commas, comments, leading zeros, lone surrogates, invalid UTF-8, duplicate object keys,
 /// nesting deeper than ``JSONParser/maxDepth``) and never traps on bad input. Nothing is allocated
 /// per value: strings and numbers stay as byte ranges until asked for, so a tape reused for many
-/// documents (``parse(_:)`` keeps its storage) checks a stream of frames without allocating.
+/// documents (each `parse` keeps its storage) checks a stream of frames without allocating.
 ///
 /// Tokens are in document order. Index 0 is the root. An object's token is followed by its members,
 /// each a key token then the value's tokens; an array's token is followed by its items.
@@ -82,7 +82,7 @@ public struct JSONTape: Sendable {
     public private(set) var bytes: [UInt8] = []
     @usableFromInline private(set) var tokens: [Token] = []
 
-    /// An empty tape; ``parse(_:)`` fills it.
+    /// An empty tape; a `parse` method fills it.
     public init() {}
 
     /// Parses a document, keeping this tape's storage for the next one.

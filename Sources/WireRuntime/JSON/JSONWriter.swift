@@ -1,4 +1,4 @@
-/// Writes a ``JSONValue`` in the canonical form of ``JSONOutput``: object keys sorted by their
+/// Writes a ``JSONValue`` in the canonical form generated values write themselves in: object keys sorted by their
 /// UTF-8 bytes, no white space, only the escapes JSON requires. The same value always gives the
 /// same bytes.
 public enum JSONWriter {

@@ -1,5 +1,5 @@
 /// The engine: one walk of a parsed frame against a plan, in a fixed order of checks, reporting
-/// every broken rule through ``ValidationContext``. Values are only built where a rule needs one
+/// every broken rule through its validation context. Values are only built where a rule needs one
 /// (a string with constraints, a number, a tag), so checking a frame allocates little.
 /// The outcome of checking one frame against a protocol's rules.
 public enum FrameCheckOutcome: Sendable {

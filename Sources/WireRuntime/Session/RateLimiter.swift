@@ -2,7 +2,7 @@
 ///
 /// A ``SessionMachine`` counts its own connection's frames in one of these. A server whose limits
 /// apply per device rather than per connection keeps one limiter per device and passes it to each
-/// of the device's machines (see ``SessionMachine/observe(_:answeredCodes:at:rateLimits:)``).
+/// of the device's machines (see ``SessionMachine/observe(json:from:tagField:answeredCodes:rateLimits:)``).
 /// Limits without a window (capacity limits, such as pending pairings across a provider) are not
 /// counted here: they depend on state only the server has.
 public struct RateLimiter: Sendable {
