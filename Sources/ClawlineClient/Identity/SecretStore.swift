@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Security)
-    import Security
-#endif
-
 /// Small secrets kept across launches (the device id, the token), by name.
 public protocol SecretStore: Sendable {
     /// The value stored under `name`, or `nil` when there is none.
@@ -75,54 +71,6 @@ enum PrivateFile {
         }
     }
 }
-
-#if canImport(Security)
-    /// Secrets as generic-password items of the keychain, under one service name: they survive
-    /// reinstalls, as the protocol asks of the device id.
-    public struct KeychainSecretStore: SecretStore {
-        /// The keychain service the items are filed under.
-        public let service: String
-
-        /// A store filing its items under `service`.
-        public init(service: String = "clawline") {
-            self.service = service
-        }
-
-        private func query(_ name: String) -> [String: Any] {
-            [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: name]
-        }
-
-        public func read(_ name: String) throws -> Data? {
-            var query = query(name)
-            query[kSecReturnData as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitOne
-            var result: AnyObject?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
-            if status == errSecItemNotFound { return nil }
-            guard status == errSecSuccess else { throw ClawlineClientError.storage("keychain read of \(name) failed (\(status))") }
-            return result as? Data
-        }
-
-        public func write(_ value: Data, as name: String) throws {
-            let update = [kSecValueData as String: value]
-            var status = SecItemUpdate(query(name) as CFDictionary, update as CFDictionary)
-            if status == errSecItemNotFound {
-                var item = query(name)
-                item[kSecValueData as String] = value
-                item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
-                status = SecItemAdd(item as CFDictionary, nil)
-            }
-            guard status == errSecSuccess else { throw ClawlineClientError.storage("keychain write of \(name) failed (\(status))") }
-        }
-
-        public func remove(_ name: String) throws {
-            let status = SecItemDelete(query(name) as CFDictionary)
-            guard status == errSecSuccess || status == errSecItemNotFound else {
-                throw ClawlineClientError.storage("keychain delete of \(name) failed (\(status))")
-            }
-        }
-    }
-#endif
 
 extension SecretStore where Self == FileSecretStore {
     /// The platform's default store: the keychain where there is one, else 0600 files in `directory`.
