@@ -30,8 +30,8 @@ struct Approvals: AsyncParsableCommand {
 
         func run() async throws {
             let account = try await AdminSession.withSession(state) { session in
-                let userId = newAccount ? UUID().uuidString.lowercased() : session.credentials.userId
-                try await session.decide(deviceId) { try await $0.approvePairing(deviceId: deviceId, userId: userId) }
+                let userId = newAccount ? UserId(UUID().uuidString.lowercased()) : session.credentials.userId
+                try await session.decide(deviceId) { try await $0.approvePairing(deviceId: DeviceId(deviceId), userId: userId) }
                 return userId
             }
             print("approved \(deviceId) into account \(account)")
@@ -45,7 +45,7 @@ struct Approvals: AsyncParsableCommand {
 
         func run() async throws {
             try await AdminSession.withSession(state) { session in
-                try await session.decide(deviceId) { try await $0.denyPairing(deviceId: deviceId) }
+                try await session.decide(deviceId) { try await $0.denyPairing(deviceId: DeviceId(deviceId)) }
             }
             print("denied \(deviceId)")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClawlineClient
+import ClawlineProtocol
 import Foundation
 
 struct Chat: AsyncParsableCommand {
@@ -56,7 +57,7 @@ struct Chat: AsyncParsableCommand {
     }
 
     /// Prints messages, typing, connection changes and notices until cancelled.
-    static func show(_ chat: ChatService, deviceId: String, shown: ShownMessages) async {
+    static func show(_ chat: ChatService, deviceId: DeviceId, shown: ShownMessages) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var printer = TranscriptPrinter(deviceId: deviceId)

@@ -27,8 +27,8 @@ final class DemoRun: Sendable {
         return String(format: "%.1f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
     }
 
-    private func device(_ label: String) -> (id: String, chat: ChatService, connection: ConnectionService) {
-        let id = UUID().uuidString.lowercased()
+    private func device(_ label: String) -> (id: DeviceId, chat: ChatService, connection: ConnectionService) {
+        let id = DeviceId(UUID().uuidString.lowercased())
         let observer = capture.observer(label: label)
         let chat = ChatService(serverURL: provider.baseURL, deviceId: id, store: InMemoryConversationStore(), observer: observer)
         let connection = ConnectionService(
@@ -43,7 +43,7 @@ final class DemoRun: Sendable {
         guard case .success(let admin) = try await phone.connection.requestPairing(claimedName: "Phone", deviceId: phone.id) else {
             throw ClientFailure("the first device was not approved")
         }
-        say("phone", "paired as \(admin.claims?.isAdmin == true ? "admin" : "member") of account \(admin.userId.prefix(8))…")
+        say("phone", "paired as \(admin.claims?.isAdmin == true ? "admin" : "member") of account \(admin.userId.rawValue.prefix(8))…")
         await phone.connection.attach(phone.chat)
         let approvals = phone.connection.incomingPairingRequests
         let phoneMessages = Inbox(phone.chat.incomingMessages)
@@ -53,9 +53,9 @@ final class DemoRun: Sendable {
         let tablet = device("tablet")
         async let tabletPairing = tablet.connection.requestPairing(claimedName: "Tablet", deviceId: tablet.id)
         say("tablet", "asks to pair; it waits for an admin")
-        for await request in approvals where request.deviceId.rawValue == tablet.id {
+        for await request in approvals where request.deviceId == tablet.id {
             say("phone", "sees the request of \"\(request.claimedName ?? "?")\" (\(request.deviceInfo.model)) and approves it into its account")
-            try await phone.connection.approvePairing(deviceId: request.deviceId.rawValue, userId: admin.userId)
+            try await phone.connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
             break
         }
         guard case .success(let member) = try await tabletPairing else { throw ClientFailure("the tablet was not approved") }

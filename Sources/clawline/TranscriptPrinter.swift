@@ -1,17 +1,18 @@
 import ClawlineClient
+import ClawlineProtocol
 import Foundation
 
 /// Renders chat messages for a line-mode terminal: a streamed answer grows on one line as its
 /// snapshots arrive, and every other message is one line.
 struct TranscriptPrinter {
     /// The device whose messages are shown as "you".
-    let deviceId: String
+    let deviceId: DeviceId
     /// The answer being streamed on the current line, and how much of it is printed.
     private var open: (id: String, printed: String)?
     /// Messages already printed in full.
     private var printed: Set<String> = []
 
-    init(deviceId: String) {
+    init(deviceId: DeviceId) {
         self.deviceId = deviceId
     }
 
@@ -49,7 +50,7 @@ struct TranscriptPrinter {
             // Own messages were shown as typed; others' appear when the server echoes them.
             guard message.deviceId != deviceId, !printed.contains(message.id) else { return output }
             printed.insert(message.id)
-            output += "\(message.deviceId.map { "device \($0.prefix(8))" } ?? "user"): \(message.content)\n"
+            output += "\(message.deviceId.map { "device \($0.rawValue.prefix(8))" } ?? "user"): \(message.content)\n"
         default:
             break
         }

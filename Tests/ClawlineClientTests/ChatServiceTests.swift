@@ -10,7 +10,7 @@ struct FakeSession {
     let clock = ManualClock()
     let store: any ConversationStore
     let chat: ChatService
-    static let deviceId = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+    static let deviceId: DeviceId = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
 
     init(store: any ConversationStore = InMemoryConversationStore()) {
         self.store = store
@@ -41,11 +41,10 @@ struct FakeSession {
         return socket
     }
 
-    static func event(_ id: String, _ role: Role, _ content: String, streaming: Bool = false, deviceId: String? = nil) -> ServerFrame {
+    static func event(_ id: ServerEventId, _ role: Role, _ content: String, streaming: Bool = false, deviceId: DeviceId? = nil) -> ServerFrame {
         .message(
             ServerMessage(
-                id: ServerEventId(id), role: role, content: content, timestamp: 1_704_672_000_000, streaming: streaming,
-                deviceId: deviceId.map(DeviceId.init(rawValue:))))
+                id: id, role: role, content: content, timestamp: 1_704_672_000_000, streaming: streaming, deviceId: deviceId))
     }
 }
 
@@ -144,7 +143,7 @@ struct ChatServiceTests {
         session.clock.advance(by: try await FakeSession.reconnection(1, in: notices))
         let second = try await session.transport.socket(1)
         let auth = try await second.waitForFrames(1)
-        #expect(auth.first == .auth(Auth(token: "token", deviceId: DeviceId(FakeSession.deviceId), lastMessageId: .value("s_1"))))
+        #expect(auth.first == .auth(Auth(token: "token", deviceId: FakeSession.deviceId, lastMessageId: .value("s_1"))))
         try await second.authenticate(replayCount: 0)
         #expect(try await eventually { try await session.chat.conversation().messages.first?.status == .failed })
         let conversation = try await session.chat.conversation()

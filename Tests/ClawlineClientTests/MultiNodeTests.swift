@@ -29,7 +29,7 @@ struct TwoNodes: Sendable {
 
     /// A device of a real client on real time, against `node`.
     func device(
-        _ id: String = UUID().uuidString.lowercased(), on node: URL, store: any ConversationStore = InMemoryConversationStore()
+        _ id: DeviceId = DeviceId(UUID().uuidString.lowercased()), on node: URL, store: any ConversationStore = InMemoryConversationStore()
     )
         -> TestDevice
     {
@@ -74,7 +74,7 @@ struct MultiNodeTests {
         let credentials = try await phone.pairAndConnect()
         let bytes = Data((0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let asset = try await ProviderHTTPClient(baseURL: nodes.firstURL).upload(bytes, mimeType: "video/mp4", token: credentials.token)
-        let download = try await ProviderHTTPClient(baseURL: nodes.secondURL).download(assetId: asset.assetId.rawValue, token: credentials.token)
+        let download = try await ProviderHTTPClient(baseURL: nodes.secondURL).download(assetId: asset.assetId, token: credentials.token)
         #expect(download.data == bytes)
         #expect(download.mimeType == "video/mp4")
         await phone.chat.disconnect()
@@ -120,7 +120,7 @@ struct MultiNodeTests {
         let nodes = try await TwoNodes.start()
         let (phone, _, tablet, _) = try await nodes.twoDevices()
         let states = Recorder(tablet.chat.connectionState)
-        let revoked = try await CLIProcess.runServer(["devices", "revoke", tablet.deviceId, "--database", nodes.database])
+        let revoked = try await CLIProcess.runServer(["devices", "revoke", tablet.deviceId.rawValue, "--database", nodes.database])
         #expect(revoked.status == 0, "\(revoked)")
         _ = try await states.first { $0 == .failed(.authRejected(.tokenRevoked)) }
         await phone.chat.disconnect()

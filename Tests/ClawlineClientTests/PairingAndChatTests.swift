@@ -41,7 +41,7 @@ struct ApprovalTests {
         await admin.connection.attach(admin.chat)
         let requests = Recorder(admin.connection.incomingPairingRequests)
         async let result = tablet.connection.requestPairing(claimedName: "Kaywood's tablet", deviceId: tablet.deviceId)
-        let request = try await requests.first { $0.deviceId.rawValue == tablet.deviceId }
+        let request = try await requests.first { $0.deviceId == tablet.deviceId }
         #expect(request.claimedName == "Kaywood's tablet")
         #expect(request.deviceInfo.platform == "Linux")
         try await decide(admin.connection, request)
@@ -57,7 +57,7 @@ struct ApprovalTests {
     ) {
         let admin = try await phone.pairAndConnect()
         let result = try await pairThroughAdmin(admin: phone, tablet: tablet) { connection, request in
-            try await connection.approvePairing(deviceId: request.deviceId.rawValue, userId: admin.userId)
+            try await connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
         }
         guard case .success(let member) = result else { throw ClientTestFailure("not approved: \(result)") }
         try await tablet.chat.connect(token: member.token, lastMessageId: nil)
@@ -88,7 +88,7 @@ struct ApprovalTests {
             let phone = harness.device("phone")
             _ = try await phone.pairAndConnect()
             let result = try await Self.pairThroughAdmin(admin: phone, tablet: harness.device("tablet")) { connection, request in
-                try await connection.denyPairing(deviceId: request.deviceId.rawValue)
+                try await connection.denyPairing(deviceId: request.deviceId)
             }
             #expect(result == .denied(.pairDenied))
         }

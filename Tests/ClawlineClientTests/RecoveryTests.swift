@@ -52,7 +52,7 @@ struct RecoveryTests {
             let phone = harness.device("phone")
             let credentials = try await phone.pairAndConnect()
             let states = Recorder(phone.chat.connectionState)
-            guard var record = try await harness.provider.store.device(phone.deviceId) else { throw ClientTestFailure("no device record") }
+            guard var record = try await harness.provider.store.device(phone.deviceId.rawValue) else { throw ClientTestFailure("no device record") }
             record.status = .revoked
             try await harness.provider.store.save(record)
             let failed = try await states.first { if case .failed = $0 { true } else { false } }
@@ -98,10 +98,10 @@ struct RecoveryTests {
             guard case .asset(let asset) = sent.attachments.first else { throw ClientTestFailure("no asset attached: \(sent)") }
             #expect(try await eventually { try await phone.chat.conversation().pending.isEmpty })
             let http = ProviderHTTPClient(baseURL: harness.serverURL)
-            let download = try await http.download(assetId: asset.assetId.rawValue, token: credentials.token)
+            let download = try await http.download(assetId: asset.assetId, token: credentials.token)
             #expect(download.data == bytes)
             #expect(download.mimeType == "application/pdf")
-            await #expect(throws: ClawlineClientError.self) { try await http.download(assetId: asset.assetId.rawValue, token: "nonsense") }
+            await #expect(throws: ClawlineClientError.self) { try await http.download(assetId: asset.assetId, token: "nonsense") }
         }
     }
 

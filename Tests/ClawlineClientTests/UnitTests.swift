@@ -47,7 +47,7 @@ struct UnitTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let secrets = FileSecretStore(directory: directory)
         let first = try StoredDeviceIdentity(store: secrets)
-        #expect(UUID(uuidString: first.deviceId) != nil && first.deviceId == first.deviceId.lowercased())
+        #expect(UUID(uuidString: first.deviceId.rawValue) != nil && first.deviceId.rawValue == first.deviceId.rawValue.lowercased())
         #expect(try StoredDeviceIdentity(store: secrets).deviceId == first.deviceId)
         let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("device-id").path)[.posixPermissions]
         #expect(mode as? Int == 0o600)

@@ -1,3 +1,4 @@
+import ClawlineProtocol
 import Foundation
 import Observation
 
@@ -7,7 +8,7 @@ public protocol AuthManaging: AnyObject, Observable {
     /// Whether the device holds a token.
     var isAuthenticated: Bool { get }
     /// The account of the device, once paired.
-    var currentUserId: String? { get }
+    var currentUserId: UserId? { get }
     /// The token to authenticate with.
     var token: String? { get }
     /// Everything pairing gave the device.
@@ -56,7 +57,7 @@ public final class AuthManager: AuthManaging {
     }
 
     public var isAuthenticated: Bool { credentials != nil }
-    public var currentUserId: String? { credentials?.userId }
+    public var currentUserId: UserId? { credentials?.userId }
     public var token: String? { credentials?.token }
     public var claims: TokenClaims? { credentials?.claims }
 

@@ -30,7 +30,7 @@ public struct ChatMessage: Sendable, Hashable, Codable, Identifiable {
     public var timestamp: Date
     public var status: Status
     /// The device that wrote a user message (as the server echoed it).
-    public var deviceId: String?
+    public var deviceId: DeviceId?
     public var attachments: [Attachment]
     /// Why the message failed, when it did.
     public var failure: String?
@@ -40,7 +40,7 @@ public struct ChatMessage: Sendable, Hashable, Codable, Identifiable {
 
     /// A message as it is shown.
     public init(
-        id: String, clientId: String? = nil, role: Role, content: String, timestamp: Date, status: Status, deviceId: String? = nil,
+        id: String, clientId: String? = nil, role: Role, content: String, timestamp: Date, status: Status, deviceId: DeviceId? = nil,
         attachments: [Attachment] = [], failure: String? = nil
     ) {
         self.id = id
@@ -59,7 +59,7 @@ public struct ChatMessage: Sendable, Hashable, Codable, Identifiable {
         self.init(
             id: event.id.rawValue, role: event.role == .user ? .user : .assistant, content: event.content,
             timestamp: Date(timeIntervalSince1970: Double(event.timestamp) / 1000), status: event.streaming ? .streaming : .delivered,
-            deviceId: event.deviceId?.rawValue, attachments: event.attachments ?? [])
+            deviceId: event.deviceId, attachments: event.attachments ?? [])
     }
 }
 

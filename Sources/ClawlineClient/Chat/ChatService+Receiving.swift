@@ -79,7 +79,7 @@ extension ChatService {
         var message = ChatMessage(event)
         let ownDevice = deviceId
         await update { conversation in
-            if message.role == .user, event.deviceId?.rawValue == ownDevice,
+            if message.role == .user, event.deviceId == ownDevice,
                 let index = conversation.messages.firstIndex(where: { $0.id.hasPrefix("c_") && $0.content == event.content })
             {
                 message.clientId = conversation.messages[index].clientId

@@ -28,7 +28,7 @@ public actor ChatService: ChatServicing {
     /// The provider's base URL.
     public nonisolated let serverURL: URL
     /// This device's id.
-    public nonisolated let deviceId: String
+    public nonisolated let deviceId: DeviceId
     let transport: any WebSocketTransport
     let store: any ConversationStore
     let environment: ClientEnvironment
@@ -65,7 +65,7 @@ public actor ChatService: ChatServicing {
 
     /// A service for the device `deviceId` of the provider at `serverURL`.
     public init(
-        serverURL: URL, deviceId: String, store: any ConversationStore, transport: any WebSocketTransport = PlatformTransport.make(),
+        serverURL: URL, deviceId: DeviceId, store: any ConversationStore, transport: any WebSocketTransport = PlatformTransport.make(),
         environment: ClientEnvironment = ClientEnvironment(), observer: FrameObserver? = nil
     ) {
         self.serverURL = serverURL
@@ -206,7 +206,7 @@ public actor ChatService: ChatServicing {
         socketName = connections.next()
         machine = SessionMachine(engine: Self.engine, now: environment.elapsed)
         let cursor = conversation.cursor.map(Nullable.value) ?? .absent
-        send(.auth(Auth(token: token, deviceId: DeviceId(deviceId), lastMessageId: cursor)))
+        send(.auth(Auth(token: token, deviceId: deviceId, lastMessageId: cursor)))
         schedule(after: Clawline.Constants.connectTimeout) { service, generation in
             await service.authenticationTimedOut(generation)
         }

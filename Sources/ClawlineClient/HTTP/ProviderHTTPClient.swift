@@ -58,7 +58,7 @@ public struct ProviderHTTPClient: Sendable {
     }
 
     /// Downloads an asset: its bytes and the stored MIME type.
-    public func download(assetId: String, token: String) async throws -> (data: Data, mimeType: String?) {
+    public func download(assetId: AssetId, token: String) async throws -> (data: Data, mimeType: String?) {
         var request = URLRequest(url: endpoint("download/\(assetId)"))
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let (data, response) = try await perform(request)

@@ -1,3 +1,4 @@
+import ClawlineProtocol
 import Foundation
 
 /// What pairing gave this device: the provider it paired with, its token and account.
@@ -5,14 +6,14 @@ public struct Credentials: Sendable, Hashable, Codable {
     /// The provider's base URL (`http://host:port`).
     public var serverURL: URL
     /// The device id the token was issued for.
-    public var deviceId: String
+    public var deviceId: DeviceId
     /// The JWT to authenticate with.
     public var token: String
     /// The account the device belongs to.
-    public var userId: String
+    public var userId: UserId
 
     /// Credentials as pairing returned them.
-    public init(serverURL: URL, deviceId: String, token: String, userId: String) {
+    public init(serverURL: URL, deviceId: DeviceId, token: String, userId: UserId) {
         self.serverURL = serverURL
         self.deviceId = deviceId
         self.token = token
@@ -61,9 +62,9 @@ public struct CredentialStore: Sendable {
 /// for the UI (whether the device is an admin), never for trust.
 public struct TokenClaims: Sendable, Hashable {
     /// The account (`sub`).
-    public var userId: String
+    public var userId: UserId
     /// The device the token was issued for.
-    public var deviceId: String
+    public var deviceId: DeviceId
     /// Whether the device is an admin.
     public var isAdmin: Bool
     /// When the token was issued and when it expires.
@@ -78,8 +79,8 @@ public struct TokenClaims: Sendable, Hashable {
             let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
             let subject = object["sub"] as? String, let deviceId = object["deviceId"] as? String
         else { return nil }
-        userId = subject
-        self.deviceId = deviceId
+        userId = UserId(subject)
+        self.deviceId = DeviceId(deviceId)
         isAdmin = object["isAdmin"] as? Bool ?? false
         issuedAt = (object["iat"] as? Double).map(Date.init(timeIntervalSince1970:))
         expiresAt = (object["exp"] as? Double).map(Date.init(timeIntervalSince1970:))

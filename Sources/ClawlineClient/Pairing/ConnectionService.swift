@@ -18,13 +18,13 @@ public protocol ConnectionServicing: Sendable {
     func checkVersion() async throws
     /// Pairs this device on a short-lived socket and waits for the answer (an admin's decision
     /// for every device but the first).
-    func requestPairing(claimedName: String, deviceId: String) async throws -> PairingResult
+    func requestPairing(claimedName: String, deviceId: DeviceId) async throws -> PairingResult
     /// The pairing requests an admin may decide, read from the chat socket.
     var incomingPairingRequests: AsyncStream<PairApprovalRequest> { get }
     /// Approves a device into the account `userId` (an existing account, or a new UUID for a new one).
-    func approvePairing(deviceId: String, userId: String) async throws
+    func approvePairing(deviceId: DeviceId, userId: UserId) async throws
     /// Denies a device.
-    func denyPairing(deviceId: String) async throws
+    func denyPairing(deviceId: DeviceId) async throws
 }
 
 /// The reference ``ConnectionServicing``.
@@ -85,18 +85,18 @@ public actor ConnectionService: ConnectionServicing {
         try await ProviderHTTPClient(baseURL: serverURL).checkVersion()
     }
 
-    public func approvePairing(deviceId: String, userId: String) async throws {
+    public func approvePairing(deviceId: DeviceId, userId: UserId) async throws {
         guard let chat else { throw ClawlineClientError.notConnected }
-        try await chat.send(decision: PairDecision(deviceId: DeviceId(deviceId), approve: true, userId: UserId(userId)))
+        try await chat.send(decision: PairDecision(deviceId: deviceId, approve: true, userId: userId))
     }
 
-    public func denyPairing(deviceId: String) async throws {
+    public func denyPairing(deviceId: DeviceId) async throws {
         guard let chat else { throw ClawlineClientError.notConnected }
-        try await chat.send(decision: PairDecision(deviceId: DeviceId(deviceId), approve: false))
+        try await chat.send(decision: PairDecision(deviceId: deviceId, approve: false))
     }
 
-    public func requestPairing(claimedName: String, deviceId: String) async throws -> PairingResult {
-        let request = PairRequest(deviceId: DeviceId(deviceId), claimedName: Self.clamp(claimedName), deviceInfo: deviceInfo)
+    public func requestPairing(claimedName: String, deviceId: DeviceId) async throws -> PairingResult {
+        let request = PairRequest(deviceId: deviceId, claimedName: Self.clamp(claimedName), deviceInfo: deviceInfo)
         var rateBackoff = ReconnectBackoff(random: environment.random)
         toldWaiting = false
         while true {
@@ -143,7 +143,7 @@ public actor ConnectionService: ConnectionServicing {
             case .pairResult(.success(let success)):
                 return .answered(
                     .success(
-                        Credentials(serverURL: serverURL, deviceId: request.deviceId.rawValue, token: success.token, userId: success.userId.rawValue))
+                        Credentials(serverURL: serverURL, deviceId: request.deviceId, token: success.token, userId: success.userId))
                 )
             case .pairResult(.failure(let failure)):
                 return .answered(.denied(failure.reason))

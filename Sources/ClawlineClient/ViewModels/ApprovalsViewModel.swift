@@ -44,16 +44,16 @@ public final class ApprovalsViewModel {
 
     /// Approves a device into this account, or into a new one.
     public func approve(_ request: PairApprovalRequest, intoNewAccount: Bool = false) async {
-        guard let userId = intoNewAccount ? UUID().uuidString.lowercased() : auth.currentUserId else {
+        guard let userId = intoNewAccount ? UserId(UUID().uuidString.lowercased()) : auth.currentUserId else {
             error = "This device has no account."
             return
         }
-        await decide(request) { try await $0.approvePairing(deviceId: request.deviceId.rawValue, userId: userId) }
+        await decide(request) { try await $0.approvePairing(deviceId: request.deviceId, userId: userId) }
     }
 
     /// Denies a device.
     public func deny(_ request: PairApprovalRequest) async {
-        await decide(request) { try await $0.denyPairing(deviceId: request.deviceId.rawValue) }
+        await decide(request) { try await $0.denyPairing(deviceId: request.deviceId) }
     }
 
     /// Sends a decision and removes the request: a decision the server refuses means another admin

@@ -20,7 +20,7 @@ public final class PairingViewModel {
     public var nameInput = ""
     @ObservationIgnored private let auth: any AuthManaging
     @ObservationIgnored private let connection: any ConnectionServicing
-    @ObservationIgnored private let deviceId: String
+    @ObservationIgnored private let deviceId: DeviceId
 
     /// A model pairing `device` through `connection` and storing the result in `auth`.
     public init(auth: any AuthManaging, connection: any ConnectionServicing, device: any DeviceIdentifying) {

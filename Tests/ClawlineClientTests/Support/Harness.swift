@@ -43,7 +43,7 @@ struct Harness: Sendable {
 
     /// A new device with its services (nothing connected yet).
     func device(
-        _ label: String, id: String = UUID().uuidString.lowercased(), store: any ConversationStore = InMemoryConversationStore()
+        _ label: String, id: DeviceId = DeviceId(UUID().uuidString.lowercased()), store: any ConversationStore = InMemoryConversationStore()
     )
         -> TestDevice
     {
@@ -58,7 +58,7 @@ struct Harness: Sendable {
 
 /// One client device of a test.
 struct TestDevice: Sendable {
-    let deviceId: String
+    let deviceId: DeviceId
     let chat: ChatService
     let connection: ConnectionService
     let store: any ConversationStore

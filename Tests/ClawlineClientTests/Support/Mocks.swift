@@ -9,12 +9,14 @@ import Observation
 final class MockAuthManager: AuthManaging {
     var credentials: Credentials?
     var isAuthenticated: Bool { credentials != nil }
-    var currentUserId: String? { credentials?.userId }
+    var currentUserId: UserId? { credentials?.userId }
     var token: String? { credentials?.token }
     var claims: TokenClaims? { credentials?.claims }
 
-    init(token: String? = nil, userId: String = "user-1") {
-        credentials = token.map { Credentials(serverURL: URL(string: "http://127.0.0.1:1")!, deviceId: "device", token: $0, userId: userId) }
+    init(token: String? = nil, userId: UserId = "user-1") {
+        credentials = token.map {
+            Credentials(serverURL: URL(string: "http://127.0.0.1:1")!, deviceId: "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f", token: $0, userId: userId)
+        }
     }
 
     func storeCredentials(_ credentials: Credentials) { self.credentials = credentials }
@@ -41,13 +43,13 @@ final class MockConnectionService: ConnectionServicing {
         if let versionError { throw versionError }
     }
 
-    func requestPairing(claimedName: String, deviceId: String) async throws -> PairingResult {
+    func requestPairing(claimedName: String, deviceId: DeviceId) async throws -> PairingResult {
         calls.withLockedValue { $0.append("pair \(claimedName) \(deviceId)") }
         return result
     }
 
-    func approvePairing(deviceId: String, userId: String) async throws { calls.withLockedValue { $0.append("approve \(deviceId) \(userId)") } }
-    func denyPairing(deviceId: String) async throws { calls.withLockedValue { $0.append("deny \(deviceId)") } }
+    func approvePairing(deviceId: DeviceId, userId: UserId) async throws { calls.withLockedValue { $0.append("approve \(deviceId) \(userId)") } }
+    func denyPairing(deviceId: DeviceId) async throws { calls.withLockedValue { $0.append("deny \(deviceId)") } }
 }
 
 final class MockChatService: ChatServicing {
@@ -112,6 +114,6 @@ final class MockChatService: ChatServicing {
 }
 
 struct MockDeviceIdentifier: DeviceIdentifying {
-    let deviceId: String
-    init(deviceId: String = "test-device-id") { self.deviceId = deviceId }
+    let deviceId: DeviceId
+    init(deviceId: DeviceId = "test-device-id") { self.deviceId = deviceId }
 }

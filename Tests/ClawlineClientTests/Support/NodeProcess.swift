@@ -22,7 +22,8 @@ final class NodeProcess: Sendable {
     /// The node's base URL, once it listens.
     func baseURL() async throws -> URL {
         var url: URL?
-        let listening = try await eventually(timeout: .seconds(30)) {
+        // A guard against a node that never starts; generous, since CI may run beside other builds.
+        let listening = try await eventually(timeout: .seconds(90)) {
             guard let line = process.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) else { return false }
             url = URL(string: String(line.dropFirst("listening on ".count)))
             return true
