@@ -195,11 +195,14 @@ enum TypeUsage {
 /// Whether two type references, each in its own spec, carry the same JSON: the same built-in type,
 /// or named types of the same shape (a rename).
 enum WireForm {
-    static func same(_ lhs: TypeRef, in left: ProtocolSpec, _ rhs: TypeRef, in right: ProtocolSpec, depth: Int = 0) -> Bool {
+    /// `comparingConstraints: false` leaves the outermost named types' constraints to the caller.
+    static func same(
+        _ lhs: TypeRef, in left: ProtocolSpec, _ rhs: TypeRef, in right: ProtocolSpec, comparingConstraints: Bool = true, depth: Int = 0
+    ) -> Bool {
         guard depth < 8 else { return false }
         let (a, aConstraints) = left.resolve(lhs)
         let (b, bConstraints) = right.resolve(rhs)
-        guard aConstraints == bConstraints else { return false }
+        guard !comparingConstraints || aConstraints == bConstraints else { return false }
         switch (a, b) {
         case (.string, .string), (.integer, .integer), (.number, .number), (.boolean, .boolean), (.json, .json): return true
         case (.array(let x), .array(let y)), (.map(let x), .map(let y)): return same(x, in: left, y, in: right, depth: depth + 1)

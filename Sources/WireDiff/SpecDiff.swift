@@ -209,8 +209,14 @@ struct ChangeCollector {
 
     private mutating func compareField(_ before: Field, _ after: Field, group: String, subject: String, directions: Set<Direction>) {
         let location = after.location
+        // A field whose type changed is compared by the constraints in force: its own over its
+        // named type's, so moving `minLength: 1` from a field into a named type changes nothing.
+        var beforeConstraints = before.constraints
+        var afterConstraints = after.constraints
         if before.type != after.type {
-            let same = WireForm.same(before.type, in: old, after.type, in: new)
+            beforeConstraints = before.constraints.merged(over: old.resolve(before.type).constraints)
+            afterConstraints = after.constraints.merged(over: new.resolve(after.type).constraints)
+            let same = WireForm.same(before.type, in: old, after.type, in: new, comparingConstraints: false)
             record(
                 group, subject, .changed, same ? "type renamed (same wire form)" : "type changed", old: before.type.description,
                 new: after.type.description, effect: same ? .none : .replaces, directions: directions, at: location)
@@ -239,7 +245,7 @@ struct ChangeCollector {
         if before.deprecated != after.deprecated {
             record(group, subject, .changed, after.deprecated ? "deprecated" : "no longer deprecated", effect: .none, directions: [], at: location)
         }
-        compareConstraints(before.constraints, after.constraints, group: group, subject: subject, directions: directions, at: location)
+        compareConstraints(beforeConstraints, afterConstraints, group: group, subject: subject, directions: directions, at: location)
         recordDescription(group, subject, old: before.description, new: after.description, at: location)
     }
 
