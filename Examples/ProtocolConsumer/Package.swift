@@ -4,6 +4,11 @@
 // the generated ClawlineProtocol product and the reference client. It enables no package trait, as
 // an app would not: it resolves no package of the server stack, and on Linux the client's default
 // transport is the one that says which trait to enable.
+//
+// Build it with `swift build --product consumer` (or `swift run consumer`, `swift test`): SwiftPM's
+// plain `swift build` also builds the executables of a package depended on by path (the SDK's
+// clawline and clawline-server, which need the trait Server). A package that depends on the SDK
+// by URL builds only what it uses.
 import PackageDescription
 
 let package = Package(
