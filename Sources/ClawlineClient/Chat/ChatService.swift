@@ -33,7 +33,7 @@ public actor ChatService: ChatServicing {
     let store: any ConversationStore
     let environment: ClientEnvironment
     let observer: FrameObserver?
-    let http: ProviderHTTPClient
+    let http: any ProviderHTTP
     let connections = ConnectionCounter(prefix: "chat")
     static let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
 
@@ -66,7 +66,7 @@ public actor ChatService: ChatServicing {
     /// A service for the device `deviceId` of the provider at `serverURL`.
     public init(
         serverURL: URL, deviceId: DeviceId, store: any ConversationStore, transport: any WebSocketTransport = PlatformTransport.make(),
-        environment: ClientEnvironment = ClientEnvironment(), observer: FrameObserver? = nil
+        environment: ClientEnvironment = ClientEnvironment(), observer: FrameObserver? = nil, http: (any ProviderHTTP)? = nil
     ) {
         self.serverURL = serverURL
         self.deviceId = deviceId
@@ -74,7 +74,7 @@ public actor ChatService: ChatServicing {
         self.transport = transport
         self.environment = environment
         self.observer = observer
-        http = ProviderHTTPClient(baseURL: serverURL)
+        self.http = http ?? ProviderHTTPClient(baseURL: serverURL)
         backoff = ReconnectBackoff(random: environment.random)
         (incomingMessages, messageSink) = AsyncStream.makeStream()
         (connectionState, stateSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
@@ -293,7 +293,7 @@ public actor ChatService: ChatServicing {
         do {
             try await save(conversation)
         } catch {
-            noticeSink.yield(.protocolViolation("could not store the conversation: \(error)"))
+            noticeSink.yield(.storageFailed("could not store the conversation: \(error)"))
         }
     }
 }

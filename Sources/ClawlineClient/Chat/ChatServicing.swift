@@ -31,6 +31,9 @@ public enum ChatNotice: Sendable, Hashable {
     case protocolViolation(String)
     /// The socket was lost (the reason, when known); the service reconnects.
     case connectionLost(String)
+    /// The conversation could not be stored (what failed); the state in memory stays right, and
+    /// the next change tries to store it again.
+    case storageFailed(String)
     /// The next attempt to connect starts after this backoff delay.
     case reconnecting(in: Duration)
 }

@@ -6,11 +6,32 @@ import WireRuntime
     import FoundationNetworking
 #endif
 
-/// The provider's HTTP endpoints: `GET /version`, `POST /upload` and `GET /download/:assetId`.
+/// The provider's HTTP endpoints, as the services use them: injected like the transport, so
+/// uploads, downloads and the version check can be faked.
+public protocol ProviderHTTP: Sendable {
+    /// The protocol version the server speaks.
+    func protocolVersion() async throws -> Int
+    /// Uploads `bytes`; returns the asset to attach to a message.
+    func upload(_ bytes: Data, mimeType: String, fileName: String, token: String) async throws -> UploadedAsset
+    /// Downloads an asset with its MIME type.
+    func download(assetId: AssetId, token: String) async throws -> (data: Data, mimeType: String?)
+}
+
+extension ProviderHTTP {
+    /// Fails with ``ClawlineClientError/updateRequired(serverVersion:)`` unless the server speaks
+    /// this client's protocol version.
+    public func checkVersion() async throws {
+        let version = try await protocolVersion()
+        guard version == Clawline.Constants.protocolVersion else { throw ClawlineClientError.updateRequired(serverVersion: version) }
+    }
+}
+
+/// The provider's HTTP endpoints over `URLSession`: `GET /version`, `POST /upload` and
+/// `GET /download/:assetId`.
 ///
 /// Every JSON body is decoded with the generated types, so a malformed answer is reported with
 /// what was wrong, never half-read. HTTP errors carry the status and the server's error code.
-public struct ProviderHTTPClient: Sendable {
+public struct ProviderHTTPClient: ProviderHTTP {
     /// The provider's base URL (`http://host:port`).
     public let baseURL: URL
     private let session: URLSession
@@ -25,13 +46,6 @@ public struct ProviderHTTPClient: Sendable {
     public func protocolVersion() async throws -> Int {
         let (data, _) = try await perform(URLRequest(url: endpoint("version")))
         return try decode(VersionInfo.self, from: data, what: "GET /version").protocolVersion
-    }
-
-    /// Fails with ``ClawlineClientError/updateRequired(serverVersion:)`` unless the server speaks
-    /// this client's protocol version.
-    public func checkVersion() async throws {
-        let version = try await protocolVersion()
-        guard version == Clawline.Constants.protocolVersion else { throw ClawlineClientError.updateRequired(serverVersion: version) }
     }
 
     /// Uploads `bytes` as the multipart field `file`; returns the asset to attach to a message.

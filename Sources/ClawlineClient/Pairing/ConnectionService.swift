@@ -43,6 +43,8 @@ public actor ConnectionService: ConnectionServicing {
     private let environment: ClientEnvironment
     private let observer: FrameObserver?
     private let connections = ConnectionCounter(prefix: "pair")
+    /// The provider's HTTP endpoints (the version check).
+    private let http: any ProviderHTTP
     private var chat: (any ChatServicing)?
     private var reader: Task<Void, Never>?
     /// Called once a request waits for an admin (the answer did not come at once).
@@ -52,9 +54,11 @@ public actor ConnectionService: ConnectionServicing {
     /// A service for the provider at `serverURL`; `deviceInfo` is shown to the admin.
     public init(
         serverURL: URL, deviceInfo: DeviceInfo, transport: any WebSocketTransport = PlatformTransport.make(),
-        environment: ClientEnvironment = ClientEnvironment(), observer: FrameObserver? = nil, onWaiting: (@Sendable () -> Void)? = nil
+        environment: ClientEnvironment = ClientEnvironment(), observer: FrameObserver? = nil, onWaiting: (@Sendable () -> Void)? = nil,
+        http: (any ProviderHTTP)? = nil
     ) {
         self.serverURL = serverURL
+        self.http = http ?? ProviderHTTPClient(baseURL: serverURL)
         self.deviceInfo = deviceInfo
         self.transport = transport
         self.environment = environment
@@ -82,7 +86,7 @@ public actor ConnectionService: ConnectionServicing {
     }
 
     public func checkVersion() async throws {
-        try await ProviderHTTPClient(baseURL: serverURL).checkVersion()
+        try await http.checkVersion()
     }
 
     public func approvePairing(deviceId: DeviceId, userId: UserId) async throws {
