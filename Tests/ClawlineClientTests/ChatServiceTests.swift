@@ -41,6 +41,16 @@ struct FakeSession {
         return socket
     }
 
+    /// Sends `content` and plays the server's echo of it (as event `echoID`) and its ack; returns the local message.
+    func sendAcknowledged(_ content: String, on socket: FakeSocket, echoID: ServerEventId) async throws -> ChatMessage {
+        let before = socket.frames.count
+        let sent = try await chat.send(content: content, attachments: [])
+        try await socket.waitForFrames(before + 1)
+        socket.deliver(FakeSession.event(echoID, .user, content, deviceId: FakeSession.deviceId))
+        socket.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
+        return sent
+    }
+
     static func event(_ id: ServerEventId, _ role: Role, _ content: String, streaming: Bool = false, deviceId: DeviceId? = nil) -> ServerFrame {
         .message(
             ServerMessage(
@@ -133,10 +143,7 @@ struct ChatServiceTests {
         let session = FakeSession()
         let notices = Recorder(session.chat.notices)
         let first = try await session.connected()
-        let sent = try await session.chat.send(content: "question", attachments: [])
-        try await first.waitForFrames(2)
-        first.deliver(FakeSession.event("s_1", .user, "question", deviceId: FakeSession.deviceId))
-        first.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
+        let sent = try await session.sendAcknowledged("question", on: first, echoID: "s_1")
         first.deliver(FakeSession.event("s_2", .assistant, "ans", streaming: true))
         #expect(try await eventually { try await session.chat.conversation().messages.count == 2 })
         first.close(code: 1006)
@@ -159,10 +166,7 @@ struct ChatServiceTests {
         let session = FakeSession()
         let notices = Recorder(session.chat.notices)
         let first = try await session.connected()
-        let sent = try await session.chat.send(content: "question", attachments: [])
-        try await first.waitForFrames(2)
-        first.deliver(FakeSession.event("s_1", .user, "question", deviceId: FakeSession.deviceId))
-        first.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
+        let sent = try await session.sendAcknowledged("question", on: first, echoID: "s_1")
         first.close(code: 1006)
         session.clock.advance(by: try await FakeSession.reconnection(1, in: notices))
         let second = try await session.transport.socket(1)

@@ -25,11 +25,7 @@ extension EnumEmitter {
                     doc: "The value on the wire.", access: access, name: "description", type: "Swift.String", getter: [.line("rawValue")])),
         ]
         var wire = objects.planMembers(reference: mapper.planReference(named: type.name))
-        wire.append(
-            .function(
-                FunctionDeclaration(
-                    access: access, isPlumbing: true, signature: "init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int)",
-                    isInitializer: true, body: [.line("self.init(rawValue: tape.string(index))")])))
+        wire.append(builder([.line("self.init(rawValue: tape.string(index))")]))
         wire.append(
             .function(FunctionDeclaration(access: access, isPlumbing: true, signature: EnumEmitter.write, body: [.line("output.string(rawValue)")])))
         wire.append(

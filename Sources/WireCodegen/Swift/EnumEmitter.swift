@@ -13,7 +13,8 @@ struct EnumEmitter {
     /// The signature of the builder every generated value has.
     private static let builderSignature = "init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int)"
 
-    private func builder(_ body: [Statement]) -> SwiftDeclaration {
+    /// `init?(checked:at:)`, plumbing every generated value has, with `body`.
+    func builder(_ body: [Statement]) -> SwiftDeclaration {
         .function(FunctionDeclaration(access: access, isPlumbing: true, signature: Self.builderSignature, isInitializer: true, body: body))
     }
 

@@ -236,21 +236,18 @@ public struct SessionMachine: Sendable {
                 !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
             {
                 let value = frame.value(plan.field) ?? .null
-                if rule.scope == .peer {
-                    // The peer may have sent it on a connection this one replaced, which a one-connection check cannot see.
-                    violations.append(
-                        SessionViolation(
-                            severity: .warning, rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: nil,
-                            path: JSONPath.root.appending(rule.field),
-                            message: "'\(rule.field)' \(value) answers no \(rule.answers) on this connection; it is valid only if the "
-                                + "\(rule.answers.direction.rawValue) sent it on a connection this one replaced (\(rule.name))"))
-                } else {
-                    violations.append(
-                        SessionViolation(
-                            rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
-                            path: JSONPath.root.appending(rule.field),
-                            message: "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"))
-                }
+                // With `scope: peer` the peer may have sent it on a connection this one replaced, which a
+                // one-connection check cannot see: a warning, and nothing to answer.
+                let fromPeer = rule.scope == .peer
+                let message =
+                    fromPeer
+                    ? "'\(rule.field)' \(value) answers no \(rule.answers) on this connection; it is valid only if the "
+                        + "\(rule.answers.direction.rawValue) sent it on a connection this one replaced (\(rule.name))"
+                    : "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"
+                violations.append(
+                    SessionViolation(
+                        severity: fromPeer ? .warning : .error, rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name,
+                        answer: fromPeer ? nil : rule.otherwise, path: JSONPath.root.appending(rule.field), message: message))
             }
             if plan.answers == frame.message.index, let hash = frame.hash(plan.answersField) {
                 memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))

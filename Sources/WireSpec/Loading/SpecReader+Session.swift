@@ -173,14 +173,8 @@ extension SpecReader {
                 fieldChecker(of: frameMessage, context: context)(field, fieldNode.location),
                 fieldChecker(of: answersMessage, context: context)(answersField, answersFieldNode.location)
             else { return nil }
-            var scope = SessionRules.Scope.connection
-            if let node = map["scope"], let text = string(node, "'scope' in \(context)") {
-                if let value = SessionRules.Scope(rawValue: text) {
-                    scope = value
-                } else {
-                    error("'scope' in \(context) must be one of 'connection', 'peer', found '\(text)'", at: node.location)
-                }
-            }
+            let scope =
+                map["scope"].flatMap { oneOf($0, "'scope' in \(context)", SessionRules.Scope.self, allowed: [.connection, .peer]) } ?? .connection
             return SessionRules.Correlation(
                 name: entry.key, frame: frame, field: field, answers: answers, answersField: answersField,
                 otherwise: map["otherwise"].flatMap { answer($0, "'otherwise' in \(context)", index: index) }, scope: scope,
