@@ -81,7 +81,7 @@ extension ChatService {
             case .inlineImage(let data, let mimeType):
                 resolved.append(.image(ImageAttachment(mimeType: mimeType, data: data.base64EncodedString())))
             case .asset(let id):
-                resolved.append(.asset(AssetAttachment(assetId: AssetId(id))))
+                resolved.append(.asset(AssetAttachment(assetId: id)))
             case .file(let data, let mimeType, let fileName):
                 guard let token else { throw ClawlineClientError.notConnected }
                 let asset = try await http.upload(data, mimeType: mimeType, fileName: fileName, token: token)
@@ -106,7 +106,7 @@ extension OutgoingAttachment {
     init(_ attachment: Attachment) {
         switch attachment {
         case .image(let image): self = .inlineImage(Data(base64Encoded: image.data) ?? Data(), mimeType: image.mimeType)
-        case .asset(let asset): self = .asset(asset.assetId.rawValue)
+        case .asset(let asset): self = .asset(asset.assetId)
         }
     }
 }

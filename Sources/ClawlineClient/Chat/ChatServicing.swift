@@ -45,7 +45,7 @@ public enum OutgoingAttachment: Sendable, Hashable {
     /// A file uploaded with `POST /upload` before the message is sent, then attached by asset id.
     case file(Data, mimeType: String, fileName: String)
     /// An asset uploaded earlier.
-    case asset(String)
+    case asset(AssetId)
 }
 
 /// The authenticated chat socket of a device (seed 000's `ChatServicing`): one socket per device,
