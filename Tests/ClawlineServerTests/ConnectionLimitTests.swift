@@ -33,7 +33,9 @@ import WireRuntime
     }
 
     @Test func aConnectionThatDoesNotFinishItsHeadersInTimeIsClosed() async throws {
-        try await TestServer.run(limits: ProviderLimits(headerTimeout: .milliseconds(300))) { server in
+        // The header deadline runs on NIO's own timer (wall time), so it must be long enough that a
+        // prompt request on a loaded CI machine is read before it; 300 ms was not (one CI run).
+        try await TestServer.run(limits: ProviderLimits(headerTimeout: .seconds(2))) { server in
             let slow = try await RawConnection(port: server.port)
             try await slow.send("GET /version HTTP/1.1\r\nHost: x\r\nX-Slow: ")
             #expect(await slow.waitForClose().isEmpty, "no answer, only the close")
