@@ -78,8 +78,6 @@ public enum ClawlineServer {
         let hub = try await ProviderHub(
             store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger, cluster: cluster, limits: limits)
         await hub.startCluster()
-        let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
-        let rateLimits = DeviceRateLimits()
 
         let router = Router()
         router.get("/version") { _, _ in HTTPResponses.json(VersionInfo(protocolVersion: Clawline.Constants.protocolVersion).encoded()) }
@@ -100,7 +98,7 @@ public enum ClawlineServer {
                 let address = channel.remoteAddress?.ipAddress
                 return .upgrade([:]) { inbound, outbound, context in
                     await ConnectionHandler.serve(
-                        inbound: inbound, outbound: outbound, hub: hub, engine: engine, rateLimits: rateLimits, remoteAddress: address,
+                        inbound: inbound, outbound: outbound, hub: hub, remoteAddress: address,
                         channel: channel, logger: context.logger)
                 }
             }

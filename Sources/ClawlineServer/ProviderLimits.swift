@@ -41,13 +41,26 @@ public struct ProviderLimits: Sendable, Hashable {
     public var snapshotBurst: Int
     /// The least time between two snapshots of an answer once its burst is spent.
     public var snapshotInterval: Duration
+    /// The most bytes of frames one socket may owe its client (queued, or handed to the
+    /// connection and not yet written). A socket that falls further behind, a client that stops
+    /// reading, is closed with 1013 (try again later): it reconnects with its cursor and replays.
+    /// The default fits several of the largest frames (an answer with inline attachments).
+    public var maxUnsentBytesPerSocket: Int
+    /// How long a socket closed for falling behind has to take its close frame before its
+    /// connection is closed under it (real time).
+    public var slowReaderGrace: Duration
+    /// The most device ids one IP address may name in unauthenticated frames (`auth`,
+    /// `pair_request`) within a rate window, each counted on its own; frames naming more share
+    /// one window (and soon hit the limit). Bounds what a stranger making up ids can cost.
+    public var maxDeviceIDsPerAddress: Int
 
     /// The defaults, or the values given.
     public init(
         maxConnections: Int = ProviderLimits.defaultMaxConnections, maxConnectionsPerAddress: Int = 256, headerTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60), authenticationTimeout: Duration = Clawline.Constants.connectTimeout,
         maxPendingPairingsPerAddress: Int = 4, maxConcurrentUploadsPerAccount: Int = 2, uploadQuotaBytes: Int = 1 << 30,
-        snapshotBurst: Int = 16, snapshotInterval: Duration = .milliseconds(100)
+        snapshotBurst: Int = 16, snapshotInterval: Duration = .milliseconds(100), maxUnsentBytesPerSocket: Int = 4 << 20,
+        slowReaderGrace: Duration = .seconds(5), maxDeviceIDsPerAddress: Int = 256
     ) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -59,6 +72,9 @@ public struct ProviderLimits: Sendable, Hashable {
         self.uploadQuotaBytes = uploadQuotaBytes
         self.snapshotBurst = snapshotBurst
         self.snapshotInterval = snapshotInterval
+        self.maxUnsentBytesPerSocket = maxUnsentBytesPerSocket
+        self.slowReaderGrace = slowReaderGrace
+        self.maxDeviceIDsPerAddress = maxDeviceIDsPerAddress
     }
 
     /// The process's limit of open files less 64, at least 64 (`RLIMIT_NOFILE`).
@@ -80,11 +96,13 @@ public struct ProviderLimits: Sendable, Hashable {
             ("max-connections", maxConnections), ("max-connections-per-address", maxConnectionsPerAddress),
             ("max-pending-pairings-per-address", maxPendingPairingsPerAddress),
             ("max-concurrent-uploads-per-account", maxConcurrentUploadsPerAccount), ("upload-quota-bytes", uploadQuotaBytes),
-            ("snapshot-burst", snapshotBurst),
+            ("snapshot-burst", snapshotBurst), ("max-unsent-bytes-per-socket", maxUnsentBytesPerSocket),
+            ("max-device-ids-per-address", maxDeviceIDsPerAddress),
         ]
         for (name, value) in counts where value < 1 { throw ServerSetupError("--\(name) must be at least 1, not \(value)") }
         let durations = [
             ("header-timeout", headerTimeout), ("idle-timeout", idleTimeout), ("authentication-timeout", authenticationTimeout),
+            ("slow-reader-grace", slowReaderGrace),
         ]
         for (name, value) in durations where value <= .zero { throw ServerSetupError("--\(name) must be longer than zero") }
         guard snapshotInterval >= .zero else { throw ServerSetupError("--snapshot-interval must not be negative") }

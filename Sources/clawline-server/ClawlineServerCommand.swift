@@ -139,13 +139,21 @@ struct LimitOptions: ParsableArguments {
     var snapshotBurst = defaults.snapshotBurst
     @Option(help: "Milliseconds between two snapshots of an answer once its burst is spent.")
     var snapshotIntervalMs = Int(defaults.snapshotInterval / .milliseconds(1))
+    @Option(help: "The most bytes of frames a socket may owe its client before it is closed with 1013.")
+    var maxUnsentBytesPerSocket = defaults.maxUnsentBytesPerSocket
+    @Option(help: "Seconds a socket closed for falling behind has to take its close frame.")
+    var slowReaderGrace = defaults.slowReaderGrace / .seconds(1)
+    @Option(help: "The most device ids one address may name in auth and pair_request frames within a rate window.")
+    var maxDeviceIdsPerAddress = defaults.maxDeviceIDsPerAddress
 
     var limits: ProviderLimits {
         ProviderLimits(
             maxConnections: maxConnections, maxConnectionsPerAddress: maxConnectionsPerAddress, headerTimeout: .seconds(headerTimeout),
             idleTimeout: .seconds(idleTimeout), authenticationTimeout: .seconds(authenticationTimeout),
             maxPendingPairingsPerAddress: maxPendingPairingsPerAddress, maxConcurrentUploadsPerAccount: maxConcurrentUploadsPerAccount,
-            uploadQuotaBytes: uploadQuotaBytes, snapshotBurst: snapshotBurst, snapshotInterval: .milliseconds(snapshotIntervalMs))
+            uploadQuotaBytes: uploadQuotaBytes, snapshotBurst: snapshotBurst, snapshotInterval: .milliseconds(snapshotIntervalMs),
+            maxUnsentBytesPerSocket: maxUnsentBytesPerSocket, slowReaderGrace: .seconds(slowReaderGrace),
+            maxDeviceIDsPerAddress: maxDeviceIdsPerAddress)
     }
 }
 

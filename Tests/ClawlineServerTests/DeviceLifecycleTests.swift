@@ -113,16 +113,17 @@ import WireRuntime
         let hub = try await ProviderHub(
             store: store, tokens: try await TokenAuthority(key: TestServer.signingKey), assistant: EchoAssistant(), environment: ServerEnvironment(),
             logger: Logger(label: "test"))
-        let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
-        let (pairing, _) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
+        let pairing = ServerConnection(now: { .zero }, logger: Logger(label: "test"))
         let deviceID = TestServer.newDeviceID()
         try await hub.pair(PairRequest(deviceId: deviceID, deviceInfo: TestServer.deviceInfo), on: pairing)
-        let (memberSocket, memberFrames) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
+        let memberSocket = ServerConnection(now: { .zero }, logger: Logger(label: "test"))
         let member = AuthenticatedDevice(deviceID: "member", userID: "u", isAdmin: false, pairedAt: now)
         try await hub.decide(PairDecision(deviceId: deviceID, approve: true, userId: "u"), by: member, on: memberSocket)
         memberSocket.close(code: 1000)
         var answers: [String] = []
-        for await item in memberFrames { if case .frame(let text) = item { answers.append(text) } }
+        while let batch = await memberSocket.outbox.next() {
+            for case .frame(let text) in batch { answers.append(text) }
+        }
         #expect(answers.count == 1 && answers[0].contains(#""code":"invalid_message""#) && answers[0].contains("admin"))
         #expect(try await store.device(deviceID.rawValue) == nil, "the device was not approved")
         await hub.closeAll(code: 1001, reason: "done")

@@ -1,5 +1,6 @@
 import ClawlineProtocol
 import Logging
+import NIOConcurrencyHelpers
 import Testing
 import WireRuntime
 
@@ -7,39 +8,105 @@ import WireRuntime
 
 /// The outbox of one connection, on its own.
 @Suite struct ServerConnectionTests {
-    static func event(_ id: ServerEventId, streaming: Bool = false) -> ServerFrame {
-        .message(ServerMessage(id: id, role: .assistant, content: "hi", timestamp: 1_704_672_000_000, streaming: streaming))
+    static func event(_ id: ServerEventId, streaming: Bool = false, content: String = "hi") -> ServerFrame {
+        .message(ServerMessage(id: id, role: .assistant, content: content, timestamp: 1_704_672_000_000, streaming: streaming))
     }
 
-    /// The frames written to the outbox so far (the writer side of the socket).
-    static func written(_ outbox: AsyncStream<Outgoing>, count: Int) async -> [String] {
+    /// The frames in the outbox so far (the writer side of the socket), until `count` or the end.
+    static func written(_ outbox: Outbox, count: Int) async -> [String] {
         var frames: [String] = []
-        for await outgoing in outbox {
-            if case .frame(let text) = outgoing { frames.append(text) }
-            if frames.count == count { break }
+        while frames.count < count, let batch = await outbox.next() {
+            for item in batch {
+                if case .frame(let text) = item { frames.append(text) }
+                outbox.written(item.byteCount)
+            }
         }
         return frames
     }
 
-    @Test("A live event the replay already carried is not sent again, even after the replay (a late notification from another node)")
-    func replayedEventsAreNotSentTwice() async {
-        let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
-        let (connection, outbox) = ServerConnection.make(engine: engine, now: { .zero }, logger: Logger(label: "test"))
-        // Authenticated first, as on a real socket, so the session rules allow chat frames.
+    /// A connection that authenticated, as on a real socket, so the session rules allow chat frames.
+    static func authenticated(outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket, onOverflow: @escaping @Sendable () -> Void = {})
+        -> ServerConnection
+    {
+        let connection = ServerConnection(now: { .zero }, outboxLimit: outboxLimit, logger: Logger(label: "test"), onOverflow: onOverflow)
         var limiter = RateLimiter()
         let auth = ClientFrame.auth(Auth(token: "t", deviceId: "d", lastMessageId: .value("s_0"))).encoded()
         #expect(connection.observeReceived(auth, answeredCodes: [], limiter: &limiter).isEmpty)
+        return connection
+    }
+
+    @Test("A live event the replay already carried is not sent again, even after the replay (a late notification from another node)")
+    func replayedEventsAreNotSentTwice() async {
+        let connection = Self.authenticated()
         let welcome = ServerFrame.authResult(
             .success(userId: "u", sessionId: SessionId(connection.sessionID), replayCount: 1, replayTruncated: false))
-        connection.beginReplay()
+        connection.hold()
         connection.send(welcome)
         connection.send(Self.event("s_1"))
         connection.send(Self.event("s_1"), live: true)  // held, then dropped: the replay carried it
-        connection.endReplay(sent: ["s_1"])
+        connection.send(Self.event("s_3"), live: true)  // held, then sent
+        connection.release()
         connection.send(Self.event("s_1"), live: true)  // late: dropped
         connection.send(Self.event("s_2", streaming: true), live: true)
         connection.send(Self.event("s_2"), live: true)
-        let frames = await Self.written(outbox, count: 4)
-        #expect(frames == [welcome, Self.event("s_1"), Self.event("s_2", streaming: true), Self.event("s_2")].map { $0.encodedText() })
+        connection.send(Self.event("s_3"), live: true)  // sent once already
+        let frames = await Self.written(connection.outbox, count: 5)
+        #expect(
+            frames == [welcome, Self.event("s_1"), Self.event("s_3"), Self.event("s_2", streaming: true), Self.event("s_2")].map { $0.encodedText() })
     }
+
+    @Test("A socket that owes more bytes than its outbox holds is closed with 1013; what it had not taken is dropped, once")
+    func aSocketThatFallsTooFarBehindIsClosed() async {
+        let overflows = Counter()
+        let connection = Self.authenticated(outboxLimit: 4096) { overflows.increment() }
+        let big = String(repeating: "x", count: 1000)
+        var sent = 0
+        while !connection.isClosed {
+            connection.send(Self.event(ServerEventId("s_\(sent)"), content: big), live: true)
+            sent += 1
+        }
+        connection.send(Self.event("s_late"), live: true)
+        #expect(sent > 1 && sent <= 5, "about four frames of a kilobyte fit in four kilobytes (\(sent) were offered)")
+        #expect(connection.outbox.peakBytes <= 4096)
+        var items: [Outgoing] = []
+        while let batch = await connection.outbox.next() {
+            items += batch
+            for item in batch { connection.outbox.written(item.byteCount) }
+        }
+        guard case .close(let code, _)? = items.last else {
+            Issue.record("the outbox did not end with a close: \(items)")
+            return
+        }
+        #expect(code == ServerConnection.tooFarBehindCode)
+        #expect(items.count == 1, "the backlog is dropped; only the close is left")
+        #expect(overflows.value == 1)
+        #expect(connection.outbox.bytes == 0)
+    }
+
+    @Test("Frames held while a socket replays count against its outbox too")
+    func heldFramesAreBounded() async {
+        let connection = Self.authenticated(outboxLimit: 4096)
+        connection.hold()
+        for index in 0..<10 { connection.send(Self.event(ServerEventId("s_\(index)"), content: String(repeating: "y", count: 1000)), live: true) }
+        #expect(connection.isClosed)
+    }
+
+    @Test("The catch-up cursor is a margin behind the newest event sent, and the recent events are bounded")
+    func recentEvents() {
+        var recent = RecentEvents(capacity: 4)
+        #expect(recent.recent(back: 2) == nil)
+        for index in 0..<10 { recent.insert("s_\(index)") }
+        recent.insert("s_9")
+        #expect(recent.recent(back: 0) == "s_9")
+        #expect(recent.recent(back: 2) == "s_7")
+        #expect(recent.recent(back: 64) == "s_6", "the oldest kept when the margin reaches past it")
+        #expect(!recent.contains("s_5") && recent.contains("s_6"))
+    }
+}
+
+/// A count shared with a callback.
+final class Counter: Sendable {
+    private let count = NIOLockedValueBox(0)
+    func increment() { count.withLockedValue { $0 += 1 } }
+    var value: Int { count.withLockedValue { $0 } }
 }

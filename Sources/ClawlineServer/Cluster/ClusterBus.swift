@@ -18,6 +18,10 @@ public enum ClusterMessage: Sendable, Hashable, Codable {
     /// A decision came too late (another was first, or the request expired): the admin hears
     /// `invalid_message` on its node.
     case decisionRefused(deviceID: String, adminDeviceID: String)
+    /// Never published: a bus yields it to its own node when it receives again after a time it
+    /// may have missed messages (its listening connection was lost). The node then catches its
+    /// sockets up from the store.
+    case resumed
 }
 
 /// How the nodes of one provider reach each other. A node publishes; every other node receives
@@ -27,7 +31,8 @@ public protocol ClusterBus: Sendable {
     /// Sends `messages`, in order, to every other node (a node publishes what gathered while its
     /// previous batch was on the way, so a busy node sends few large batches).
     func publish(_ messages: [ClusterMessage]) async
-    /// The messages of the other nodes, read by one consumer (the node's hub).
+    /// The messages of the other nodes, read by one consumer (the node's hub), and
+    /// ``ClusterMessage/resumed`` after any time messages may have been missed.
     var messages: AsyncStream<ClusterMessage> { get }
 }
 

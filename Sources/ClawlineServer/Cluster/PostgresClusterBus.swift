@@ -8,7 +8,8 @@ import PostgresNIO
 /// node sends what gathered while its previous batch was on the way as one notification.
 ///
 /// While the listening connection is down (it reconnects every second), the node misses live
-/// frames; nothing durable is lost, since devices replay from the store when they reconnect.
+/// frames. Once it listens again the bus yields ``ClusterMessage/resumed``, and the node catches
+/// its sockets up from the store: every stored event reaches them, none twice.
 public final class PostgresClusterBus: ClusterBus {
     static let channel = "clawline_cluster"
     /// The largest payload notified inline; larger ones go through the table.
@@ -34,6 +35,7 @@ public final class PostgresClusterBus: ClusterBus {
         self.messages = messages
         let nodeID = nodeID
         listener = Task {
+            var listenedBefore = false
             while !Task.isCancelled {
                 do {
                     let socket = try await PostgresConnection.connect(
@@ -41,6 +43,10 @@ public final class PostgresClusterBus: ClusterBus {
                     ).get()
                     defer { Task { try? await socket.close() } }
                     try await socket.listen(on: Self.channel) { notifications in
+                        // LISTEN is in place here: whatever was missed since the last connection
+                        // was lost is in the store, and what commits from now on is notified.
+                        if listenedBefore { sink.yield(.resumed) }
+                        listenedBefore = true
                         for try await notification in notifications {
                             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
                                 envelope.node != nodeID

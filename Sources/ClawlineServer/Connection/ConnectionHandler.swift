@@ -6,25 +6,14 @@ import NIOCore
 import NIOWebSocket
 import WireRuntime
 
-/// The rate-limit windows of every device, kept across its connections and reconnects (the
-/// spec's limits are per device). Before authentication a frame counts for the device it names.
-final class DeviceRateLimits: Sendable {
-    private let limiters = NIOLockedValueBox<[String: RateLimiter]>([:])
-
-    /// Runs `body` with the windows of `key`.
-    func with<T>(_ key: String, _ body: (inout RateLimiter) -> T) -> T {
-        limiters.withLockedValue { limiters in body(&limiters[key, default: RateLimiter()]) }
-    }
-}
-
 /// Serves one WebSocket: every received frame is decoded by the generated `ClientFrame`, checked
 /// by the session machine, answered as the decode result or the broken rule says, and otherwise
 /// dispatched; one writer task sends what the server has for the socket.
 struct ConnectionHandler: ClientFrameHandler {
     let hub: ProviderHub
     let connection: ServerConnection
-    let rateLimits: DeviceRateLimits
     let logger: Logger
+    var rateLimits: DeviceRateLimits { hub.rateLimits }
 
     /// The largest frame read at all: one up to the spec's `maxFrameBytes` is handled; one up to
     /// this is answered `payload_too_large` and closed (1009); a larger one is closed (1009)
@@ -33,16 +22,17 @@ struct ConnectionHandler: ClientFrameHandler {
 
     /// Runs the socket until either side closes it.
     static func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, hub: ProviderHub, engine: SessionEngine,
-        rateLimits: DeviceRateLimits, remoteAddress: String?, channel: any Channel, logger: Logger
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, hub: ProviderHub,
+        remoteAddress: String?, channel: any Channel, logger: Logger
     ) async {
-        let (connection, outbox) = ServerConnection.make(
-            engine: engine, now: hub.environment.elapsed, remoteAddress: remoteAddress, logger: logger)
-        await hub.opened(connection)
-        let handler = ConnectionHandler(hub: hub, connection: connection, rateLimits: rateLimits, logger: logger)
         let environment = hub.environment
+        let connection = ServerConnection(
+            now: environment.elapsed, remoteAddress: remoteAddress, outboxLimit: hub.limits.maxUnsentBytesPerSocket, logger: logger,
+            onOverflow: { Self.closeIfStuck(channel, after: hub.limits.slowReaderGrace, on: environment.keepaliveClock) })
+        await hub.opened(connection)
+        let handler = ConnectionHandler(hub: hub, connection: connection, logger: logger)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await write(outbox, to: outbound) }
+            group.addTask { await write(connection.outbox, to: outbound) }
             let keepalive = Keepalive(now: environment.keepaliveElapsed)
             await keepalive.observePongs(on: channel, logger: logger)
             await withTaskGroup(of: Void.self) { reading in
@@ -57,17 +47,31 @@ struct ConnectionHandler: ClientFrameHandler {
     }
 
     /// Writes what the server has for the socket, in order, until the close (or the outbox's end).
-    private static func write(_ outbox: AsyncStream<Outgoing>, to outbound: WebSocketOutboundWriter) async {
-        for await item in outbox {
-            switch item {
-            case .frame(let text):
-                try? await outbound.write(.text(text))
-            case .close(let code, let reason):
-                try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
-                return
-            case .ping:
-                try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
+    /// Each frame is flushed on its own: `WebSocketOutboundWriter` has no call that writes several
+    /// frames with one flush.
+    private static func write(_ outbox: Outbox, to outbound: WebSocketOutboundWriter) async {
+        while let batch = await outbox.next() {
+            for item in batch {
+                defer { outbox.written(item.byteCount) }
+                switch item {
+                case .frame(let text):
+                    try? await outbound.write(.text(text))
+                case .close(let code, let reason):
+                    try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                    return
+                case .ping:
+                    try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
+                }
             }
+        }
+    }
+
+    /// A socket fell too far behind and was told to close: if its writer is still stuck on a
+    /// peer that reads nothing after `grace`, the connection is closed under it.
+    private static func closeIfStuck(_ channel: any Channel, after grace: Duration, on clock: any Clock<Duration>) {
+        Task {
+            try? await clock.sleep(for: grace)
+            channel.close(promise: nil)
         }
     }
 
@@ -98,9 +102,11 @@ struct ConnectionHandler: ClientFrameHandler {
     func receive(_ bytes: [UInt8]) async {
         logger.trace("received", metadata: ["session": "\(connection.sessionID)", "bytes": "\(bytes.count)"])
         let result = ClientFrame.decode(bytes)
-        let limiterKey = Self.deviceID(of: result.frame) ?? connection.device?.deviceID ?? connection.sessionID
+        let limiterKey = DeviceRateLimits.key(
+            authenticated: connection.device?.deviceID, named: Self.deviceID(of: result.frame),
+            address: connection.remoteAddress ?? connection.sessionID)
         let answeredCodes = result.answer?.code.map { [$0] } ?? []
-        let violations = rateLimits.with(limiterKey) { limiter in
+        let violations = rateLimits.with(limiterKey, now: hub.environment.elapsed()) { limiter in
             connection.observeReceived(bytes, answeredCodes: answeredCodes, limiter: &limiter)
         }
         if let answer = result.answer {

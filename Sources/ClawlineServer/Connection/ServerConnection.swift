@@ -4,19 +4,10 @@ import Logging
 import NIOConcurrencyHelpers
 import WireRuntime
 
-/// What a connection's writer sends next.
-enum Outgoing: Sendable {
-    /// A frame, as canonical JSON text.
-    case frame(String)
-    /// Close the socket with this code.
-    case close(code: Int, reason: String?)
-    /// A WebSocket ping (the keepalive's).
-    case ping
-}
-
 /// One client socket as the rest of the server sees it: frames sent to it go through its session
-/// machine (the shared rules see both directions, in wire order) and into its outbox, which one
-/// writer task drains; live frames wait while the socket is replaying.
+/// machine (the shared rules see both directions, in wire order) and into its bounded outbox,
+/// which one writer task drains. While the socket is *held* (authenticating and replaying, or
+/// catching up after the node lost frames), live frames wait; each stored event goes out once.
 final class ServerConnection: Sendable {
     /// A diagnostic id, unique per socket (`sess_…`, sent in `auth_result`).
     let sessionID: String
@@ -24,44 +15,43 @@ final class ServerConnection: Sendable {
     let remoteAddress: String?
     /// When the socket opened, on the server's clock.
     let openedAt: Duration
-    private let outbox: AsyncStream<Outgoing>.Continuation
+    /// What the writer has yet to send.
+    let outbox: Outbox
     private let state: NIOLockedValueBox<State>
     private let logger: Logger
+    /// Called once when the socket falls more than the outbox's limit behind (the owner makes
+    /// sure the socket closes even if its writer is stuck on a peer that reads nothing).
+    private let onOverflow: @Sendable () -> Void
+
+    /// The close code of a socket that fell too far behind: 1013 (try again later). The client
+    /// reconnects with its cursor and replays what it missed.
+    static let tooFarBehindCode = 1013
 
     private struct State {
         var machine: SessionMachine
         var closed = false
-        /// While replaying, live frames wait here.
-        var heldFrames: [ServerFrame]?
-        /// The events the replay carried: a live copy arriving later (from another node, whose
-        /// notification can trail the commit the replay read) is not sent twice.
-        var replayedEventIDs: Set<String> = []
+        /// While held, live frames wait here (with their bytes, counted against the outbox's limit).
+        var heldFrames: [OutboundFrame]?
+        var heldBytes = 0
+        /// The stored events this socket sent most recently.
+        var delivered = RecentEvents(capacity: 1024)
         /// The device once authenticated.
         var device: AuthenticatedDevice?
     }
 
-    /// A connection and the outbox its writer drains.
+    /// A connection whose outbox holds at most `outboxLimit` bytes.
     /// `now` is the server's time base, shared by every connection (a device's rate windows span them).
-    static func make(
-        engine: SessionEngine, now: @escaping @Sendable () -> Duration, remoteAddress: String? = nil, logger: Logger
-    ) -> (ServerConnection, AsyncStream<Outgoing>) {
-        let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
-        let connection = ServerConnection(
-            sessionID: "sess_" + UUID().uuidString.lowercased(), remoteAddress: remoteAddress, openedAt: now(), outbox: continuation,
-            state: NIOLockedValueBox(State(machine: SessionMachine(engine: engine, now: now))), logger: logger)
-        return (connection, stream)
-    }
-
-    private init(
-        sessionID: String, remoteAddress: String?, openedAt: Duration, outbox: AsyncStream<Outgoing>.Continuation, state: NIOLockedValueBox<State>,
-        logger: Logger
+    init(
+        now: @escaping @Sendable () -> Duration, remoteAddress: String? = nil, outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket,
+        logger: Logger, onOverflow: @escaping @Sendable () -> Void = {}
     ) {
-        self.sessionID = sessionID
+        sessionID = "sess_" + UUID().uuidString.lowercased()
         self.remoteAddress = remoteAddress
-        self.openedAt = openedAt
-        self.outbox = outbox
-        self.state = state
+        openedAt = now()
+        outbox = Outbox(limit: outboxLimit)
+        state = NIOLockedValueBox(State(machine: SessionMachine(engine: OutboundFrame.engine, now: now)))
         self.logger = logger
+        self.onOverflow = onOverflow
     }
 
     /// The authenticated device on this socket, if any.
@@ -79,53 +69,75 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// Sends a frame now (or holds it while the socket replays, when `live`); a live event the
-    /// replay already carried is dropped.
+    /// Sends a frame now; see ``send(_:live:)-(OutboundFrame,_)``.
     func send(_ frame: ServerFrame, live: Bool = false) {
-        state.withLockedValue { state in
-            guard !state.closed else { return }
-            if live, Self.isEvent(frame, in: state.replayedEventIDs) { return }
-            if live, state.heldFrames != nil {
-                state.heldFrames?.append(frame)
-                return
-            }
-            write(frame, state: &state)
-        }
+        send(OutboundFrame(frame), live: live)
     }
 
-    /// Holds live frames until ``endReplay(sent:)``.
-    func beginReplay() {
+    /// Sends a frame now, or holds it while the socket is held when `live`. A stored event this
+    /// socket already sent is dropped.
+    func send(_ frame: OutboundFrame, live: Bool = false) {
+        let overflowed = state.withLockedValue { state -> Bool in
+            guard !state.closed else { return false }
+            if let eventID = frame.eventID, state.delivered.contains(eventID) { return false }
+            if live, state.heldFrames != nil {
+                state.heldFrames?.append(frame)
+                state.heldBytes += frame.text.utf8.count
+                return state.heldBytes + outbox.bytes > outbox.limit && overflow(&state)
+            }
+            return !write(frame, state: &state) && overflow(&state)
+        }
+        if overflowed { onOverflow() }
+    }
+
+    /// Holds live frames until ``release()``.
+    func hold() {
         state.withLockedValue { $0.heldFrames = $0.heldFrames ?? [] }
     }
 
-    /// Sends the live frames held during replay, except events the replay already carried.
-    func endReplay(sent eventIDs: Set<String>) {
-        state.withLockedValue { state in
+    /// Sends the live frames held, except stored events the socket sent meanwhile.
+    func release() {
+        let overflowed = state.withLockedValue { state -> Bool in
             let held = state.heldFrames ?? []
             state.heldFrames = nil
-            state.replayedEventIDs = eventIDs
-            for frame in held where !Self.isEvent(frame, in: eventIDs) {
-                write(frame, state: &state)
+            state.heldBytes = 0
+            for frame in held where !state.closed {
+                if let eventID = frame.eventID, state.delivered.contains(eventID) { continue }
+                if !write(frame, state: &state) { return overflow(&state) }
             }
+            return false
         }
+        if overflowed { onOverflow() }
     }
 
-    /// Whether `frame` is a stored event (a final message) with one of `eventIDs`.
-    private static func isEvent(_ frame: ServerFrame, in eventIDs: Set<String>) -> Bool {
-        guard case .message(let message) = frame, !message.streaming else { return false }
-        return eventIDs.contains(message.id.rawValue)
+    /// The stored event a catch-up reads after: a few events before the newest this socket sent,
+    /// since events from other nodes may arrive in another order than the store keeps them (the
+    /// ones in between were sent, and are not sent again). `nil` when it sent none.
+    func catchUpCursor(margin: Int = 64) -> String? {
+        state.withLockedValue { $0.delivered.recent(back: margin) }
     }
 
-    private func write(_ frame: ServerFrame, state: inout State) {
-        // Encoded once: the session machine checks the bytes that go on the wire.
-        let bytes = frame.encoded()
-        let violations = state.machine.observe(json: bytes, from: .server)
-        for violation in violations where violation.severity == .error {
+    /// Puts a frame in the outbox; `false` when the outbox has no room for it.
+    private func write(_ frame: OutboundFrame, state: inout State) -> Bool {
+        // Parsed once for every socket: each session machine checks the frame that goes on the wire.
+        for violation in state.machine.observe(frame.parsed) where violation.severity == .error {
             logger.error("the server broke a session rule", metadata: ["session": "\(sessionID)", "violation": "\(violation)"])
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        logger.trace("sending", metadata: ["session": "\(sessionID)", "frame": "\(text.prefix(200))"])
-        outbox.yield(.frame(text))
+        logger.trace("sending", metadata: ["session": "\(sessionID)", "frame": "\(frame.text.prefix(200))"])
+        guard outbox.push(.frame(frame.text)) else { return false }
+        if let eventID = frame.eventID { state.delivered.insert(eventID) }
+        return true
+    }
+
+    /// The socket fell too far behind: what it has not taken is dropped and it closes with
+    /// ``tooFarBehindCode``. Returns `true` (the owner's `onOverflow` runs outside the lock).
+    private func overflow(_ state: inout State) -> Bool {
+        state.closed = true
+        state.heldFrames = nil
+        logger.warning(
+            "a socket fell too far behind and is closed", metadata: ["session": "\(sessionID)", "limit": "\(outbox.limit)"])
+        outbox.abandon(with: .close(code: Self.tooFarBehindCode, reason: "the client read too slowly"))
+        return true
     }
 
     /// Sends an `error` frame.
@@ -133,11 +145,18 @@ final class ServerConnection: Sendable {
         send(.error(ErrorMessage(code: code, message: message, messageId: messageID)))
     }
 
+    /// Sends an error, then closes with the error's close code (`session_replaced`, `token_revoked`,
+    /// `rate_limited` and the like end the socket).
+    func fail(_ code: ErrorCode, _ message: String) {
+        sendError(code, message)
+        close(code: code.closeCode ?? 1008)
+    }
+
     /// Sends a WebSocket ping after the frames already sent.
     func ping() {
         state.withLockedValue { state in
             guard !state.closed else { return }
-            outbox.yield(.ping)
+            _ = outbox.push(.ping)
         }
     }
 
@@ -146,7 +165,10 @@ final class ServerConnection: Sendable {
         state.withLockedValue { state in
             guard !state.closed else { return }
             state.closed = true
-            outbox.yield(.close(code: code, reason: reason))
+            state.heldFrames = nil
+            if !outbox.push(.close(code: code, reason: reason)) {
+                outbox.abandon(with: .close(code: code, reason: reason))
+            }
             outbox.finish()
         }
     }
@@ -162,12 +184,44 @@ final class ServerConnection: Sendable {
     func finish() {
         state.withLockedValue { state in
             state.closed = true
+            state.heldFrames = nil
             outbox.finish()
         }
     }
 
     /// Whether the socket was closed by the server.
     var isClosed: Bool { state.withLockedValue { $0.closed } }
+}
+
+/// The stored events a socket sent most recently, oldest first, at most `capacity`.
+struct RecentEvents: Sendable {
+    let capacity: Int
+    private var order: [String] = []
+    private var start = 0
+    private var members: Set<String> = []
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func contains(_ eventID: String) -> Bool { members.contains(eventID) }
+
+    mutating func insert(_ eventID: String) {
+        guard members.insert(eventID).inserted else { return }
+        order.append(eventID)
+        if order.count - start > capacity {
+            members.remove(order[start])
+            start += 1
+            if start > capacity {
+                order.removeFirst(start)
+                start = 0
+            }
+        }
+    }
+
+    /// The event `back` places before the newest (the oldest kept when fewer), `nil` when none.
+    func recent(back: Int) -> String? {
+        guard order.count > start else { return nil }
+        return order[max(start, order.count - 1 - back)]
+    }
 }
 
 /// A device authenticated on a socket.

@@ -71,14 +71,22 @@ struct AssetRoutes: Sendable {
         let asset = AssetRecord(
             assetID: assetID, userID: device.userID, mimeType: Self.servedType(parser.mimeType), size: parser.fileBytes,
             uploadedAt: hub.environment.now())
+        // The record is the commit: it is stored with the bytes or after them, never before, so an
+        // asset a message may name always has its bytes, and a failure leaves no record behind.
         do {
             let path = AssetRecord.path(of: assetID, in: directory)
             try receiver.finish(at: path)
-            try await hub.store.save(asset)
-            if hub.store.holdsAssetBytes {
+            if let store = hub.store as? any AssetBytesStore {
                 // The store keeps the bytes, for every node; the file was only on the way.
                 defer { try? FileManager.default.removeItem(atPath: path) }
-                try await hub.store.saveAssetBytes(assetID, fromFile: path)
+                try await store.save(asset, bytesFromFile: path)
+            } else {
+                do {
+                    try await hub.store.save(asset)
+                } catch {
+                    try? FileManager.default.removeItem(atPath: path)
+                    throw error
+                }
             }
         } catch {
             throw HTTPFailure(.uploadFailedRetryable, "the file could not be stored; try again")
@@ -94,7 +102,7 @@ struct AssetRoutes: Sendable {
         guard let asset = try await hub.store.asset(assetID), asset.userID == device.userID else {
             throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
         }
-        let body = hub.store.holdsAssetBytes ? storedBody(of: asset) : try fileBody(of: asset)
+        let body = if let store = hub.store as? any AssetBytesStore { storedBody(of: asset, in: store) } else { try fileBody(of: asset) }
         let headers: HTTPFields = [
             .contentType: asset.mimeType, .contentLength: String(asset.size), .contentDisposition: "attachment",
             .xContentTypeOptions: "nosniff",
@@ -103,9 +111,8 @@ struct AssetRoutes: Sendable {
     }
 
     /// An upload's bytes as the store holds them, chunk by chunk.
-    private func storedBody(of asset: AssetRecord) -> ResponseBody {
-        let store = hub.store
-        return ResponseBody(contentLength: asset.size) { writer in
+    private func storedBody(of asset: AssetRecord, in store: any AssetBytesStore) -> ResponseBody {
+        ResponseBody(contentLength: asset.size) { writer in
             var index = 0
             while let chunk = try await store.assetBytes(asset.assetID, chunk: index) {
                 try await writer.write(ByteBuffer(bytes: chunk))

@@ -9,76 +9,78 @@ extension ProviderHub {
 
     /// Answers an `auth`: checks the device and its token, takes over an earlier socket of the
     /// device, then replays what the device missed and re-sends pending approvals to an admin.
+    ///
+    /// The socket is registered, *held*, before the replay is read: an event committed while the
+    /// store is read is broadcast to it and waits, and after the replay it goes out unless the
+    /// replay carried it. So every event reaches the socket exactly once, replayed or live.
     func authenticate(_ auth: Auth, on connection: ServerConnection) async throws {
-        if pendingPairings[auth.deviceId.rawValue] != nil {
-            refuse(connection, .deviceNotApproved)
-            return
+        guard let device = try await verify(auth, on: connection) else { return }
+        connection.authenticate(device)
+        identified(connection)
+        connection.hold()
+        if let previous = registry.register(connection, as: device) {
+            previous.fail(.sessionReplaced, "this device connected again on another socket")
         }
-        guard let record = try await store.device(auth.deviceId.rawValue), record.status != .denied, let userID = record.userID else {
+        publish(.takeover(deviceID: device.deviceID))
+        let page: ReplayPage
+        do {
+            try await store.markSeen(device.deviceID, at: environment.now())
+            page = try await store.events(userID: device.userID, after: auth.lastMessageId.wrapped, limit: Clawline.Constants.maxReplayEvents)
+        } catch {
+            registry.forget(device.deviceID, ifItIs: connection)
+            throw error
+        }
+        guard !connection.isClosed else { return }
+        connection.send(
+            .authResult(
+                .success(
+                    userId: UserId(device.userID), sessionId: SessionId(connection.sessionID), replayCount: page.events.count,
+                    replayTruncated: page.truncated, historyReset: page.cursorUnknown ? true : nil, isAdmin: device.isAdmin)))
+        for event in page.events { connection.send(OutboundFrame(event)) }
+        // Streams in progress for the account continue on this socket from their latest snapshot
+        // (unless the replay already carried the stream's final message).
+        let replayed = Set(page.events.map(\.eventID))
+        for snapshot in answers.snapshots(of: device.userID) where !replayed.contains(snapshot.id.rawValue) {
+            connection.send(.message(snapshot))
+        }
+        connection.release()
+        if device.isAdmin {
+            for request in pairing.approvalRequests { connection.send(request) }
+        }
+    }
+
+    /// The device an `auth` proves, or `nil` after refusing it as the contract says.
+    private func verify(_ auth: Auth, on connection: ServerConnection) async throws -> AuthenticatedDevice? {
+        let deviceID = auth.deviceId.rawValue
+        if pairing.pending(deviceID) != nil {
+            refuse(connection, .deviceNotApproved)
+            return nil
+        }
+        guard let record = try await store.device(deviceID), record.status != .denied, let userID = record.userID else {
             refuse(connection, .authFailed)
-            return
+            return nil
         }
         guard record.status != .revoked else {
             refuse(connection, .tokenRevoked)
-            return
+            return nil
         }
         let claims: DeviceClaims
         do {
-            claims = try await tokens.verify(auth.token, deviceID: auth.deviceId.rawValue, now: environment.now())
+            claims = try await tokens.verify(auth.token, deviceID: deviceID, now: environment.now())
         } catch {
             refuse(connection, error == .expired ? .tokenExpired : .authFailed)
-            return
+            return nil
         }
         guard claims.userID == userID else {
             refuse(connection, .authFailed)
-            return
+            return nil
         }
         // A token of an earlier pairing of this device (removed, then paired again) is void.
         guard claims.iat.value >= record.pairedAt else {
             refuse(connection, .tokenRevoked)
-            return
+            return nil
         }
-        try await store.markSeen(auth.deviceId.rawValue, at: environment.now())
-        let cursor: String? = if case .value(let value) = auth.lastMessageId { value } else { nil }
-        let page = try await store.events(userID: userID, after: cursor, limit: Clawline.Constants.maxReplayEvents)
-        let device = AuthenticatedDevice(deviceID: auth.deviceId.rawValue, userID: userID, isAdmin: record.isAdmin, pairedAt: record.pairedAt)
-        connection.authenticate(device)
-        identified(connection)
-        connection.beginReplay()
-        let previous = sockets.updateValue(connection, forKey: auth.deviceId.rawValue)
-        connectedDevices[userID, default: []].insert(auth.deviceId.rawValue)
-        connection.send(
-            .authResult(
-                .success(
-                    userId: UserId(userID), sessionId: SessionId(connection.sessionID), replayCount: page.events.count,
-                    replayTruncated: page.truncated,
-                    isAdmin: record.isAdmin)))
-        if let previous, previous !== connection {
-            previous.sendError(.sessionReplaced, "this device connected again on another socket")
-            previous.close(code: ErrorCode.sessionReplaced.closeCode ?? 1000)
-        }
-        publish(.takeover(deviceID: auth.deviceId.rawValue))
-        var replayed = Set<String>()
-        for event in page.events {
-            guard case .decoded(let frame, _) = ServerFrame.decode(text: event.frame) else {
-                logger.error("a stored event does not decode; it is skipped", metadata: ["event": "\(event.eventID)"])
-                continue
-            }
-            connection.send(frame)
-            replayed.insert(event.eventID)
-        }
-        // Streams in progress for the account continue on this socket from their latest snapshot
-        // (unless the replay already carried the stream's final message).
-        for snapshot in streamSnapshots.values where snapshot.userID == userID && !replayed.contains(snapshot.message.id.rawValue) {
-            connection.send(.message(snapshot.message))
-        }
-        connection.endReplay(sent: replayed)
-        if record.isAdmin {
-            let local = pendingPairings.mapValues(\.request.approvalRequest)
-            for (_, request) in local.merging(remotePendings, uniquingKeysWith: { mine, _ in mine }).sorted(by: { $0.key < $1.key }) {
-                connection.send(request)
-            }
-        }
+        return AuthenticatedDevice(deviceID: deviceID, userID: userID, isAdmin: record.isAdmin, pairedAt: record.pairedAt)
     }
 
     func refuse(_ connection: ServerConnection, _ reason: AuthFailureReason) {
@@ -91,14 +93,9 @@ extension ProviderHub {
     /// queued answers go when its last socket does.
     func disconnected(_ connection: ServerConnection) {
         identified(connection)
-        for (deviceID, pending) in pendingPairings where pending.connection === connection {
-            pending.expiry.cancel()
-            pendingPairings[deviceID] = nil
-            publish(.pairingResolved(deviceID: deviceID))
-        }
-        guard let device = connection.device, sockets[device.deviceID] === connection else { return }
-        forgetSocket(of: device.deviceID, in: device.userID)
-        answerQueues.removeValue(forKey: device.deviceID)?.cancel()
+        for deviceID in pairing.drop(on: connection) { publish(.pairingResolved(deviceID: deviceID)) }
+        guard let device = connection.device, registry.forget(device.deviceID, ifItIs: connection) != nil else { return }
+        answers.cancel(device.deviceID)
     }
 
     // MARK: HTTP

@@ -9,19 +9,16 @@ extension ProviderHub {
 
     /// Closes every socket (authenticated or pairing) with `code` and cancels the answers in progress.
     func closeAll(code: Int, reason: String) {
-        for socket in sockets.values { socket.close(code: code, reason: reason) }
-        for (deviceID, pending) in pendingPairings {
-            pending.expiry.cancel()
+        for socket in registry.all.values { socket.close(code: code, reason: reason) }
+        for pending in pairing.resolveAll() {
             pending.connection.close(code: code, reason: reason)
-            publish(.pairingResolved(deviceID: deviceID))
+            publish(.pairingResolved(deviceID: pending.request.deviceId.rawValue))
         }
-        pendingPairings.removeAll()
-        for queue in answerQueues.values { queue.cancel() }
-        answerQueues.removeAll()
+        answers.cancelAll()
     }
 
     /// How many authenticated sockets are open.
-    var openSocketCount: Int { sockets.count }
+    var openSocketCount: Int { registry.count }
 
     // MARK: Maintenance
 
@@ -31,18 +28,16 @@ extension ProviderHub {
     /// uploads no message referenced within `uploadRetention`.
     func maintain(uploadsDirectory: String) async {
         closeUnidentifiedSockets()
+        rateLimits.prune(now: environment.elapsed())
         do {
             // Only the sockets looked up are judged: one that authenticated while the store was
             // read (the actor is free meanwhile) has no record here, and is not closed for it.
-            let looked = sockets
+            let looked = registry.all
             let records = Dictionary(
                 try await store.devices(withIDs: Array(looked.keys)).map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
-            for (deviceID, socket) in looked where sockets[deviceID] === socket {
+            for (deviceID, socket) in looked where registry.socket(of: deviceID) === socket {
                 guard let device = socket.device, !Self.mayStay(device, as: records[deviceID]) else { continue }
-                socket.sendError(.tokenRevoked, "this device's token was revoked")
-                socket.close(code: ErrorCode.tokenRevoked.closeCode ?? 1008)
-                forgetSocket(of: deviceID, in: device.userID)
-                answerQueues.removeValue(forKey: deviceID)?.cancel()
+                evict(deviceID, .tokenRevoked, "this device's token was revoked")
             }
             let retention = TimeInterval(Clawline.Constants.uploadRetention.components.seconds)
             for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {

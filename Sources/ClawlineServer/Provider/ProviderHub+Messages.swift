@@ -22,12 +22,16 @@ extension ProviderHub {
         let echo = ServerMessage(
             id: ServerEventId(Self.newEventID()), role: .user, content: message.content, timestamp: environment.milliseconds(), streaming: false,
             deviceId: DeviceId(device.deviceID), attachments: attachments.isEmpty ? nil : attachments)
-        guard !answerQueueIsFull(device.deviceID) else {
+        guard !answers.isFull(device.deviceID) else {
             connection.sendError(.rateLimited, "too many messages are waiting for an answer; send it again later", messageID: message.id.rawValue)
             return
         }
         let acceptance: MessageAcceptance
         do {
+            // Marked before the message is stored: if marking fails nothing is acknowledged, and
+            // if storing fails an upload is kept that no message names (never the other way,
+            // an acknowledged message naming an upload the retention sweep deletes).
+            try await store.markReferenced(assetIDs)
             acceptance = try await store.accept(
                 clientMessageID: message.id.rawValue, deviceID: device.deviceID, fingerprint: MessageFingerprint.of(message),
                 echo: StoredEvent(eventID: echo.id.rawValue, userID: device.userID, frame: ServerFrame.message(echo).encodedText()))
@@ -42,7 +46,6 @@ extension ProviderHub {
         case .conflict(let reason):
             connection.sendError(.invalidMessage, reason, messageID: message.id.rawValue)
         case .accepted:
-            try? await store.markReferenced(assetIDs)
             connection.send(.ack(Ack(id: message.id)))
             broadcast(.message(echo), to: device.userID)
             let request = AssistantRequest(
@@ -54,18 +57,13 @@ extension ProviderHub {
     /// Sends a snapshot of a stream to the account's devices and remembers it for sockets that
     /// connect while the stream goes on.
     func streamed(_ snapshot: ServerMessage, answering deviceID: String, of userID: String) {
-        streamSnapshots[deviceID] = (userID, snapshot)
+        answers.streamed(snapshot, answering: deviceID, of: userID)
         broadcast(.message(snapshot), to: userID)
     }
 
     /// Forgets the stream answering a device's message.
     func streamEnded(answering deviceID: String) {
-        streamSnapshots[deviceID] = nil
-    }
-
-    /// Whether a device's assistant queue has no room for another message.
-    func answerQueueIsFull(_ deviceID: String) -> Bool {
-        answerQueues[deviceID]?.isFull ?? false
+        answers.streamEnded(answering: deviceID)
     }
 
     /// Starts or ends the assistant's typing indicator for an account, within the spec's
@@ -73,23 +71,13 @@ extension ProviderHub {
     /// it and the end that follows it, and ends only if it started. Returns whether it was sent.
     @discardableResult
     func sendTyping(_ active: Bool, to userID: String, started: Bool = true) -> Bool {
-        let rule = Clawline.RateLimits.assistantTyping
-        let now = environment.elapsed()
-        var sent = typingSent[userID, default: []]
-        if let window = rule.window { sent.removeAll { $0 <= now - window } }
-        if active ? sent.count + 2 > rule.limit : !started {
-            typingSent[userID] = sent
-            return false
-        }
-        sent.append(now)
-        typingSent[userID] = sent
+        guard answers.mayType(active, to: userID, started: started, now: environment.elapsed()) else { return false }
         broadcast(.typing(ServerTyping(active: active)), to: userID)
         return true
     }
 
     func enqueueAnswer(to request: AssistantRequest, clientMessageID: String) {
-        let queue = answerQueues[request.deviceID] ?? AnswerQueue(hub: self)
-        answerQueues[request.deviceID] = queue
+        let queue = answers.queue(of: request.deviceID) { AnswerQueue(hub: self) }
         if !queue.enqueue(AnswerJob(request: request, clientMessageID: clientMessageID)) {
             socket(of: request.deviceID)?.sendError(.rateLimited, "too many messages are waiting for an answer", messageID: clientMessageID)
         }

@@ -11,7 +11,8 @@ extension ProviderHub {
     /// answered from its record; others wait for an admin's decision.
     func pair(_ request: PairRequest, on connection: ServerConnection) async throws {
         identified(connection)
-        if let record = try await store.device(request.deviceId.rawValue) {
+        let deviceID = request.deviceId.rawValue
+        if let record = try await store.device(deviceID) {
             try await answerKnownDevice(record, request: request, on: connection)
             return
         }
@@ -20,62 +21,58 @@ extension ProviderHub {
             let record = request.record(userID: UUID().uuidString.lowercased(), isAdmin: true, pairedAt: environment.now())
             if try await store.saveFirstAdmin(record), let userID = record.userID {
                 hasAdmin = true
-                try await deliverToken(to: request.deviceId.rawValue, userID: userID, isAdmin: true, on: connection)
+                try await deliverToken(to: deviceID, userID: userID, isAdmin: true, on: connection)
                 return
             }
             hasAdmin = true
         }
-        if var pending = pendingPairings[request.deviceId.rawValue] {
+        if var pending = pairing.pending(deviceID) {
             // The original request and its timer stay; the answer goes to the newest socket.
             pending.connection = connection
-            pendingPairings[request.deviceId.rawValue] = pending
+            pairing.wait(pending)
             return
         }
-        guard pendingPairings.count + remotePendings.count < Clawline.Constants.pendingPairingCapacity else {
-            connection.sendError(.rateLimited, "too many devices are waiting for approval; try again later")
-            connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
+        guard pairing.count < Clawline.Constants.pendingPairingCapacity else {
+            connection.fail(.rateLimited, "too many devices are waiting for approval; try again later")
             return
         }
-        if let address = connection.remoteAddress,
-            pendingPairings.values.count(where: { $0.connection.remoteAddress == address }) >= limits.maxPendingPairingsPerAddress
-        {
-            connection.sendError(.rateLimited, "too many devices from this address are waiting for approval; try again later")
-            connection.close(code: ErrorCode.rateLimited.closeCode ?? 1008)
+        if let address = connection.remoteAddress, pairing.count(from: address) >= limits.maxPendingPairingsPerAddress {
+            connection.fail(.rateLimited, "too many devices from this address are waiting for approval; try again later")
             return
         }
-        let deviceID = request.deviceId.rawValue
         let expiry = Task { [environment] in
             try? await environment.clock.sleep(for: Clawline.Constants.pendingPairingTTL)
             guard !Task.isCancelled else { return }
             self.expirePairing(deviceID)
         }
-        pendingPairings[deviceID] = PendingPairing(request: request, connection: connection, expiry: expiry)
+        pairing.wait(PairingDesk.Pending(request: request, connection: connection, expiry: expiry))
         askAdmins(request.approvalRequest)
         publish(.pairingPending(deviceID: deviceID, frame: request.approvalRequest.encodedText()))
     }
 
     /// Sends a `pair_approval_request` to the admins connected to this node.
     func askAdmins(_ approvalRequest: ServerFrame) {
-        for socket in sockets.values where socket.device?.isAdmin == true {
-            socket.send(approvalRequest, live: true)
-        }
+        let frame = OutboundFrame(approvalRequest)
+        for socket in registry.admins { socket.send(frame, live: true) }
     }
 
     func answerKnownDevice(_ record: DeviceRecord, request: PairRequest, on connection: ServerConnection) async throws {
         switch record.status {
         case .denied, .revoked:
-            fail(connection, undeliveredDenials.remove(record.deviceID) != nil ? .pairDenied : .pairRejected)
+            let undelivered = record.pairingNote == .denialUndelivered
+            if undelivered { try await store.setPairingNote(.none, of: record.deviceID) }
+            fail(connection, undelivered ? .pairDenied : .pairRejected)
         case .approved:
             // A device that never authenticated may fetch its token again: any time while it was
             // never delivered, once within ten minutes of pairing otherwise.
             let recent = environment.now().timeIntervalSince(record.pairedAt) < Self.reissueWindow
-            let undelivered = undeliveredTokens.contains(record.deviceID)
-            guard record.lastSeen == nil, let userID = record.userID, undelivered || (recent && !reissuedTokens.contains(record.deviceID)) else {
-                connection.sendError(.invalidMessage, "this device is already paired; authenticate with its token")
-                connection.close(code: ErrorCode.invalidMessage.closeCode ?? 1008)
+            let undelivered = record.pairingNote == .tokenUndelivered
+            guard record.lastSeen == nil, let userID = record.userID, undelivered || (recent && record.pairingNote == .none) else {
+                connection.fail(.invalidMessage, "this device is already paired; authenticate with its token")
                 return
             }
-            if !undelivered { reissuedTokens.insert(record.deviceID) }
+            // Delivered now (or noted undelivered again if the socket closed meanwhile).
+            try await store.setPairingNote(undelivered ? .none : .tokenReissued, of: record.deviceID)
             try await deliverToken(to: record.deviceID, userID: userID, isAdmin: record.isAdmin, on: connection)
         }
     }
@@ -89,12 +86,13 @@ extension ProviderHub {
     /// How long after pairing a device that never authenticated may ask for its token once more.
     static let reissueWindow: TimeInterval = 600
 
+    /// Sends a device its token, or notes in the store that its socket had closed (so it may ask
+    /// again, on any node).
     func deliverToken(to deviceID: String, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
         let token = try await tokens.issue(userID: userID, deviceID: deviceID, isAdmin: isAdmin, now: environment.now())
         if connection.isClosed {
-            undeliveredTokens.insert(deviceID)
+            try await store.setPairingNote(.tokenUndelivered, of: deviceID)
         } else {
-            undeliveredTokens.remove(deviceID)
             connection.send(.pairResult(.success(token: token, userId: UserId(userID))))
         }
     }
@@ -105,7 +103,7 @@ extension ProviderHub {
     }
 
     func expirePairing(_ deviceID: String) {
-        guard let pending = pendingPairings.removeValue(forKey: deviceID) else { return }
+        guard let pending = pairing.resolve(deviceID) else { return }
         publish(.pairingResolved(deviceID: deviceID))
         fail(pending.connection, .pairTimeout)
     }
@@ -123,15 +121,13 @@ extension ProviderHub {
             connection.sendError(.invalidMessage, "approving a device needs a userId")
             return
         }
-        if pendingPairings[decision.deviceId.rawValue] == nil, remotePendings.removeValue(forKey: decision.deviceId.rawValue) != nil {
-            publish(
-                .decision(
-                    deviceID: decision.deviceId.rawValue, approve: decision.approve, userID: decision.userId?.rawValue, adminDeviceID: admin.deviceID)
-            )
+        let deviceID = decision.deviceId.rawValue
+        if pairing.pending(deviceID) == nil, pairing.resolvedElsewhere(deviceID) {
+            publish(.decision(deviceID: deviceID, approve: decision.approve, userID: decision.userId?.rawValue, adminDeviceID: admin.deviceID))
             return
         }
-        guard try await apply(decision.deviceId.rawValue, approve: decision.approve, userID: decision.userId?.rawValue) else {
-            connection.sendError(.invalidMessage, Self.notPending(decision.deviceId.rawValue))
+        guard try await apply(deviceID, approve: decision.approve, userID: decision.userId?.rawValue) else {
+            connection.sendError(.invalidMessage, Self.notPending(deviceID))
             return
         }
     }
@@ -142,14 +138,15 @@ extension ProviderHub {
 
     /// Decides the request waiting on this node for `deviceID`; `false` when there is none.
     func apply(_ deviceID: String, approve: Bool, userID: String?) async throws -> Bool {
-        guard let pending = pendingPairings.removeValue(forKey: deviceID) else { return false }
-        pending.expiry.cancel()
+        guard let pending = pairing.resolve(deviceID) else { return false }
         publish(.pairingResolved(deviceID: deviceID))
         if approve, let userID {
             try await self.approve(pending.request, userID: userID, isAdmin: false, on: pending.connection)
         } else {
-            try await store.save(pending.request.record(userID: nil, pairedAt: environment.now()))
-            if pending.connection.isClosed { undeliveredDenials.insert(deviceID) }
+            let note: DeviceRecord.PairingNote = pending.connection.isClosed ? .denialUndelivered : .none
+            var record = pending.request.record(userID: nil, pairedAt: environment.now())
+            record.pairingNote = note
+            try await store.save(record)
             fail(pending.connection, .pairDenied)
         }
         return true

@@ -3,8 +3,10 @@ import Foundation
 import Logging
 import WireRuntime
 
-/// The provider's live state on one node: which socket each device uses, pending pairings, the
-/// assistant streams, and fan-out of events to an account's devices. Storage is the store's.
+/// The provider's live state on one node, in three parts that each own theirs: the sockets
+/// (``SocketRegistry``), the pairing requests (``PairingDesk``) and the assistant's work
+/// (``AnswerScheduler``). The hub is the one actor that changes them, so a step that touches
+/// several (a takeover cancels answers, an approval asks admins) is one step. Storage is the store's.
 actor ProviderHub {
     let store: any ProviderStore
     let tokens: TokenAuthority
@@ -15,48 +17,31 @@ actor ProviderHub {
     let cluster: (any ClusterBus)?
     /// What this node tells the others, published in order, in batches, by one task.
     let outbox = ClusterOutbox()
-    /// Pairing requests waiting on other nodes: their `pair_approval_request`, by device.
-    var remotePendings: [String: ServerFrame] = [:]
     /// The tasks that publish this node's messages and receive the others'.
     var clusterTasks: [Task<Void, Never>] = []
 
-    /// The authenticated socket of each device.
-    var sockets: [String: ServerConnection] = [:]
-    /// The devices with a socket, by account (fan-out reads this, not every socket).
-    var connectedDevices: [String: Set<String>] = [:]
-    /// Pairing requests waiting for an admin, by device.
-    var pendingPairings: [String: PendingPairing] = [:]
+    /// The authenticated sockets on this node.
+    var registry = SocketRegistry()
+    /// Pairing requests waiting for an admin.
+    var pairing = PairingDesk()
+    /// The assistant's answers in progress and waiting.
+    var answers = AnswerScheduler()
     /// Whether a device already became the first admin (loaded from the store at start).
     var hasAdmin: Bool
-    /// Each device's assistant queue.
-    var answerQueues: [String: AnswerQueue] = [:]
-    /// When each account's devices were last sent assistant typing, on the server's clock.
-    var typingSent: [String: [Duration]] = [:]
-    /// Devices denied while their pairing socket was closed: their next request hears the denial.
-    var undeliveredDenials: Set<String> = []
-    /// Approved devices whose token could not be delivered (the pairing socket had closed).
-    var undeliveredTokens: Set<String> = []
-    /// Devices whose token was issued a second time by a repeated `pair_request`.
-    var reissuedTokens: Set<String> = []
-    /// The latest snapshot of each stream in progress, by the device whose message it answers.
-    var streamSnapshots: [String: (userID: String, message: ServerMessage)] = [:]
     /// What any one peer may spend.
     let limits: ProviderLimits
+    /// The rate-limit windows of every device and stranger (the maintenance prunes them).
+    let rateLimits: DeviceRateLimits
     /// Sockets that have sent neither a successful `auth` nor a `pair_request` yet; the
     /// maintenance closes those older than `limits.authenticationTimeout`.
     var unidentified: [ObjectIdentifier: ServerConnection] = [:]
-
-    struct PendingPairing {
-        var request: PairRequest
-        var connection: ServerConnection
-        var expiry: Task<Void, Never>
-    }
 
     init(
         store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,
         cluster: (any ClusterBus)? = nil, limits: ProviderLimits = ProviderLimits()
     ) async throws {
         self.limits = limits
+        rateLimits = DeviceRateLimits(maxDeviceIDsPerAddress: limits.maxDeviceIDsPerAddress)
         self.store = store
         self.tokens = tokens
         self.assistant = assistant
@@ -92,23 +77,18 @@ actor ProviderHub {
 
     // MARK: Sockets
 
-    /// Sends a frame to every connected device of an account, on every node.
+    /// Sends a frame to every connected device of an account, on every node: encoded and parsed
+    /// once, whatever the number of sockets.
     func broadcast(_ frame: ServerFrame, to userID: String) {
-        deliver(frame, to: userID)
-        publish(.accountFrame(userID: userID, frame: frame.encodedText()))
+        let outbound = OutboundFrame(frame)
+        registry.deliver(outbound, to: userID)
+        publish(.accountFrame(userID: userID, frame: outbound.text))
     }
 
     /// Tells the other nodes, if there are any (the message is not even built otherwise).
     func publish(_ message: @autoclosure () -> ClusterMessage) {
         guard cluster != nil else { return }
         outbox.yield(message())
-    }
-
-    /// Sends a frame to the account's devices connected to this node.
-    func deliver(_ frame: ServerFrame, to userID: String) {
-        for deviceID in connectedDevices[userID] ?? [] {
-            sockets[deviceID]?.send(frame, live: true)
-        }
     }
 
     /// Counts a new socket as unidentified until it authenticates or asks to pair.
@@ -121,15 +101,16 @@ actor ProviderHub {
         unidentified[ObjectIdentifier(connection)] = nil
     }
 
-    func forgetSocket(of deviceID: String, in userID: String?) {
-        sockets[deviceID] = nil
-        guard let userID else { return }
-        connectedDevices[userID]?.remove(deviceID)
-        if connectedDevices[userID]?.isEmpty == true { connectedDevices[userID] = nil }
+    /// Ends a device's socket here: it hears `code` and closes, it is forgotten, and its answers
+    /// are cancelled (a takeover on another node, a revoked token).
+    func evict(_ deviceID: String, _ code: ErrorCode, _ message: String) {
+        guard let socket = registry.forget(deviceID) else { return }
+        socket.fail(code, message)
+        answers.cancel(deviceID)
     }
 
     /// The socket of a device, if it is connected.
-    func socket(of deviceID: String) -> ServerConnection? { sockets[deviceID] }
+    func socket(of deviceID: String) -> ServerConnection? { registry.socket(of: deviceID) }
 
     /// A new event id: `s_` and a version-7 UUID (milliseconds since 1970 first, then random
     /// bits), so ids stored one after another sit side by side in the store's index instead of

@@ -13,7 +13,7 @@ import PostgresNIO
 ///   still committing.
 /// - A client message id is claimed and its echo stored in one transaction: a retry that lands on
 ///   another node is still a retry.
-public final class PostgresProviderStore: ProviderStore {
+public final class PostgresProviderStore: AssetBytesStore {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
@@ -184,6 +184,10 @@ public final class PostgresProviderStore: ProviderStore {
             // An upload's quota sums the account's uploads.
             "CREATE INDEX assets_by_user ON assets (user_id)"
         ],
+        [
+            // What a pairing left undone, shared by every node.
+            "ALTER TABLE devices ADD COLUMN pairing_note TEXT NOT NULL DEFAULT 'none'"
+        ],
     ]
 
     /// A key of PostgreSQL's advisory locks that no other use of the database takes: the schema's.
@@ -225,12 +229,13 @@ public final class PostgresProviderStore: ProviderStore {
 
     // MARK: Devices
 
-    private typealias DeviceRow = (String, String?, String?, String, Bool, String, Double, Double?)
+    private typealias DeviceRow = (String, String?, String?, String, Bool, String, Double, Double?, String)
+    private static let deviceColumns = "device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen, pairing_note"
 
     public func device(_ deviceID: String) async throws -> DeviceRecord? {
         try await devices(
             """
-            SELECT device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen FROM devices
+            SELECT \(unescaped: Self.deviceColumns) FROM devices
             WHERE device_id = \(deviceID)
             """
         ).first
@@ -238,7 +243,7 @@ public final class PostgresProviderStore: ProviderStore {
 
     public func devices() async throws -> [DeviceRecord] {
         try await devices(
-            "SELECT device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen FROM devices ORDER BY position")
+            "SELECT \(unescaped: Self.deviceColumns) FROM devices ORDER BY position")
     }
 
     private func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
@@ -248,7 +253,8 @@ public final class PostgresProviderStore: ProviderStore {
             devices.append(
                 DeviceRecord(
                     deviceID: row.0, userID: row.1, claimedName: row.2, deviceInfo: row.3, isAdmin: row.4, status: status,
-                    pairedAt: Date(timeIntervalSince1970: row.6), lastSeen: row.7.map(Date.init(timeIntervalSince1970:))))
+                    pairedAt: Date(timeIntervalSince1970: row.6), lastSeen: row.7.map(Date.init(timeIntervalSince1970:)),
+                    pairingNote: DeviceRecord.PairingNote(rawValue: row.8) ?? .none))
         }
         return devices
     }
@@ -275,12 +281,13 @@ public final class PostgresProviderStore: ProviderStore {
 
     private static func upsert(_ device: DeviceRecord) -> PostgresQuery {
         """
-        INSERT INTO devices (device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen)
+        INSERT INTO devices (\(unescaped: deviceColumns))
         VALUES (\(device.deviceID), \(device.userID), \(device.claimedName), \(device.deviceInfo), \(device.isAdmin),
-            \(device.status.rawValue), \(device.pairedAt.timeIntervalSince1970), \(device.lastSeen?.timeIntervalSince1970))
+            \(device.status.rawValue), \(device.pairedAt.timeIntervalSince1970), \(device.lastSeen?.timeIntervalSince1970),
+            \(device.pairingNote.rawValue))
         ON CONFLICT (device_id) DO UPDATE SET user_id = excluded.user_id, claimed_name = excluded.claimed_name,
             device_info = excluded.device_info, is_admin = excluded.is_admin, status = excluded.status,
-            paired_at = excluded.paired_at, last_seen = excluded.last_seen
+            paired_at = excluded.paired_at, last_seen = excluded.last_seen, pairing_note = excluded.pairing_note
         """
     }
 
@@ -292,10 +299,14 @@ public final class PostgresProviderStore: ProviderStore {
         try await client.query("UPDATE devices SET last_seen = \(date.timeIntervalSince1970) WHERE device_id = \(deviceID)", logger: logger)
     }
 
+    public func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws {
+        try await client.query("UPDATE devices SET pairing_note = \(note.rawValue) WHERE device_id = \(deviceID)", logger: logger)
+    }
+
     public func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] {
         try await devices(
             """
-            SELECT device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen FROM devices
+            SELECT \(unescaped: Self.deviceColumns) FROM devices
             WHERE device_id = ANY(\(deviceIDs))
             """)
     }
@@ -305,7 +316,10 @@ public final class PostgresProviderStore: ProviderStore {
     private typealias AssetRow = (String, String, String, Int, Double, Bool)
 
     public func save(_ asset: AssetRecord) async throws {
-        try await client.query(
+        try await client.query(Self.upsert(asset), logger: logger)
+    }
+
+    private static func upsert(_ asset: AssetRecord) -> PostgresQuery {
             """
             INSERT INTO assets (asset_id, user_id, mime_type, size, uploaded_at, referenced)
             VALUES (
@@ -313,7 +327,7 @@ public final class PostgresProviderStore: ProviderStore {
                 \(asset.referenced))
             ON CONFLICT (asset_id) DO UPDATE SET user_id = excluded.user_id, mime_type = excluded.mime_type, size = excluded.size,
                 uploaded_at = excluded.uploaded_at, referenced = excluded.referenced
-            """, logger: logger)
+            """
     }
 
     public func asset(_ assetID: String) async throws -> AssetRecord? {
@@ -357,9 +371,8 @@ public final class PostgresProviderStore: ProviderStore {
     static let assetChunkBytes = 1 << 20
 
     /// Upload bytes live in the database, so every node serves every upload.
-    public var holdsAssetBytes: Bool { true }
-
-    public func saveAssetBytes(_ assetID: String, fromFile path: String) async throws {
+    public func save(_ asset: AssetRecord, bytesFromFile path: String) async throws {
+        let assetID = asset.assetID
         guard let file = FileHandle(forReadingAtPath: path) else { throw StoreFailure("cannot read \(path)") }
         defer { try? file.close() }
         let logger = logger
@@ -371,6 +384,7 @@ public final class PostgresProviderStore: ProviderStore {
                     "INSERT INTO asset_chunks (asset_id, chunk, bytes) VALUES (\(assetID), \(index), \(bytes))", logger: logger)
                 index += 1
             }
+            try await connection.query(Self.upsert(asset), logger: logger)
         }
     }
 
@@ -446,6 +460,11 @@ public final class PostgresProviderStore: ProviderStore {
             """
         for try await row in try await client.query(query, logger: logger).decode((String, String).self) { rows.append(row) }
         let events = rows.prefix(limit).reversed().map { StoredEvent(eventID: $0.0, userID: userID, frame: $0.1) }
-        return ReplayPage(events: events, truncated: rows.count > limit)
+        var unknown = false
+        if let cursor {
+            let found = try await client.query("SELECT 1 FROM events WHERE event_id = \(cursor) AND user_id = \(userID)", logger: logger).collect()
+            unknown = found.isEmpty
+        }
+        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: unknown)
     }
 }

@@ -28,11 +28,26 @@ public struct DeviceRecord: Sendable, Hashable {
     public var pairedAt: Date
     /// When the device last authenticated; `nil` while it never has.
     public var lastSeen: Date?
+    /// What the device's pairing left for its next `pair_request`, on whichever node it comes.
+    public var pairingNote: PairingNote
+
+    /// What a pairing left undone, kept in the store so that every node answers the device's next
+    /// `pair_request` alike.
+    public enum PairingNote: String, Sendable, Hashable {
+        /// Nothing: the answer was delivered.
+        case none
+        /// Approved while its pairing socket was closed: its token may be fetched again.
+        case tokenUndelivered = "token_undelivered"
+        /// Denied while its pairing socket was closed: its next request hears `pair_denied`.
+        case denialUndelivered = "denial_undelivered"
+        /// Its token was issued a second time by a repeated `pair_request` (once is allowed).
+        case tokenReissued = "token_reissued"
+    }
 
     /// Creates a record.
     public init(
         deviceID: String, userID: String?, claimedName: String?, deviceInfo: String, isAdmin: Bool, status: Status, pairedAt: Date,
-        lastSeen: Date? = nil
+        lastSeen: Date? = nil, pairingNote: PairingNote = .none
     ) {
         self.deviceID = deviceID
         self.userID = userID
@@ -42,6 +57,7 @@ public struct DeviceRecord: Sendable, Hashable {
         self.status = status
         self.pairedAt = pairedAt
         self.lastSeen = lastSeen
+        self.pairingNote = pairingNote
     }
 }
 
@@ -80,11 +96,15 @@ public struct ReplayPage: Sendable, Hashable {
     public var events: [StoredEvent]
     /// Whether older events after the cursor were left out (more than the limit).
     public var truncated: Bool
+    /// Whether a cursor was given that is not an event of the account: the page then holds the
+    /// account's newest events, and the device is told its history was reset.
+    public var cursorUnknown: Bool
 
     /// Creates a page.
-    public init(events: [StoredEvent], truncated: Bool) {
+    public init(events: [StoredEvent], truncated: Bool, cursorUnknown: Bool = false) {
         self.events = events
         self.truncated = truncated
+        self.cursorUnknown = cursorUnknown
     }
 }
 
@@ -138,6 +158,8 @@ public protocol ProviderStore: Sendable {
     func removeDevice(_ deviceID: String) async throws
     /// Records that the device authenticated at `date`.
     func markSeen(_ deviceID: String, at date: Date) async throws
+    /// Records what the device's pairing left undone (see ``DeviceRecord/PairingNote``).
+    func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws
     /// The records of those of `deviceIDs` the provider knows (a removed device has none).
     func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord]
 
@@ -152,13 +174,6 @@ public protocol ProviderStore: Sendable {
     /// Forgets the uploads no message references that were uploaded before `date`, returning them
     /// (their files are the caller's to delete; bytes the store holds go with them).
     func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord]
-    /// Whether the store holds the bytes of uploads itself (so every node sharing it serves them);
-    /// otherwise they are files in the node's uploads directory.
-    var holdsAssetBytes: Bool { get }
-    /// Stores the bytes of an upload, read from the file at `path` (stores that hold bytes).
-    func saveAssetBytes(_ assetID: String, fromFile path: String) async throws
-    /// The `index`th chunk of an upload's bytes, `nil` past the last (stores that hold bytes).
-    func assetBytes(_ assetID: String, chunk index: Int) async throws -> [UInt8]?
 
     /// Stores a client's message and its echo atomically, unique on the device and the client id:
     /// `fingerprint` identifies the content and attachments, compared for retries.
@@ -167,20 +182,23 @@ public protocol ProviderStore: Sendable {
     func markFailed(clientMessageID: String, deviceID: String) async throws
     /// Appends an event to an account's history (an assistant's final answer).
     func append(_ event: StoredEvent) async throws
-    /// The events of an account after `cursor` (all when `nil` or unknown), oldest first; at most
-    /// `limit`, the newest ones when there are more.
+    /// The events of an account after `cursor` (all when `nil` or unknown, and then the page
+    /// says whether it was unknown), oldest first; at most `limit`, the newest ones when there are
+    /// more.
+    ///
+    /// Replay depends on one ordering and visibility rule, which every store keeps: an account's
+    /// events are ordered by commit, and once a call returns an event, every later call sees every
+    /// event of the account committed before it. (An event that commits later than one a device
+    /// already read is never ordered before it, so a cursor never skips one.)
     func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage
 }
 
-extension ProviderStore {
-    /// Uploads are files in the node's uploads directory.
-    public var holdsAssetBytes: Bool { false }
-
-    public func saveAssetBytes(_ assetID: String, fromFile path: String) async throws {
-        throw StoreFailure("this store keeps no upload bytes; they are files in the uploads directory")
-    }
-
-    public func assetBytes(_ assetID: String, chunk index: Int) async throws -> [UInt8]? {
-        throw StoreFailure("this store keeps no upload bytes; they are files in the uploads directory")
-    }
+/// A store that holds the bytes of uploads itself, so every node sharing it serves them (a
+/// store that is not one leaves them as files in the node's uploads directory).
+public protocol AssetBytesStore: ProviderStore {
+    /// Records an upload and stores its bytes, read from the file at `path`, in one step: either
+    /// both are stored or neither.
+    func save(_ asset: AssetRecord, bytesFromFile path: String) async throws
+    /// The `index`th chunk of an upload's bytes, `nil` past the last.
+    func assetBytes(_ assetID: String, chunk index: Int) async throws -> [UInt8]?
 }

@@ -136,6 +136,10 @@ public final class SQLiteProviderStore: ProviderStore {
             // An upload's quota sums the account's uploads.
             "CREATE INDEX assets_by_user ON assets (user_id)"
         ],
+        [
+            // What a pairing left undone, shared by every process on the file.
+            "ALTER TABLE devices ADD COLUMN pairing_note TEXT NOT NULL DEFAULT 'none'"
+        ],
     ]
 
     private static func migrate(_ connection: SQLiteConnection, durability: Durability) async throws {
@@ -173,7 +177,7 @@ public final class SQLiteProviderStore: ProviderStore {
 
     // MARK: Devices
 
-    private static let deviceColumns = "device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen"
+    private static let deviceColumns = "device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen, pairing_note"
 
     public func device(_ deviceID: String) async throws -> DeviceRecord? {
         try await query("SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", [.text(deviceID)]).first.flatMap(Self.device)
@@ -192,15 +196,16 @@ public final class SQLiteProviderStore: ProviderStore {
         _ = try await connection.query(
             """
             INSERT INTO devices (\(Self.deviceColumns), position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM devices))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM devices))
             ON CONFLICT (device_id) DO UPDATE SET user_id = excluded.user_id, claimed_name = excluded.claimed_name,
                 device_info = excluded.device_info, is_admin = excluded.is_admin, status = excluded.status,
-                paired_at = excluded.paired_at, last_seen = excluded.last_seen
+                paired_at = excluded.paired_at, last_seen = excluded.last_seen, pairing_note = excluded.pairing_note
             """,
             [
                 .text(device.deviceID), device.userID.map(SQLiteData.text) ?? .null, device.claimedName.map(SQLiteData.text) ?? .null,
                 .text(device.deviceInfo), .integer(device.isAdmin ? 1 : 0), .text(device.status.rawValue),
                 .float(device.pairedAt.timeIntervalSince1970), device.lastSeen.map { .float($0.timeIntervalSince1970) } ?? .null,
+                .text(device.pairingNote.rawValue),
             ])
     }
 
@@ -222,6 +227,10 @@ public final class SQLiteProviderStore: ProviderStore {
         try await write("UPDATE devices SET last_seen = ? WHERE device_id = ?", [.float(date.timeIntervalSince1970), .text(deviceID)])
     }
 
+    public func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws {
+        try await write("UPDATE devices SET pairing_note = ? WHERE device_id = ?", [.text(note.rawValue), .text(deviceID)])
+    }
+
     public func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] {
         var records: [DeviceRecord] = []
         // At most 500 binds a statement, well within SQLite's limit.
@@ -241,7 +250,8 @@ public final class SQLiteProviderStore: ProviderStore {
         return DeviceRecord(
             deviceID: deviceID, userID: row.column("user_id")?.string, claimedName: row.column("claimed_name")?.string,
             deviceInfo: row.column("device_info")?.string ?? "{}", isAdmin: row.column("is_admin")?.bool ?? false, status: status,
-            pairedAt: Date(timeIntervalSince1970: pairedAt), lastSeen: row.column("last_seen")?.double.map(Date.init(timeIntervalSince1970:)))
+            pairedAt: Date(timeIntervalSince1970: pairedAt), lastSeen: row.column("last_seen")?.double.map(Date.init(timeIntervalSince1970:)),
+            pairingNote: row.column("pairing_note")?.string.flatMap(DeviceRecord.PairingNote.init) ?? .none)
     }
 
     // MARK: Assets
@@ -335,7 +345,11 @@ public final class SQLiteProviderStore: ProviderStore {
             guard let eventID = row.column("event_id")?.string, let frame = row.column("frame")?.string else { return nil }
             return StoredEvent(eventID: eventID, userID: userID, frame: frame)
         }
-        return ReplayPage(events: events, truncated: rows.count > limit)
+        var unknown = false
+        if let cursor {
+            unknown = try await query("SELECT 1 FROM events WHERE event_id = ? AND user_id = ?", [.text(cursor), .text(userID)]).isEmpty
+        }
+        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: unknown)
     }
 }
 

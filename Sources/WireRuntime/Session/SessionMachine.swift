@@ -110,6 +110,18 @@ public struct SessionMachine: Sendable {
         }
     }
 
+    /// Checks a frame parsed once for many machines (with this machine's engine), at the machine
+    /// clock's time, counting its rate limits in the machine's own windows.
+    public mutating func observe(_ parsed: ParsedFrame, answeredCodes: [String] = []) -> [SessionViolation] {
+        guard let tape = parsed.tape, let message = parsed.message else { return [] }
+        let time = WindowPlan.milliseconds(now())
+        return withOwnLimiter { machine, limiter in
+            tape.withView { view in
+                machine.check(SessionFrame(message: message, tape: view, object: 0), answeredCodes: answeredCodes, at: time, limiter: &limiter)
+            }
+        }
+    }
+
     /// Checks a frame on a tape and moves the session on, counting its rate limits in the
     /// machine's own windows. `milliseconds` is the frame's time since any fixed origin (a
     /// capture's timestamps, any finite value); `nil` when it is not known, and then windowed

@@ -1,0 +1,118 @@
+import NIOConcurrencyHelpers
+
+/// What a connection's writer sends next.
+enum Outgoing: Sendable {
+    /// A frame, as canonical JSON text.
+    case frame(String)
+    /// Close the socket with this code.
+    case close(code: Int, reason: String?)
+    /// A WebSocket ping (the keepalive's).
+    case ping
+
+    /// The bytes the item holds until it is written.
+    var byteCount: Int {
+        switch self {
+        case .frame(let text): text.utf8.count
+        case .close(_, let reason): reason?.utf8.count ?? 0
+        case .ping: 0
+        }
+    }
+}
+
+/// What a socket's writer has yet to send, bounded in bytes: the frames queued and the batch the
+/// writer took but has not written yet both count. One writer takes everything queued at once
+/// (``next()``), so a socket that reads quickly gets its frames in batches.
+final class Outbox: Sendable {
+    /// The most bytes the outbox holds; a push past it fails and the owner closes the socket.
+    let limit: Int
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var items: [Outgoing] = []
+        /// Bytes queued or taken and not yet written.
+        var bytes = 0
+        /// The most ``bytes`` ever held.
+        var peak = 0
+        var finished = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    /// An empty outbox holding at most `limit` bytes.
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Queues an item; `false` (nothing queued) when it would take the outbox past its limit or
+    /// the outbox is finished.
+    func push(_ item: Outgoing) -> Bool {
+        let size = item.byteCount
+        let (queued, waiter) = state.withLockedValue { state -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard !state.finished, state.bytes + size <= limit else { return (false, nil) }
+            state.items.append(item)
+            state.bytes += size
+            state.peak = max(state.peak, state.bytes)
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume()
+        return queued
+    }
+
+    /// Drops what is queued (not the batch being written), queues `last` and finishes: the writer
+    /// sends `last` once its current write is done, then stops.
+    func abandon(with last: Outgoing) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            guard !state.finished else { return nil }
+            state.bytes += last.byteCount - state.items.reduce(0) { $0 + $1.byteCount }
+            state.items = [last]
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// No more items: the writer stops once it has sent what is queued.
+    func finish() {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Everything queued, oldest first, once there is something; `nil` when the outbox is
+    /// finished and empty. For one writer only.
+    func next() async -> [Outgoing]? {
+        while true {
+            let batch = state.withLockedValue { state -> [Outgoing]? in
+                guard state.items.isEmpty else {
+                    defer { state.items = [] }
+                    return state.items
+                }
+                return state.finished ? [] : nil
+            }
+            if let batch { return batch.isEmpty ? nil : batch }
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let ready = state.withLockedValue { state in
+                    guard state.items.isEmpty, !state.finished else { return true }
+                    state.waiter = waiter
+                    return false
+                }
+                if ready { waiter.resume() }
+            }
+        }
+    }
+
+    /// The writer wrote an item of `byteCount` bytes (or gave up on it).
+    func written(_ byteCount: Int) {
+        state.withLockedValue { $0.bytes -= byteCount }
+    }
+
+    /// Bytes queued or being written now.
+    var bytes: Int { state.withLockedValue { $0.bytes } }
+
+    /// The most bytes the outbox ever held.
+    var peakBytes: Int { state.withLockedValue { $0.peak } }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+@testable import ClawlineServer
+
+/// A store that forwards to a real one, except where a test hooks in: storing a message can be
+/// made to fail, and reading a replay page can be made to wait for the test.
+struct HookedStore: ProviderStore {
+    struct DiskFull: Error {}
+    let base: any ProviderStore
+    /// Replaces storing a message (it throws, say).
+    var accept: (@Sendable () async throws -> MessageAcceptance)?
+    /// Runs before each replay page is read (it waits, say, for another message to commit).
+    var beforeEvents: (@Sendable (_ userID: String) async -> Void)?
+
+    func device(_ deviceID: String) async throws -> DeviceRecord? { try await base.device(deviceID) }
+    func devices() async throws -> [DeviceRecord] { try await base.devices() }
+    func save(_ device: DeviceRecord) async throws { try await base.save(device) }
+    func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool { try await base.saveFirstAdmin(device) }
+    func removeDevice(_ deviceID: String) async throws { try await base.removeDevice(deviceID) }
+    func markSeen(_ deviceID: String, at date: Date) async throws { try await base.markSeen(deviceID, at: date) }
+    func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws {
+        try await base.setPairingNote(note, of: deviceID)
+    }
+    func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] { try await base.devices(withIDs: deviceIDs) }
+    func storedUploadBytes(userID: String) async throws -> Int { try await base.storedUploadBytes(userID: userID) }
+    func save(_ asset: AssetRecord) async throws { try await base.save(asset) }
+    func asset(_ assetID: String) async throws -> AssetRecord? { try await base.asset(assetID) }
+    func markReferenced(_ assetIDs: [String]) async throws { try await base.markReferenced(assetIDs) }
+    func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord] {
+        try await base.removeUnreferencedAssets(uploadedBefore: date)
+    }
+    func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
+        if let accept { return try await accept() }
+        return try await base.accept(clientMessageID: clientMessageID, deviceID: deviceID, fingerprint: fingerprint, echo: echo)
+    }
+    func markFailed(clientMessageID: String, deviceID: String) async throws {
+        try await base.markFailed(clientMessageID: clientMessageID, deviceID: deviceID)
+    }
+    func append(_ event: StoredEvent) async throws { try await base.append(event) }
+    func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
+        await beforeEvents?(userID)
+        return try await base.events(userID: userID, after: cursor, limit: limit)
+    }
+}
