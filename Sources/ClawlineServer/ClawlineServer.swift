@@ -72,6 +72,17 @@ public enum ClawlineServer {
         environment: ServerEnvironment = ServerEnvironment(), logger: Logger = Logger(label: "clawline.server"),
         cluster: (any ClusterBus)? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some Service {
+        try await hubAndService(
+            configuration: configuration, store: store, signingKey: signingKey, assistant: assistant, environment: environment, logger: logger,
+            cluster: cluster, onListening: onListening
+        ).service
+    }
+
+    /// The service and the hub inside it (tests reach the hub; an embedder has only the service).
+    static func hubAndService(
+        configuration: ClawlineServerConfiguration, store: any ProviderStore, signingKey: [UInt8], assistant: any Assistant,
+        environment: ServerEnvironment, logger: Logger, cluster: (any ClusterBus)?, onListening: @escaping @Sendable (Int) async -> Void
+    ) async throws -> (hub: ProviderHub, service: some Service) {
         try configuration.validate()
         let tokens = try await TokenAuthority(key: signingKey)
         let limits = configuration.limits
@@ -117,13 +128,14 @@ public enum ClawlineServer {
             logger: logger
         )
         // Services stop in reverse order: the sockets are closed (1001) before the server stops.
-        return ServiceGroup(
+        let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
                     .init(service: application),
                     .init(service: SocketDrain(hub: hub), successTerminationBehavior: .ignore),
                 ],
                 logger: logger))
+        return (hub, group)
     }
 }
 

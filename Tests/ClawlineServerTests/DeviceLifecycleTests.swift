@@ -13,17 +13,6 @@ import WireRuntime
         .pairRequest(PairRequest(deviceId: deviceID, claimedName: "Tablet", deviceInfo: TestServer.deviceInfo))
     }
 
-    /// Pairs a member device through `admin`'s socket.
-    func approveMember(_ deviceID: DeviceId, on server: TestServer, admin: PairedDevice, adminSocket: TestSocket) async throws -> PairedDevice {
-        let pairing = server.socket()
-        pairing.send(request(deviceID))
-        guard case .pairApprovalRequest = try await adminSocket.next() else { throw TestFailure("expected an approval request") }
-        adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: admin.userID)))
-        guard case .pairResult(.success(let success)) = try await pairing.next() else { throw TestFailure("expected the token") }
-        pairing.close()
-        return PairedDevice(deviceID: deviceID, token: success.token, userID: success.userId)
-    }
-
     @Test func aRemovedDevicesOpenSocketIsClosed() async throws {
         try await TestServer.run { server in
             let admin = try await server.pair()
@@ -41,13 +30,13 @@ import WireRuntime
             let admin = try await server.pair()
             let (adminSocket, _) = try await server.connect(admin)
             let deviceID = TestServer.newDeviceID()
-            let stolen = try await approveMember(deviceID, on: server, admin: admin, adminSocket: adminSocket)
+            let stolen = try await server.approveMember(deviceID, admin: admin, adminSocket: adminSocket)
             var record = try #require(try await server.store.device(deviceID.rawValue))
             record.status = .revoked
             try await server.store.save(record)
             try await server.store.removeDevice(deviceID.rawValue)
             server.date.advance(by: 60)
-            let repaired = try await approveMember(deviceID, on: server, admin: admin, adminSocket: adminSocket)
+            let repaired = try await server.approveMember(deviceID, admin: admin, adminSocket: adminSocket)
 
             let thief = server.socket()
             thief.send(.auth(Auth(token: stolen.token, deviceId: deviceID)))

@@ -31,7 +31,7 @@ actor ProviderHub {
     /// What any one peer may spend.
     let limits: ProviderLimits
     /// The rate-limit windows of every device and stranger (the maintenance prunes them).
-    let rateLimits: DeviceRateLimits
+    nonisolated let rateLimits: DeviceRateLimits
     /// Sockets that have sent neither a successful `auth` nor a `pair_request` yet; the
     /// maintenance closes those older than `limits.authenticationTimeout`.
     var unidentified: [ObjectIdentifier: ServerConnection] = [:]

@@ -9,8 +9,9 @@ struct HookedStore: ProviderStore {
     let base: any ProviderStore
     /// Replaces storing a message (it throws, say).
     var accept: (@Sendable () async throws -> MessageAcceptance)?
-    /// Runs before each replay page is read (it waits, say, for another message to commit).
-    var beforeEvents: (@Sendable (_ userID: String) async -> Void)?
+    /// Runs after each replay page is read, before it is returned (it waits, say, until another
+    /// message has committed after the read).
+    var afterEvents: (@Sendable (_ userID: String) async -> Void)?
 
     func device(_ deviceID: String) async throws -> DeviceRecord? { try await base.device(deviceID) }
     func devices() async throws -> [DeviceRecord] { try await base.devices() }
@@ -38,7 +39,8 @@ struct HookedStore: ProviderStore {
     }
     func append(_ event: StoredEvent) async throws { try await base.append(event) }
     func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
-        await beforeEvents?(userID)
-        return try await base.events(userID: userID, after: cursor, limit: limit)
+        let page = try await base.events(userID: userID, after: cursor, limit: limit)
+        await afterEvents?(userID)
+        return page
     }
 }

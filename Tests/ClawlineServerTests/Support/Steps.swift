@@ -35,6 +35,19 @@ extension TestServer {
         return PairedDevice(deviceID: deviceID, token: success.token, userID: success.userId)
     }
 
+    /// Pairs a member device into `admin`'s account through the admin's socket.
+    func approveMember(
+        _ deviceID: DeviceId = TestServer.newDeviceID(), admin: PairedDevice, adminSocket: TestSocket
+    ) async throws -> PairedDevice {
+        let pairing = socket()
+        pairing.send(.pairRequest(PairRequest(deviceId: deviceID, claimedName: "Tablet", deviceInfo: Self.deviceInfo)))
+        guard case .pairApprovalRequest = try await adminSocket.next() else { throw TestFailure("expected an approval request") }
+        adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: admin.userID)))
+        guard case .pairResult(.success(let success)) = try await pairing.next() else { throw TestFailure("expected the token") }
+        pairing.close()
+        return PairedDevice(deviceID: deviceID, token: success.token, userID: success.userId)
+    }
+
     /// Opens a socket and authenticates `device`, returning the socket and the `auth_result`.
     func connect(_ device: PairedDevice, lastMessageId: Nullable<String> = .absent) async throws -> (TestSocket, AuthSuccess) {
         let socket = socket()

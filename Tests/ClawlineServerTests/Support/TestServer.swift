@@ -29,6 +29,8 @@ struct TestServer: Sendable {
     let date: TestDate
     let store: any ProviderStore
     let uploads: String
+    /// The server's hub, for tests that act or look inside.
+    let hub: ProviderHub
 
     var url: String { "ws://127.0.0.1:\(port)/ws" }
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -51,11 +53,11 @@ struct TestServer: Sendable {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "clawline.test")
         logger.logLevel = ProcessInfo.processInfo.environment["CLAWLINE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
-        let application = try await ClawlineServer.service(
+        let (hub, application) = try await ClawlineServer.hubAndService(
             configuration: ClawlineServerConfiguration(
                 port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50), limits: limits), store: store,
             signingKey: signingKey, assistant: assistant,
-            environment: ServerEnvironment(clock: clock, keepaliveClock: keepaliveClock, now: { date.now }), logger: logger
+            environment: ServerEnvironment(clock: clock, keepaliveClock: keepaliveClock, now: { date.now }), logger: logger, cluster: nil
         ) { port in
             portContinuation.yield(port)
         }
@@ -67,7 +69,8 @@ struct TestServer: Sendable {
             group.addTask { try await services.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
-            let server = TestServer(port: port, clock: clock, keepaliveClock: keepaliveClock, date: date, store: store, uploads: uploads)
+            let server = TestServer(
+                port: port, clock: clock, keepaliveClock: keepaliveClock, date: date, store: store, uploads: uploads, hub: hub)
             do {
                 let value = try await body(server)
                 await services.triggerGracefulShutdown()
