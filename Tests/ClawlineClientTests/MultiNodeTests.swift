@@ -38,6 +38,28 @@ struct TwoNodes: Sendable {
             connection: ConnectionService(serverURL: node, deviceInfo: DeviceInfo(platform: "Linux", model: "node test")), store: store)
     }
 
+    /// Ends every connection of the database that listens for the nodes' notifications, as a
+    /// network fault or `pg_terminate_backend` by an operator would.
+    static func terminateListeners() throws {
+        guard let url = postgresURL else { throw ClientTestFailure("no PostgreSQL") }
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = [
+            "psql", url, "-v", "ON_ERROR_STOP=1", "-tAc",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+        ]
+        let output = Pipe()
+        psql.standardOutput = output
+        try psql.run()
+        psql.waitUntilExit()
+        let ended =
+            Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            ?? 0
+        guard psql.terminationStatus == 0, ended >= 2 else {
+            throw ClientTestFailure("psql ended \(ended) listening connections (status \(psql.terminationStatus))")
+        }
+    }
+
     /// An admin phone connected to the first node and a tablet of its account connected to the
     /// second, approved across the nodes.
     func twoDevices() async throws -> (phone: TestDevice, admin: Credentials, tablet: TestDevice, member: Credentials) {
@@ -124,6 +146,23 @@ struct MultiNodeTests {
         #expect(revoked.status == 0, "\(revoked)")
         _ = try await states.first { $0 == .failed(.authRejected(.tokenRevoked)) }
         await phone.chat.disconnect()
+    }
+
+    @Test("A node whose LISTEN connection is ended catches up from the store: its device gets the echo without reconnecting")
+    func lostListenConnectionCatchesUp() async throws {
+        let nodes = try await TwoNodes.start()
+        let (phone, _, tablet, _) = try await nodes.twoDevices()
+        let tabletMessages = Recorder(tablet.chat.incomingMessages)
+        // Every LISTEN connection is ended, and the phone sends at once: node two misses the notification.
+        try TwoNodes.terminateListeners()
+        try await phone.chat.send(content: "while node two is deaf", attachments: [])
+        let echo = try await tabletMessages.first(timeout: .seconds(30)) { $0.role == .user && $0.content == "while node two is deaf" }
+        #expect(echo.deviceId == phone.deviceId)
+        _ = try await tabletMessages.first(timeout: .seconds(30)) { $0.role == .assistant && $0.status == .delivered }
+        let ids = try await tablet.chat.conversation().messages.map(\.id)
+        #expect(Set(ids).count == ids.count, "nothing twice")
+        await phone.chat.disconnect()
+        await tablet.chat.disconnect()
     }
 
     @Test("A node killed with SIGKILL loses nothing acknowledged: its device replays every message once from the other node")

@@ -137,7 +137,8 @@ import WireRuntime
                     let deviceID = TestServer.newDeviceID()
                     let frame: ClientFrame =
                         index.isMultiple(of: 2)
-                        ? .auth(Auth(token: "garbage", deviceId: deviceID)) : .pairRequest(PairRequest(deviceId: deviceID, deviceInfo: TestServer.deviceInfo))
+                        ? .auth(Auth(token: "garbage", deviceId: deviceID))
+                        : .pairRequest(PairRequest(deviceId: deviceID, deviceInfo: TestServer.deviceInfo))
                     bytes += RawConnection.maskedFrame(opcode: 0x1, frame.encoded())
                 }
                 try? await socket.channelWrite(bytes)
@@ -145,7 +146,9 @@ import WireRuntime
                 _ = await socket.waitForClose()
             }
             let windows = server.hub.rateLimits.count
-            #expect(windows <= cap + 1, "at most the cap of named ids plus the address's own window (\(windows) after \(sent) frames on \(sockets) sockets)")
+            #expect(
+                windows <= cap + 1,
+                "at most the cap of named ids plus the address's own window (\(windows) after \(sent) frames on \(sockets) sockets)")
             server.clock.advance(by: DeviceRateLimits.retention + .seconds(1))
             #expect(try await server.eventually { server.hub.rateLimits.count == 0 }, "the maintenance forgets idle windows")
         }

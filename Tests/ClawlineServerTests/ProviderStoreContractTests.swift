@@ -110,6 +110,39 @@ struct ProviderStoreContractTests {
         try await opened.close()
     }
 
+    @Test("A pairing note is kept with the device, changed alone, and survives a save that carries it", arguments: StoreKind.available)
+    func pairingNotes(kind: StoreKind) async throws {
+        let opened = try await kind.open()
+        let store = opened.store
+        try await store.save(Self.device("a"))
+        #expect(try await store.device("a")?.pairingNote == DeviceRecord.PairingNote.none)
+        for note in [DeviceRecord.PairingNote.tokenUndelivered, .tokenReissued, .denialUndelivered, .none] {
+            try await store.setPairingNote(note, of: "a")
+            #expect(try await store.device("a")?.pairingNote == note)
+        }
+        var record = Self.device("a", status: .denied)
+        record.pairingNote = .denialUndelivered
+        try await store.save(record)
+        #expect(try await store.device("a") == record)
+        try await opened.close()
+    }
+
+    @Test("Replay from a cursor the store does not know: the newest events, and the page says the cursor was unknown", arguments: StoreKind.available)
+    func unknownCursor(kind: StoreKind) async throws {
+        let opened = try await kind.open()
+        let store = opened.store
+        for index in 1...4 { try await store.append(Self.echo("s_\(index)")) }
+        try await store.append(Self.echo("s_other", user: "v"))
+        let unknown = try await store.events(userID: "u", after: "s_missing", limit: 3)
+        #expect(unknown.cursorUnknown && unknown.truncated && unknown.events.map(\.eventID) == ["s_2", "s_3", "s_4"])
+        let otherAccount = try await store.events(userID: "u", after: "s_other", limit: 10)
+        #expect(otherAccount.cursorUnknown, "another account's event is no cursor of this one")
+        let known = try await store.events(userID: "u", after: "s_2", limit: 10)
+        #expect(!known.cursorUnknown && known.events.map(\.eventID) == ["s_3", "s_4"])
+        #expect(try await !store.events(userID: "u", after: nil, limit: 10).cursorUnknown)
+        try await opened.close()
+    }
+
     @Test("Replay: after a cursor, the newest up to the limit, truncation said, other accounts apart", arguments: StoreKind.available)
     func replay(kind: StoreKind) async throws {
         let opened = try await kind.open()

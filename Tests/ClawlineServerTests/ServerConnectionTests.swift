@@ -25,7 +25,9 @@ import WireRuntime
     }
 
     /// A connection that authenticated, as on a real socket, so the session rules allow chat frames.
-    static func authenticated(outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket, onOverflow: @escaping @Sendable () -> Void = {})
+    static func authenticated(
+        outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket, onOverflow: @escaping @Sendable () -> Void = {}
+    )
         -> ServerConnection
     {
         let connection = ServerConnection(now: { .zero }, outboxLimit: outboxLimit, logger: Logger(label: "test"), onOverflow: onOverflow)

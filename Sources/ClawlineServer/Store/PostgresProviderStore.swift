@@ -320,14 +320,14 @@ public final class PostgresProviderStore: AssetBytesStore {
     }
 
     private static func upsert(_ asset: AssetRecord) -> PostgresQuery {
-            """
-            INSERT INTO assets (asset_id, user_id, mime_type, size, uploaded_at, referenced)
-            VALUES (
-                \(asset.assetID), \(asset.userID), \(asset.mimeType), \(asset.size), \(asset.uploadedAt.timeIntervalSince1970),
-                \(asset.referenced))
-            ON CONFLICT (asset_id) DO UPDATE SET user_id = excluded.user_id, mime_type = excluded.mime_type, size = excluded.size,
-                uploaded_at = excluded.uploaded_at, referenced = excluded.referenced
-            """
+        """
+        INSERT INTO assets (asset_id, user_id, mime_type, size, uploaded_at, referenced)
+        VALUES (
+            \(asset.assetID), \(asset.userID), \(asset.mimeType), \(asset.size), \(asset.uploadedAt.timeIntervalSince1970),
+            \(asset.referenced))
+        ON CONFLICT (asset_id) DO UPDATE SET user_id = excluded.user_id, mime_type = excluded.mime_type, size = excluded.size,
+            uploaded_at = excluded.uploaded_at, referenced = excluded.referenced
+        """
     }
 
     public func asset(_ assetID: String) async throws -> AssetRecord? {
@@ -376,7 +376,9 @@ public final class PostgresProviderStore: AssetBytesStore {
         guard let file = FileHandle(forReadingAtPath: path) else { throw StoreFailure("cannot read \(path)") }
         defer { try? file.close() }
         let logger = logger
+        // One transaction: the record (which the chunks reference) and every chunk commit together.
         try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(Self.upsert(asset), logger: logger)
             var index = 0
             while let chunk = try file.read(upToCount: Self.assetChunkBytes), !chunk.isEmpty {
                 let bytes = ByteBuffer(bytes: chunk)
@@ -384,7 +386,6 @@ public final class PostgresProviderStore: AssetBytesStore {
                     "INSERT INTO asset_chunks (asset_id, chunk, bytes) VALUES (\(assetID), \(index), \(bytes))", logger: logger)
                 index += 1
             }
-            try await connection.query(Self.upsert(asset), logger: logger)
         }
     }
 

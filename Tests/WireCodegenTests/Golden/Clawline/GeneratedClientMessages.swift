@@ -130,7 +130,8 @@ public struct Auth: Swift.Sendable, Swift.Hashable {
     public var deviceId: DeviceId
 
     /// The id of the last server event (`s_…`) this device fully processed. Absent or `null` on the first authentication after pairing, or when no
-    /// event was ever processed.
+    /// event was ever processed. An id the provider does not know (its history was reset or pruned) is answered with the newest events and
+    /// `historyReset` `true`.
     ///
     /// Absent, `null` and a value are distinct. Validated: not blank.
     public var lastMessageId: WireRuntime.Nullable<Swift.String>

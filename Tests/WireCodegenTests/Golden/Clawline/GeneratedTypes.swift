@@ -776,7 +776,8 @@ public struct AuthSuccess: Swift.Sendable, Swift.Hashable {
     /// Whether older missed events were dropped because more than 500 were missed.
     public var replayTruncated: Swift.Bool
 
-    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. Absent means `false`.
+    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. The provider sets it when
+    /// `lastMessageId` names no event it knows, and then replays its newest events. Absent means `false`.
     ///
     /// `nil` leaves the key out.
     public var historyReset: Swift.Bool?
