@@ -22,6 +22,8 @@ extension ProviderHub {
             previous.fail(.sessionReplaced, "this device connected again on another socket")
         }
         publish(.takeover(deviceID: device.deviceID))
+        // The streams in progress as the socket registered: later snapshots are held for it.
+        let snapshots = answers.snapshots(of: device.userID)
         let page: ReplayPage
         do {
             try await store.markSeen(device.deviceID, at: environment.now())
@@ -37,10 +39,11 @@ extension ProviderHub {
                     userId: UserId(device.userID), sessionId: SessionId(connection.sessionID), replayCount: page.events.count,
                     replayTruncated: page.truncated, historyReset: page.cursorUnknown ? true : nil, isAdmin: device.isAdmin)))
         for event in page.events { connection.send(OutboundFrame(event)) }
-        // Streams in progress for the account continue on this socket from their latest snapshot
-        // (unless the replay already carried the stream's final message).
+        // Streams in progress for the account continue on this socket from their snapshot at
+        // registration (unless the replay carried the stream's final message); the held frames
+        // that follow carry the later ones.
         let replayed = Set(page.events.map(\.eventID))
-        for snapshot in answers.snapshots(of: device.userID) where !replayed.contains(snapshot.id.rawValue) {
+        for snapshot in snapshots where !replayed.contains(snapshot.id.rawValue) {
             connection.send(.message(snapshot))
         }
         connection.release()
