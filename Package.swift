@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "WireDiff", targets: ["WireDiff"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .library(name: "ClawlineServer", targets: ["ClawlineServer"]),
+        .library(name: "ClawlineStoreContract", targets: ["ClawlineStoreContract"]),
         .library(name: "ClawlineClient", targets: ["ClawlineClient"]),
         .executable(name: "wire", targets: ["wire"]),
         .executable(name: "clawline-server", targets: ["clawline-server"]),
@@ -158,10 +159,11 @@ let package = Package(
         .testTarget(
             name: "WireValidatorTests", dependencies: ["WireValidator", "WireSpec", "WireCodegen", "ClawlineProtocol", "WireTestSupport"],
             exclude: ["Golden"]),
+        .target(name: "ClawlineStoreContract", dependencies: ["ClawlineServer", "ServerTraitCheck"]),
         .testTarget(
             name: "ClawlineServerTests",
             dependencies: [
-                "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
+                "ClawlineServer", "ClawlineStoreContract", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
                 server("WSClient", "swift-websocket"),
                 server("SQLiteNIO", "sqlite-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),

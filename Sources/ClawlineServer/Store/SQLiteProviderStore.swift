@@ -352,9 +352,3 @@ public final class SQLiteProviderStore: ProviderStore {
         return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: unknown)
     }
 }
-
-/// A store operation that did not do what it must.
-struct StoreFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
