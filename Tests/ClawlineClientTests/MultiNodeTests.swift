@@ -165,6 +165,43 @@ struct MultiNodeTests {
         await tablet.chat.disconnect()
     }
 
+    /// The LISTEN connections are ended at round 4; node A is killed at round 8 and the phone moves to node B.
+    @Test("Churn on two nodes through faults: a device reconnecting with its cursor and one moving off a killed node get every message once")
+    func churnThroughNodeFaults() async throws {
+        let nodes = try await TwoNodes.start()
+        let (firstPhone, admin, tablet, member) = try await nodes.twoDevices()
+        var phone = firstPhone
+        let rounds = 12
+        for round in 0..<rounds {
+            if round == 4 { try TwoNodes.terminateListeners() }
+            if round == 8 {
+                // Node A dies with the phone's socket; the phone's app reconnects to node B with its stored cursor.
+                try await nodes.first.kill()
+                await phone.chat.disconnect()
+                phone = nodes.device(phone.deviceId, on: nodes.secondURL, store: phone.store)
+                try await phone.chat.connect(token: admin.token)
+            }
+            try await phone.chat.send(content: "round \(round)", attachments: [])
+            // Four reconnects in all: the contract allows a device five `auth` a minute.
+            if round % 3 == 2 {
+                await tablet.chat.disconnect()
+                try await tablet.chat.connect(token: member.token)
+            }
+        }
+        let sent = Set((0..<rounds).map { "round \($0)" })
+        for device in [phone, tablet] {
+            #expect(
+                try await eventually(timeout: .seconds(60)) {
+                    let users = try await device.chat.conversation().messages.filter { $0.role == .user }.map(\.content)
+                    return Set(users) == sent && users.count == sent.count
+                }, "every message once on \(device.deviceId)")
+            let ids = try await device.chat.conversation().messages.map(\.id)
+            #expect(Set(ids).count == ids.count, "no event twice")
+        }
+        await phone.chat.disconnect()
+        await tablet.chat.disconnect()
+    }
+
     @Test("A node killed with SIGKILL loses nothing acknowledged: its device replays every message once from the other node")
     func nodeKilledMidConversation() async throws {
         let nodes = try await TwoNodes.start()
