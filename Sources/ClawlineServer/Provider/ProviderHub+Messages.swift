@@ -15,9 +15,19 @@ extension ProviderHub {
             if case .asset(let asset) = attachment { return asset.assetId.rawValue }
             return nil
         }
-        for assetID in assetIDs where (try? await store.asset(assetID))??.userID != device.userID {
-            connection.sendError(.assetNotFound, "no uploaded asset of this account has the id '\(assetID)'", messageID: message.id.rawValue)
-            return
+        for assetID in assetIDs {
+            let asset: AssetRecord?
+            do {
+                asset = try await store.asset(assetID)
+            } catch {
+                logger.error("an attachment could not be looked up", metadata: ["error": "\(error)"])
+                connection.sendError(.serverError, "the attachment could not be looked up; send the message again", messageID: message.id.rawValue)
+                return
+            }
+            guard asset?.userID == device.userID else {
+                connection.sendError(.assetNotFound, "no uploaded asset of this account has the id '\(assetID)'", messageID: message.id.rawValue)
+                return
+            }
         }
         let echo = ServerMessage(
             id: ServerEventId(Self.newEventID()), role: .user, content: message.content, timestamp: environment.milliseconds(), streaming: false,
