@@ -120,7 +120,7 @@ final class ServerConnection: Sendable {
     /// Puts a frame in the outbox; `false` when the outbox has no room for it.
     private func write(_ frame: OutboundFrame, state: inout State) -> Bool {
         // Parsed once for every socket: each session machine checks the frame that goes on the wire.
-        for violation in state.machine.observe(frame.parsed) where violation.severity == .error {
+        for violation in state.machine.observe(parsed: frame.parsed) where violation.severity == .error {
             logger.error("the server broke a session rule", metadata: ["session": "\(sessionID)", "violation": "\(violation)"])
         }
         logger.trace("sending", metadata: ["session": "\(sessionID)", "frame": "\(frame.text.prefix(200))"])

@@ -1,6 +1,6 @@
 /// A frame parsed once for any number of session machines: a server that sends one frame to many
 /// sockets parses it here once, and each socket's ``SessionMachine`` observes it with
-/// ``SessionMachine/observe(_:answeredCodes:)`` without reading the bytes again.
+/// ``SessionMachine/observe(parsed:answeredCodes:)`` without reading the bytes again.
 public struct ParsedFrame: Sendable {
     /// The frame's direction.
     public let direction: FrameDirection

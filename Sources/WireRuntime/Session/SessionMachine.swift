@@ -112,7 +112,7 @@ public struct SessionMachine: Sendable {
 
     /// Checks a frame parsed once for many machines (with this machine's engine), at the machine
     /// clock's time, counting its rate limits in the machine's own windows.
-    public mutating func observe(_ parsed: ParsedFrame, answeredCodes: [String] = []) -> [SessionViolation] {
+    public mutating func observe(parsed: ParsedFrame, answeredCodes: [String] = []) -> [SessionViolation] {
         guard let tape = parsed.tape, let message = parsed.message else { return [] }
         let time = WindowPlan.milliseconds(now())
         return withOwnLimiter { machine, limiter in
