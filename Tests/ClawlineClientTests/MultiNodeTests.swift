@@ -202,6 +202,18 @@ struct MultiNodeTests {
         await tablet.chat.disconnect()
     }
 
+    @Test("A token is issued again once, whichever node is asked: what pairing left undone is in the shared store")
+    func tokenReissuedOnceAcrossNodes() async throws {
+        let nodes = try await TwoNodes.start()
+        let phone = nodes.device(on: nodes.firstURL)
+        let first = try await phone.pair()
+        // The app lost its token before using it and asks node B: issued again, once.
+        let again = try await nodes.device(phone.deviceId, on: nodes.secondURL).pair()
+        #expect(again.userId == first.userId)
+        // A third request, back on node A, is refused: node B's reissue is in the store.
+        await #expect(throws: (any Error).self) { _ = try await nodes.device(phone.deviceId, on: nodes.firstURL).pair() }
+    }
+
     @Test("A node killed with SIGKILL loses nothing acknowledged: its device replays every message once from the other node")
     func nodeKilledMidConversation() async throws {
         let nodes = try await TwoNodes.start()
