@@ -94,6 +94,7 @@ public enum ClawlineServer {
         router.get("/version") { _, _ in HTTPResponses.json(VersionInfo(protocolVersion: Clawline.Constants.protocolVersion).encoded()) }
         let quota = UploadQuota(maxConcurrent: limits.maxConcurrentUploadsPerAccount, maxBytes: limits.uploadQuotaBytes)
         AssetRoutes(hub: hub, directory: configuration.uploadsDirectory, quota: quota).register(on: router)
+        HealthRoutes(hub: hub).register(on: router)
         router.get(RouterPath(Clawline.transportPath)) { _, _ in
             HTTPResponses.json(
                 HttpError(code: .invalidMessage, message: "this path speaks WebSocket only; send an Upgrade request").encoded(),
@@ -166,6 +167,7 @@ struct SocketDrain: Service {
         } catch {
             return
         }
+        await hub.beginDrain()
         await hub.closeAll(code: 1001, reason: "the server is shutting down")
         let deadline = ContinuousClock.now.advanced(by: .seconds(3))
         while await hub.openSocketCount > 0, ContinuousClock.now < deadline {

@@ -34,6 +34,14 @@ public protocol ClusterBus: Sendable {
     /// The messages of the other nodes, read by one consumer (the node's hub), and
     /// ``ClusterMessage/resumed`` after any time messages may have been missed.
     var messages: AsyncStream<ClusterMessage> { get }
+    /// Whether the bus receives the other nodes' messages now (`/readyz` says a node that does
+    /// not is not ready).
+    var isListening: Bool { get async }
+}
+
+extension ClusterBus {
+    /// A bus that is always listening, unless it says otherwise.
+    public var isListening: Bool { get async { true } }
 }
 
 /// Messages a node has yet to publish: gathered while the previous batch is on the way.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// A ``ClusterBus`` on the nodes' shared PostgreSQL: `NOTIFY` on one channel, read with `LISTEN`
@@ -20,6 +21,10 @@ public final class PostgresClusterBus: ClusterBus {
     public let nodeID = UUID().uuidString.lowercased()
     private let client: PostgresClient
     private let listener: Task<Void, Never>
+    private let listening = NIOLockedValueBox(false)
+
+    /// Whether the listening connection is up.
+    public var isListening: Bool { listening.withLockedValue { $0 } }
     private let logger: Logger
 
     private struct Envelope: Codable {
@@ -34,6 +39,7 @@ public final class PostgresClusterBus: ClusterBus {
         let (messages, sink) = AsyncStream<ClusterMessage>.makeStream()
         self.messages = messages
         let nodeID = nodeID
+        let listening = listening
         listener = Task {
             var listenedBefore = false
             while !Task.isCancelled {
@@ -47,6 +53,7 @@ public final class PostgresClusterBus: ClusterBus {
                         // was lost is in the store, and what commits from now on is notified.
                         if listenedBefore { sink.yield(.resumed) }
                         listenedBefore = true
+                        listening.withLockedValue { $0 = true }
                         for try await notification in notifications {
                             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
                                 envelope.node != nodeID
@@ -62,6 +69,7 @@ public final class PostgresClusterBus: ClusterBus {
                     guard !Task.isCancelled else { break }
                     logger.error("the cluster listener lost its connection; reconnecting", metadata: ["error": "\(error)"])
                 }
+                listening.withLockedValue { $0 = false }
                 try? await Task.sleep(for: .seconds(1))
             }
             sink.finish()

@@ -28,6 +28,8 @@ actor ProviderHub {
     var answers = AnswerScheduler()
     /// Whether a device already became the first admin (loaded from the store at start).
     var hasAdmin: Bool
+    /// Whether the node is shutting down (`/readyz` answers 503).
+    var isDraining = false
     /// What any one peer may spend.
     let limits: ProviderLimits
     /// The rate-limit windows of every device and stranger (the maintenance prunes them).

@@ -9,11 +9,16 @@ struct HookedStore: ProviderStore {
     let base: any ProviderStore
     /// Replaces storing a message (it throws, say).
     var accept: (@Sendable () async throws -> MessageAcceptance)?
+    /// Runs before each lookup of one device (it throws, say).
+    var deviceLookup: (@Sendable () async throws -> Void)?
     /// Runs after each replay page is read, before it is returned (it waits, say, until another
     /// message has committed after the read).
     var afterEvents: (@Sendable (_ userID: String) async -> Void)?
 
-    func device(_ deviceID: String) async throws -> DeviceRecord? { try await base.device(deviceID) }
+    func device(_ deviceID: String) async throws -> DeviceRecord? {
+        try await deviceLookup?()
+        return try await base.device(deviceID)
+    }
     func devices() async throws -> [DeviceRecord] { try await base.devices() }
     func save(_ device: DeviceRecord) async throws { try await base.save(device) }
     func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool { try await base.saveFirstAdmin(device) }
