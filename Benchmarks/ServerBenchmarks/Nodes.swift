@@ -13,7 +13,7 @@ enum Nodes {
             executable,
             [
                 "serve", "--port", "0", "--data-dir", directory + "/sqlite", "--max-connections-per-address", "100000",
-                "--max-pending-pairings-per-address", "1000",
+                "--max-pending-pairings-per-address", "1000", "--max-device-ids-per-address", "100000",
             ])
         let sqliteFleet = try await Fleet.pair(port: sqlite.port, devices: devices)
         report("one node, SQLite", try await Load.clawline(fleet: sqliteFleet, devices: devices, seconds: seconds, server: sqlite))
@@ -55,6 +55,7 @@ enum Nodes {
     private static func serve(_ directory: String, database: String, schema: String) -> [String] {
         [
             "serve", "--port", "0", "--data-dir", directory, "--max-connections-per-address", "100000", "--max-pending-pairings-per-address", "1000",
+            "--max-device-ids-per-address", "100000",
             "--database", database + (database.contains("?") ? "&" : "?") + "schema=\(schema)",
         ]
     }

@@ -67,7 +67,10 @@ defer { try? FileManager.default.removeItem(atPath: data) }
 let syncFlags = CommandLine.arguments.contains("--sync-every-commit") ? ["--sync-every-commit"] : []
 let server = try ServerProcess(
     clawlineServer,
-    ["serve", "--port", "0", "--data-dir", data, "--max-connections-per-address", "100000", "--max-pending-pairings-per-address", "1000"] + syncFlags)
+    [
+        "serve", "--port", "0", "--data-dir", data, "--max-connections-per-address", "100000", "--max-pending-pairings-per-address", "1000",
+        "--max-device-ids-per-address", "100000",
+    ] + syncFlags)
 let fleet = try await Fleet.pair(port: server.port, devices: max(devices, idleSockets))
 say("paired \(fleet.devices.count) devices")
 // Memory first, while the heap holds only what pairing left.
