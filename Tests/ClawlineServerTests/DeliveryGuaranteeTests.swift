@@ -123,7 +123,7 @@ import WireRuntime
 
     /// Each made-up id costs a socket: a refused `auth` closes it, and pairing requests beyond
     /// the address's share are refused and closed. `CLAWLINE_STRANGERS` sets how many (2,000 by
-    /// default; the note's figure is 100,000).
+    /// default; the issue note gives the figures of a larger run).
     @Test("Strangers naming made-up device ids, one socket each, leave at most the cap of rate windows, pruned after the longest window")
     func madeUpDeviceIDsCostABoundedAmount() async throws {
         let cap = 64
