@@ -13,7 +13,6 @@ struct ConnectionHandler: ClientFrameHandler {
     let hub: ProviderHub
     let connection: ServerConnection
     let logger: Logger
-    var rateLimits: DeviceRateLimits { hub.rateLimits }
 
     /// The largest frame read at all: one up to the spec's `maxFrameBytes` is handled; one up to
     /// this is answered `payload_too_large` and closed (1009); a larger one is closed (1009)
@@ -106,7 +105,7 @@ struct ConnectionHandler: ClientFrameHandler {
             authenticated: connection.device?.deviceID, named: Self.deviceID(of: result.frame),
             address: connection.remoteAddress ?? connection.sessionID)
         let answeredCodes = result.answer?.code.map { [$0] } ?? []
-        let violations = rateLimits.with(limiterKey, now: hub.environment.elapsed()) { limiter in
+        let violations = hub.rateLimits.with(limiterKey, now: hub.environment.elapsed()) { limiter in
             connection.observeReceived(bytes, answeredCodes: answeredCodes, limiter: &limiter)
         }
         if let answer = result.answer {

@@ -46,40 +46,41 @@ final class Outbox: Sendable {
     /// the outbox is finished.
     func push(_ item: Outgoing) -> Bool {
         let size = item.byteCount
-        let (queued, waiter) = state.withLockedValue { state -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard !state.finished, state.bytes + size <= limit else { return (false, nil) }
+        return update { state in
+            guard !state.finished, state.bytes + size <= limit else { return false }
             state.items.append(item)
             state.bytes += size
             state.peak = max(state.peak, state.bytes)
-            defer { state.waiter = nil }
-            return (true, state.waiter)
+            return true
         }
-        waiter?.resume()
-        return queued
     }
 
     /// Drops what is queued (not the batch being written), queues `last` and finishes: the writer
     /// sends `last` once its current write is done, then stops.
     func abandon(with last: Outgoing) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            guard !state.finished else { return nil }
+        update { state in
+            guard !state.finished else { return }
             state.bytes += last.byteCount - state.items.reduce(0) { $0 + $1.byteCount }
             state.items = [last]
             state.finished = true
-            defer { state.waiter = nil }
-            return state.waiter
         }
-        waiter?.resume()
     }
 
     /// No more items: the writer stops once it has sent what is queued.
     func finish() {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            state.finished = true
-            defer { state.waiter = nil }
-            return state.waiter
+        update { $0.finished = true }
+    }
+
+    /// Changes the state and wakes the writer if it waits and now has something to do.
+    private func update<T>(_ body: (inout State) -> T) -> T {
+        let (result, waiter) = state.withLockedValue { state -> (T, CheckedContinuation<Void, Never>?) in
+            let result = body(&state)
+            guard !state.items.isEmpty || state.finished, let waiter = state.waiter else { return (result, nil) }
+            state.waiter = nil
+            return (result, waiter)
         }
         waiter?.resume()
+        return result
     }
 
     /// Everything queued, oldest first, once there is something; `nil` when the outbox is

@@ -69,7 +69,7 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// Sends a frame now; see ``send(_:live:)-(OutboundFrame,_)``.
+    /// Encodes `frame` and sends it as the `OutboundFrame` overload does.
     func send(_ frame: ServerFrame, live: Bool = false) {
         send(OutboundFrame(frame), live: live)
     }

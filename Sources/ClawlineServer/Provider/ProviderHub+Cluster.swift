@@ -50,12 +50,11 @@ extension ProviderHub {
                 let page = try await store.events(
                     userID: device.userID, after: connection.catchUpCursor(), limit: Clawline.Constants.maxReplayEvents)
                 if page.truncated {
-                    connection.release()
                     connection.close(code: ServerConnection.tooFarBehindCode, reason: "too many events were missed; reconnect")
-                    continue
+                } else {
+                    for event in page.events { connection.send(OutboundFrame(event)) }
+                    caughtUp += 1
                 }
-                for event in page.events { connection.send(OutboundFrame(event)) }
-                caughtUp += 1
             } catch {
                 logger.error("a socket could not be caught up; it is closed to replay", metadata: ["device": "\(deviceID)", "error": "\(error)"])
                 connection.close(code: 1011, reason: "the server could not catch up; reconnect")

@@ -59,19 +59,19 @@ extension PostgresProviderStore {
     }
 
     public func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
+        // The cursor's place in the account's history, looked up once: it bounds the page and says
+        // whether the cursor is known (an event id is never removed, so the two reads agree).
+        var cursorSeq: Int?
+        if let cursor {
+            let lookup: PostgresQuery = "SELECT seq FROM events WHERE event_id = \(cursor) AND user_id = \(userID)"
+            for try await seq in try await client.query(lookup, logger: logger).decode(Int.self) { cursorSeq = seq }
+        }
         var rows: [(String, String)] = []
         let query: PostgresQuery = """
-            SELECT event_id, frame FROM events
-            WHERE user_id = \(userID) AND seq > COALESCE((SELECT seq FROM events WHERE event_id = \(cursor) AND user_id = \(userID)), 0)
-            ORDER BY seq DESC LIMIT \(limit + 1)
+            SELECT event_id, frame FROM events WHERE user_id = \(userID) AND seq > \(cursorSeq ?? 0) ORDER BY seq DESC LIMIT \(limit + 1)
             """
         for try await row in try await client.query(query, logger: logger).decode((String, String).self) { rows.append(row) }
         let events = rows.prefix(limit).reversed().map { StoredEvent(eventID: $0.0, userID: userID, frame: $0.1) }
-        var unknown = false
-        if let cursor {
-            let found = try await client.query("SELECT 1 FROM events WHERE event_id = \(cursor) AND user_id = \(userID)", logger: logger).collect()
-            unknown = found.isEmpty
-        }
-        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: unknown)
+        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil)
     }
 }

@@ -332,23 +332,22 @@ public final class SQLiteProviderStore: ProviderStore {
     }
 
     public func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
+        // The cursor's place in the account's history, looked up once: it bounds the page and says
+        // whether the cursor is known (an event id is never removed, so the two reads agree).
+        var cursorSeq: Int?
+        if let cursor {
+            let found = try await query("SELECT seq FROM events WHERE event_id = ? AND user_id = ?", [.text(cursor), .text(userID)])
+            cursorSeq = found.first?.column("seq")?.integer
+        }
         // The newest `limit + 1` after the cursor (all events when it is unknown), to tell whether
         // older ones were left out.
         let rows = try await query(
-            """
-            SELECT event_id, frame FROM events
-            WHERE user_id = ? AND seq > COALESCE((SELECT seq FROM events WHERE event_id = ? AND user_id = ?), 0)
-            ORDER BY seq DESC LIMIT ?
-            """,
-            [.text(userID), cursor.map(SQLiteData.text) ?? .null, .text(userID), .integer(limit + 1)])
+            "SELECT event_id, frame FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
+            [.text(userID), .integer(cursorSeq ?? 0), .integer(limit + 1)])
         let events = rows.prefix(limit).reversed().compactMap { row -> StoredEvent? in
             guard let eventID = row.column("event_id")?.string, let frame = row.column("frame")?.string else { return nil }
             return StoredEvent(eventID: eventID, userID: userID, frame: frame)
         }
-        var unknown = false
-        if let cursor {
-            unknown = try await query("SELECT 1 FROM events WHERE event_id = ? AND user_id = ?", [.text(cursor), .text(userID)]).isEmpty
-        }
-        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: unknown)
+        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil)
     }
 }
