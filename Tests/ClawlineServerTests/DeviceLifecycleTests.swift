@@ -109,10 +109,7 @@ import WireRuntime
         let member = AuthenticatedDevice(deviceID: "member", userID: "u", isAdmin: false, pairedAt: now)
         try await hub.decide(PairDecision(deviceId: deviceID, approve: true, userId: "u"), by: member, on: memberSocket)
         memberSocket.close(code: 1000)
-        var answers: [String] = []
-        while let batch = await memberSocket.outbox.next() {
-            for case .frame(let text) in batch { answers.append(text) }
-        }
+        let answers = await ServerConnectionTests.written(memberSocket.outbox, count: .max)
         #expect(answers.count == 1 && answers[0].contains(#""code":"invalid_message""#) && answers[0].contains("admin"))
         #expect(try await store.device(deviceID.rawValue) == nil, "the device was not approved")
         await hub.closeAll(code: 1001, reason: "done")
