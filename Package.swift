@@ -43,7 +43,7 @@ let package = Package(
         .trait(
             name: "Server",
             description: "The reference provider: ClawlineServer, clawline-server and the clawline terminal client (Hummingbird, jwt-kit, "
-                + "sqlite-nio, postgres-nio, swift-nio-ssl, swift-service-lifecycle).",
+                + "sqlite-nio, postgres-nio, swift-nio-ssl, swift-service-lifecycle, swift-metrics, swift-prometheus).",
             enabledTraits: ["NIOTransport"]),
         .default(enabledTraits: []),
     ],
@@ -60,6 +60,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(name: "WireSpec", dependencies: ["WireRuntime", .product(name: "Yams", package: "Yams")]),
@@ -93,12 +95,15 @@ let package = Package(
                 server("Hummingbird", "hummingbird"),
                 server("HummingbirdCore", "hummingbird"),
                 server("HummingbirdWebSocket", "hummingbird-websocket"),
+                server("HummingbirdTLS", "hummingbird"),
                 server("JWTKit", "jwt-kit"),
                 server("SQLiteNIO", "sqlite-nio"),
                 server("PostgresNIO", "postgres-nio"),
                 server("NIOSSL", "swift-nio-ssl"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
                 server("Logging", "swift-log"),
+                server("Metrics", "swift-metrics"),
+                server("Prometheus", "swift-prometheus"),
                 server("NIOConcurrencyHelpers", "swift-nio"),
                 server("NIOCore", "swift-nio"),
                 server("NIOWebSocket", "swift-nio"),
@@ -120,6 +125,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 nioTransport("NIOCore", "swift-nio"),
                 nioTransport("NIOWebSocket", "swift-nio"),
+                nioTransport("NIOHTTP1", "swift-nio"),
+                nioTransport("NIOPosix", "swift-nio"),
+                nioTransport("NIOSSL", "swift-nio-ssl"),
             ]
         ),
         .executableTarget(

@@ -88,32 +88,112 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on; 0 picks a free one.") var port = 8080
-    @Flag(help: "Allow an address other than loopback (Clawline has no TLS of its own).") var allowInsecurePublic = false
+    @Flag(help: "Allow an address other than loopback without TLS (behind a TLS proxy or VPN).") var allowInsecurePublic = false
+    @OptionGroup(title: "TLS") var tls: TLSOptions
+    @OptionGroup(title: "Operations (metrics, logs, shutdown)") var operations: OperationsOptions
     @OptionGroup var data: DataOptions
     @OptionGroup(title: "Limits (what any one peer may spend)") var limits: LimitOptions
 
     func run() async throws {
         let configuration = ClawlineServerConfiguration(
-            host: host, port: port, allowInsecurePublic: allowInsecurePublic, uploadsDirectory: data.uploadsPath, limits: limits.limits)
+            host: host, port: port, allowInsecurePublic: allowInsecurePublic, tls: try tls.files, metricsEndpoint: operations.metricsEndpoint,
+            drainTimeout: .seconds(operations.drainTimeout), logsContent: operations.logContent, uploadsDirectory: data.uploadsPath,
+            limits: limits.limits)
         do {
             try configuration.validate()
         } catch {
             throw ValidationError(error.description)
         }
+        operations.bootstrapLogging()
+        let logger = Logger(label: "clawline.server")
         let host = host
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let metricsHost = operations.metricsHost
         try await data.withStore { store, signingKey, cluster in
             let key = try await signingKey()
             let server = try await ClawlineServer.service(
-                configuration: configuration, store: store, signingKey: key, cluster: cluster()
-            ) { port in
-                // One line, written at once, so a script waiting for it never sees half of it.
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
-            }
-            let logger = Logger(label: "clawline.server")
+                configuration: configuration, store: store, signingKey: key, logger: logger, cluster: cluster(),
+                onListening: { port in
+                    // One line, written at once, so a script waiting for it never sees half of it.
+                    FileHandle.standardOutput.write(Data("listening on \(scheme)://\(host):\(port)\n".utf8))
+                },
+                onMetricsListening: { port in
+                    FileHandle.standardOutput.write(Data("metrics on http://\(metricsHost):\(port)/metrics\n".utf8))
+                })
             try await ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
         }
     }
 }
+
+/// The certificate and key of native TLS.
+struct TLSOptions: ParsableArguments {
+    @Option(help: "A PEM file of the server's certificate chain (leaf first); with --tls-key, the server speaks wss:// and https://.")
+    var tlsCert: String?
+    @Option(help: "The PEM file of the certificate's private key (unencrypted).")
+    var tlsKey: String?
+
+    /// The files, when both are given.
+    var files: ServerTLSFiles? {
+        get throws {
+            switch (tlsCert, tlsKey) {
+            case (let cert?, let key?): return ServerTLSFiles(certificateChainPath: cert, privateKeyPath: key)
+            case (nil, nil): return nil
+            default: throw ValidationError("--tls-cert and --tls-key go together: pass both, or neither")
+            }
+        }
+    }
+}
+
+/// Metrics, logs and shutdown.
+struct OperationsOptions: ParsableArguments {
+    @Option(help: "Serve GET /metrics (Prometheus text) on this port of --metrics-host; 0 picks a free one.")
+    var metricsPort: Int?
+    @Option(help: "The address of the metrics listener.")
+    var metricsHost = "127.0.0.1"
+    @Flag(help: "Serve GET /metrics on the provider's own listener instead (anyone who reaches the provider reads it).")
+    var metricsOnPublicListener = false
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+    @Option(help: "text, or json: one JSON object per line, with the session, device and account where known.")
+    var logFormat: LogFormat = .text
+    @Flag(help: "Log the text of message and typing frames at trace level (never tokens). Off: logs carry types and sizes only.")
+    var logContent = false
+    @Option(help: "Seconds a graceful shutdown (SIGTERM) may take to close sockets (1001) and publish to the other nodes.")
+    var drainTimeout = 10
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    var metricsEndpoint: MetricsEndpoint? {
+        if metricsOnPublicListener { return .publicListener }
+        return metricsPort.map { .separate(host: metricsHost, port: $0) }
+    }
+
+    func validate() throws {
+        if metricsOnPublicListener, metricsPort != nil {
+            throw ValidationError("--metrics-port and --metrics-on-public-listener exclude each other: choose where /metrics is served")
+        }
+        guard drainTimeout > 0 else { throw ValidationError("--drain-timeout must be at least 1 second") }
+    }
+
+    /// Sends every logger of the process to standard error, in the chosen format, at the chosen level.
+    func bootstrapLogging() {
+        let level = logLevel
+        switch logFormat {
+        case .json:
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// The flags of ``ProviderLimits``, with its defaults.
 struct LimitOptions: ParsableArguments {

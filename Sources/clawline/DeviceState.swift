@@ -59,9 +59,39 @@ struct DeviceState {
             appVersion: "clawline \(Clawline.Constants.protocolVersion)")
     }
 
+    /// The certificate authorities this device trusts for its provider besides the system's
+    /// (copied there by `clawline pair --ca-file`), if any.
+    var trustedCAFile: String? {
+        let path = directory.appendingPathComponent("trusted-ca.pem").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// Keeps a copy of the PEM file `caFile` as the authorities this device trusts.
+    func trust(caFile: String) throws {
+        let pem: Data
+        do {
+            pem = try Data(contentsOf: URL(fileURLWithPath: caFile))
+        } catch {
+            throw ClientFailure("--ca-file \(caFile) could not be read: \(error.localizedDescription)")
+        }
+        guard String(decoding: pem, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            throw ClientFailure("--ca-file \(caFile) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try pem.write(to: directory.appendingPathComponent("trusted-ca.pem"))
+    }
+
+    /// The WebSocket transport, trusting the device's authorities.
+    var transport: any WebSocketTransport { WSClientTransport(trustedCAFile: trustedCAFile) }
+
+    /// The provider's HTTP endpoints at `url`, trusting the device's authorities.
+    func http(_ url: URL) -> any ProviderHTTP { ProviderHTTPClient(baseURL: url, exchange: NIOHTTPExchange(trustedCAFile: trustedCAFile)) }
+
     /// A chat service for the paired device.
     func chatService(_ credentials: Credentials) -> ChatService {
-        ChatService(serverURL: credentials.serverURL, deviceId: identity.deviceId, store: conversationStore)
+        ChatService(
+            serverURL: credentials.serverURL, deviceId: identity.deviceId, store: conversationStore, transport: transport,
+            http: http(credentials.serverURL))
     }
 
     /// Connects the chat service; a refused token clears the credentials and says to pair again.

@@ -9,6 +9,11 @@ struct Pair: AsyncParsableCommand {
 
     @Option(help: "The provider's base URL, e.g. http://127.0.0.1:8080.") var server: String
     @Option(help: "The name the admin sees (at most 64 UTF-8 bytes; longer names are cut).") var name: String
+    @Option(
+        help: ArgumentHelp(
+            "A PEM file of certificate authorities to trust for an https:// provider, besides the system's (a private CA); "
+                + "kept in the state directory for the other commands."))
+    var caFile: String?
     @OptionGroup var state: StateOptions
 
     func run() async throws {
@@ -16,11 +21,12 @@ struct Pair: AsyncParsableCommand {
             throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080")
         }
         let device = try state.load()
+        if let caFile { try device.trust(caFile: caFile) }
         let connection = ConnectionService(
-            serverURL: url, deviceInfo: DeviceState.deviceInfo,
+            serverURL: url, deviceInfo: DeviceState.deviceInfo, transport: device.transport,
             onWaiting: {
                 write("waiting for an admin to approve this device (on an admin device: clawline approvals)\n")
-            })
+            }, http: device.http(url))
         do {
             try await connection.checkVersion()
             switch try await connection.requestPairing(claimedName: name, deviceId: device.identity.deviceId) {

@@ -26,20 +26,26 @@ extension ProviderHTTP {
     }
 }
 
-/// The provider's HTTP endpoints over `URLSession`: `GET /version`, `POST /upload` and
-/// `GET /download/:assetId`.
+/// The provider's HTTP endpoints: `GET /version`, `POST /upload` and `GET /download/:assetId`,
+/// over `URLSession` by default or any ``HTTPExchange`` (`NIOHTTPExchange` trusts a private CA
+/// on every platform).
 ///
 /// Every JSON body is decoded with the generated types, so a malformed answer is reported with
 /// what was wrong, never half-read. HTTP errors carry the status and the server's error code.
 public struct ProviderHTTPClient: ProviderHTTP {
     /// The provider's base URL (`http://host:port`).
     public let baseURL: URL
-    private let session: URLSession
+    private let exchange: any HTTPExchange
 
-    /// A client of the provider at `baseURL`.
+    /// A client of the provider at `baseURL`, over `session`.
     public init(baseURL: URL, session: URLSession = .shared) {
+        self.init(baseURL: baseURL, exchange: URLSessionExchange(session: session))
+    }
+
+    /// A client of the provider at `baseURL`, over `exchange`.
+    public init(baseURL: URL, exchange: any HTTPExchange) {
         self.baseURL = baseURL
-        self.session = session
+        self.exchange = exchange
     }
 
     /// The protocol version the server speaks.
@@ -85,7 +91,7 @@ public struct ProviderHTTPClient: ProviderHTTP {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await exchange.send(request)
         } catch {
             throw ClawlineClientError.connectionFailed("\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?"): \(error)")
         }
@@ -104,5 +110,24 @@ public struct ProviderHTTPClient: ProviderHTTP {
         } catch {
             throw ClawlineClientError.connectionFailed("\(what) answered a body that breaks the protocol: \(error)")
         }
+    }
+}
+
+/// One HTTP request and its response: how ``ProviderHTTPClient`` reaches the provider.
+public protocol HTTPExchange: Sendable {
+    /// Sends `request` and returns the response's body and head (any status).
+    func send(_ request: URLRequest) async throws -> (Data, URLResponse)
+}
+
+/// ``HTTPExchange`` over a `URLSession` (the system's trust store).
+public struct URLSessionExchange: HTTPExchange {
+    /// The session requests go through.
+    public var session: URLSession
+
+    /// An exchange over `session`.
+    public init(session: URLSession = .shared) { self.session = session }
+
+    public func send(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        try await session.data(for: request)
     }
 }

@@ -4,6 +4,7 @@
     import Foundation
     import Logging
     import NIOCore
+    import NIOSSL
     import NIOWebSocket
     import WSClient
 
@@ -19,11 +20,25 @@
         public var pingInterval: Duration
         /// Where the transport logs (warnings and above by default).
         public var logger: Logger
+        /// A PEM file of certificate authorities trusted for `wss://`, besides the system's (a
+        /// provider whose certificate a private CA issued).
+        public var trustedCAFile: String?
 
-        /// A transport pinging every `pingInterval`.
-        public init(pingInterval: Duration = Clawline.Constants.pingTimeout / 2, logger: Logger = WSClientTransport.defaultLogger) {
+        /// A transport pinging every `pingInterval`, trusting `trustedCAFile` besides the system's roots.
+        public init(
+            pingInterval: Duration = Clawline.Constants.pingTimeout / 2, logger: Logger = WSClientTransport.defaultLogger,
+            trustedCAFile: String? = nil
+        ) {
             self.pingInterval = pingInterval
             self.logger = logger
+            self.trustedCAFile = trustedCAFile
+        }
+
+        /// The client TLS configuration trusting `trustedCAFile` besides the system's roots.
+        static func tlsConfiguration(trusting caFile: String?) -> TLSConfiguration {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
+            return tls
         }
 
         /// A logger that reports warnings and errors only.
@@ -40,9 +55,12 @@
             let configuration = WebSocketClientConfiguration(
                 maxFrameSize: Clawline.Constants.maxFrameBytes, autoPing: .enabled(timePeriod: pingInterval))
             let logger = logger
+            let tls = url.scheme == "wss" ? Self.tlsConfiguration(trusting: trustedCAFile) : nil
             let task = Task {
                 do {
-                    let closeFrame = try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: logger) {
+                    let closeFrame = try await WebSocketClient.connect(
+                        url: url.absoluteString, configuration: configuration, tlsConfiguration: tls, logger: logger
+                    ) {
                         inbound, outbound, _ in
                         openedSink.yield()
                         openedSink.finish()

@@ -31,7 +31,12 @@ public final class PostgresClusterBus: ClusterBus {
         var node: String
         var messages: [ClusterMessage]?
         var row: Int?
+        /// When the publishing node sent it, in milliseconds since 1970 (its wall clock).
+        var sentAt: Double?
     }
+
+    /// Told how late each notification arrived (the server's metrics).
+    private let lagObserver = NIOLockedValueBox<(@Sendable (Duration) -> Void)?>(nil)
 
     init(client: PostgresClient, connection: PostgresConnection.Configuration, logger: Logger) {
         self.client = client
@@ -40,6 +45,7 @@ public final class PostgresClusterBus: ClusterBus {
         self.messages = messages
         let nodeID = nodeID
         let listening = listening
+        let lagObserver = lagObserver
         listener = Task {
             var listenedBefore = false
             while !Task.isCancelled {
@@ -58,6 +64,9 @@ public final class PostgresClusterBus: ClusterBus {
                             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
                                 envelope.node != nodeID
                             else { continue }
+                            if let sentAt = envelope.sentAt, let observe = lagObserver.withLockedValue({ $0 }) {
+                                observe(.milliseconds(Date().timeIntervalSince1970 * 1000 - sentAt))
+                            }
                             if let messages = envelope.messages {
                                 for message in messages { sink.yield(message) }
                             } else if let row = envelope.row {
@@ -86,7 +95,8 @@ public final class PostgresClusterBus: ClusterBus {
     public func publish(_ messages: [ClusterMessage]) async {
         do {
             let encoder = JSONEncoder()
-            let inline = String(decoding: try encoder.encode(Envelope(node: nodeID, messages: messages)), as: UTF8.self)
+            let sentAt = Date().timeIntervalSince1970 * 1000
+            let inline = String(decoding: try encoder.encode(Envelope(node: nodeID, messages: messages, sentAt: sentAt)), as: UTF8.self)
             if inline.utf8.count <= Self.inlineLimit {
                 try await client.query("SELECT pg_notify(\(Self.channel), \(inline))", logger: logger)
                 return
@@ -99,7 +109,7 @@ public final class PostgresClusterBus: ClusterBus {
             ).decode(Int.self) {
                 row = id
             }
-            let pointer = String(decoding: try encoder.encode(Envelope(node: nodeID, row: row)), as: UTF8.self)
+            let pointer = String(decoding: try encoder.encode(Envelope(node: nodeID, row: row, sentAt: sentAt)), as: UTF8.self)
             try await client.query("SELECT pg_notify(\(Self.channel), \(pointer))", logger: logger)
             try await client.query("DELETE FROM cluster_messages WHERE created_at < \(now - 60)", logger: logger)
         } catch {
@@ -118,5 +128,11 @@ public final class PostgresClusterBus: ClusterBus {
             logger.error("cluster messages could not be read", metadata: ["error": "\(error)", "row": "\(row)"])
         }
         return []
+    }
+}
+
+extension PostgresClusterBus: ReportsDeliveryLag {
+    func reportDeliveryLag(to metrics: ServerMetrics) {
+        lagObserver.withLockedValue { $0 = { metrics.clusterMessageArrived(after: $0) } }
     }
 }

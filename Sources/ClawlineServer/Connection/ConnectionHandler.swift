@@ -12,7 +12,8 @@ import WireRuntime
 struct ConnectionHandler: ClientFrameHandler {
     let hub: ProviderHub
     let connection: ServerConnection
-    let logger: Logger
+    /// The socket's logger (with its session, device and account).
+    var logger: Logger { connection.logger }
 
     /// The largest frame read at all: one up to the spec's `maxFrameBytes` is handled; one up to
     /// this is answered `payload_too_large` and closed (1009); a larger one is closed (1009)
@@ -27,13 +28,15 @@ struct ConnectionHandler: ClientFrameHandler {
         let environment = hub.environment
         let connection = ServerConnection(
             now: environment.elapsed, remoteAddress: remoteAddress, outboxLimit: hub.limits.maxUnsentBytesPerSocket, logger: logger,
-            onOverflow: { Self.closeIfStuck(channel, after: hub.limits.slowReaderGrace, on: environment.keepaliveClock) })
+            logsContent: hub.logsContent, metrics: hub.metrics,
+            onOverflow: { Self.closeIfStuck(channel, after: hub.limits.slowReaderGrace, on: environment.keepaliveClock) },
+            abort: { channel.close(promise: nil) })
         await hub.opened(connection)
-        let handler = ConnectionHandler(hub: hub, connection: connection, logger: logger)
+        let handler = ConnectionHandler(hub: hub, connection: connection)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await write(connection.outbox, to: outbound) }
             let keepalive = Keepalive(now: environment.keepaliveElapsed)
-            await keepalive.observePongs(on: channel, logger: logger)
+            await keepalive.observePongs(on: channel, logger: connection.logger)
             await withTaskGroup(of: Void.self) { reading in
                 reading.addTask { try? await keepalive.run(on: connection, clock: environment.keepaliveClock) }
                 await handler.read(inbound)
@@ -99,8 +102,12 @@ struct ConnectionHandler: ClientFrameHandler {
 
     /// Handles one received frame.
     func receive(_ bytes: [UInt8]) async {
-        logger.trace("received", metadata: ["session": "\(connection.sessionID)", "bytes": "\(bytes.count)"])
         let result = ClientFrame.decode(bytes)
+        let type = result.frame?.tag ?? "invalid"
+        hub.metrics.received(type: type)
+        if logger.logLevel <= .trace {
+            logger.trace("received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
+        }
         let limiterKey = DeviceRateLimits.key(
             authenticated: connection.device?.deviceID, named: Self.deviceID(of: result.frame),
             address: connection.remoteAddress ?? connection.sessionID)
@@ -158,7 +165,10 @@ struct ConnectionHandler: ClientFrameHandler {
 
     func handleMessage(_ message: ClientMessage) async throws {
         guard let device = connection.device else { return }
-        await hub.receive(message, from: device, on: connection)
+        let arrived = ContinuousClock.now
+        if await hub.receive(message, from: device, on: connection) {
+            hub.metrics.acknowledged(after: arrived.duration(to: .now))
+        }
     }
 
     /// User typing is accepted and not relayed to other devices (v1).

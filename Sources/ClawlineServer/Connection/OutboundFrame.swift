@@ -11,6 +11,8 @@ struct OutboundFrame: Sendable {
     /// The stored event's id when the frame is one (a final `message`): a socket sends each
     /// event once, whether it comes from a replay, a catch-up or live.
     let eventID: String?
+    /// The frame's message type (`message`, `ack`, …), as the metrics count it.
+    let type: String
 
     /// The engine every connection's session machine runs.
     static let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
@@ -21,6 +23,7 @@ struct OutboundFrame: Sendable {
         text = String(decoding: bytes, as: UTF8.self)
         parsed = ParsedFrame(json: bytes, from: .server, engine: Self.engine)
         if case .message(let message) = frame, !message.streaming { eventID = message.id.rawValue } else { eventID = nil }
+        type = frame.tag
     }
 
     /// A stored event, sent as the store keeps it (its canonical JSON).
@@ -28,5 +31,6 @@ struct OutboundFrame: Sendable {
         text = event.frame
         parsed = ParsedFrame(json: event.frame.utf8, from: .server, engine: Self.engine)
         eventID = event.eventID
+        type = "message"
     }
 }

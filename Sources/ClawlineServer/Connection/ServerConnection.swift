@@ -18,10 +18,14 @@ final class ServerConnection: Sendable {
     /// What the writer has yet to send.
     let outbox: Outbox
     private let state: NIOLockedValueBox<State>
-    private let logger: Logger
+    /// Whether frames' text (messages and typing; never a token) is logged at trace level.
+    private let logsContent: Bool
+    private let metrics: ServerMetrics
     /// Called once when the socket falls more than the outbox's limit behind (the owner makes
     /// sure the socket closes even if its writer is stuck on a peer that reads nothing).
     private let onOverflow: @Sendable () -> Void
+    /// Closes the connection under the socket, without a close handshake.
+    private let abortChannel: @Sendable () -> Void
 
     /// The close code of a socket that fell too far behind: 1013 (try again later). The client
     /// reconnects with its cursor and replays what it missed.
@@ -37,29 +41,51 @@ final class ServerConnection: Sendable {
         var delivered = RecentEvents(capacity: 1024)
         /// The device once authenticated.
         var device: AuthenticatedDevice?
+        /// Where the socket logs: with its session id, and its device and account once known.
+        var logger: Logger
     }
 
     /// A connection whose outbox holds at most `outboxLimit` bytes.
     /// `now` is the server's time base, shared by every connection (a device's rate windows span them).
     init(
         now: @escaping @Sendable () -> Duration, remoteAddress: String? = nil, outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket,
-        logger: Logger, onOverflow: @escaping @Sendable () -> Void = {}
+        logger: Logger, logsContent: Bool = false, metrics: ServerMetrics = .none, onOverflow: @escaping @Sendable () -> Void = {},
+        abort: @escaping @Sendable () -> Void = {}
     ) {
         sessionID = "sess_" + UUID().uuidString.lowercased()
         self.remoteAddress = remoteAddress
         openedAt = now()
         outbox = Outbox(limit: outboxLimit)
-        state = NIOLockedValueBox(State(machine: SessionMachine(engine: OutboundFrame.engine, now: now)))
-        self.logger = logger
+        var logger = logger
+        logger[metadataKey: "session"] = .string(sessionID)
+        state = NIOLockedValueBox(State(machine: SessionMachine(engine: OutboundFrame.engine, now: now), logger: logger))
+        self.logsContent = logsContent
+        self.metrics = metrics
         self.onOverflow = onOverflow
+        abortChannel = abort
     }
 
     /// The authenticated device on this socket, if any.
     var device: AuthenticatedDevice? { state.withLockedValue { $0.device } }
 
+    /// Where the socket logs: with its session id, and its device and account once known.
+    var logger: Logger { state.withLockedValue { $0.logger } }
+
     /// Marks the socket authenticated.
     func authenticate(_ device: AuthenticatedDevice) {
-        state.withLockedValue { $0.device = device }
+        state.withLockedValue { state in
+            state.device = device
+            state.logger[metadataKey: "device"] = .string(device.deviceID)
+            state.logger[metadataKey: "account"] = .string(device.userID)
+        }
+    }
+
+    /// What a frame's log line carries: its type and size, and its text when content is logged
+    /// and the frame is one that carries content and no secret (`message`, `typing`).
+    func logMetadata(type: String, text: @autoclosure () -> String, byteCount: Int) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["type": .string(type), "bytes": .stringConvertible(byteCount)]
+        if logsContent, type == "message" || type == "typing" { metadata["frame"] = .string(text()) }
+        return metadata
     }
 
     /// Checks a received frame's bytes with the session machine, counting rate limits in `limiter`.
@@ -121,10 +147,13 @@ final class ServerConnection: Sendable {
     private func write(_ frame: OutboundFrame, state: inout State) -> Bool {
         // Parsed once for every socket: each session machine checks the frame that goes on the wire.
         for violation in state.machine.observe(parsed: frame.parsed) where violation.severity == .error {
-            logger.error("the server broke a session rule", metadata: ["session": "\(sessionID)", "violation": "\(violation)"])
+            state.logger.error("the server broke a session rule", metadata: ["violation": "\(violation)"])
         }
-        logger.trace("sending", metadata: ["session": "\(sessionID)", "frame": "\(frame.text.prefix(200))"])
+        if state.logger.logLevel <= .trace {
+            state.logger.trace("sending", metadata: logMetadata(type: frame.type, text: frame.text, byteCount: frame.text.utf8.count))
+        }
         guard outbox.push(.frame(frame.text)) else { return false }
+        metrics.sent(type: frame.type)
         if let eventID = frame.eventID { state.delivered.insert(eventID) }
         return true
     }
@@ -134,14 +163,14 @@ final class ServerConnection: Sendable {
     private func overflow(_ state: inout State) -> Bool {
         state.closed = true
         state.heldFrames = nil
-        logger.warning(
-            "a socket fell too far behind and is closed", metadata: ["session": "\(sessionID)", "limit": "\(outbox.limit)"])
+        state.logger.warning("a socket fell too far behind and is closed", metadata: ["limit": "\(outbox.limit)"])
         outbox.abandon(with: .close(code: Self.tooFarBehindCode, reason: "the client read too slowly"))
         return true
     }
 
     /// Sends an `error` frame.
     func sendError(_ code: ErrorCode, _ message: String, messageID: String? = nil) {
+        metrics.answeredError(code: code.rawValue)
         send(.error(ErrorMessage(code: code, message: message, messageId: messageID)))
     }
 
@@ -187,6 +216,13 @@ final class ServerConnection: Sendable {
             state.heldFrames = nil
             outbox.finish()
         }
+    }
+
+    /// Closes the connection at once, whatever its writer and its peer are doing (a drain's
+    /// deadline passed).
+    func abort() {
+        finish()
+        abortChannel()
     }
 
     /// Whether the socket was closed by the server.

@@ -116,7 +116,7 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
             try channel.pipeline.syncOperations.addHandler(
-                ConnectionGuard(counter: counter, headerTimeout: headerTimeout, logger: logger), position: .first)
+                ConnectionGuard(counter: counter, headerTimeout: headerTimeout, logger: logger), position: .last)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }

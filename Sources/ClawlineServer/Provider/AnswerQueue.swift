@@ -11,18 +11,19 @@ struct AnswerJob: Sendable {
 /// progress plus at most `maxQueuedMessages` waiting.
 final class AnswerQueue: Sendable {
     private let jobs: AsyncStream<AnswerJob>.Continuation
-    private let outstanding: NIOLockedValueBox<Int>
+    /// The client message ids of the answer in progress and the waiting ones, oldest first.
+    private let outstanding: NIOLockedValueBox<[String]>
     private let worker: Task<Void, Never>
 
     init(hub: ProviderHub) {
         let (stream, jobs) = AsyncStream<AnswerJob>.makeStream()
-        let outstanding = NIOLockedValueBox(0)
+        let outstanding = NIOLockedValueBox<[String]>([])
         self.jobs = jobs
         self.outstanding = outstanding
         worker = Task {
             for await job in stream {
                 await Self.answer(job, hub: hub)
-                outstanding.withLockedValue { $0 -= 1 }
+                outstanding.withLockedValue { _ = $0.removeFirst() }
             }
         }
     }
@@ -31,13 +32,16 @@ final class AnswerQueue: Sendable {
     private static func isFull(_ count: Int) -> Bool { count > Clawline.Constants.maxQueuedMessages }
 
     /// Whether the stream in progress and the waiting jobs fill the queue.
-    var isFull: Bool { outstanding.withLockedValue { Self.isFull($0) } }
+    var isFull: Bool { outstanding.withLockedValue { Self.isFull($0.count) } }
+
+    /// The client message ids of the answer in progress and the waiting ones, oldest first.
+    var clientMessageIDs: [String] { outstanding.withLockedValue { $0 } }
 
     /// Queues a job; `false` when the queue is full.
     func enqueue(_ job: AnswerJob) -> Bool {
-        outstanding.withLockedValue { count in
-            guard !Self.isFull(count) else { return false }
-            count += 1
+        outstanding.withLockedValue { ids in
+            guard !Self.isFull(ids.count) else { return false }
+            ids.append(job.clientMessageID)
             jobs.yield(job)
             return true
         }
@@ -47,6 +51,18 @@ final class AnswerQueue: Sendable {
     func cancel() {
         jobs.finish()
         worker.cancel()
+    }
+
+    /// Waits until the worker has ended (a cancelled answer is marked failed in the store), or
+    /// until `deadline`.
+    func finished(before deadline: ContinuousClock.Instant) async {
+        let worker = worker
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await worker.value }
+            group.addTask { try? await Task.sleep(until: deadline) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// A stream that had no update for `streamInactivityTimeout`.

@@ -27,10 +27,18 @@ struct AnswerScheduler {
         queues.removeValue(forKey: deviceID)?.cancel()
     }
 
-    /// Cancels every device's answers.
-    mutating func cancelAll() {
-        for queue in queues.values { queue.cancel() }
+    /// The client messages whose answers are in progress or waiting, by device.
+    var outstanding: [(deviceID: String, clientMessageIDs: [String])] {
+        queues.map { ($0.key, $0.value.clientMessageIDs) }
+    }
+
+    /// Cancels every device's answers; returns the queues, whose workers end shortly.
+    @discardableResult
+    mutating func cancelAll() -> [AnswerQueue] {
+        let cancelled = Array(queues.values)
+        for queue in cancelled { queue.cancel() }
         queues.removeAll()
+        return cancelled
     }
 
     /// Remembers the latest snapshot of the stream answering `deviceID`.

@@ -38,6 +38,7 @@ extension ProviderHub {
                 .success(
                     userId: UserId(device.userID), sessionId: SessionId(connection.sessionID), replayCount: page.events.count,
                     replayTruncated: page.truncated, historyReset: page.cursorUnknown ? true : nil, isAdmin: device.isAdmin)))
+        metrics.replayed(page.events.count)
         for event in page.events { connection.send(OutboundFrame(event)) }
         // Streams in progress for the account continue on this socket from their snapshot at
         // registration (unless the replay carried the stream's final message); the held frames
@@ -95,6 +96,7 @@ extension ProviderHub {
     /// still wants to pair asks again, as the contract has it every 30 seconds); the device's
     /// queued answers go when its last socket does.
     func disconnected(_ connection: ServerConnection) {
+        connections[ObjectIdentifier(connection)] = nil
         identified(connection)
         for deviceID in pairing.drop(on: connection) { publish(.pairingResolved(deviceID: deviceID)) }
         guard let device = connection.device, registry.forget(device.deviceID, ifItIs: connection) != nil else { return }

@@ -10,7 +10,7 @@ extension ProviderHub {
         switch message {
         case .accountFrame(let userID, let text):
             guard case .decoded(let frame, _) = ServerFrame.decode(text: text) else {
-                logger.error("another node sent a frame that does not decode; it is dropped", metadata: ["frame": "\(text.prefix(200))"])
+                logger.error("another node sent a frame that does not decode; it is dropped", metadata: ["bytes": "\(text.utf8.count)"])
                 return
             }
             registry.deliver(OutboundFrame(frame), to: userID)

@@ -5,21 +5,6 @@ import WireRuntime
 
 /// Shutdown and the periodic maintenance.
 extension ProviderHub {
-    // MARK: Shutdown
-
-    /// Closes every socket (authenticated or pairing) with `code` and cancels the answers in progress.
-    func closeAll(code: Int, reason: String) {
-        for socket in registry.all.values { socket.close(code: code, reason: reason) }
-        for pending in pairing.resolveAll() {
-            pending.connection.close(code: code, reason: reason)
-            publish(.pairingResolved(deviceID: pending.request.deviceId.rawValue))
-        }
-        answers.cancelAll()
-    }
-
-    /// How many authenticated sockets are open.
-    var openSocketCount: Int { registry.count }
-
     // MARK: Maintenance
 
     /// What the server does every tick: closes the sockets of devices revoked, denied, removed
@@ -27,6 +12,7 @@ extension ProviderHub {
     /// have changed the store), closes sockets past their authentication deadline, and deletes
     /// uploads no message referenced within `uploadRetention`.
     func maintain(uploadsDirectory: String) async {
+        sampleMetrics()
         closeUnidentifiedSockets()
         rateLimits.prune(now: environment.elapsed())
         do {

@@ -8,8 +8,9 @@ extension ProviderHub {
     // MARK: Messages
 
     /// Stores a client message (before its `ack`), echoes it to the account's devices and queues
-    /// the assistant's answer.
-    func receive(_ message: ClientMessage, from device: AuthenticatedDevice, on connection: ServerConnection) async {
+    /// the assistant's answer. Returns whether the message was acknowledged.
+    @discardableResult
+    func receive(_ message: ClientMessage, from device: AuthenticatedDevice, on connection: ServerConnection) async -> Bool {
         let attachments = message.attachments.wrapped ?? []
         let assetIDs = attachments.compactMap { attachment -> String? in
             if case .asset(let asset) = attachment { return asset.assetId.rawValue }
@@ -22,11 +23,11 @@ extension ProviderHub {
             } catch {
                 logger.error("an attachment could not be looked up", metadata: ["error": "\(error)"])
                 connection.sendError(.serverError, "the attachment could not be looked up; send the message again", messageID: message.id.rawValue)
-                return
+                return false
             }
             guard asset?.userID == device.userID else {
                 connection.sendError(.assetNotFound, "no uploaded asset of this account has the id '\(assetID)'", messageID: message.id.rawValue)
-                return
+                return false
             }
         }
         let echo = ServerMessage(
@@ -34,7 +35,7 @@ extension ProviderHub {
             deviceId: DeviceId(device.deviceID), attachments: attachments.isEmpty ? nil : attachments)
         guard !answers.isFull(device.deviceID) else {
             connection.sendError(.rateLimited, "too many messages are waiting for an answer; send it again later", messageID: message.id.rawValue)
-            return
+            return false
         }
         let acceptance: MessageAcceptance
         do {
@@ -42,25 +43,30 @@ extension ProviderHub {
             // if storing fails an upload is kept that no message names (never the other way,
             // an acknowledged message naming an upload the retention sweep deletes).
             try await store.markReferenced(assetIDs)
+            let started = ContinuousClock.now
+            defer { metrics.committed(after: started.duration(to: .now)) }
             acceptance = try await store.accept(
                 clientMessageID: message.id.rawValue, deviceID: device.deviceID, fingerprint: MessageFingerprint.of(message),
                 echo: StoredEvent(eventID: echo.id.rawValue, userID: device.userID, frame: ServerFrame.message(echo).encodedText()))
         } catch {
             logger.error("a message could not be stored", metadata: ["error": "\(error)"])
             connection.sendError(.serverError, "the message could not be stored; send it again", messageID: message.id.rawValue)
-            return
+            return false
         }
         switch acceptance {
         case .retry:
             connection.send(.ack(Ack(id: message.id)))
+            return true
         case .conflict(let reason):
             connection.sendError(.invalidMessage, reason, messageID: message.id.rawValue)
+            return false
         case .accepted:
             connection.send(.ack(Ack(id: message.id)))
             broadcast(.message(echo), to: device.userID)
             let request = AssistantRequest(
                 userID: device.userID, deviceID: device.deviceID, messageID: echo.id.rawValue, content: message.content, attachments: attachments)
             enqueueAnswer(to: request, clientMessageID: message.id.rawValue)
+            return true
         }
     }
 

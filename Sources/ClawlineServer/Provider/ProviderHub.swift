@@ -28,10 +28,16 @@ actor ProviderHub {
     var answers = AnswerScheduler()
     /// Whether a device already became the first admin (loaded from the store at start).
     var hasAdmin: Bool
-    /// Whether the node is shutting down (`/readyz` answers 503).
-    var isDraining = false
+    /// Whether the node is shutting down: `/readyz` answers 503 and no new socket is accepted.
+    nonisolated let draining = DrainFlag()
     /// What any one peer may spend.
     let limits: ProviderLimits
+    /// Whether message and typing frames are logged with their text at trace level.
+    let logsContent: Bool
+    /// Where the provider's metrics go.
+    nonisolated let metrics: ServerMetrics
+    /// Every socket open on this node, in any phase.
+    var connections: [ObjectIdentifier: ServerConnection] = [:]
     /// The rate-limit windows of every device and stranger (the maintenance prunes them).
     nonisolated let rateLimits: DeviceRateLimits
     /// Sockets that have sent neither a successful `auth` nor a `pair_request` yet; the
@@ -40,9 +46,14 @@ actor ProviderHub {
 
     init(
         store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,
-        cluster: (any ClusterBus)? = nil, limits: ProviderLimits = ProviderLimits()
+        cluster: (any ClusterBus)? = nil, limits: ProviderLimits = ProviderLimits(), metrics: ServerMetrics = .none,
+        logsContent: Bool = false
     ) async throws {
+        self.logsContent = logsContent
         self.limits = limits
+        self.metrics = metrics
+        (store as? any ReportsCommitBatches)?.reportCommitBatches(to: metrics)
+        (cluster as? any ReportsDeliveryLag)?.reportDeliveryLag(to: metrics)
         rateLimits = DeviceRateLimits(maxDeviceIDsPerAddress: limits.maxDeviceIDsPerAddress)
         self.store = store
         self.tokens = tokens
@@ -63,14 +74,15 @@ actor ProviderHub {
         ]
     }
 
-    /// Stops talking to the other nodes: what is queued is published first (for at most two
-    /// seconds), then nothing more is received.
-    func stopCluster() async {
+    /// Stops talking to the other nodes: what is queued is published first (until `deadline`,
+    /// and for at least a second), then nothing more is received.
+    func stopCluster(before deadline: ContinuousClock.Instant = .now) async {
         outbox.finish()
         clusterTasks.last?.cancel()
         guard let publisher = clusterTasks.first else { return }
+        let limit = max(deadline, ContinuousClock.now.advanced(by: .seconds(1)))
         let deadline = Task {
-            try? await Task.sleep(for: .seconds(2))
+            try? await Task.sleep(until: limit)
             publisher.cancel()
         }
         await publisher.value
@@ -95,6 +107,7 @@ actor ProviderHub {
 
     /// Counts a new socket as unidentified until it authenticates or asks to pair.
     func opened(_ connection: ServerConnection) {
+        connections[ObjectIdentifier(connection)] = connection
         unidentified[ObjectIdentifier(connection)] = connection
     }
 

@@ -351,3 +351,9 @@ public final class SQLiteProviderStore: ProviderStore {
         return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil)
     }
 }
+
+extension SQLiteProviderStore: ReportsCommitBatches {
+    func reportCommitBatches(to metrics: ServerMetrics) {
+        writes.observeBatches { metrics.committedBatch(of: $0) }
+    }
+}

@@ -36,7 +36,7 @@ extension ProviderHub {
     /// Ready when the node is not draining, its store answers, and (with other nodes) it listens
     /// to them.
     func readiness() async -> Readiness {
-        if isDraining { return .notReady("the node is draining") }
+        if draining.isSet { return .notReady("the node is draining") }
         do {
             _ = try await store.device("readiness-probe")
         } catch {
@@ -44,10 +44,5 @@ extension ProviderHub {
         }
         if let cluster, !(await cluster.isListening) { return .notReady("the node is not listening to the other nodes") }
         return .ready
-    }
-
-    /// Starts a drain: `/readyz` answers 503 from now on.
-    func beginDrain() {
-        isDraining = true
     }
 }

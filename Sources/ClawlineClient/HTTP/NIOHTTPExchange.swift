@@ -1,0 +1,87 @@
+// Built with the package trait NIOTransport (which Server enables), like WSClientTransport.
+#if NIOTransport
+    import Foundation
+    import NIOCore
+    import NIOHTTP1
+    import NIOPosix
+    import NIOSSL
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// ``HTTPExchange`` over SwiftNIO, HTTP/1.1, one connection per request: `https://` with
+    /// swift-nio-ssl, trusting `trustedCAFile` besides the system's roots. Use it where
+    /// `URLSession` cannot trust a private CA (Linux).
+    public struct NIOHTTPExchange: HTTPExchange {
+        /// A PEM file of certificate authorities trusted besides the system's.
+        public var trustedCAFile: String?
+        /// The largest response body read; a larger one fails the request.
+        public var maxBodyBytes: Int
+
+        /// An exchange trusting `trustedCAFile`, reading bodies of at most `maxBodyBytes`.
+        public init(trustedCAFile: String? = nil, maxBodyBytes: Int = 64 << 20) {
+            self.trustedCAFile = trustedCAFile
+            self.maxBodyBytes = maxBodyBytes
+        }
+
+        /// What went wrong with a request.
+        public struct Failure: Error, CustomStringConvertible {
+            public var description: String
+        }
+
+        public func send(_ request: URLRequest) async throws -> (Data, URLResponse) {
+            guard let url = request.url, let host = url.host, let scheme = url.scheme, scheme == "http" || scheme == "https" else {
+                throw Failure(description: "\(request.url?.absoluteString ?? "no URL"): only http:// and https:// URLs are supported")
+            }
+            let secure = scheme == "https"
+            let port = url.port ?? (secure ? 443 : 80)
+            let tls: NIOSSLContext? =
+                secure
+                ? try NIOSSLContext(configuration: WSClientTransport.tlsConfiguration(trusting: trustedCAFile)) : nil
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+            return try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(.head(Self.head(of: request, url: url, host: host, port: port)))
+                if let body = request.httpBody { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                try await outbound.write(.end(nil))
+                var response: HTTPResponseHead?
+                var body = Data()
+                for try await part in inbound {
+                    switch part {
+                    case .head(let head): response = head
+                    case .body(let bytes):
+                        guard body.count + bytes.readableBytes <= maxBodyBytes else {
+                            throw Failure(description: "\(url.absoluteString): the response body is larger than \(maxBodyBytes) bytes")
+                        }
+                        body.append(contentsOf: bytes.readableBytesView)
+                    case .end:
+                        guard let response else { break }
+                        let fields = Dictionary(response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                        guard let answer = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: fields)
+                        else { throw Failure(description: "\(url.absoluteString): the response could not be read") }
+                        return (body, answer)
+                    }
+                }
+                throw Failure(description: "\(url.absoluteString): the connection closed before the response ended")
+            }
+        }
+
+        private static func head(of request: URLRequest, url: URL, host: String, port: Int) -> HTTPRequestHead {
+            var path = url.path.isEmpty ? "/" : url.path
+            if let query = url.query { path += "?" + query }
+            var headers = HTTPHeaders()
+            headers.add(name: "Host", value: url.port == nil ? host : "\(host):\(port)")
+            for (name, value) in request.allHTTPHeaderFields ?? [:] { headers.add(name: name, value: value) }
+            headers.add(name: "Content-Length", value: "\(request.httpBody?.count ?? 0)")
+            headers.add(name: "Connection", value: "close")
+            return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"), uri: path, headers: headers)
+        }
+    }
+#endif
