@@ -62,6 +62,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Tests only: certificates made in the TLS tests (jwt-kit brings both already).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .target(name: "WireSpec", dependencies: ["WireRuntime", .product(name: "Yams", package: "Yams")]),
@@ -188,6 +192,9 @@ let package = Package(
             dependencies: [
                 "ClawlineClient", "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport", "WireValidator",
                 "WireSpec",
+                server("X509", "swift-certificates"),
+                server("Crypto", "swift-crypto"),
+                server("SwiftASN1", "swift-asn1"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
                 server("Logging", "swift-log"),
                 server("NIOConcurrencyHelpers", "swift-nio"),

@@ -4,7 +4,7 @@ import Foundation
 // Load generator for the reference server. Run it in release:
 //
 //     swift build -c release --product clawline-server
-//     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS] [--sync-every-commit]
+//     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS] [--sync-every-commit] [--compare-metrics | --metrics-first]
 //     swift run -c release ServerBenchmarks nodes POSTGRES-URL [DEVICES] [SECONDS]
 //
 // It starts the bare Hummingbird echo server (the upper bound) and `clawline-server` in their
@@ -15,6 +15,11 @@ import Foundation
 // devices (DEVICES, 1,000 by default, each sending every 220 ms): the rate they get through is
 // the ceiling when their latency has grown (the server was saturated), else only what they
 // offered. Half load is then as many devices as offer half the ceiling's rate.
+//
+// `--compare-metrics` measures a second `clawline-server` with Prometheus metrics on
+// (`--metrics-on-public-listener`, scraped once a second as Prometheus would) beside the first,
+// which reports to swift-metrics' no-op backend: the cost of metrics, side by side
+// (`--metrics-first` measures it first instead).
 
 /// Prints a line at once (standard output may be a pipe).
 func say(_ line: String) {
@@ -61,29 +66,41 @@ report(
     try await Load.echo(port: echo.port, sockets: echoSockets, seconds: seconds, server: echo))
 echo.stop()
 
-let data = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-bench-\(UUID().uuidString)").path
-defer { try? FileManager.default.removeItem(atPath: data) }
 // `--sync-every-commit` is passed on: SQLite's `FULL`, an fsync per (group) commit.
 let syncFlags = CommandLine.arguments.contains("--sync-every-commit") ? ["--sync-every-commit"] : []
-let server = try ServerProcess(
-    clawlineServer,
-    [
-        "serve", "--port", "0", "--data-dir", data, "--max-connections-per-address", "100000", "--max-pending-pairings-per-address", "1000",
-        "--max-device-ids-per-address", "100000",
-    ] + syncFlags)
-let fleet = try await Fleet.pair(port: server.port, devices: max(devices, idleSockets))
-say("paired \(fleet.devices.count) devices")
-// Memory first, while the heap holds only what pairing left.
-let before = server.residentBytes
-let idle = try await fleet.authenticate(count: idleSockets)
-try await Task.sleep(for: .seconds(1))
-let perSocket = Double(server.residentBytes - before) / Double(idle.count)
-say("clawline-server resident memory per idle authenticated socket: \(String(format: "%.1f", perSocket / 1024)) KiB (\(idle.count) sockets)")
-for socket in idle { socket.close() }
-let ceiling = try await Load.clawline(fleet: fleet, devices: devices, seconds: seconds, server: server)
-report("clawline-server, \(devices) devices (offer \(Int(Double(devices) * Load.messagesPerDevice)) msg/s)", ceiling)
-let halfLoad = max(1, Int((ceiling.rate / 2 / Load.messagesPerDevice).rounded()))
-report(
-    "clawline-server, \(halfLoad) devices (half that rate)",
-    try await Load.clawline(fleet: fleet, devices: halfLoad, seconds: seconds, server: server))
-server.stop()
+let withMetrics = { try await measureClawline("clawline-server with /metrics", flags: syncFlags + ["--metrics-on-public-listener"], scrapes: true) }
+// `--metrics-first` swaps the order, to tell the cost of metrics from the cost of going second.
+if CommandLine.arguments.contains("--metrics-first") { try await withMetrics() }
+try await measureClawline("clawline-server", flags: syncFlags)
+if CommandLine.arguments.contains("--compare-metrics") { try await withMetrics() }
+
+/// Memory per idle socket, the ceiling and half load of one `clawline-server` started with `flags`.
+func measureClawline(_ name: String, flags: [String], scrapes: Bool = false) async throws {
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-bench-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: data) }
+    let server = try ServerProcess(
+        clawlineServer,
+        [
+            "serve", "--port", "0", "--data-dir", data, "--max-connections-per-address", "100000", "--max-pending-pairings-per-address",
+            "1000", "--max-device-ids-per-address", "100000",
+        ] + flags)
+    defer { server.stop() }
+    let scraper = scrapes ? Scraper(port: server.port) : nil
+    defer { scraper?.stop() }
+    let fleet = try await Fleet.pair(port: server.port, devices: max(devices, idleSockets))
+    say("paired \(fleet.devices.count) devices")
+    // Memory first, while the heap holds only what pairing left.
+    let before = server.residentBytes
+    let idle = try await fleet.authenticate(count: idleSockets)
+    try await Task.sleep(for: .seconds(1))
+    let perSocket = Double(server.residentBytes - before) / Double(idle.count)
+    say("\(name) resident memory per idle authenticated socket: \(String(format: "%.1f", perSocket / 1024)) KiB (\(idle.count) sockets)")
+    for socket in idle { socket.close() }
+    let ceiling = try await Load.clawline(fleet: fleet, devices: devices, seconds: seconds, server: server)
+    report("\(name), \(devices) devices (offer \(Int(Double(devices) * Load.messagesPerDevice)) msg/s)", ceiling)
+    let halfLoad = max(1, Int((ceiling.rate / 2 / Load.messagesPerDevice).rounded()))
+    report(
+        "\(name), \(halfLoad) devices (half that rate)",
+        try await Load.clawline(fleet: fleet, devices: halfLoad, seconds: seconds, server: server))
+    if let scraper { say("\(name): \(scraper.scrapes) scrapes of /metrics during the runs") }
+}

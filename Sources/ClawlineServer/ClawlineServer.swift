@@ -135,7 +135,8 @@ public enum ClawlineServer {
         case (.publicListener?, let registry?):
             MetricsRoute(hub: hub, registry: registry).register(on: router)
         case (.separate(let host, let port)?, let registry?):
-            services.append(MetricsRoute(hub: hub, registry: registry).listener(host: host, port: port, logger: logger, onListening: onMetricsListening))
+            services.append(
+                MetricsRoute(hub: hub, registry: registry).listener(host: host, port: port, logger: logger, onListening: onMetricsListening))
         default:
             break
         }

@@ -67,7 +67,8 @@ struct AdminSession {
         guard credentials.claims?.isAdmin == true else { throw ClientFailure("this device is not an admin; approvals are made on an admin device") }
         let chat = device.chatService(credentials)
         let connection = ConnectionService(
-            serverURL: credentials.serverURL, deviceInfo: DeviceState.deviceInfo, transport: device.transport, http: device.http(credentials.serverURL))
+            serverURL: credentials.serverURL, deviceInfo: DeviceState.deviceInfo, transport: device.transport,
+            http: device.http(credentials.serverURL))
         await connection.attach(chat)
         let session = AdminSession(
             credentials: credentials, chat: chat, connection: connection, requests: connection.incomingPairingRequests, notices: chat.notices)

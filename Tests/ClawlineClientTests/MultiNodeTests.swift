@@ -4,6 +4,10 @@ import Foundation
 import Testing
 import WireTestSupport
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Two `clawline-server` nodes on one PostgreSQL database (a schema of their own per test);
 /// enabled when `CLAWLINE_TEST_POSTGRES_URL` names a database.
 struct TwoNodes: Sendable {
@@ -17,13 +21,13 @@ struct TwoNodes: Sendable {
         ProcessInfo.processInfo.environment["CLAWLINE_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static func start() async throws -> TwoNodes {
+    static func start(_ arguments: [String] = []) async throws -> TwoNodes {
         guard let base = postgresURL else { throw ClientTestFailure("no PostgreSQL") }
         let schema = "n_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         let database = base + (base.contains("?") ? "&" : "?") + "schema=\(schema)"
-        let first = try NodeProcess(database: database)
+        let first = try NodeProcess(database: database, arguments)
         let firstURL = try await first.baseURL()
-        let second = try NodeProcess(database: database)
+        let second = try NodeProcess(database: database, arguments)
         return TwoNodes(first: first, second: second, firstURL: firstURL, secondURL: try await second.baseURL(), database: database)
     }
 
@@ -85,6 +89,22 @@ struct MultiNodeTests {
         _ = try await phoneMessages.first { $0.role == .assistant && $0.status == .delivered && $0.content == "Echo: from node two" }
         let onPhone = try await phone.chat.conversation().messages.map(\.id)
         #expect(try await eventually { try await tablet.chat.conversation().messages.map(\.id) == onPhone })
+        await phone.chat.disconnect()
+        await tablet.chat.disconnect()
+    }
+
+    @Test("Node B's /metrics reports the bus's publish-to-deliver lag of what node A published")
+    func clusterDeliveryLagIsMeasured() async throws {
+        let nodes = try await TwoNodes.start(["--metrics-port", "0"])
+        let (phone, _, tablet, _) = try await nodes.twoDevices()
+        let tabletMessages = Recorder(tablet.chat.incomingMessages)
+        try await phone.chat.send(content: "across the bus", attachments: [])
+        _ = try await tabletMessages.first { $0.role == .user && $0.content == "across the bus" }
+        let (body, _) = try await NIOHTTPExchange().send(URLRequest(url: try await nodes.second.metricsURL()))
+        let scrape = String(decoding: body, as: UTF8.self)
+        let count = scrape.split(separator: "\n").first { $0.hasPrefix("clawline_cluster_delivery_lag_seconds_count ") }
+        #expect((count?.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= 1, "\(scrape)")
+        #expect(scrape.contains("# TYPE clawline_cluster_delivery_lag_seconds histogram"))
         await phone.chat.disconnect()
         await tablet.chat.disconnect()
     }
@@ -233,5 +253,47 @@ struct MultiNodeTests {
         for message in sent { #expect(replayed.filter { $0.content == message.content }.count == 1, "\(message.content)") }
         #expect(Set(replayed.map(\.id)).count == replayed.count)
         await moved.chat.disconnect()
+    }
+
+    @Test("SIGTERM drains node A while devices chat: it exits in its bound, they move to node B and replay, nothing lost or twice")
+    func nodeDrainedMidConversation() async throws {
+        let nodes = try await TwoNodes.start(["--drain-timeout", "5"])
+        let (firstPhone, admin, tablet, _) = try await nodes.twoDevices()
+        var phone = firstPhone
+        let notices = Recorder(phone.chat.notices)
+        var sent: [String] = []
+        for round in 0..<4 {
+            try await phone.chat.send(content: "phone \(round)", attachments: [])
+            try await tablet.chat.send(content: "tablet \(round)", attachments: [])
+            sent += ["phone \(round)", "tablet \(round)"]
+        }
+        // Node A goes while the answers to those messages are streaming.
+        let ended = try await nodes.first.terminate()
+        #expect(ended.status == 0, "the drained node exits cleanly: \(nodes.first.standardError)")
+        #expect(ended.took < .seconds(8), "the drain timeout (5 s), the bus flush (1 s) and the exit: took \(ended.took)")
+        _ = try await notices.first {
+            if case .connectionLost(let reason) = $0 { return reason.contains("1001") }
+            return false
+        }
+        // The phone's app reconnects to node B with its stored cursor and queue.
+        await phone.chat.disconnect()
+        phone = nodes.device(phone.deviceId, on: nodes.secondURL, store: phone.store)
+        try await phone.chat.connect(token: admin.token)
+        for round in 4..<6 {
+            try await phone.chat.send(content: "phone \(round)", attachments: [])
+            try await tablet.chat.send(content: "tablet \(round)", attachments: [])
+            sent += ["phone \(round)", "tablet \(round)"]
+        }
+        for device in [phone, tablet] {
+            #expect(
+                try await eventually(timeout: .seconds(60)) {
+                    let users = try await device.chat.conversation().messages.filter { $0.role == .user }.map(\.content)
+                    return users.sorted() == sent.sorted()
+                }, "every message once on \(device.deviceId)")
+            let ids = try await device.chat.conversation().messages.map(\.id)
+            #expect(Set(ids).count == ids.count, "no event twice")
+        }
+        await phone.chat.disconnect()
+        await tablet.chat.disconnect()
     }
 }

@@ -39,7 +39,29 @@ import WireRuntime
         let run = try await ServerProcess.run(["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", temporaryDirectory()])
         #expect(run.status != 0)
         #expect(run.stderr.contains("--allow-insecure-public"))
-        #expect(run.stderr.contains("no TLS"))
+        #expect(run.stderr.contains("without TLS") && run.stderr.contains("--tls-cert"))
+    }
+
+    @Test("a public address is allowed with TLS of the server's own, and still refused without it")
+    func aPublicAddressWithTLSValidates() throws {
+        let tls = ServerTLSFiles(certificateChainPath: "/etc/clawline/cert.pem", privateKeyPath: "/etc/clawline/key.pem")
+        #expect(throws: Never.self) { try ClawlineServerConfiguration(host: "0.0.0.0", tls: tls, uploadsDirectory: "/tmp/u").validate() }
+        #expect(throws: ServerSetupError.self) { try ClawlineServerConfiguration(host: "0.0.0.0", uploadsDirectory: "/tmp/u").validate() }
+        #expect(throws: Never.self) {
+            try ClawlineServerConfiguration(host: "10.0.0.2", allowInsecurePublic: true, uploadsDirectory: "/tmp/u").validate()
+        }
+    }
+
+    @Test("TLS files that cannot be read stop the server with a message naming the flag and the file")
+    func unreadableTLSFilesAreNamed() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let missing = data + "/no-such-cert.pem"
+        let run = try await ServerProcess.run(["serve", "--port", "0", "--data-dir", data, "--tls-cert", missing, "--tls-key", missing])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--tls-cert \(missing)"), "\(run.stderr)")
+        let only = try await ServerProcess.run(["serve", "--port", "0", "--data-dir", data, "--tls-cert", missing])
+        #expect(only.status != 0 && only.stderr.contains("--tls-key"), "\(only.stderr)")
     }
 
     @Test func everyAcknowledgedMessageSurvivesAKillAndIsReplayedOnce() async throws {

@@ -64,7 +64,9 @@
                     case .end:
                         guard let response else { break }
                         let fields = Dictionary(response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-                        guard let answer = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: fields)
+                        guard
+                            let answer = HTTPURLResponse(
+                                url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: fields)
                         else { throw Failure(description: "\(url.absoluteString): the response could not be read") }
                         return (body, answer)
                     }

@@ -106,7 +106,8 @@ struct ConnectionHandler: ClientFrameHandler {
         let type = result.frame?.tag ?? "invalid"
         hub.metrics.received(type: type)
         if logger.logLevel <= .trace {
-            logger.trace("received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
+            logger.trace(
+                "received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
         }
         let limiterKey = DeviceRateLimits.key(
             authenticated: connection.device?.deviceID, named: Self.deviceID(of: result.frame),

@@ -9,27 +9,49 @@ final class NodeProcess: Sendable {
     /// The `clawline-server` binary built beside the test bundle.
     static var executable: URL { builtProduct("clawline-server") }
 
-    /// Starts a node on `database`.
-    init(database: String) throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-node-\(UUID().uuidString)")
-        process = try RunningProcess(Self.executable, ["serve", "--port", "0", "--data-dir", dataDirectory.path, "--database", database])
+    /// Starts a node on `database`, with `arguments` besides.
+    convenience init(database: String, _ arguments: [String] = []) throws {
+        try self.init(["--database", database] + arguments)
     }
+
+    /// Starts `clawline-server serve --port 0 --data-dir (a new directory)` with `arguments`.
+    init(_ arguments: [String]) throws {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-node-\(UUID().uuidString)")
+        process = try RunningProcess(Self.executable, ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments)
+    }
+
+    /// What the node wrote so far.
+    var standardOutput: String { process.standardOutput }
+    var standardError: String { process.standardError }
 
     deinit {
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 
     /// The node's base URL, once it listens.
-    func baseURL() async throws -> URL {
+    func baseURL() async throws -> URL { try await announcedURL("listening on ") }
+
+    /// The URL of the node's `/metrics`, once its metrics listener listens.
+    func metricsURL() async throws -> URL { try await announcedURL("metrics on ") }
+
+    /// The URL the node printed on a line starting with `prefix`.
+    private func announcedURL(_ prefix: String) async throws -> URL {
         var url: URL?
         // A guard against a node that never starts; generous, since CI may run beside other builds.
         let listening = try await eventually(timeout: .seconds(90)) {
-            guard let line = process.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) else { return false }
-            url = URL(string: String(line.dropFirst("listening on ".count)))
+            guard let line = process.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return false }
+            url = URL(string: String(line.dropFirst(prefix.count)))
             return true
         }
-        guard listening, let url else { throw ClientTestFailure("the node did not start listening: \(process.standardError)") }
+        guard listening, let url else { throw ClientTestFailure("the node printed no '\(prefix)…' line: \(process.standardError)") }
         return url
+    }
+
+    /// Asks the node to shut down (SIGTERM) and waits for it: its exit status and how long it took.
+    func terminate() async throws -> (status: Int32, took: Duration) {
+        let start = ContinuousClock.now
+        let status = try await process.stop(with: SIGTERM)
+        return (status, start.duration(to: .now))
     }
 
     /// Kills the node at once (SIGKILL): nothing is flushed or closed. Returns once it is gone.

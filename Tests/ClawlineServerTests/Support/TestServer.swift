@@ -41,6 +41,8 @@ struct TestServer: Sendable {
     static func run<T: Sendable>(
         assistant: any Assistant = EchoAssistant(), limits: ProviderLimits = ProviderLimits(),
         wrapStore: @Sendable (SQLiteProviderStore) -> any ProviderStore = { $0 },
+        configure: @Sendable (inout ClawlineServerConfiguration) -> Void = { _ in },
+        logHandler: (@Sendable (String) -> any LogHandler)? = nil,
         _ body: @Sendable (TestServer) async throws -> T
     ) async throws -> T {
         let clock = ManualClock()
@@ -51,11 +53,14 @@ struct TestServer: Sendable {
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-uploads-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: uploads) }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "clawline.test")
-        logger.logLevel = ProcessInfo.processInfo.environment["CLAWLINE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        var logger = logHandler.map { Logger(label: "clawline.test", factory: $0) } ?? Logger(label: "clawline.test")
+        if logHandler == nil {
+            logger.logLevel = ProcessInfo.processInfo.environment["CLAWLINE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        }
+        var configuration = ClawlineServerConfiguration(port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50), limits: limits)
+        configure(&configuration)
         let (hub, application) = try await ClawlineServer.hubAndService(
-            configuration: ClawlineServerConfiguration(
-                port: 0, uploadsDirectory: uploads, maintenanceInterval: .milliseconds(50), limits: limits), store: store,
+            configuration: configuration, store: store,
             signingKey: signingKey, assistant: assistant,
             environment: ServerEnvironment(clock: clock, keepaliveClock: keepaliveClock, now: { date.now }), logger: logger, cluster: nil
         ) { port in
