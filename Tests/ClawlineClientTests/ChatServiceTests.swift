@@ -1,22 +1,36 @@
-import ClawlineClient
 import ClawlineProtocol
 import Foundation
 import Testing
 import WireTestSupport
 
+@testable import ClawlineClient
+
 /// A chat service on a fake transport, a manual clock and a fixed jitter (half of the maximum).
 struct FakeSession {
-    let transport = FakeTransport()
+    let transport: FakeTransport
     let clock = ManualClock()
     let store: any ConversationStore
     let chat: ChatService
+    /// The typing indicators the service reported: the markers of ``settled(_:)``.
+    private let typing: Recorder<TypingEvent>
     static let deviceId: DeviceId = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
 
-    init(store: any ConversationStore = InMemoryConversationStore()) {
+    init(store: any ConversationStore = InMemoryConversationStore(), transport: FakeTransport = FakeTransport()) {
         self.store = store
+        self.transport = transport
         chat = ChatService(
             serverURL: URL(string: "http://127.0.0.1:1")!, deviceId: Self.deviceId, store: store, transport: transport,
             environment: ClientEnvironment(clock: clock, random: { 0.5 }))
+        typing = Recorder(chat.incomingTyping)
+    }
+
+    /// Plays a marker frame (a typing indicator) after what the test delivered, and waits until
+    /// the service reports it: the service reads a socket in order, so everything delivered before
+    /// has been handled, and whatever it sends at once in answer has been sent.
+    func settled(_ socket: FakeSocket) async throws {
+        let before = typing.all.count
+        socket.deliver(.typing(ServerTyping(active: false)))
+        guard try await eventually({ typing.all.count > before }) else { throw ClientTestFailure("the marker was not handled") }
     }
 
     /// Waits for the `count`th scheduled reconnection and returns its delay.
@@ -94,8 +108,8 @@ struct ChatServiceTests {
         let second = try await session.chat.send(content: "second", attachments: [])
         try await socket.waitForFrames(2)
         socket.deliver(.error(ErrorMessage(code: .rateLimited, message: "slow down", messageId: first.id)))
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(socket.messageIDs == [first.id])
+        try await session.settled(socket)
+        #expect(socket.messageIDs == [first.id], "nothing is sent again before the clock moves")
         session.clock.advance(by: .milliseconds(350))
         try await socket.waitForFrames(3)
         #expect(socket.messageIDs == [first.id, first.id])
@@ -130,8 +144,7 @@ struct ChatServiceTests {
         socket.deliver(FakeSession.event("s_1", .assistant, "Hello!"))
         socket.deliver(FakeSession.event("s_1", .assistant, "Hello!"))
         socket.deliver(FakeSession.event("s_1", .assistant, "late snapshot", streaming: true))
-        _ = try await messages.first { $0.status == .delivered }
-        try await Task.sleep(for: .milliseconds(50))
+        try await session.settled(socket)
         let conversation = try await session.chat.conversation()
         #expect(conversation.messages.map(\.content) == ["Hello!"])
         #expect(conversation.cursor == "s_1")
@@ -212,9 +225,10 @@ struct ChatServiceTests {
         let jitter = Clawline.Constants.reconnectMaxJitter / 2
         try await session.transport.socket(0).close(code: 1011)
         #expect(try await FakeSession.reconnection(1, in: notices) == .seconds(1) + jitter)
+        await session.clock.waitForSleepers(atLeast: 1)
         session.clock.advance(by: .seconds(1) + jitter - .milliseconds(1))
-        try await Task.sleep(for: .milliseconds(30))
-        #expect(session.transport.openedCount == 1)
+        // The clock wakes what is due as it moves: the reconnect still waiting means it is not due.
+        #expect(session.clock.sleeperCount == 1 && session.transport.openedCount == 1)
         session.clock.advance(by: .milliseconds(1))
         // The socket opens, then closes before auth_result: the delay keeps growing.
         try await session.transport.socket(1).close(code: 1011)
@@ -249,9 +263,8 @@ struct ChatServiceTests {
     func typingRate() async throws {
         let session = FakeSession()
         let socket = try await session.connected()
+        // sendTyping sends before it returns (or drops): the frames are all there when the calls return.
         for _ in 0..<4 { await session.chat.sendTyping(active: true) }
-        try await socket.waitForFrames(1 + Clawline.RateLimits.typing.limit)
-        try await Task.sleep(for: .milliseconds(30))
         #expect(socket.frames.count == 1 + Clawline.RateLimits.typing.limit)
     }
 
@@ -267,10 +280,12 @@ struct ChatServiceTests {
     func sessionReplaced() async throws {
         let session = FakeSession()
         let socket = try await session.connected()
+        let loopsEnded = Recorder(session.chat.supervisorEnds)
         socket.deliver(.error(ErrorMessage(code: .sessionReplaced, message: "elsewhere")))
         #expect(try await eventually { await session.chat.currentState == .failed(.sessionReplaced) })
+        // The reconnect loop has ended: nothing can open another socket.
+        _ = try await loopsEnded.first { $0 == 1 }
         session.clock.advance(by: .seconds(60))
-        try await Task.sleep(for: .milliseconds(30))
         #expect(session.transport.openedCount == 1)
     }
 }

@@ -71,7 +71,35 @@ struct InjectionTests {
         try await connecting
         socket.deliver(FakeSession.event("s_1", .assistant, "hello"))
         let failure = try await notices.first { if case .storageFailed = $0 { true } else { false } }
-        #expect(failure == .storageFailed("could not store the conversation: Storage failed: the disk is full"))
+        #expect(
+            failure == .storageFailed(ConversationStorageError(change: "the event s_1 and the cursor", reason: "Storage failed: the disk is full")))
+        #expect(
+            "\(ConversationStorageError(change: "the event s_1 and the cursor", reason: "full"))"
+                == "could not store the event s_1 and the cursor: full")
         #expect(!notices.all.contains { if case .protocolViolation = $0 { true } else { false } })
+    }
+
+    @Test("A message that cannot be stored is not queued: send throws what failed to store, and nothing is sent")
+    func unstoredMessageIsNotQueued() async throws {
+        let transport = FakeTransport()
+        let chat = ChatService(
+            serverURL: URL(string: "http://127.0.0.1:1")!, deviceId: FakeSession.deviceId, store: FailingStore(), transport: transport,
+            environment: ClientEnvironment(clock: ManualClock(), random: { 0.5 }))
+        async let connecting: Void = chat.connect(token: "token", lastMessageId: nil)
+        let socket = try await transport.socket(0)
+        try await socket.authenticate()
+        try await connecting
+        do {
+            try await chat.send(content: "lost?", attachments: [])
+            Issue.record("send succeeded without storing the message")
+        } catch let error as ConversationStorageError {
+            #expect(error.change.hasPrefix("the message c_") && error.change.hasSuffix(" queued to send"), "\(error)")
+            #expect(error.reason == "Storage failed: the disk is full")
+        }
+        let conversation = try await chat.conversation()
+        #expect(conversation.pending.isEmpty && conversation.messages.isEmpty)
+        // A marker: typing goes out at once, so a message sent before it would be in the frames by now.
+        await chat.sendTyping(active: true)
+        #expect(try await socket.waitForFrames(2).map(\.tag) == ["auth", "typing"])
     }
 }

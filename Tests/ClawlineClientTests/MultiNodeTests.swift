@@ -64,6 +64,13 @@ struct TwoNodes: Sendable {
         }
     }
 
+    /// The value of an unlabelled gauge in the scrape at `url`.
+    static func gauge(_ name: String, at url: URL) async throws -> Int {
+        let (body, _) = try await NIOHTTPExchange().send(URLRequest(url: url))
+        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line?.split(separator: " ").last.flatMap { Double($0) }.map { Int($0) } ?? 0
+    }
+
     /// An admin phone connected to the first node and a tablet of its account connected to the
     /// second, approved across the nodes.
     func twoDevices() async throws -> (phone: TestDevice, admin: Credentials, tablet: TestDevice, member: Credentials) {
@@ -136,7 +143,7 @@ struct MultiNodeTests {
 
     @Test("The first admin is one device even when two pair at once on two nodes")
     func firstAdminRace() async throws {
-        let nodes = try await TwoNodes.start()
+        let nodes = try await TwoNodes.start(["--metrics-port", "0"])
         let one = nodes.device(on: nodes.firstURL)
         let two = nodes.device(on: nodes.secondURL)
         let pairings = [
@@ -144,15 +151,16 @@ struct MultiNodeTests {
             Task { try await two.connection.requestPairing(claimedName: "two", deviceId: two.deviceId) },
         ]
         defer { for pairing in pairings { pairing.cancel() } }
-        // The winner is paired at once; the other waits for it to approve (it never does here).
-        var listed = ""
-        let paired = try await eventually(timeout: .seconds(10)) {
-            listed = try await CLIProcess.runServer(["devices", "list", "--database", nodes.database]).output
-            return !listed.isEmpty
+        // The winner is paired at once; the other waits for it to approve (it never does here). The
+        // race is over once one request waits: its node reports it on /metrics.
+        let metrics = [try await nodes.first.metricsURL(), try await nodes.second.metricsURL()]
+        let decided = try await eventually(timeout: .seconds(10)) {
+            var waiting = 0
+            for url in metrics { waiting += try await TwoNodes.gauge("clawline_pairing_requests_pending", at: url) }
+            return waiting >= 1
         }
-        #expect(paired)
-        try await Task.sleep(for: .milliseconds(500))
-        listed = try await CLIProcess.runServer(["devices", "list", "--database", nodes.database]).output
+        #expect(decided)
+        let listed = try await CLIProcess.runServer(["devices", "list", "--database", nodes.database]).output
         let devices = listed.split(separator: "\n")
         #expect(devices.count == 1 && devices[0].contains("  admin  "), "\(listed)")
     }

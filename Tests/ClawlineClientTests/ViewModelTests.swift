@@ -123,7 +123,8 @@ struct ChatViewModelTests {
         let model = ChatViewModel(auth: MockAuthManager(token: "t"), chatService: chat, clock: clock)
         await model.onAppear()
         for content in ["E", "Ec", "Ech"] { chat.messageSink.yield(Self.assistant("s_1", content, streaming: true)) }
-        try await Task.sleep(for: .milliseconds(50))
+        // The model asked for a fourth message: it has taken all three, and shows none before the clock moves.
+        #expect(try await eventuallyOnMain { chat.messagesRequested > 3 })
         #expect(model.messages.isEmpty)
         await clock.waitForSleepers(atLeast: 1)
         clock.advance(by: .milliseconds(75))
@@ -179,7 +180,8 @@ struct ApprovalsViewModelTests {
         let model = ApprovalsViewModel(auth: MockAuthManager(token: "e30.e30.c2ln"), connection: connection)
         model.start()
         connection.requestSink.yield(PairApprovalRequest(deviceId: "a", deviceInfo: DeviceInfo(platform: "iOS", model: "iPad")))
-        try await Task.sleep(for: .milliseconds(30))
+        // start() returned without taking the stream: nothing can ever reach the model's list.
+        #expect(connection.subscriptions == 0)
         #expect(model.requests.isEmpty)
     }
 }

@@ -77,6 +77,9 @@ public struct PendingMessage: Sendable, Hashable, Codable {
         self.attachments = attachments
     }
 
+    /// A new id for a message of this device: the spec's `ClientMessageId` (`c_…`), unique per device.
+    static func newID() -> String { "c_\(UUID().uuidString.lowercased())" }
+
     /// The frame that sends it.
     var frame: ClientFrame {
         .message(ClientMessage(id: ClientMessageId(id), content: content, attachments: attachments.isEmpty ? .absent : .value(attachments)))

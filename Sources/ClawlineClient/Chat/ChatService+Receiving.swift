@@ -24,7 +24,8 @@ extension ChatService {
         case .authResult(.failure(let failure)):
             return failure.reason == .deviceNotApproved ? .deviceNotApproved : .authRejected(failure.reason)
         case .message(let event):
-            await apply(event)
+            // Snapshots stay in memory: only a final is stored, and moves the cursor.
+            await apply(.received(event), storing: event.streaming ? nil : "the event \(event.id.rawValue) and the cursor")
             await countReplayed()
         case .ack(let ack):
             await acknowledged(ack.id.rawValue)
@@ -46,54 +47,12 @@ extension ChatService {
         noticeSink.yield(.authenticated(success))
         if success.historyReset == true {
             // The server's history restarted: keep only what this device has not delivered yet.
-            await update { conversation in
-                conversation.messages.removeAll { $0.id.hasPrefix("s_") }
-                conversation.cursor = nil
-            }
-            appliedEvents = []
+            await apply(.historyReset, storing: "the history reset by the server")
         }
         settleConnect(.success(()))
         replayRemaining = success.replayCount
         if success.replayCount == 0 { await replayFinished() }
         pump()
-    }
-
-    /// Applies a server message event: a streamed snapshot, a final answer, or a user message
-    /// echoed by the server (this device's own replaces the optimistic copy).
-    private func apply(_ event: ServerMessage) async {
-        if event.streaming {
-            guard !appliedEvents.contains(event.id.rawValue) else { return }
-            liveStreams.insert(event.id.rawValue)
-            let message = ChatMessage(event)
-            // Snapshots stay in memory: only the final is stored and moves the cursor.
-            if var conversation = conversationState {
-                upsert(message, into: &conversation)
-                conversationState = conversation
-            }
-            messageSink.yield(message)
-            return
-        }
-        guard !appliedEvents.contains(event.id.rawValue) else { return }
-        appliedEvents.insert(event.id.rawValue)
-        liveStreams.remove(event.id.rawValue)
-        var message = ChatMessage(event)
-        let ownDevice = deviceId
-        await update { conversation in
-            if message.role == .user, event.deviceId == ownDevice,
-                let index = conversation.messages.firstIndex(where: { $0.id.hasPrefix("c_") && $0.content == event.content })
-            {
-                message.clientId = conversation.messages[index].clientId
-                // The echo takes the place the server gives it: a message sent while the replay was
-                // still arriving would otherwise stay before the history it follows.
-                conversation.messages.remove(at: index)
-                conversation.messages.append(message)
-            } else {
-                upsert(message, into: &conversation)
-            }
-            if message.role == .assistant { clearMissingAnswer(before: message.id, in: &conversation) }
-            conversation.cursor = event.id.rawValue
-        }
-        messageSink.yield(message)
     }
 
     /// Counts a replayed event; the last one ends the replay.
@@ -103,41 +62,17 @@ extension ChatService {
         if remaining <= 1 { await replayFinished() }
     }
 
-    /// After the replay: a streamed answer from before the reconnect that got no final is lost
-    /// (the server does not replay partials), and this device's last message without an answer is
-    /// shown as failed, with a retry.
+    /// After the replay: the timeline's missing-final rule, then the notice.
     func replayFinished() async {
         guard replayRemaining.map({ $0 <= 0 }) ?? true, isAuthenticated else { return }
         replayRemaining = nil
-        let live = liveStreams
-        var failed: [ChatMessage] = []
-        let ownDevice = deviceId
-        await update { conversation in
-            conversation.messages.removeAll { $0.status == .streaming && !live.contains($0.id) }
-            guard live.isEmpty, let last = conversation.messages.lastIndex(where: { $0.role == .user }),
-                conversation.messages[last].deviceId == ownDevice, conversation.messages[last].status == .delivered,
-                !conversation.messages[(last + 1)...].contains(where: { $0.role == .assistant })
-            else { return }
-            conversation.messages[last].status = .failed
-            conversation.messages[last].failure = "no answer came; send it again"
-            failed.append(conversation.messages[last])
-        }
-        for message in failed { messageSink.yield(message) }
+        await apply(.replayFinished, storing: "the end of the replay")
         noticeSink.yield(.replayFinished)
     }
 
     private func acknowledged(_ id: String) async {
-        guard conversationState?.pending.contains(where: { $0.id == id }) == true else { return }
-        if inFlight == id { inFlight = nil }
-        var changed: ChatMessage?
-        await update { conversation in
-            conversation.pending.removeAll { $0.id == id }
-            if let index = conversation.messages.firstIndex(where: { $0.clientId == id && $0.status == .sending }) {
-                conversation.messages[index].status = .delivered
-                changed = conversation.messages[index]
-            }
-        }
-        if let changed { messageSink.yield(changed) }
+        guard queue.acknowledged(id) else { return }
+        await apply(.acknowledged(clientId: id), storing: "the acknowledgement of \(id)")
         pump()
     }
 
@@ -153,72 +88,24 @@ extension ChatService {
         default:
             break
         }
-        let pendingID = error.messageId ?? (error.code == .rateLimited ? inFlight : nil)
-        guard let id = pendingID else { return nil }
-        if conversationState?.pending.contains(where: { $0.id == id }) == true {
-            switch error.code {
-            case .rateLimited, .serverError, .uploadFailedRetryable:
-                // Not accepted: send it again with the same id, a little later.
-                if inFlight == id { inFlight = nil }
-                let delay = Duration.milliseconds(200) + .milliseconds(300) * environment.random()
-                schedule(after: delay) { service, _ in service.pump() }
-            default:
-                await fail(pending: id, because: error.message)
-            }
-        } else {
-            await answerFailed(for: id, because: error.message)
+        guard let id = error.messageId ?? (error.code == .rateLimited ? queue.inFlight : nil) else { return nil }
+        guard queue.contains(id) else {
+            // An accepted message whose answer failed: its partial answers go, it can be retried.
+            await apply(.answerFailed(clientId: id, reason: error.message), storing: "the failed answer to \(id)")
+            return nil
+        }
+        switch error.code {
+        case .rateLimited, .serverError, .uploadFailedRetryable:
+            // Not accepted: send it again with the same id, a little later.
+            queue.sendAgain(id)
+            let delay = Duration.milliseconds(200) + .milliseconds(300) * environment.random()
+            schedule(after: delay) { service, _ in service.pump() }
+        default:
+            // Refused for good: out of the queue, shown as failed, and the next one goes on.
+            queue.refused(id)
+            await apply(.refused(clientId: id, reason: error.message), storing: "the refusal of \(id)")
+            pump()
         }
         return nil
     }
-
-    /// A message the server refused for good: out of the queue, shown as failed.
-    private func fail(pending id: String, because reason: String) async {
-        if inFlight == id { inFlight = nil }
-        var changed: ChatMessage?
-        await update { conversation in
-            conversation.pending.removeAll { $0.id == id }
-            if let index = conversation.messages.firstIndex(where: { $0.clientId == id }) {
-                conversation.messages[index].status = .failed
-                conversation.messages[index].failure = reason
-                changed = conversation.messages[index]
-            }
-        }
-        if let changed { messageSink.yield(changed) }
-        pump()
-    }
-
-    /// The answer to an accepted message failed: its partial answers go, the message can be retried.
-    private func answerFailed(for clientID: String, because reason: String) async {
-        let live = liveStreams
-        liveStreams = []
-        var changed: [ChatMessage] = []
-        await update { conversation in
-            conversation.messages.removeAll { $0.status == .streaming && live.contains($0.id) }
-            if let index = conversation.messages.lastIndex(where: { $0.clientId == clientID }) {
-                conversation.messages[index].status = .failed
-                conversation.messages[index].failure = reason
-                changed.append(conversation.messages[index])
-            }
-        }
-        for message in changed { messageSink.yield(message) }
-    }
-}
-
-/// Inserts `message` or replaces the message with its id.
-func upsert(_ message: ChatMessage, into conversation: inout Conversation) {
-    if let index = conversation.messages.lastIndex(where: { $0.id == message.id }) {
-        conversation.messages[index] = message
-    } else {
-        conversation.messages.append(message)
-    }
-}
-
-/// An answer arrived: the user message before it is no longer missing its answer.
-func clearMissingAnswer(before answerID: String, in conversation: inout Conversation) {
-    guard let answer = conversation.messages.lastIndex(where: { $0.id == answerID }),
-        let question = conversation.messages[..<answer].lastIndex(where: { $0.role == .user }),
-        conversation.messages[question].status == .failed, conversation.messages[question].id.hasPrefix("s_")
-    else { return }
-    conversation.messages[question].status = .delivered
-    conversation.messages[question].failure = nil
 }

@@ -5,18 +5,24 @@ import WireRuntime
 extension ChatService {
     @discardableResult
     public func send(content: String, attachments: [OutgoingAttachment] = []) async throws -> ChatMessage {
-        _ = try await loaded()
+        try await loaded()
         let resolved = try await resolve(attachments)
-        let pending = PendingMessage(id: "c_\(UUID().uuidString.lowercased())", content: content, attachments: resolved)
+        let pending = PendingMessage(id: PendingMessage.newID(), content: content, attachments: resolved)
         try Self.checkLocally(pending)
         let message = ChatMessage(
             id: pending.id, clientId: pending.id, role: .user, content: content, timestamp: environment.now(), status: .sending,
             deviceId: deviceId, attachments: resolved)
-        guard var conversation = conversationState else { throw ClawlineClientError.notConnected }
-        conversation.messages.append(message)
-        conversation.pending.append(pending)
-        // Stored before it is sent, so a crash or relaunch retries it.
-        try await save(conversation)
+        let before = (timeline, queue)
+        queue.enqueue(pending)
+        timeline?.apply(.queued(message))
+        do {
+            // Stored before it is sent, so a crash or relaunch retries it.
+            try await persist("the message \(pending.id) queued to send")
+        } catch {
+            // Not queued: the caller hears that nothing will be sent.
+            (timeline, queue) = before
+            throw error
+        }
         messageSink.yield(message)
         pump()
         return message
@@ -24,18 +30,11 @@ extension ChatService {
 
     @discardableResult
     public func retry(messageId: String) async throws -> ChatMessage {
-        let conversation = try await loaded()
-        guard let index = conversation.messages.lastIndex(where: { $0.id == messageId }), conversation.messages[index].status == .failed
-        else { throw ClawlineClientError.invalidMessage("no failed message has the id \(messageId)") }
-        let failed = conversation.messages[index]
-        await update { conversation in
-            if failed.id.hasPrefix("c_") {
-                conversation.messages.removeAll { $0.id == messageId }
-            } else if let index = conversation.messages.lastIndex(where: { $0.id == messageId }) {
-                conversation.messages[index].status = .delivered
-                conversation.messages[index].failure = nil
-            }
+        let timeline = try await loaded()
+        guard let failed = timeline.messages.last(where: { $0.id == messageId }), failed.status == .failed else {
+            throw ClawlineClientError.invalidMessage("no failed message has the id \(messageId)")
         }
+        await apply(.retried(messageId: messageId), storing: "the retry of \(messageId)")
         return try await send(content: failed.content, attachments: failed.attachments.map(OutgoingAttachment.init))
     }
 
@@ -54,22 +53,21 @@ extension ChatService {
 
     /// Sends the head of the queue when nothing is in flight, within the spec's message rate.
     func pump() {
-        guard isAuthenticated, inFlight == nil, let head = conversationState?.pending.first else { return }
-        let now = environment.elapsed()
-        let wait = messageWindow.wait(at: now)
-        guard wait == .zero else {
-            schedule(after: wait) { service, _ in service.pump() }
+        guard isAuthenticated else { return }
+        switch queue.next(at: environment.elapsed()) {
+        case .idle:
             return
+        case .wait(let delay):
+            schedule(after: delay) { service, _ in service.pump() }
+        case .send(let message):
+            send(message.frame)
+            schedule(after: Clawline.Constants.ackTimeout) { service, _ in service.ackTimedOut(message.id) }
         }
-        messageWindow.record(at: now)
-        inFlight = head.id
-        send(head.frame)
-        schedule(after: Clawline.Constants.ackTimeout) { service, _ in service.ackTimedOut(head.id) }
     }
 
     private func ackTimedOut(_ id: String) {
-        guard inFlight == id else { return }
-        inFlight = nil
+        guard queue.inFlight == id else { return }
+        queue.sendAgain(id)
         pump()
     }
 

@@ -24,6 +24,9 @@ public actor ChatService: ChatServicing {
     let typingSink: AsyncStream<TypingEvent>.Continuation
     let frameSink: AsyncStream<ServerFrame>.Continuation
     let noticeSink: AsyncStream<ChatNotice>.Continuation
+    /// The number of each session whose reconnect loop has ended, in order (for tests).
+    nonisolated let supervisorEnds: AsyncStream<Int>
+    let supervisorEndSink: AsyncStream<Int>.Continuation
 
     /// The provider's base URL.
     public nonisolated let serverURL: URL
@@ -37,13 +40,13 @@ public actor ChatService: ChatServicing {
     let connections = ConnectionCounter(prefix: "chat")
     static let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
 
-    // The conversation and what is derived from it.
-    var conversationState: Conversation?
-    /// Ids of server events already applied (finals), for deduplication.
-    var appliedEvents: Set<String> = []
+    // The conversation: the timeline and the queue, loaded from the store on first use.
+    var timeline: Timeline?
+    var queue = OutgoingQueue()
 
-    // The session.
+    // The session (from `connect` to `disconnect` or the next `connect`).
     var token: String?
+    var session = 0
     var state: ConnectionState = .disconnected
     var runTask: Task<Void, Never>?
     var firstAuthentication: AsyncStream<Result<Void, ClawlineClientError>>.Continuation?
@@ -56,11 +59,7 @@ public actor ChatService: ChatServicing {
     var isAuthenticated = false
     var machine: SessionMachine?
     var timers: [Task<Void, Never>] = []
-    var inFlight: String?
     var replayRemaining: Int?
-    /// Streamed answers refreshed on the current socket.
-    var liveStreams: Set<String> = []
-    var messageWindow = SendWindow(Clawline.RateLimits.message)
     var typingWindow = SendWindow(Clawline.RateLimits.typing)
 
     /// A service for the device `deviceId` of the provider at `serverURL`.
@@ -81,11 +80,13 @@ public actor ChatService: ChatServicing {
         (incomingTyping, typingSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
         (serverFrames, frameSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
         (notices, noticeSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+        (supervisorEnds, supervisorEndSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
     }
 
     deinit {
         runTask?.cancel()
         for timer in timers { timer.cancel() }
+        socket?.close(code: 1000)
         messageSink.finish()
         stateSink.finish()
         typingSink.finish()
@@ -96,22 +97,34 @@ public actor ChatService: ChatServicing {
     /// The connection state now.
     public var currentState: ConnectionState { state }
 
-    public func conversation() async throws -> Conversation { try await loaded() }
+    public func conversation() async throws -> Conversation {
+        let timeline = try await loaded()
+        var conversation = Conversation()
+        conversation.messages = timeline.messages
+        conversation.pending = queue.pending
+        conversation.cursor = timeline.cursor
+        return conversation
+    }
 
     // MARK: Connecting
 
+    /// Starts a session; the reconnect loop (``ConnectionSupervisor``) holds the service weakly,
+    /// so dropping the service ends the session and closes its socket, as `disconnect()` does.
     public func connect(token: String, lastMessageId: String? = nil) async throws {
-        var conversation = try await loaded()
-        if let lastMessageId, lastMessageId != conversation.cursor {
-            conversation.cursor = lastMessageId
-            try await save(conversation)
+        let stored = try await loaded()
+        if let lastMessageId, lastMessageId != stored.cursor {
+            timeline = Timeline(messages: stored.messages, cursor: lastMessageId, deviceId: deviceId)
+            try await persist("the cursor \(lastMessageId)")
         }
         stopSession()
         self.token = token
         backoff.reset()
         let (outcome, sink) = AsyncStream<Result<Void, ClawlineClientError>>.makeStream()
         firstAuthentication = sink
-        runTask = Task { await self.run() }
+        let supervisor = ConnectionSupervisor(
+            service: self, session: session, transport: transport, environment: environment, url: socketURL(of: serverURL),
+            ended: { [sink = supervisorEndSink] in sink.yield($0) })
+        runTask = Task { await supervisor.run() }
         for await result in outcome { return try result.get() }
         throw CancellationError()
     }
@@ -134,7 +147,9 @@ public actor ChatService: ChatServicing {
         firstAuthentication = nil
     }
 
+    /// Ends the session: its loop's later calls are refused, and its socket is closed.
     private func stopSession() {
+        session += 1
         runTask?.cancel()
         runTask = nil
         endSocket()
@@ -142,91 +157,87 @@ public actor ChatService: ChatServicing {
     }
 
     /// Forgets the current socket: its timers, its in-flight message, its machine.
-    func endSocket() {
+    private func endSocket() {
         for timer in timers { timer.cancel() }
         timers = []
         socket?.close(code: 1000)
         socket = nil
         isAuthenticated = false
-        inFlight = nil
+        queue.connectionEnded()
+        timeline?.apply(.connectionEnded)
         replayRemaining = nil
-        liveStreams = []
         machine = nil
     }
 
-    /// Connects, reads until the socket ends, and reconnects with backoff until stopped.
-    private func run() async {
-        while !Task.isCancelled {
-            if state != .waitingForApproval { set(backoff.failedAttempts == 0 ? .connecting : .reconnecting) }
-            let failure = await runSocket()
-            if failure == .deviceNotApproved {
-                // Pending approval: ask again every deviceApprovalRetryInterval until an admin decides.
-                set(.waitingForApproval)
-                let deadline = environment.elapsed() + Clawline.Constants.deviceApprovalRetryInterval
-                noticeSink.yield(.reconnecting(in: Clawline.Constants.deviceApprovalRetryInterval))
-                guard (try? await environment.sleep(untilElapsed: deadline)) != nil else { return }
-                continue
-            }
-            if let failure {
-                set(.failed(failure))
-                settleConnect(.failure(failure))
-                return
-            }
-            guard !Task.isCancelled else { return }
-            let delay = backoff.nextDelay()
-            let deadline = environment.elapsed() + delay
-            set(.reconnecting)
-            noticeSink.yield(.reconnecting(in: delay))
-            do {
-                try await environment.sleep(untilElapsed: deadline)
-            } catch {
-                return
-            }
-        }
+    // MARK: The supervisor's calls (each refused when its session or socket is no longer current)
+
+    /// A new attempt of `session` begins; `false` when the session has ended.
+    func beginAttempt(session: Int) -> Bool {
+        guard session == self.session, !Task.isCancelled else { return false }
+        if state != .waitingForApproval { set(backoff.failedAttempts == 0 ? .connecting : .reconnecting) }
+        return true
     }
 
-    /// One socket from open to close; returns the failure that ends the session, or `nil` to reconnect.
-    private func runSocket() async -> ClawlineClientError? {
-        guard let token else { return .notConnected }
-        let conversation: Conversation
-        let opened: any WebSocketConnection
-        do {
-            conversation = try await loaded()
-            let transport = transport
-            let url = socketURL(of: serverURL)
-            opened = try await environment.withDeadline(Clawline.Constants.connectTimeout, "opening \(url.absoluteString)") {
-                try await transport.connect(to: url)
-            }
-        } catch {
-            noticeSink.yield(.connectionLost("\(error)"))
-            return nil
-        }
+    /// The socket of `session` could not be opened.
+    func attemptFailed(_ reason: String, session: Int) {
+        guard session == self.session else { return }
+        noticeSink.yield(.connectionLost(reason))
+    }
+
+    /// Makes `opened` the socket of `session` and sends `auth`; returns its generation, or `nil`
+    /// when the session has ended (the caller closes the socket).
+    func adopt(_ opened: any WebSocketConnection, session: Int) -> Int? {
+        guard session == self.session, let token, let timeline else { return nil }
         generation += 1
         socket = opened
         socketName = connections.next()
         machine = SessionMachine(engine: Self.engine, now: environment.elapsed)
-        let cursor = conversation.cursor.map(Nullable.value) ?? .absent
+        let cursor = timeline.cursor.map(Nullable.value) ?? .absent
         send(.auth(Auth(token: token, deviceId: deviceId, lastMessageId: cursor)))
         schedule(after: Clawline.Constants.connectTimeout) { service, generation in
-            await service.authenticationTimedOut(generation)
+            service.authenticationTimedOut(generation)
         }
-        var failure: ClawlineClientError?
-        var closeCode: Int?
-        for await event in opened.events {
-            switch event {
-            case .text(let text):
-                failure = await receive(text)
-            case .closed(let code):
-                closeCode = code
-            }
-            if failure != nil { break }
-        }
-        endSocket()
-        if failure == nil { noticeSink.yield(.connectionLost("the socket closed\(closeCode.map { " (\($0))" } ?? "")")) }
-        return failure
+        return generation
     }
 
-    private func authenticationTimedOut(_ generation: Int) async {
+    /// Handles a frame read on the socket of `generation`.
+    func receive(_ text: String, generation: Int) async -> SocketEnd {
+        guard generation == self.generation, socket != nil else { return .stale }
+        return await receive(text).map(SocketEnd.failed) ?? .reading
+    }
+
+    /// The socket of `generation` ended; only the current socket is forgotten.
+    func socketEnded(generation: Int, end: SocketEnd, closeCode: Int?) {
+        guard generation == self.generation else { return }
+        endSocket()
+        if case .lost = end { noticeSink.yield(.connectionLost("the socket closed\(closeCode.map { " (\($0))" } ?? "")")) }
+    }
+
+    /// After a socket of `session` ended: when to try again (on the environment's elapsed time),
+    /// or `nil` when the session is over.
+    func nextAttempt(after end: SocketEnd, session: Int) -> Duration? {
+        guard session == self.session else { return nil }
+        switch end {
+        case .failed(.deviceNotApproved):
+            // Pending approval: ask again every deviceApprovalRetryInterval until an admin decides.
+            set(.waitingForApproval)
+            noticeSink.yield(.reconnecting(in: Clawline.Constants.deviceApprovalRetryInterval))
+            return environment.elapsed() + Clawline.Constants.deviceApprovalRetryInterval
+        case .failed(let failure):
+            set(.failed(failure))
+            settleConnect(.failure(failure))
+            return nil
+        case .lost, .reading:
+            let delay = backoff.nextDelay()
+            set(.reconnecting)
+            noticeSink.yield(.reconnecting(in: delay))
+            return environment.elapsed() + delay
+        case .stale:
+            return nil
+        }
+    }
+
+    private func authenticationTimedOut(_ generation: Int) {
         guard generation == self.generation, !isAuthenticated, let socket else { return }
         noticeSink.yield(.connectionLost("no auth_result within \(Clawline.Constants.connectTimeout)"))
         socket.close(code: 1000)
@@ -270,30 +281,60 @@ public actor ChatService: ChatServicing {
 
     // MARK: The conversation
 
-    /// The conversation, loaded from the store on first use.
-    func loaded() async throws -> Conversation {
-        if let conversationState { return conversationState }
-        let conversation = try await store.load()
-        conversationState = conversation
-        appliedEvents = Set(conversation.messages.lazy.filter { $0.status != .streaming && $0.id.hasPrefix("s_") }.map(\.id))
-        return conversation
-    }
-
-    /// Stores `conversation` and makes it the current one.
-    func save(_ conversation: Conversation) async throws {
-        conversationState = conversation
-        try await store.save(conversation)
-    }
-
-    /// Changes the conversation in memory and stores it; a storage failure is reported as a notice
-    /// (the state in memory stays right, and the next save writes it).
-    func update(_ change: (inout Conversation) -> Void) async {
-        guard var conversation = conversationState else { return }
-        change(&conversation)
+    /// The timeline, loaded from the store (with the queue) on first use.
+    @discardableResult
+    func loaded() async throws -> Timeline {
+        if let timeline { return timeline }
+        let conversation: Conversation
         do {
-            try await save(conversation)
+            conversation = try await store.load()
         } catch {
-            noticeSink.yield(.storageFailed("could not store the conversation: \(error)"))
+            throw ConversationStorageError(change: "loading the conversation", reason: "\(error)")
+        }
+        let loaded = Timeline(messages: conversation.messages, cursor: conversation.cursor, deviceId: deviceId)
+        timeline = loaded
+        queue = OutgoingQueue(conversation.pending)
+        return loaded
+    }
+
+    /// Stores the conversation as it is now; `change` says what the save was for.
+    func persist(_ change: String) async throws(ConversationStorageError) {
+        do {
+            try await store.save(try await conversation())
+        } catch {
+            throw ConversationStorageError(change: change, reason: "\(error)")
         }
     }
+
+    /// Applies `event` to the timeline, stores the result when `change` names it and the event
+    /// changed something, and reports the messages it changed. A storage failure is reported as a
+    /// notice: the state in memory stays right, and the next save writes it.
+    func apply(_ event: TimelineEvent, storing change: String?) async {
+        guard let before = timeline else { return }
+        let changed = timeline?.apply(event) ?? []
+        if let change, timeline != before {
+            do {
+                try await persist(change)
+            } catch {
+                noticeSink.yield(.storageFailed(error))
+            }
+        }
+        for message in changed { messageSink.yield(message) }
+    }
+}
+
+/// A change to the conversation that could not be stored.
+public struct ConversationStorageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What the save was for: the message queued, the event received, the cursor moved.
+    public var change: String
+    /// What the store said.
+    public var reason: String
+
+    /// A failure to store `change`.
+    public init(change: String, reason: String) {
+        self.change = change
+        self.reason = reason
+    }
+
+    public var description: String { "could not store \(change): \(reason)" }
 }

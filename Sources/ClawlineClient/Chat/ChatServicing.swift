@@ -33,7 +33,7 @@ public enum ChatNotice: Sendable, Hashable {
     case connectionLost(String)
     /// The conversation could not be stored (what failed); the state in memory stays right, and
     /// the next change tries to store it again.
-    case storageFailed(String)
+    case storageFailed(ConversationStorageError)
     /// The next attempt to connect starts after this backoff delay.
     case reconnecting(in: Duration)
 }

@@ -6,7 +6,10 @@ import Observation
 @Observable
 @MainActor
 public final class ChatViewModel {
-    public private(set) var messages: [ChatMessage] = []
+    /// The timeline, oldest first.
+    public var messages: [ChatMessage] { timeline.messages }
+    /// The timeline, changed only through the reducer the service uses too.
+    private var timeline = Timeline(deviceId: nil)
     public var messageInput = ""
     public private(set) var isSending = false
     public private(set) var connectionState: ConnectionState = .disconnected
@@ -36,7 +39,9 @@ public final class ChatViewModel {
     /// Shows the stored conversation, starts observing and connects.
     public func onAppear() async {
         guard observation == nil, let token = auth.token else { return }
-        if let stored = try? await chatService.conversation() { messages = stored.messages }
+        if let stored = try? await chatService.conversation() {
+            timeline = Timeline(messages: stored.messages, cursor: stored.cursor, deviceId: nil)
+        }
         startObserving()
         do {
             try await chatService.connect(token: token, lastMessageId: nil)
@@ -65,10 +70,12 @@ public final class ChatViewModel {
         } catch {
             show(error, prefix: "Failed to send")
             // The message stays visible, marked as not sent.
-            messages.append(
-                ChatMessage(
-                    id: "local-\(UUID().uuidString)", role: .user, content: content, timestamp: Date(), status: .failed,
-                    failure: (error as? ClawlineClientError)?.description ?? error.localizedDescription))
+            let id = "local-\(UUID().uuidString)"
+            timeline.apply(
+                .queued(
+                    ChatMessage(
+                        id: id, clientId: id, role: .user, content: content, timestamp: Date(), status: .failed,
+                        failure: (error as? ClawlineClientError)?.description ?? "\(error)")))
             isSending = false
         }
     }
@@ -76,8 +83,9 @@ public final class ChatViewModel {
     /// Sends a failed message again under a new id.
     public func retry(_ message: ChatMessage) async {
         do {
-            messages.removeAll { $0.id == message.id && $0.id.hasPrefix("c_") }
-            apply(try await chatService.retry(messageId: message.id))
+            let retried = try await chatService.retry(messageId: message.id)
+            timeline.apply(.retried(messageId: message.id))
+            apply(retried)
         } catch {
             show(error, prefix: "Failed to retry")
         }
@@ -121,16 +129,9 @@ public final class ChatViewModel {
         if message.role == .assistant && !message.isStreaming { isSending = false }
     }
 
-    /// Puts `message` in the timeline: replaces the optimistic copy it echoes, or the message
-    /// with its id, or appends it.
+    /// Puts `message` in the timeline as the service reported it (the shared reducer's rules).
     private func apply(_ message: ChatMessage) {
-        if let clientId = message.clientId, let index = messages.firstIndex(where: { $0.id == clientId }) {
-            messages[index] = message
-        } else if let index = messages.firstIndex(where: { $0.id == message.id }) {
-            messages[index] = message
-        } else {
-            messages.append(message)
-        }
+        timeline.apply(.updated(message))
         if message.role == .assistant { isAssistantTyping = message.isStreaming && isAssistantTyping }
     }
 
@@ -157,7 +158,7 @@ public final class ChatViewModel {
         switch notice {
         case .authenticated(let success) where success.historyReset == true:
             historyNotice = "The server's history was reset; older messages are gone."
-            messages.removeAll { $0.id.hasPrefix("s_") }
+            timeline.apply(.historyReset)
         case .authenticated(let success) where success.replayTruncated:
             historyNotice = "Some older messages could not be delivered to this device."
         case .serverError(let failure):

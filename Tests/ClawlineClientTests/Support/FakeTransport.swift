@@ -7,9 +7,17 @@ import WireTestSupport
 /// A transport whose sockets a test drives: it reads what the client sent and plays the server.
 final class FakeTransport: WebSocketTransport {
     private let opened = NIOLockedValueBox<[FakeSocket]>([])
+    private let lingering: Bool
+
+    /// A transport; with `lingering`, its sockets behave as real ones do after the client closes
+    /// them: frames may still arrive until the peer's close comes (``FakeSocket/endEvents(code:)``),
+    /// and reading goes on whether or not the reading task was cancelled.
+    init(lingering: Bool = false) {
+        self.lingering = lingering
+    }
 
     func connect(to url: URL) async throws -> any WebSocketConnection {
-        let socket = FakeSocket()
+        let socket = FakeSocket(lingering: lingering)
         opened.withLockedValue { $0.append(socket) }
         return socket
     }
@@ -29,14 +37,38 @@ final class FakeSocket: WebSocketConnection {
     let events: AsyncStream<WebSocketEvent>
     private let sink: AsyncStream<WebSocketEvent>.Continuation
     private let sent = NIOLockedValueBox<[String]>([])
+    private let closeCode = NIOLockedValueBox<Int?>(nil)
+    private let lingering: Bool
 
-    init() {
-        (events, sink) = AsyncStream.makeStream()
+    init(lingering: Bool = false) {
+        self.lingering = lingering
+        let (stream, sink) = AsyncStream<WebSocketEvent>.makeStream()
+        self.sink = sink
+        if lingering {
+            // Read through a task of its own, so that cancelling the reader does not end the reading.
+            let queue = EventQueue()
+            Task {
+                for await event in stream { queue.push(event) }
+                queue.finish()
+            }
+            events = AsyncStream(unfolding: { await queue.next() })
+        } else {
+            events = stream
+        }
     }
 
     func send(_ text: String) { sent.withLockedValue { $0.append(text) } }
 
     func close(code: Int) {
+        closeCode.withLockedValue { $0 = $0 ?? code }
+        if !lingering { endEvents(code: code) }
+    }
+
+    /// The code the client closed the socket with, if it did.
+    var closedByClient: Int? { closeCode.withLockedValue { $0 } }
+
+    /// Ends the socket's events with the peer's close.
+    func endEvents(code: Int) {
         sink.yield(.closed(code: code))
         sink.finish()
     }
@@ -68,5 +100,49 @@ final class FakeSocket: WebSocketConnection {
     func authenticate(replayCount: Int = 0) async throws {
         try await waitForFrames(1)
         deliver(.authResult(.success(userId: "user-1", sessionId: "sess-1", replayCount: replayCount, replayTruncated: false)))
+    }
+}
+
+/// Events waiting for one reader, whose wait does not end when the reader is cancelled.
+private final class EventQueue: Sendable {
+    private struct State {
+        var buffer: [WebSocketEvent] = []
+        var waiter: CheckedContinuation<WebSocketEvent?, Never>?
+        var finished = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    func push(_ event: WebSocketEvent) {
+        let waiter = state.withLockedValue { state in
+            guard let waiter = state.waiter else {
+                state.buffer.append(event)
+                return nil as CheckedContinuation<WebSocketEvent?, Never>?
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: event)
+    }
+
+    func finish() {
+        let waiter = state.withLockedValue { state in
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    func next() async -> WebSocketEvent? {
+        await withCheckedContinuation { continuation in
+            let ready: WebSocketEvent?? = state.withLockedValue { state in
+                if !state.buffer.isEmpty { return .some(state.buffer.removeFirst()) }
+                if state.finished { return .some(nil) }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }

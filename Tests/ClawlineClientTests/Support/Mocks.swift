@@ -26,15 +26,24 @@ final class MockAuthManager: AuthManaging {
 final class MockConnectionService: ConnectionServicing {
     let result: PairingResult
     let versionError: ClawlineClientError?
-    let incomingPairingRequests: AsyncStream<PairApprovalRequest>
     let requestSink: AsyncStream<PairApprovalRequest>.Continuation
+    private let requests: AsyncStream<PairApprovalRequest>
     private let calls = NIOLockedValueBox<[String]>([])
+    private let requestStreamReads = NIOLockedValueBox(0)
 
     init(result: PairingResult, versionError: ClawlineClientError? = nil) {
         self.result = result
         self.versionError = versionError
-        (incomingPairingRequests, requestSink) = AsyncStream.makeStream()
+        (requests, requestSink) = AsyncStream.makeStream()
     }
+
+    var incomingPairingRequests: AsyncStream<PairApprovalRequest> {
+        requestStreamReads.withLockedValue { $0 += 1 }
+        return requests
+    }
+
+    /// How many times a model took the stream of pairing requests (to observe it).
+    var subscriptions: Int { requestStreamReads.withLockedValue { $0 } }
 
     /// What the model asked for, in order.
     var recorded: [String] { calls.withLockedValue { $0 } }
@@ -71,8 +80,19 @@ final class MockChatService: ChatServicing {
         var errorToThrow: ClawlineClientError?
     }
 
+    /// How many messages the model asked for: past the ones yielded, it has handled them all.
+    var messagesRequested: Int { pulls.withLockedValue { $0 } }
+    private let pulls = NIOLockedValueBox(0)
+
     init() {
-        (incomingMessages, messageSink) = AsyncStream.makeStream()
+        let (messages, messageSink) = AsyncStream<ChatMessage>.makeStream()
+        self.messageSink = messageSink
+        let reader = MessageReader(messages)
+        let pulls = pulls
+        incomingMessages = AsyncStream(unfolding: {
+            pulls.withLockedValue { $0 += 1 }
+            return await reader.next()
+        })
         (connectionState, stateSink) = AsyncStream.makeStream()
         (incomingTyping, typingSink) = AsyncStream.makeStream()
         (serverFrames, _) = AsyncStream.makeStream()
@@ -116,4 +136,14 @@ final class MockChatService: ChatServicing {
 struct MockDeviceIdentifier: DeviceIdentifying {
     let deviceId: DeviceId
     init(deviceId: DeviceId = "test-device-id") { self.deviceId = deviceId }
+}
+
+/// The one reader of a mock's message stream, behind the counting stream a model reads.
+private final class MessageReader: @unchecked Sendable {
+    // One consumer (the model's observation task) calls next() at a time.
+    private var iterator: AsyncStream<ChatMessage>.AsyncIterator
+
+    init(_ stream: AsyncStream<ChatMessage>) { iterator = stream.makeAsyncIterator() }
+
+    func next() async -> ChatMessage? { await iterator.next(isolation: nil) }
 }
