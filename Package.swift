@@ -145,6 +145,7 @@ let package = Package(
         ),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
+        .executableTarget(name: "HistoryStoreBenchmarks", dependencies: ["ClawlineClient"], path: "Benchmarks/HistoryStoreBenchmarks"),
         .executableTarget(
             name: "ValidatorBenchmarks", dependencies: ["WireValidator", "WireSpec", "WireRuntime"], path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(

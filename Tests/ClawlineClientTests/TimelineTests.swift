@@ -131,6 +131,36 @@ struct TimelinePropertyTests {
             #expect(noisy.messages.filter(\.isLocal).isEmpty, "seed \(seed): every own message found its echo")
         }
     }
+
+    @Test("the change mark: messages before it are as they were at the last mark, after any event")
+    func changeMarksAreSafe() {
+        let events: (inout SplitMix64, Scenario) -> [TimelineEvent] = { random, scenario in
+            var events = scenario.noisyDelivery(&random)
+            for _ in 0..<6 {
+                let extra: [TimelineEvent] = [
+                    .replayFinished, .connectionEnded, .historyReset, .refused(clientId: "c_0", reason: "no"),
+                    .answerFailed(clientId: "c_1", reason: "down"), .retried(messageId: "s_0"), .acknowledged(clientId: "c_2"),
+                ]
+                events.insert(extra[Int(random.next(upTo: UInt64(extra.count)))], at: Int(random.next(upTo: UInt64(events.count + 1))))
+            }
+            return events
+        }
+        for seed in (1...200).map({ UInt64($0) &* 0xD1B5_4A32_D192_ED03 }) {
+            var random = SplitMix64(seed: seed)
+            let scenario = Scenario(&random)
+            var timeline = scenario.timeline(applying: [])
+            var lastMarked = timeline.messages
+            _ = timeline.takeChangeMark()
+            for event in events(&random, scenario) {
+                timeline.apply(event)
+                if random.next(upTo: 2) == 0 { continue }  // marks taken now and then, as saves are
+                let mark = timeline.takeChangeMark() ?? timeline.messages.count
+                let kept = min(mark, lastMarked.count, timeline.messages.count)
+                #expect(Array(lastMarked.prefix(kept)) == Array(timeline.messages.prefix(kept)), "seed \(seed), after \(event)")
+                lastMarked = timeline.messages
+            }
+        }
+    }
 }
 
 /// A conversation: this device's messages queued and acknowledged, and the server's final events

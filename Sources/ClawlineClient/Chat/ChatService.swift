@@ -43,6 +43,8 @@ public actor ChatService: ChatServicing {
     // The conversation: the timeline and the queue, loaded from the store on first use.
     var timeline: Timeline?
     var queue = OutgoingQueue()
+    /// The first message changed and not yet stored (a save failed, or only snapshots changed it).
+    var unstoredFrom: Int?
 
     // The session (from `connect` to `disconnect` or the next `connect`).
     var token: String?
@@ -297,10 +299,14 @@ public actor ChatService: ChatServicing {
         return loaded
     }
 
-    /// Stores the conversation as it is now; `change` says what the save was for.
+    /// Stores the conversation as it is now (the store is told where its messages changed, so it
+    /// can write only that); `change` says what the save was for.
     func persist(_ change: String) async throws(ConversationStorageError) {
+        if let mark = timeline?.takeChangeMark() { unstoredFrom = min(unstoredFrom ?? mark, mark) }
         do {
-            try await store.save(try await conversation())
+            let conversation = try await conversation()
+            try await store.save(conversation, changedFrom: unstoredFrom ?? conversation.messages.count)
+            unstoredFrom = nil
         } catch {
             throw ConversationStorageError(change: change, reason: "\(error)")
         }

@@ -19,6 +19,16 @@ public protocol ConversationStore: Sendable {
     func load() async throws -> Conversation
     /// Stores `conversation`, replacing what was stored; returns once it is durable.
     func save(_ conversation: Conversation) async throws
+    /// Stores `conversation`, whose messages before `index` are the ones stored last time (its
+    /// queue and cursor may have changed), so a store can write only what follows; returns once
+    /// it is durable. By default, ``save(_:)``.
+    func save(_ conversation: Conversation, changedFrom index: Int) async throws
+}
+
+extension ConversationStore {
+    public func save(_ conversation: Conversation, changedFrom index: Int) async throws {
+        try await save(conversation)
+    }
 }
 
 /// A conversation in memory only (tests, previews).
@@ -32,33 +42,4 @@ public actor InMemoryConversationStore: ConversationStore {
 
     public func load() -> Conversation { conversation }
     public func save(_ conversation: Conversation) { self.conversation = conversation }
-}
-
-/// A conversation in one JSON file, rewritten atomically (mode 0600) on every change.
-///
-/// The whole file is rewritten each time, which is simple and safe (a crash leaves the old file
-/// or the new one); a timeline of thousands of messages would want an append-only journal.
-public actor FileConversationStore: ConversationStore {
-    /// The file.
-    public let url: URL
-
-    /// A store in `url`.
-    public init(url: URL) {
-        self.url = url
-    }
-
-    public func load() throws -> Conversation {
-        guard FileManager.default.fileExists(atPath: url.path) else { return Conversation() }
-        do {
-            return try JSONDecoder().decode(Conversation.self, from: Data(contentsOf: url))
-        } catch {
-            throw ClawlineClientError.storage("the conversation in \(url.path) is unreadable: \(error)")
-        }
-    }
-
-    public func save(_ conversation: Conversation) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try PrivateFile.write(try encoder.encode(conversation), to: url)
-    }
 }

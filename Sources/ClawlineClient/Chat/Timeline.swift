@@ -81,11 +81,11 @@ public struct Timeline: Sendable, Hashable {
         case .answerFailed(let clientID, let reason):
             let live = liveStreams
             liveStreams = []
-            messages.removeAll { $0.isStreaming && live.contains($0.id) }
+            removeMessages { $0.isStreaming && live.contains($0.id) }
             return change(where: { $0.clientId == clientID }, last: true) { $0.fail(reason) }
         case .replayFinished: return replayFinished()
         case .historyReset:
-            messages.removeAll { !$0.isLocal }
+            removeMessages { !$0.isLocal }
             cursor = nil
             applied = []
             liveStreams = []
@@ -96,12 +96,15 @@ public struct Timeline: Sendable, Hashable {
         case .retried(let id):
             guard let index = messages.lastIndex(where: { $0.id == id }), messages[index].status == .failed else { return [] }
             if messages[index].isLocal {
-                messages.remove(at: index)
+                removeMessage(at: index)
                 return []
             }
-            messages[index].status = .delivered
-            messages[index].failure = nil
-            return [messages[index]]
+            return [
+                mutateMessage(at: index) {
+                    $0.status = .delivered
+                    $0.failure = nil
+                }
+            ]
         case .updated(let message): return update(message)
         }
     }
@@ -125,8 +128,8 @@ public struct Timeline: Sendable, Hashable {
             message.clientId = messages[index].clientId
             // The echo takes the place the server gives it: a message sent while the replay was
             // still arriving would otherwise stay before the history it follows.
-            messages.remove(at: index)
-            messages.append(message)
+            removeMessage(at: index)
+            appendMessage(message)
         } else {
             upsert(message)
         }
@@ -145,9 +148,12 @@ public struct Timeline: Sendable, Hashable {
             let question = messages[..<answer].lastIndex(where: { $0.role == .user }),
             messages[question].status == .failed, !messages[question].isLocal
         else { return [] }
-        messages[question].status = .delivered
-        messages[question].failure = nil
-        return [messages[question]]
+        return [
+            mutateMessage(at: question) {
+                $0.status = .delivered
+                $0.failure = nil
+            }
+        ]
     }
 
     /// After the replay: a streamed answer from before the reconnect that got no final is lost
@@ -155,18 +161,17 @@ public struct Timeline: Sendable, Hashable {
     /// shown as failed, with a retry.
     private mutating func replayFinished() -> [ChatMessage] {
         let live = liveStreams
-        messages.removeAll { $0.isStreaming && !live.contains($0.id) }
+        removeMessages { $0.isStreaming && !live.contains($0.id) }
         guard live.isEmpty, let last = messages.lastIndex(where: { $0.role == .user }),
             messages[last].deviceId == deviceId, messages[last].status == .delivered,
             !messages[(last + 1)...].contains(where: { $0.role == .assistant })
         else { return [] }
-        messages[last].fail("no answer came; send it again")
-        return [messages[last]]
+        return [mutateMessage(at: last) { $0.fail("no answer came; send it again") }]
     }
 
     private mutating func update(_ message: ChatMessage) -> [ChatMessage] {
         if !message.isLocal, let clientID = message.clientId, let index = messages.firstIndex(where: { $0.isLocal && $0.clientId == clientID }) {
-            messages.remove(at: index)
+            removeMessage(at: index)
             return append(message)
         }
         upsert(message)
@@ -175,23 +180,61 @@ public struct Timeline: Sendable, Hashable {
     }
 
     private mutating func append(_ message: ChatMessage) -> [ChatMessage] {
-        messages.append(message)
+        appendMessage(message)
         return [message]
     }
 
     /// Inserts `message` or replaces the message with its id.
     private mutating func upsert(_ message: ChatMessage) {
         if let index = messages.lastIndex(where: { $0.id == message.id }) {
-            messages[index] = message
+            mutateMessage(at: index) { $0 = message }
         } else {
-            messages.append(message)
+            appendMessage(message)
         }
     }
 
     private mutating func change(where matches: (ChatMessage) -> Bool, last: Bool = false, _ body: (inout ChatMessage) -> Void) -> [ChatMessage] {
         guard let index = last ? messages.lastIndex(where: matches) : messages.firstIndex(where: matches) else { return [] }
+        return [mutateMessage(at: index, body)]
+    }
+
+    // MARK: Every change to `messages` goes through these, which keep the change mark.
+
+    /// The index of the first message changed since ``takeChangeMark()``, if any.
+    private var changedFrom: Int?
+
+    /// Where the messages changed since the last call: the messages before the returned index are
+    /// as they were then (`nil`: none changed). A store appends only what follows it.
+    public mutating func takeChangeMark() -> Int? {
+        defer { changedFrom = nil }
+        return changedFrom
+    }
+
+    private mutating func mark(_ index: Int) {
+        changedFrom = min(changedFrom ?? index, index)
+    }
+
+    private mutating func appendMessage(_ message: ChatMessage) {
+        mark(messages.count)
+        messages.append(message)
+    }
+
+    private mutating func removeMessage(at index: Int) {
+        mark(index)
+        messages.remove(at: index)
+    }
+
+    private mutating func removeMessages(where matches: (ChatMessage) -> Bool) {
+        guard let first = messages.firstIndex(where: matches) else { return }
+        mark(first)
+        messages.removeAll(where: matches)
+    }
+
+    @discardableResult
+    private mutating func mutateMessage(at index: Int, _ body: (inout ChatMessage) -> Void) -> ChatMessage {
+        mark(index)
         body(&messages[index])
-        return [messages[index]]
+        return messages[index]
     }
 }
 
