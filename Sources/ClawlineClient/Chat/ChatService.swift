@@ -110,8 +110,8 @@ public actor ChatService: ChatServicing {
 
     // MARK: Connecting
 
-    /// Starts a session; the reconnect loop (``ConnectionSupervisor``) holds the service weakly,
-    /// so dropping the service ends the session and closes its socket, as `disconnect()` does.
+    /// Starts a session. Its reconnect loop holds the service weakly, so an app that lets go of
+    /// the service ends the session and closes its socket, as `disconnect()` does.
     public func connect(token: String, lastMessageId: String? = nil) async throws {
         let stored = try await loaded()
         if let lastMessageId, lastMessageId != stored.cursor {
