@@ -277,6 +277,7 @@ struct MultiNodeTests {
         }
         // Node A goes while the answers to those messages are streaming.
         let ended = try await nodes.first.terminate()
+        print("drain: node A exited with status \(ended.status) after \(ended.took)")
         #expect(ended.status == 0, "the drained node exits cleanly: \(nodes.first.standardError)")
         #expect(ended.took < .seconds(8), "the drain timeout (5 s), the bus flush (1 s) and the exit: took \(ended.took)")
         _ = try await notices.first {
