@@ -62,7 +62,19 @@ public struct CaptureReader {
     /// Returns the detected format.
     @discardableResult
     public func read(_ handle: FileHandle, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
-        var lines = LineReader(handle: handle, chunk: chunkSize)
+        try read(LineReader(handle: handle, chunk: chunkSize), frame: frame, problem: problem)
+    }
+
+    /// Reads every frame of a capture held in memory, calling `frame` or `problem` for each item
+    /// in input order. Returns the detected format.
+    @discardableResult
+    public func read(bytes: [UInt8], frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) -> CaptureFormat {
+        // Bytes in memory cannot fail to read.
+        (try? read(LineReader(bytes: bytes), frame: frame, problem: problem)) ?? .jsonl
+    }
+
+    private func read(_ reader: LineReader, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
+        var lines = reader
         var tape = JSONTape()
         var frameTape = JSONTape()
         guard let first = try lines.next() else { return .jsonl }
@@ -282,7 +294,8 @@ public struct CaptureReader {
     }
 }
 
-/// Splits a file handle's bytes into lines, a chunk at a time, without copying each line.
+/// Splits a file handle's bytes (a chunk at a time) or bytes in memory into lines, without copying
+/// each line.
 struct LineReader {
     struct Line {
         var number: Int
@@ -292,7 +305,7 @@ struct LineReader {
         var isLast: Bool
     }
 
-    let handle: FileHandle
+    let handle: FileHandle?
     /// How many bytes one read asks for.
     let chunk: Int
     private var buffer: [UInt8] = []
@@ -306,12 +319,20 @@ struct LineReader {
         self.chunk = max(1, chunk)
     }
 
+    /// A reader of bytes already in memory (nothing is read from a file).
+    init(bytes: [UInt8]) {
+        handle = nil
+        chunk = 1
+        buffer = bytes
+        atEnd = true
+    }
+
     /// Reads up to a chunk from the file into the end of the buffer; returns how many bytes came.
     private mutating func fill() throws -> Int {
         let old = buffer.count
         var received = 0
         var failure: Int32 = 0
-        let descriptor = handle.fileDescriptor
+        guard let descriptor = handle?.fileDescriptor else { return 0 }
         buffer.append(contentsOf: repeatElement(0, count: chunk))
         buffer.withUnsafeMutableBufferPointer { storage in
             while true {

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import WireRuntime
+import WireValidator
+
+/// The capture reader reads the same frames and problems, on the same lines, from bytes in memory
+/// as from a file read in chunks of any size (lines spanning reads).
+@Suite struct CaptureReaderTests {
+    static let captures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/captures")
+
+    static func items(
+        _ read: (CaptureReader, (CapturedFrame) -> Void, (CaptureProblem) -> Void) throws -> CaptureFormat
+    ) rethrows -> (
+        CaptureFormat, [String]
+    ) {
+        var items: [String] = []
+        let reader = CaptureReader(file: "t", tagField: "type", direction: nil) { _ in nil }
+        let format = try read(
+            reader, { items.append("frame \($0.line ?? 0) \($0.session)") }, { items.append("problem \($0.line ?? 0) \($0.message)") })
+        return (format, items)
+    }
+
+    @Test(
+        "bytes in memory and a file in chunks of 1, 7 and 1 MiB bytes read alike",
+        arguments: ["clawline-session.jsonl", "clawline-mistakes.jsonl", "clawline-session.har"])
+    func memoryAndFileAgree(_ name: String) throws {
+        let url = Self.captures.appendingPathComponent(name)
+        let bytes = try [UInt8](Data(contentsOf: url))
+        let fromMemory = Self.items { reader, frame, problem in reader.read(bytes: bytes, frame: frame, problem: problem) }
+        #expect(!fromMemory.1.isEmpty)
+        for chunk in [1, 7, 1 << 20] {
+            let fromFile = try Self.items { base, frame, problem in
+                var reader = base
+                reader.chunkSize = chunk
+                return try reader.read(try FileHandle(forReadingFrom: url), frame: frame, problem: problem)
+            }
+            #expect(fromFile.0 == fromMemory.0 && fromFile.1 == fromMemory.1, "\(name) in chunks of \(chunk)")
+        }
+    }
+
+    @Test("a truncated last line is a problem on its line")
+    func truncatedLastLine() {
+        let bytes = Array(#"{"dir":"server","session":"a","frame":{"type":"ack","id":"c_1"}}"#.utf8) + [0x0A] + Array(#"{"dir":"#.utf8)
+        let read = Self.items { reader, frame, problem in reader.read(bytes: bytes, frame: frame, problem: problem) }
+        #expect(read.1.count == 2 && read.1[0].hasPrefix("frame 1") && read.1[1].hasPrefix("problem 2 truncated last line"), "\(read.1)")
+    }
+}
