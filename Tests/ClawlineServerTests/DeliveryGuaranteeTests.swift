@@ -45,6 +45,41 @@ import WireRuntime
         }
     }
 
+    /// Found by the server's own session check in the churn test: a snapshot broadcast while a
+    /// socket's replay was being read was released after the replay had carried its final.
+    @Test("A snapshot held while the replay is read never follows its final: a final in the replay ends the stream there")
+    func aSnapshotHeldDuringTheReplayDoesNotFollowItsFinal() async throws {
+        let checkpoint = Checkpoint()
+        let gate = GatedAssistant()
+        try await TestServer.run(assistant: gate, wrapStore: { HookedStore(base: $0, beforeEvents: { _ in await checkpoint.pass() }) }) { server in
+            let admin = try await server.pair()
+            let (adminSocket, _) = try await server.connect(admin)
+            let member = try await server.approveMember(admin: admin, adminSocket: adminSocket)
+            checkpoint.arm()
+            async let connecting = server.connect(member)
+            // The member's socket is registered and holds its live frames; its replay is not read
+            // yet. The admin's message commits, its answer streams a snapshot and ends.
+            await checkpoint.reached()
+            adminSocket.send(.message(ClientMessage(id: "c_1", content: "while you authenticate")))
+            while try await adminSocket.next().serverMessage.map({ $0.role == .assistant && $0.streaming }) != true {}
+            gate.open()
+            _ = try await Self.frames(until: { $0.role == .assistant && !$0.streaming }, on: adminSocket)
+            checkpoint.open()
+            let (memberSocket, welcome) = try await connecting
+            #expect(welcome.replayCount == 2, "the replay carries the echo and the final")
+            // A marker the server answers at once, after everything it held for the socket.
+            memberSocket.send(text: "{}")
+            var received: [ServerFrame] = []
+            while true {
+                let frame = try await memberSocket.next()
+                if case .error = frame { break }
+                received.append(frame)
+            }
+            #expect(received.compactMap(\.serverMessage).map(\.streaming) == [false, false], "no snapshot after its final: \(received)")
+            #expect(memberSocket.violations.isEmpty, "\(memberSocket.violations)")
+        }
+    }
+
     @Test("A cursor the server does not know replays the newest events with historyReset; a known one does not reset")
     func anUnknownCursorResetsHistory() async throws {
         try await TestServer.run { server in

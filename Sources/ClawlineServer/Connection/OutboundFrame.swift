@@ -11,6 +11,9 @@ struct OutboundFrame: Sendable {
     /// The stored event's id when the frame is one (a final `message`): a socket sends each
     /// event once, whether it comes from a replay, a catch-up or live.
     let eventID: String?
+    /// The event id a snapshot (`streaming: true`) grows, or a final ends: once a socket sent the
+    /// final, no snapshot of it may follow.
+    let messageID: String?
     /// The frame's message type (`message`, `ack`, …), as the metrics count it.
     let type: String
 
@@ -22,7 +25,12 @@ struct OutboundFrame: Sendable {
         let bytes = frame.encoded()
         text = String(decoding: bytes, as: UTF8.self)
         parsed = ParsedFrame(json: bytes, from: .server, engine: Self.engine)
-        if case .message(let message) = frame, !message.streaming { eventID = message.id.rawValue } else { eventID = nil }
+        if case .message(let message) = frame {
+            messageID = message.id.rawValue
+            eventID = message.streaming ? nil : message.id.rawValue
+        } else {
+            (messageID, eventID) = (nil, nil)
+        }
         type = frame.tag
     }
 
@@ -31,6 +39,7 @@ struct OutboundFrame: Sendable {
         text = event.frame
         parsed = ParsedFrame(json: event.frame.utf8, from: .server, engine: Self.engine)
         eventID = event.eventID
+        messageID = event.eventID
         type = "message"
     }
 }

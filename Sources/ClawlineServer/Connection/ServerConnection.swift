@@ -101,11 +101,11 @@ final class ServerConnection: Sendable {
     }
 
     /// Sends a frame now, or holds it while the socket is held when `live`. A stored event this
-    /// socket already sent is dropped.
+    /// socket already sent is dropped, and so is a snapshot of an answer whose final it sent.
     func send(_ frame: OutboundFrame, live: Bool = false) {
         let overflowed = state.withLockedValue { state -> Bool in
             guard !state.closed else { return false }
-            if let eventID = frame.eventID, state.delivered.contains(eventID) { return false }
+            if Self.alreadyEnded(frame, state) { return false }
             if live, state.heldFrames != nil {
                 state.heldFrames?.append(frame)
                 state.heldBytes += frame.text.utf8.count
@@ -116,19 +116,26 @@ final class ServerConnection: Sendable {
         if overflowed { onOverflow() }
     }
 
+    /// Whether the socket already sent `frame`'s event, or the final of the answer it is a snapshot of.
+    private static func alreadyEnded(_ frame: OutboundFrame, _ state: State) -> Bool {
+        guard let id = frame.messageID else { return false }
+        return state.delivered.contains(id)
+    }
+
     /// Holds live frames until ``release()``.
     func hold() {
         state.withLockedValue { $0.heldFrames = $0.heldFrames ?? [] }
     }
 
-    /// Sends the live frames held, except stored events the socket sent meanwhile.
+    /// Sends the live frames held, except stored events the socket sent meanwhile and snapshots
+    /// of answers whose final it sent (the replay may have carried it).
     func release() {
         let overflowed = state.withLockedValue { state -> Bool in
             let held = state.heldFrames ?? []
             state.heldFrames = nil
             state.heldBytes = 0
             for frame in held where !state.closed {
-                if let eventID = frame.eventID, state.delivered.contains(eventID) { continue }
+                if Self.alreadyEnded(frame, state) { continue }
                 if !write(frame, state: &state) { return overflow(&state) }
             }
             return false

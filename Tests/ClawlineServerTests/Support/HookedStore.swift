@@ -14,6 +14,8 @@ struct HookedStore: ProviderStore {
     /// Runs after each replay page is read, before it is returned (it waits, say, until another
     /// message has committed after the read).
     var afterEvents: (@Sendable (_ userID: String) async -> Void)?
+    /// Runs before each replay page is read (it waits, say, until an answer has ended).
+    var beforeEvents: (@Sendable (_ userID: String) async -> Void)?
 
     func device(_ deviceID: String) async throws -> DeviceRecord? {
         try await deviceLookup?()
@@ -44,6 +46,7 @@ struct HookedStore: ProviderStore {
     }
     func append(_ event: StoredEvent) async throws { try await base.append(event) }
     func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
+        await beforeEvents?(userID)
         let page = try await base.events(userID: userID, after: cursor, limit: limit)
         await afterEvents?(userID)
         return page
