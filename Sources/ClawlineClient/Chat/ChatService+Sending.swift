@@ -12,7 +12,6 @@ extension ChatService {
         let message = ChatMessage(
             id: pending.id, clientId: pending.id, role: .user, content: content, timestamp: environment.now(), status: .sending,
             deviceId: deviceId, attachments: resolved)
-        let before = (timeline, queue)
         queue.enqueue(pending)
         timeline?.apply(.queued(message))
         do {
@@ -20,7 +19,8 @@ extension ChatService {
             try await persist("the message \(pending.id) queued to send")
         } catch {
             // Not queued: the caller hears that nothing will be sent.
-            (timeline, queue) = before
+            queue.withdraw(pending.id)
+            timeline?.withdrawQueued(clientID: pending.id)
             throw error
         }
         messageSink.yield(message)

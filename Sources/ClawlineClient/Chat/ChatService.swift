@@ -242,9 +242,12 @@ public actor ChatService: ChatServicing {
     /// changed something, and reports the messages it changed. A storage failure is reported as a
     /// notice: the state in memory stays right, and the next save writes it.
     func apply(_ event: TimelineEvent, storing change: String?) async {
-        guard let before = timeline else { return }
+        guard timeline != nil else { return }
+        // What is stored changed when a message did (the change mark) or the cursor moved; no copy
+        // of the timeline is kept to compare, so an event costs the same however long the history.
+        let cursorBefore = timeline?.cursor
         let changed = timeline?.apply(event) ?? []
-        if let change, timeline != before {
+        if let change, timeline?.hasMarkedChanges == true || timeline?.cursor != cursorBefore {
             do {
                 try await persist(change)
             } catch {

@@ -52,6 +52,10 @@ struct OutgoingQueue: Sendable {
     @discardableResult
     mutating func refused(_ id: String) -> Bool { remove(id) }
 
+    /// `id` was never stored, so it is taken back before it is sent. Returns whether it was queued.
+    @discardableResult
+    mutating func withdraw(_ id: String) -> Bool { remove(id) }
+
     /// `id` was not accepted this time (rate-limited, a server error, no `ack` in time): it stays
     /// at the head and is sent again with the same id.
     mutating func sendAgain(_ id: String) {

@@ -203,6 +203,15 @@ public struct Timeline: Sendable, Hashable {
     /// The index of the first message changed since ``takeChangeMark()``, if any.
     private var changedFrom: Int?
 
+    /// Whether any message changed since the last ``takeChangeMark()`` (it does not take the mark).
+    var hasMarkedChanges: Bool { changedFrom != nil }
+
+    /// Takes back the local message `clientID` that was just queued and could not be stored.
+    mutating func withdrawQueued(clientID: String) {
+        guard let index = messages.lastIndex(where: { $0.isLocal && $0.clientId == clientID }) else { return }
+        removeMessage(at: index)
+    }
+
     /// Where the messages changed since the last call: the messages before the returned index are
     /// as they were then (`nil`: none changed). A store appends only what follows it.
     public mutating func takeChangeMark() -> Int? {

@@ -107,6 +107,6 @@ extension ProviderHub {
     func sampleMetrics() {
         metrics.sample(
             openSockets: connections.count, authenticatedSockets: registry.count,
-            answerQueueDepth: answers.outstanding.reduce(0) { $0 + $1.clientMessageIDs.count }, pairingRequestsPending: pairing.count)
+            answerQueueDepth: answers.outstandingCount, pairingRequestsPending: pairing.count)
     }
 }

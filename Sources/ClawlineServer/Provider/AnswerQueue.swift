@@ -34,6 +34,9 @@ final class AnswerQueue: Sendable {
     /// Whether the stream in progress and the waiting jobs fill the queue.
     var isFull: Bool { outstanding.withLockedValue { Self.isFull($0.count) } }
 
+    /// How many answers are in progress or waiting (no copy of their ids).
+    var count: Int { outstanding.withLockedValue { $0.count } }
+
     /// The client message ids of the answer in progress and the waiting ones, oldest first.
     var clientMessageIDs: [String] { outstanding.withLockedValue { $0 } }
 

@@ -27,6 +27,9 @@ struct AnswerScheduler {
         queues.removeValue(forKey: deviceID)?.cancel()
     }
 
+    /// How many answers are in progress or waiting, over every device.
+    var outstandingCount: Int { queues.values.reduce(0) { $0 + $1.count } }
+
     /// The client messages whose answers are in progress or waiting, by device.
     var outstanding: [(deviceID: String, clientMessageIDs: [String])] {
         queues.map { ($0.key, $0.value.clientMessageIDs) }
