@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "WireRuntime", targets: ["WireRuntime"]),
         .library(name: "WireValidator", targets: ["WireValidator"]),
         .library(name: "WireDiff", targets: ["WireDiff"]),
+        .library(name: "WireProbe", targets: ["WireProbe"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .library(name: "ClawlineServer", targets: ["ClawlineServer"]),
         .library(name: "ClawlineStoreContract", targets: ["ClawlineStoreContract"]),
@@ -73,10 +74,22 @@ let package = Package(
         .target(name: "WireRuntime"),
         .target(name: "WireValidator", dependencies: ["WireSpec", "WireRuntime"]),
         .target(name: "WireDiff", dependencies: ["WireSpec", "WireRuntime"]),
+        .target(
+            name: "WireProbe",
+            dependencies: [
+                "WireSpec", "WireRuntime", "WireValidator",
+                // Its WebSocket connector comes with the NIOTransport trait; the rest is pure.
+                nioTransport("WSClient", "swift-websocket"),
+                nioTransport("NIOCore", "swift-nio"),
+                nioTransport("NIOWebSocket", "swift-nio"),
+                nioTransport("NIOSSL", "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NIOTransport"])),
+            ]
+        ),
         .executableTarget(
             name: "wire",
             dependencies: [
-                "WireSpec", "WireCodegen", "WireRuntime", "WireValidator", "WireDiff",
+                "WireSpec", "WireCodegen", "WireRuntime", "WireValidator", "WireDiff", "WireProbe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -8,7 +8,9 @@ struct WireCommand: ParsableCommand {
         discussion: """
             Exit status: 0 on success, 1 when the input has errors, 2 for usage or I/O errors.
             """,
-        subcommands: [LintCommand.self, GenerateCommand.self, ValidateCommand.self, SchemaCommand.self, DocsCommand.self, DiffCommand.self]
+        subcommands: [
+            LintCommand.self, GenerateCommand.self, ValidateCommand.self, SchemaCommand.self, DocsCommand.self, DiffCommand.self, ProbeCommand.self,
+        ]
     )
 }
 

@@ -4,7 +4,12 @@ import Foundation
 // Parse by hand so usage errors exit with status 2 (ArgumentParser's default is 64).
 do {
     var command = try WireCommand.parseAsRoot()
-    try command.run()
+    if let probe = command as? ProbeCommand {
+        // The one asynchronous command: it talks to a live provider.
+        try await probe.probe()
+    } else {
+        try command.run()
+    }
     exit(ExitStatus.success)
 } catch let exit as ExitCode {
     Foundation.exit(exit.rawValue)

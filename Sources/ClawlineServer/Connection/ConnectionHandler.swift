@@ -110,7 +110,8 @@ struct ConnectionHandler: ClientFrameHandler {
                 "received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
         }
         let limiterKey = DeviceRateLimits.key(
-            authenticated: connection.device?.deviceID, named: Self.deviceID(of: result.frame),
+            authenticated: connection.device?.deviceID,
+            named: Self.deviceID(of: result.frame) ?? Self.namedDeviceID(in: bytes, decoded: result.frame),
             address: connection.remoteAddress ?? connection.sessionID)
         let answeredCodes = result.answer?.code.map { [$0] } ?? []
         let violations = hub.rateLimits.with(limiterKey, now: hub.environment.elapsed()) { limiter in
@@ -139,6 +140,18 @@ struct ConnectionHandler: ClientFrameHandler {
     private func answer(_ answer: ViolationAnswer, reason: String) {
         if let code = answer.code { connection.sendError(ErrorCode(rawValue: code), reason) }
         if answer.closesConnection || answer.code == nil { connection.close(code: answer.closeCode ?? 1008) }
+    }
+
+    /// The device a `pair_request` or `auth` that did not decode names, when its `deviceId` is
+    /// itself valid: a frame with another broken field still counts in its device's windows, as
+    /// the spec's per-device limits say, not in the address's (which frames naming no valid
+    /// device share). Only frames that failed to decode are parsed again.
+    private static func namedDeviceID(in bytes: [UInt8], decoded: ClientFrame?) -> String? {
+        guard decoded == nil, case .object(let members)? = try? JSONParser.parse(bytes),
+            case .string(let tag)? = members["type"], tag == "pair_request" || tag == "auth",
+            case .string(let deviceID)? = members["deviceId"], WireFormats.isUUIDv4(deviceID)
+        else { return nil }
+        return deviceID
     }
 
     private static func deviceID(of frame: ClientFrame?) -> String? {
