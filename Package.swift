@@ -190,6 +190,7 @@ let package = Package(
             name: "ClawlineServerTests",
             dependencies: [
                 "ClawlineServer", "ClawlineStoreContract", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
+                "WireProbe", "WireSpec",
                 server("WSClient", "swift-websocket"),
                 server("SQLiteNIO", "sqlite-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),

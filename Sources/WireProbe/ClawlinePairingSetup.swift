@@ -42,6 +42,9 @@ public actor ClawlinePairingSetup: ProbeSetup {
         return try await authenticate(device, context: context)
     }
 
+    /// The admin the probe approves with: the one it was given, or the first device it paired.
+    public var adminCredentials: Credentials? { admin }
+
     /// Ends the admin's socket.
     public func finish() async {
         adminTask?.cancel()
@@ -75,7 +78,8 @@ public actor ClawlinePairingSetup: ProbeSetup {
         }
         throw ProbeSetupError(
             admin == nil
-                ? "the provider did not answer pair_request within \(context.timeout): it has devices already, so an admin must approve; pass --admin-device and --admin-token"
+                ? "the provider did not answer pair_request within \(context.timeout): it has devices already, so an admin must approve; "
+                    + "pass --admin-device and --admin-token"
                 : "the provider did not answer pair_request within \(context.timeout), though the probe's admin was connected to approve it")
     }
 

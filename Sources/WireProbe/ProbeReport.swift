@@ -38,14 +38,16 @@ public enum ProbeReport {
             let place = "\(result.probeCase.location.file):\(result.probeCase.location.line)"
             xml += "    <testcase classname=\"\(escaped(result.probeCase.kind.rawValue))\" name=\"\(escaped(result.probeCase.name))\" "
             xml +=
-                "file=\"\(escaped(result.probeCase.location.file))\" line=\"\(result.probeCase.location.line)\" time=\"\(String(format: "%.3f", seconds))\""
+                "file=\"\(escaped(result.probeCase.location.file))\" line=\"\(result.probeCase.location.line)\" "
+                + "time=\"\(String(format: "%.3f", seconds))\""
             switch result.verdict {
             case .passed: xml += "/>\n"
             case .skipped: xml += ">\n      <skipped message=\"\(escaped(result.detail))\"/>\n    </testcase>\n"
             case .failed:
                 let message = "\(place): expected \(result.expected), got \(result.got): \(result.detail)"
                 xml +=
-                    ">\n      <failure message=\"\(escaped(message))\">sent \(escaped(abbreviated(result.probeCase.frames)))</failure>\n    </testcase>\n"
+                    ">\n      <failure message=\"\(escaped(message))\">sent \(escaped(abbreviated(result.probeCase.frames)))</failure>\n"
+                    + "    </testcase>\n"
             }
         }
         return xml + "  </testsuite>\n</testsuites>\n"

@@ -77,6 +77,8 @@ public actor ProbeRunner {
             if violations.count + 1 >= limit.count { try await freshIdentity() }
         }
         let session = try await session(in: probeCase.phase)
+        let caseStart = clock.now
+        defer { restampSent(since: caseStart) }
         if probeCase.phase == initialPhase {
             // A socket of its own, and identifiers of its own in the frame: nothing to pace.
             try await session.send(probeCase.frames[0])
@@ -170,9 +172,9 @@ public actor ProbeRunner {
             result.verdict = .failed
             result.detail = "\(probeCase.frames.count) frames in a row; none was answered \(expected.code ?? "with a close")"
         } else if probeCase.phase == initialPhase, last.errors.first?.code != expected.code {
+            let refused = (observedAll.firstIndex { $0.errors.contains { $0.code == expected.code } } ?? -1) + 1
             result.verdict = .failed
-            result.detail =
-                "frame \(observedAll.firstIndex { $0.errors.contains { $0.code == expected.code } }.map { $0 + 1 } ?? 0) was refused, not the one past the limit"
+            result.detail = "frame \(refused) was refused, not the one past the limit"
         } else if expected.closesConnection, last.close == nil {
             result.verdict = .failed
             result.detail = "the socket stayed open; the limit's answer closes it"
@@ -257,6 +259,14 @@ public actor ProbeRunner {
             sent[tag] = times
         }
         try await session.send(frame)
+    }
+
+    /// Counts the frames sent since `start` as sent now, when their answers came: a provider
+    /// stamps a frame when it reads it, which may be well after it was sent (a slow commit
+    /// before it), and the answer is the latest that can be.
+    private func restampSent(since start: ContinuousClock.Instant) {
+        let now = clock.now
+        for tag in sent.keys { sent[tag] = sent[tag]?.map { $0 >= start ? now : $0 } }
     }
 
     private func tag(of frame: String) -> String? {

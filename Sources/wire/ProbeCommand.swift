@@ -40,6 +40,12 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "With --pair on a provider that has devices: that admin device's token.")
     var adminToken: String?
 
+    @Option(
+        name: .long,
+        help:
+            "With --pair: read the admin's device id and token from this file (two lines) when it exists, else write the admin the probe made there.")
+    var adminFile: String?
+
     @Option(name: .long, help: "The seed of the generated valid frames (default: a random one, printed).")
     var seed: UInt64?
 
@@ -57,6 +63,9 @@ struct ProbeCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Output: text (a line per case, then the rules without a case and a summary) or junit (XML).")
     var format: Format = .text
+
+    @Option(name: .long, help: "Also write a JUnit XML report to this file (beside the text output).")
+    var junit: String?
 
     func run() async throws { try await probe() }
 
@@ -95,8 +104,16 @@ struct ProbeCommand: AsyncParsableCommand {
                 printError("error: the probe could not run against \(url): \(error)")
                 throw ExitCode(ExitStatus.usage)
             }
-            if let pairing = probeSetup as? ClawlinePairingSetup { await pairing.finish() }
+            if let pairing = probeSetup as? ClawlinePairingSetup {
+                await pairing.finish()
+                if let adminFile, !FileManager.default.fileExists(atPath: adminFile), let admin = await pairing.adminCredentials {
+                    try "\(admin.deviceID)\n\(admin.token)\n".write(toFile: adminFile, atomically: true, encoding: .utf8)
+                }
+            }
             let seconds = Date().timeIntervalSince(start)
+            if let junit {
+                try ProbeReport.junit(results, suite: "wire probe \(url)", seconds: seconds).write(toFile: junit, atomically: true, encoding: .utf8)
+            }
             if text {
                 for line in ProbeReport.gapLines(plan.gaps) { print(line) }
                 print(ProbeReport.summary(results, gaps: plan.gaps, seed: seed, seconds: seconds))
@@ -117,6 +134,14 @@ struct ProbeCommand: AsyncParsableCommand {
             guard setup.isEmpty else {
                 printError("error: give --pair or --setup, not both")
                 throw ExitCode(ExitStatus.usage)
+            }
+            if let adminFile, adminDevice == nil, let text = try? String(contentsOfFile: adminFile, encoding: .utf8) {
+                let lines = text.split(separator: "\n").map(String.init)
+                guard lines.count == 2 else {
+                    printError("error: \(adminFile) should hold an admin's device id and token, a line each")
+                    throw ExitCode(ExitStatus.usage)
+                }
+                return ClawlinePairingSetup(admin: .init(deviceID: lines[0], token: lines[1]))
             }
             switch (adminDevice, adminToken) {
             case (let device?, let token?): return ClawlinePairingSetup(admin: .init(deviceID: device, token: token))

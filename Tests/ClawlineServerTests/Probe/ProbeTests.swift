@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import WireSpec
+import WireTestSupport
+
+@testable import WireProbe
+
+/// `wire probe` against the reference provider (the `clawline-server` binary on a real clock, as
+/// the probe paces by real time), and against broken providers it must catch.
+@Suite(.serialized) struct ProbeTests {
+    static let spec = try! SpecLoader.check(contentsOf: Golden.repositoryRoot().appendingPathComponent("Spec/clawline.yaml").path).get()
+
+    /// Runs `plan` against a fresh `clawline-server` seen through `fault`.
+    static func run(_ plan: ProbePlan, fault: ObservedFault? = nil) async throws -> [ProbeResult] {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let port = try await server.port()
+        defer { Task { try await server.stop(with: SIGTERM) } }
+        let real = WebSocketProbeConnector(url: URL(string: "ws://127.0.0.1:\(port)/ws")!)
+        let connector: any ProbeConnector = fault.map { FaultyConnector(base: real, fault: $0) } ?? real
+        let setup = ClawlinePairingSetup()
+        let runner = ProbeRunner(spec: spec, connector: connector, setup: setup, timeout: .seconds(2))
+        let results = try await runner.run(plan)
+        await setup.finish()
+        return results
+    }
+
+    static func plan(seed: UInt64 = 7) -> ProbePlan {
+        ProbePlan(
+            spec: spec, seed: seed, positiveCount: 4, reachable: ["authenticated"],
+            skippingPositive: ["pair_decision": "depends on the provider's pending requests"])
+    }
+
+    @Test("Every case the spec yields holds on the reference provider")
+    func everyCaseHoldsOnTheReferenceProvider() async throws {
+        let results = try await Self.run(Self.plan())
+        let failed = results.filter { $0.verdict != .passed }.map { "\($0.probeCase.name): \($0.got) \($0.detail)" }
+        #expect(failed.isEmpty, "\(failed.joined(separator: "\n"))")
+        #expect(results.count > 100)
+        for kind in ProbeCase.Kind.allCases { #expect(results.contains { $0.probeCase.kind == kind }, "no \(kind) case ran") }
+    }
+
+    @Test("A broken provider fails the case that names the broken rule", arguments: ObservedFault.allCases)
+    func aBrokenProviderFailsTheCaseNamingTheRule(_ fault: ObservedFault) async throws {
+        var plan = Self.plan()
+        plan.keepCases { $0.name == fault.failingCase }
+        #expect(plan.cases.count == 1, "the plan has the case \(fault.failingCase)")
+        // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
+        let broken = try await Self.run(plan, fault: fault)
+        #expect(broken.map(\.verdict) == [.failed], "\(fault) is caught by \(fault.failingCase): \(broken.map { "\($0.got) \($0.detail)" })")
+    }
+}
+
+/// The probe's plan and its setup scripts, as values and against the reference provider.
+@Suite struct ProbePlanTests {
+    @Test("One seed gives the same cases; another seed other valid frames")
+    func theSeedReplaysTheCases() {
+        let first = ProbeTests.plan(seed: 11).cases
+        #expect(first == ProbeTests.plan(seed: 11).cases)
+        let other = ProbeTests.plan(seed: 12).cases
+        #expect(first.filter { $0.kind == .positive }.map(\.frames) != other.filter { $0.kind == .positive }.map(\.frames))
+    }
+
+    @Test("Each rule the probe cannot check alone is a gap that says what else breaks")
+    func gapsSayWhy() {
+        let gaps = Dictionary(uniqueKeysWithValues: ProbeTests.plan().gaps.map { ($0.name, $0.reason) })
+        #expect(gaps["message.messageBytes budget"]?.contains("stricter") == true)
+        #expect(gaps["message.attachments[0].data maxDecodedBytes"]?.contains("budget") == true)
+        #expect(gaps["rate limit pending_pairings"] != nil)
+    }
+
+    @Test("Placeholders: a fresh UUID per name, and values the provider sent")
+    func placeholders() throws {
+        var uuids: [String: String] = [:]
+        let line = try ScriptSetup.substitute(
+            #"{"deviceId":"${uuid:device}","again":"${uuid:device}","token":"${pair_result.token}"}"#, uuids: &uuids,
+            captured: ["pair_result.token": "T"], place: "setup.jsonl:1")
+        let device = try #require(uuids["device"])
+        #expect(line == #"{"deviceId":"\#(device)","again":"\#(device)","token":"T"}"#)
+        #expect(throws: ProbeSetupError.self) {
+            try ScriptSetup.substitute("${auth_result.userId}", uuids: &uuids, captured: [:], place: "setup.jsonl:2")
+        }
+    }
+
+    @Test("A --setup script reaches the authenticated phase on a fresh provider, and its cases hold")
+    func aSetupScriptReachesItsPhase() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let port = try await server.port()
+        defer { Task { try await server.stop(with: SIGTERM) } }
+        let script = ScriptSetup(
+            phase: "authenticated",
+            lines: [
+                #"{"type":"pair_request","protocolVersion":1,"deviceId":"${uuid:device}","deviceInfo":{"platform":"probe","model":"script"}}"#,
+                #"{"$reconnect": true}"#,
+                #"{"type":"auth","protocolVersion":1,"token":"${pair_result.token}","deviceId":"${uuid:device}"}"#,
+            ], file: "setup.jsonl")
+        var plan = ProbeTests.plan()
+        plan.keepCases { $0.name.hasPrefix("typing") }
+        let runner = ProbeRunner(
+            spec: ProbeTests.spec, connector: WebSocketProbeConnector(url: URL(string: "ws://127.0.0.1:\(port)/ws")!), setup: script,
+            timeout: .seconds(2))
+        let results = try await runner.run(plan)
+        #expect(results.count > 4)
+        #expect(
+            results.allSatisfy { $0.verdict == .passed }, "\(results.filter { $0.verdict != .passed }.map { "\($0.probeCase.name): \($0.detail)" })")
+    }
+}
