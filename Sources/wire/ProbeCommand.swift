@@ -71,25 +71,25 @@ struct ProbeCommand: AsyncParsableCommand {
 
     /// Runs the probe (`main.swift` calls it by this name, so the asynchronous body is chosen).
     func probe() async throws {
-        guard let endpoint = URL(string: url), ["ws", "wss"].contains(endpoint.scheme ?? "") else {
-            printError("error: '\(url)' is not a ws:// or wss:// URL")
-            throw ExitCode(ExitStatus.usage)
-        }
-        let specPath = spec ?? "Spec/clawline.yaml"
-        guard FileManager.default.fileExists(atPath: specPath) else {
-            printError("error: cannot read spec '\(specPath)'\(spec == nil ? " (no --spec given)" : "")")
-            throw ExitCode(ExitStatus.usage)
-        }
-        let model = try loadCheckedSpec(specPath)
-        let probeSetup = try makeSetup()
-        let seed = self.seed ?? UInt64.random(in: 1...999_999)
-        var skipping: [String: String] = [:]
-        if pair {
-            skipping["pair_decision"] = "whether a valid decision is refused depends on the requests the provider holds (conformance checks it)"
-        }
-        var plan = ProbePlan(spec: model, seed: seed, positiveCount: positive, reachable: probeSetup?.phases ?? [], skippingPositive: skipping)
-        if let only { plan.keepCases { $0.name.contains(only) } }
         #if NIOTransport
+            guard let endpoint = URL(string: url), ["ws", "wss"].contains(endpoint.scheme ?? "") else {
+                printError("error: '\(url)' is not a ws:// or wss:// URL")
+                throw ExitCode(ExitStatus.usage)
+            }
+            let specPath = spec ?? "Spec/clawline.yaml"
+            guard FileManager.default.fileExists(atPath: specPath) else {
+                printError("error: cannot read spec '\(specPath)'\(spec == nil ? " (no --spec given)" : "")")
+                throw ExitCode(ExitStatus.usage)
+            }
+            let model = try loadCheckedSpec(specPath)
+            let probeSetup = try makeSetup()
+            let seed = self.seed ?? UInt64.random(in: 1...999_999)
+            var skipping: [String: String] = [:]
+            if pair {
+                skipping["pair_decision"] = "whether a valid decision is refused depends on the requests the provider holds (conformance checks it)"
+            }
+            var plan = ProbePlan(spec: model, seed: seed, positiveCount: positive, reachable: probeSetup?.phases ?? [], skippingPositive: skipping)
+            if let only { plan.keepCases { $0.name.contains(only) } }
             let connector = WebSocketProbeConnector(url: endpoint, trustedCAFile: caFile, maxFrameSize: 1 << 24)
             let runner = ProbeRunner(spec: model, connector: connector, setup: probeSetup, timeout: .milliseconds(Int(timeout * 1000)))
             let start = Date()
