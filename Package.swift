@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "WireValidator", targets: ["WireValidator"]),
         .library(name: "WireDiff", targets: ["WireDiff"]),
         .library(name: "WireProbe", targets: ["WireProbe"]),
+        .library(name: "ClawlineConformance", targets: ["ClawlineConformance"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .library(name: "ClawlineServer", targets: ["ClawlineServer"]),
         .library(name: "ClawlineStoreContract", targets: ["ClawlineStoreContract"]),
@@ -86,6 +87,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NIOTransport"])),
             ]
         ),
+        // The provider contract as a suite (`clawline conformance`): on WireProbe's sockets and the
+        // generated session rules; pure apart from the sockets WireProbe's connector opens.
+        .target(name: "ClawlineConformance", dependencies: ["WireProbe", "ClawlineProtocol", "WireRuntime"]),
         .executableTarget(
             name: "wire",
             dependencies: [
@@ -150,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "clawline",
             dependencies: [
-                "ClawlineClient", "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime",
+                "ClawlineClient", "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "ClawlineConformance", "WireProbe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
                 server("Logging", "swift-log"),
@@ -190,7 +194,7 @@ let package = Package(
             name: "ClawlineServerTests",
             dependencies: [
                 "ClawlineServer", "ClawlineStoreContract", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
-                "WireProbe", "WireSpec",
+                "WireProbe", "WireSpec", "ClawlineConformance",
                 server("WSClient", "swift-websocket"),
                 server("SQLiteNIO", "sqlite-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),

@@ -37,6 +37,9 @@ public struct ClawlineServerConfiguration: Sendable {
     public var maintenanceInterval: Duration
     /// What any one peer may spend of the provider.
     public var limits: ProviderLimits
+    /// Deliberate breaches of the contract, for tests of the conformance kit and the probe
+    /// (internal: an embedder cannot set them).
+    var faults: ProviderFaults = []
 
     /// A configuration.
     public init(
@@ -120,7 +123,7 @@ public enum ClawlineServer {
         let metrics = ServerMetrics(factory: registry.map { ProviderPrometheusFactory(registry: $0) } ?? MetricsSystem.factory)
         let hub = try await ProviderHub(
             store: store, tokens: tokens, assistant: assistant, environment: environment, logger: logger, cluster: cluster, limits: limits,
-            metrics: metrics, logsContent: configuration.logsContent)
+            metrics: metrics, logsContent: configuration.logsContent, faults: configuration.faults)
         await hub.startCluster()
 
         let router = Router()

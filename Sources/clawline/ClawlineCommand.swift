@@ -7,8 +7,8 @@ import Foundation
 struct ClawlineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clawline",
-        abstract: "The reference Clawline client: pair a device, chat, approve devices, and run the end-to-end demo.",
-        subcommands: [Demo.self, Pair.self, Chat.self, Send.self, Approvals.self, History.self])
+        abstract: "The reference Clawline client: pair a device, chat, approve devices, run the end-to-end demo, and check any provider's conformance.",
+        subcommands: [Demo.self, Pair.self, Chat.self, Send.self, Approvals.self, History.self, Conformance.self])
 }
 
 /// A client error as ArgumentParser shows it: one line, what to do next.

@@ -89,7 +89,7 @@ struct ConnectionHandler: ClientFrameHandler {
                 guard bytes.count <= Clawline.Constants.maxFrameBytes else {
                     // As the spec says: answered, then closed (1009, message too big).
                     connection.sendError(.payloadTooLarge, "a frame is at most \(Clawline.Constants.maxFrameBytes) bytes")
-                    connection.close(code: 1009, reason: "frame too large")
+                    connection.close(code: hub.faults.has(.frameLimitClosesWith1008) ? 1008 : 1009, reason: "frame too large")
                     return
                 }
                 await receive(bytes)
@@ -114,9 +114,10 @@ struct ConnectionHandler: ClientFrameHandler {
             named: Self.deviceID(of: result.frame) ?? Self.namedDeviceID(in: bytes, decoded: result.frame),
             address: connection.remoteAddress ?? connection.sessionID)
         let answeredCodes = result.answer?.code.map { [$0] } ?? []
-        let violations = hub.rateLimits.with(limiterKey, now: hub.environment.elapsed()) { limiter in
-            connection.observeReceived(bytes, answeredCodes: answeredCodes, limiter: &limiter)
-        }
+        let violations = hub.faults.kept(
+            hub.rateLimits.with(limiterKey, now: hub.environment.elapsed()) { limiter in
+                connection.observeReceived(bytes, answeredCodes: answeredCodes, limiter: &limiter)
+            })
         if let answer = result.answer {
             // A rule on violations (the third oversize frame) may close where the frame's own answer does not.
             let closing = violations.first { $0.answer?.closesConnection == true }?.answer
@@ -138,6 +139,7 @@ struct ConnectionHandler: ClientFrameHandler {
 
     /// Sends what the spec answers a rejected frame: its error (if it has one), then the close.
     private func answer(_ answer: ViolationAnswer, reason: String) {
+        let answer = hub.faults.answer(answer)
         if let code = answer.code { connection.sendError(ErrorCode(rawValue: code), reason) }
         if answer.closesConnection || answer.code == nil { connection.close(code: answer.closeCode ?? 1008) }
     }
@@ -179,6 +181,7 @@ struct ConnectionHandler: ClientFrameHandler {
 
     func handleMessage(_ message: ClientMessage) async throws {
         guard let device = connection.device else { return }
+        if hub.faults.has(.refusesValidMessages) { return connection.sendError(.invalidMessage, "refused (a fault under test)") }
         let arrived = ContinuousClock.now
         if await hub.receive(message, from: device, on: connection) {
             hub.metrics.acknowledged(after: arrived.duration(to: .now))

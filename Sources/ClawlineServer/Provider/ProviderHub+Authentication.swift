@@ -19,7 +19,11 @@ extension ProviderHub {
         identified(connection)
         connection.hold()
         if let previous = registry.register(connection, as: device) {
-            previous.fail(.sessionReplaced, "this device connected again on another socket")
+            if faults.has(.takeoverWithoutSessionReplaced) {
+                previous.close(code: 1000)
+            } else {
+                previous.fail(.sessionReplaced, "this device connected again on another socket")
+            }
         }
         publish(.takeover(deviceID: device.deviceID))
         // The streams in progress as the socket registered: later snapshots are held for it.
@@ -27,7 +31,8 @@ extension ProviderHub {
         let page: ReplayPage
         do {
             try await store.markSeen(device.deviceID, at: environment.now())
-            page = try await store.events(userID: device.userID, after: auth.lastMessageId.wrapped, limit: Clawline.Constants.maxReplayEvents)
+            let cursor = faults.has(.replayIgnoresCursor) ? nil : auth.lastMessageId.wrapped
+            page = try await store.events(userID: device.userID, after: cursor, limit: Clawline.Constants.maxReplayEvents)
         } catch {
             registry.forget(device.deviceID, ifItIs: connection)
             throw error
@@ -48,7 +53,7 @@ extension ProviderHub {
             connection.send(.message(snapshot))
         }
         connection.release()
-        if device.isAdmin {
+        if device.isAdmin, !faults.has(.pendingRequestsNotResent) {
             for request in pairing.approvalRequests { connection.send(request) }
         }
     }

@@ -53,7 +53,7 @@ extension ProviderHub {
             connection.sendError(.serverError, "the message could not be stored; send it again", messageID: message.id.rawValue)
             return false
         }
-        switch acceptance {
+        switch faults.acceptance(acceptance) {
         case .retry:
             connection.send(.ack(Ack(id: message.id)))
             return true
@@ -62,7 +62,7 @@ extension ProviderHub {
             return false
         case .accepted:
             connection.send(.ack(Ack(id: message.id)))
-            broadcast(.message(echo), to: device.userID)
+            if faults.has(.echoOnlyToSender) { connection.send(.message(echo)) } else { broadcast(.message(echo), to: device.userID) }
             let request = AssistantRequest(
                 userID: device.userID, deviceID: device.deviceID, messageID: echo.id.rawValue, content: message.content, attachments: attachments)
             enqueueAnswer(to: request, clientMessageID: message.id.rawValue)

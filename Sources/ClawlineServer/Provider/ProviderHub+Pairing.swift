@@ -113,7 +113,7 @@ extension ProviderHub {
     func decide(_ decision: PairDecision, by admin: AuthenticatedDevice, on connection: ServerConnection) async throws {
         // The session rules refuse a member's decision before it gets here; the hub holds the
         // rule too, so no path around them approves a device.
-        guard admin.isAdmin else {
+        guard admin.isAdmin || faults.has(.membersMayDecide) else {
             connection.sendError(.invalidMessage, "only an admin device may decide pairing requests")
             return
         }
@@ -147,7 +147,11 @@ extension ProviderHub {
             var record = pending.request.record(userID: nil, pairedAt: environment.now())
             record.pairingNote = note
             try await store.save(record)
-            fail(pending.connection, .pairDenied)
+            if faults.has(.denialLeavesSocketOpen) {
+                pending.connection.send(.pairResult(.failure(reason: .pairDenied)))
+            } else {
+                fail(pending.connection, .pairDenied)
+            }
         }
         return true
     }

@@ -32,6 +32,8 @@ actor ProviderHub {
     nonisolated let draining = DrainFlag()
     /// What any one peer may spend.
     let limits: ProviderLimits
+    /// The contract breaches a test asked for (none in production).
+    nonisolated let faults: ProviderFaults
     /// Whether message and typing frames are logged with their text at trace level.
     let logsContent: Bool
     /// Where the provider's metrics go.
@@ -47,9 +49,10 @@ actor ProviderHub {
     init(
         store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,
         cluster: (any ClusterBus)? = nil, limits: ProviderLimits = ProviderLimits(), metrics: ServerMetrics = .none,
-        logsContent: Bool = false
+        logsContent: Bool = false, faults: ProviderFaults = []
     ) async throws {
         self.logsContent = logsContent
+        self.faults = faults
         self.limits = limits
         self.metrics = metrics
         (store as? any ReportsCommitBatches)?.reportCommitBatches(to: metrics)

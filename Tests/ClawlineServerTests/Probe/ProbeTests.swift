@@ -3,6 +3,7 @@ import Testing
 import WireSpec
 import WireTestSupport
 
+@testable import ClawlineServer
 @testable import WireProbe
 
 /// `wire probe` against the reference provider (the `clawline-server` binary on a real clock, as
@@ -41,7 +42,26 @@ import WireTestSupport
         for kind in ProbeCase.Kind.allCases { #expect(results.contains { $0.probeCase.kind == kind }, "no \(kind) case ran") }
     }
 
-    @Test("A broken provider fails the case that names the broken rule", arguments: ObservedFault.allCases)
+    @Test("A provider broken inside fails the probe case that names the broken rule", arguments: ProviderFault.probeFaults)
+    func aProviderBrokenInsideFailsTheCaseNamingTheRule(_ fault: ProviderFault) async throws {
+        let failing = try #require(fault.failingProbeCase)
+        var plan = Self.plan()
+        plan.keepCases { $0.name == failing }
+        #expect(plan.cases.count == 1, "the plan has the case \(failing)")
+        // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
+        let kept = plan
+        let broken = try await TestServer.run(realTime: true, configure: { $0.faults = [fault] }) { server in
+            let setup = ClawlinePairingSetup()
+            let runner = ProbeRunner(
+                spec: Self.spec, connector: WebSocketProbeConnector(url: URL(string: server.url)!), setup: setup, timeout: .seconds(2))
+            let results = try await runner.run(kept)
+            await setup.finish()
+            return results
+        }
+        #expect(broken.map(\.verdict) == [.failed], "\(fault) is caught by \(failing): \(broken.map { "\($0.got) \($0.detail)" })")
+    }
+
+    @Test("A provider whose answers are changed on the wire fails the case that names the rule", arguments: ObservedFault.allCases)
     func aBrokenProviderFailsTheCaseNamingTheRule(_ fault: ObservedFault) async throws {
         var plan = Self.plan()
         plan.keepCases { $0.name == fault.failingCase }
@@ -106,5 +126,29 @@ import WireTestSupport
         #expect(results.count > 4)
         #expect(
             results.allSatisfy { $0.verdict == .passed }, "\(results.filter { $0.verdict != .passed }.map { "\($0.probeCase.name): \($0.detail)" })")
+    }
+}
+
+extension ProviderFault {
+    /// The faults `wire probe` must catch: the rate limits and the answers to single frames.
+    static var probeFaults: [ProviderFault] { allCases.filter { $0.failingProbeCase != nil } }
+
+    /// The probe case that names the rule this fault breaks (`nil` for rules across
+    /// connections and devices, which the conformance suite checks).
+    var failingProbeCase: String? {
+        switch self {
+        case .messageLimitUnenforced: return "rate limit message"
+        case .typingLimitUnenforced: return "rate limit typing"
+        case .authLimitUnenforced: return "rate limit auth"
+        case .pairRequestLimitUnenforced: return "rate limit pair_request"
+        case .oversizeNeverCloses: return "rate limit oversize"
+        case .sizeAnsweredAsInvalid: return "message.content maxBytes"
+        case .refusalsNeverClose: return "pair_request.protocolVersion const"
+        case .frameLimitClosesWith1008: return "unauthenticated frame over maxFrameBytes"
+        case .notJSONAnsweredAsInvalid: return "unauthenticated not JSON"
+        case .wrongPhaseCode: return "unauthenticated refuses message"
+        case .refusesValidMessages: return "message valid #1"
+        default: return nil
+        }
     }
 }

@@ -37,9 +37,11 @@ struct TestServer: Sendable {
 
     static let signingKey = [UInt8](repeating: 7, count: 32)
 
-    /// Runs `body` against a fresh server, then shuts it down.
+    /// Runs `body` against a fresh server, then shuts it down. With `realTime`, the server's
+    /// timers and windows run on the continuous clock (for tools that pace by real time, as the
+    /// probe and the conformance suite do); ``clock`` and ``date`` then move nothing.
     static func run<T: Sendable>(
-        assistant: any Assistant = EchoAssistant(), limits: ProviderLimits = ProviderLimits(),
+        realTime: Bool = false, assistant: any Assistant = EchoAssistant(), limits: ProviderLimits = ProviderLimits(),
         wrapStore: @Sendable (SQLiteProviderStore) -> any ProviderStore = { $0 },
         configure: @Sendable (inout ClawlineServerConfiguration) -> Void = { _ in },
         logHandler: (@Sendable (String) -> any LogHandler)? = nil,
@@ -62,7 +64,8 @@ struct TestServer: Sendable {
         let (hub, application) = try await ClawlineServer.hubAndService(
             configuration: configuration, store: store,
             signingKey: signingKey, assistant: assistant,
-            environment: ServerEnvironment(clock: clock, keepaliveClock: keepaliveClock, now: { date.now }), logger: logger, cluster: nil
+            environment: realTime ? ServerEnvironment() : ServerEnvironment(clock: clock, keepaliveClock: keepaliveClock, now: { date.now }),
+            logger: logger, cluster: nil
         ) { port in
             portContinuation.yield(port)
         }

@@ -1,0 +1,189 @@
+import Foundation
+import WireProbe
+import WireRuntime
+
+/// What a case works with: sockets to the provider, paired devices, the suite's admin, the
+/// provider's HTTP endpoints and, when given, the operator's command.
+///
+/// The suite's admin is the first device it pairs on a fresh provider, or the one it was given.
+/// It approves the devices the cases pair, each into a new account unless a case asks for an
+/// existing one, so that one case's frames never reach another case's sockets.
+public actor ConformanceContext {
+    /// The suite's options.
+    public let options: ConformanceOptions
+    private let connector: any ProbeConnector
+    private var adminDevice: PairedDevice?
+    private var adminSocket: ClawlineConnection?
+    /// Whether the provider had no device when the suite started (it paired its admin).
+    public private(set) var providerWasFresh = false
+    /// The first pairing on a fresh provider: its `pair_result`, then the admin's `auth_result`.
+    public private(set) var firstPairing: (pairResult: ReceivedFrame, authResult: ReceivedFrame)?
+    /// The connections the current case opened.
+    private var opened: [ClawlineConnection] = []
+    private var socketCount = 0
+
+    init(options: ConformanceOptions, connector: any ProbeConnector) {
+        self.options = options
+        self.connector = connector
+        adminDevice = options.admin
+    }
+
+    /// The suite's admin (after ``start()``).
+    public var admin: PairedDevice? { adminDevice }
+
+    /// The contract's wait for an answer that is due.
+    public nonisolated var timeout: Duration { options.timeout }
+
+    // MARK: Sockets
+
+    /// A new socket to the provider.
+    public func open(_ name: String) async throws -> ClawlineConnection {
+        socketCount += 1
+        let socket: any ProbeSocket
+        do {
+            socket = try await connector.open()
+        } catch {
+            throw ConformanceSetupError("could not open a WebSocket to \(options.url.absoluteString): \(error)")
+        }
+        let connection = ClawlineConnection(socket: socket, name: name, timeout: options.timeout)
+        opened.append(connection)
+        return connection
+    }
+
+    /// A socket of `device`, authenticated (with `lastMessageId` when given), and its `auth_result`.
+    public func connect(
+        _ device: PairedDevice, lastMessageId: String? = nil, name: String? = nil
+    ) async throws -> (
+        ClawlineConnection, ReceivedFrame
+    ) {
+        let connection = try await open(name ?? "device \(device.shortID)")
+        try await connection.send(Frames.auth(device, lastMessageId: lastMessageId))
+        let result = try await connection.expect(type: "auth_result")
+        guard result.bool("success") == true else {
+            throw ConformanceSetupError("device \(device.shortID) could not authenticate: \(result)")
+        }
+        return (connection, result)
+    }
+
+    /// Ends the case: closes the sockets it opened and returns the session rules their frames broke.
+    func finishCase() async -> [String] {
+        var violations: [String] = []
+        for connection in opened {
+            violations += await connection.violations.map { "\(connection.name): \($0)" }
+            await connection.disconnect()
+        }
+        opened = []
+        return violations
+    }
+
+    // MARK: Devices
+
+    /// Pairs a new device, approved by the suite's admin into `account` (a new account when
+    /// `nil`), and returns it with its token.
+    public func pair(into account: String? = nil, name: String = "conformance") async throws -> PairedDevice {
+        let deviceID = UUID().uuidString.lowercased()
+        let pairing = try await open("pairing socket of \(deviceID.prefix(8))")
+        try await pairing.send(Frames.pairRequest(deviceID: deviceID, name: name))
+        let admin = try await adminConnection()
+        _ = try await admin.expect(type: "pair_approval_request", "pair_approval_request for \(deviceID.prefix(8))") {
+            $0.string("deviceId") == deviceID
+        }
+        let userID = account ?? UUID().uuidString.lowercased()
+        try await admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: userID))
+        let result = try await pairing.expect(type: "pair_result")
+        guard result.bool("success") == true, let token = result.string("token") else {
+            throw ConformanceSetupError("pairing device \(deviceID.prefix(8)) failed: \(result)")
+        }
+        await pairing.disconnect()
+        return PairedDevice(deviceID: deviceID, token: token, userID: result.string("userId") ?? userID)
+    }
+
+    /// The admin's socket, authenticated: the one open, or a new one.
+    public func adminConnection() async throws -> ClawlineConnection {
+        if let adminSocket, await !adminSocket.isClosed { return adminSocket }
+        guard var adminDevice else { throw ConformanceSetupError("the suite has no admin (start() pairs or takes one)") }
+        let connection = ClawlineConnection(
+            socket: try await openRaw(), name: "the admin \(adminDevice.shortID)", timeout: options.timeout)
+        try await connection.send(Frames.auth(adminDevice))
+        let result = try await connection.expect(type: "auth_result")
+        guard result.bool("success") == true else {
+            throw ConformanceSetupError(
+                "the admin \(adminDevice.shortID) could not authenticate (\(result)); pass an admin of this provider with --admin-file "
+                    + "or --admin-device and --admin-token")
+        }
+        adminDevice.userID = result.string("userId") ?? adminDevice.userID
+        self.adminDevice = adminDevice
+        adminSocket = connection
+        return connection
+    }
+
+    /// Drops the admin's socket (a case that took it over, or closed it); the next use opens another.
+    public func forgetAdminConnection() async {
+        await adminSocket?.disconnect()
+        adminSocket = nil
+    }
+
+    private func openRaw() async throws -> any ProbeSocket {
+        do {
+            return try await connector.open()
+        } catch {
+            throw ConformanceSetupError("could not open a WebSocket to \(options.url.absoluteString): \(error)")
+        }
+    }
+
+    /// Finds the suite's admin: pairs the first device of a fresh provider, or authenticates the
+    /// admin it was given.
+    func start() async throws {
+        if adminDevice == nil {
+            let deviceID = UUID().uuidString.lowercased()
+            let pairing = ClawlineConnection(socket: try await openRaw(), name: "the first device", timeout: options.timeout)
+            try await pairing.send(Frames.pairRequest(deviceID: deviceID, name: "conformance admin"))
+            let result: ReceivedFrame
+            do {
+                result = try await pairing.expect(type: "pair_result")
+            } catch {
+                await pairing.disconnect()
+                throw ConformanceSetupError(
+                    "the provider did not answer the first pair_request within \(options.timeout): it has devices, so an admin must "
+                        + "approve; pass --admin-file, or --admin-device and --admin-token")
+            }
+            await pairing.disconnect()
+            guard result.bool("success") == true, let token = result.string("token") else {
+                throw ConformanceSetupError("the first pair_request was refused: \(result)")
+            }
+            adminDevice = PairedDevice(deviceID: deviceID, token: token, userID: result.string("userId") ?? "")
+            providerWasFresh = true
+            let admin = try await adminConnection()
+            firstPairing = (result, await admin.received.first { $0.type == "auth_result" } ?? result)
+        } else {
+            _ = try await adminConnection()
+        }
+    }
+
+    /// Closes the admin's socket.
+    func finish() async {
+        await forgetAdminConnection()
+    }
+
+    // MARK: The operator
+
+    /// Runs the operator's command for `device` (revoking its token); throws when there is none
+    /// or it fails.
+    public func runOperatorCommand(for device: PairedDevice) async throws {
+        guard let template = options.operatorCommand else { throw ConformanceSetupError("no --operator-cmd was given") }
+        let command = template.replacingOccurrences(of: "{device}", with: device.deviceID)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ConformanceSetupError(
+                "the operator command `\(command)` exited with \(process.terminationStatus): \(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// A case's finding that the provider broke the rule: what the contract expects and what came
+/// back. Thrown by a case's checks; the runner reports it as the case's failure.
+public struct ContractBreach: Error, CustomStringConvertible, Sendable {
+    /// What the contract expects.
+    public var expected: String
+    /// What the provider did.
+    public var got: String
+
+    /// A breach: `expected`, but `got`.
+    public init(expected: String, got: String) {
+        self.expected = expected
+        self.got = got
+    }
+
+    public var description: String { "expected \(expected), got \(got)" }
+}
+
+/// Why a case could not run its checks at all (a step the contract does not judge failed: the
+/// provider could not be reached, a device could not be paired); reported as the case's failure
+/// with the reason, or as exit status 2 when the suite's own setup fails.
+public struct ConformanceSetupError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, and what to do.
+    public var description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+}
+
+/// Throws a ``ContractBreach`` unless `condition` holds.
+func require(_ condition: Bool, expected: @autoclosure () -> String, got: @autoclosure () -> String) throws(ContractBreach) {
+    if !condition { throw ContractBreach(expected: expected(), got: got()) }
+}

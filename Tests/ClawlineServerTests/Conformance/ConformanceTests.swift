@@ -1,0 +1,106 @@
+import ClawlineConformance
+import Foundation
+import Testing
+import WireProbe
+import WireTestSupport
+
+@testable import ClawlineServer
+
+/// `clawline conformance` against the reference provider (the `clawline-server` binary, with its
+/// `devices revoke` as the operator's command), and against providers broken in one known way,
+/// each caught by the case that names the broken rule.
+@Suite(.serialized) struct ConformanceTests {
+    static let finder = SpecLineFinder(contentsOf: Golden.repositoryRoot().appendingPathComponent("Spec/clawline.yaml").path)
+
+    @Test("Every case holds on the reference provider, fresh, with the operator's command")
+    func everyCaseHoldsOnTheReferenceProvider() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let port = try await server.port()
+        defer { Task { try await server.stop(with: SIGTERM) } }
+        let url = URL(string: "ws://127.0.0.1:\(port)/ws")!
+        let revoke = "'\(ServerProcess.executable.path)' devices revoke --data-dir '\(data)' {device}"
+        let options = ConformanceOptions(url: url, timeout: .seconds(5), operatorCommand: revoke)
+        let run = try await ConformanceSuite(options: options, connector: WebSocketProbeConnector(url: url)).run()
+        #expect(run.providerWasFresh)
+        let notPassed = run.results.filter { $0.verdict != .passed }.map { "\($0.conformanceCase.name): \($0.got) \($0.detail)" }
+        // Only the timer cases wait for --timers.
+        #expect(notPassed.count == TimerCasesCount.value, "\(notPassed.joined(separator: "\n"))")
+        #expect(run.results.filter { $0.verdict == .failed }.isEmpty)
+        // Every rule is found in the spec, so every report line has its file:line.
+        for result in run.results { #expect(result.row(Self.finder).line > 0, "\(result.conformanceCase.rule.dottedPath) is in the spec") }
+
+        // Run again on the same provider, which now has devices: the fresh-provider case is skipped with its reason.
+        let again = try await ConformanceSuite(
+            options: ConformanceOptions(url: url, admin: run.admin), connector: WebSocketProbeConnector(url: url),
+            cases: ConformanceSuite.allCases.filter { $0.requirements.contains(.freshProvider) }
+        ).run()
+        #expect(!again.providerWasFresh)
+        #expect(again.results.map(\.verdict) == [.skipped])
+        #expect(again.results.first?.detail.contains("fresh provider") == true)
+    }
+
+    @Test("A provider with devices and no admin given cannot be checked: the suite says what to pass")
+    func aProviderWithDevicesNeedsAnAdmin() async throws {
+        try await TestServer.run(realTime: true) { server in
+            let url = URL(string: server.url)!
+            let first = ConformanceSuite(options: ConformanceOptions(url: url), connector: WebSocketProbeConnector(url: url), cases: [])
+            _ = try await first.run()
+            let second = ConformanceSuite(
+                options: ConformanceOptions(url: url, timeout: .milliseconds(500)), connector: WebSocketProbeConnector(url: url), cases: [])
+            let error = await #expect(throws: ConformanceSetupError.self) { try await second.run() }
+            #expect(error?.description.contains("--admin-file") == true)
+        }
+    }
+
+    @Test("A broken provider fails the case that names the broken rule", arguments: ProviderFault.conformanceFaults)
+    func aBrokenProviderFailsTheCaseNamingTheRule(_ fault: ProviderFault) async throws {
+        let failing = try #require(fault.failingConformanceCase)
+        let cases = ConformanceSuite.allCases.filter { $0.name == failing }
+        #expect(cases.count == 1, "the suite has the case \(failing)")
+        // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
+        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [fault] }) { server in
+            let url = URL(string: server.url)!
+            return try await ConformanceSuite(
+                options: ConformanceOptions(url: url, timeout: .seconds(2)), connector: WebSocketProbeConnector(url: url), cases: cases
+            ).run().results
+        }
+        #expect(results.map(\.verdict) == [.failed], "\(fault) is caught by \(failing): \(results.map { "\($0.got) \($0.detail)" })")
+        // Caught by the rule's check, not by a step before it that could not run.
+        #expect(results.first?.got != "the case could not run", "\(fault): \(results.first?.detail ?? "")")
+    }
+}
+
+/// How many cases wait for `--timers`.
+enum TimerCasesCount {
+    static var value: Int { ConformanceSuite.allCases.filter { $0.requirements.contains(.timers) }.count }
+}
+
+extension ProviderFault {
+    /// The faults the conformance suite must catch (the others break single frames, which `wire probe` checks).
+    static var conformanceFaults: [ProviderFault] { allCases.filter { $0.failingConformanceCase != nil } }
+
+    /// The conformance case that names the rule this fault breaks.
+    var failingConformanceCase: String? {
+        switch self {
+        case .messageLimitUnenforced: return "rate-limit.message"
+        case .typingLimitUnenforced: return "rate-limit.typing"
+        case .authLimitUnenforced: return "rate-limit.auth"
+        case .pairRequestLimitUnenforced: return "rate-limit.pair-request"
+        case .oversizeNeverCloses: return "rate-limit.oversize"
+        case .takeoverWithoutSessionReplaced: return "session.takeover"
+        case .replayIgnoresCursor: return "session.replay-after-the-cursor"
+        case .retryMakesNewEvent: return "chat.retried-id-is-one-event"
+        case .retryWithOtherContentAccepted: return "chat.retry-with-other-content-refused"
+        case .echoOnlyToSender: return "chat.ack-then-echo-to-every-device"
+        case .pendingRequestsNotResent: return "pairing.pending-requests-sent-again-on-admin-auth"
+        case .membersMayDecide: return "pairing.only-admins-decide"
+        case .denialLeavesSocketOpen: return "pairing.denied-device-is-told-and-closed"
+        case .downloadsAcrossAccounts: return "transfer.other-accounts-cannot-download"
+        case .sizeAnsweredAsInvalid, .refusalsNeverClose, .frameLimitClosesWith1008, .notJSONAnsweredAsInvalid, .wrongPhaseCode,
+            .refusesValidMessages:
+            return nil
+        }
+    }
+}
