@@ -82,6 +82,7 @@ let package = Package(
                 // Its WebSocket connector comes with the NIOTransport trait; the rest is pure.
                 nioTransport("WSClient", "swift-websocket"),
                 nioTransport("NIOCore", "swift-nio"),
+                nioTransport("NIOPosix", "swift-nio"),
                 nioTransport("NIOWebSocket", "swift-nio"),
                 nioTransport("NIOSSL", "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NIOTransport"])),

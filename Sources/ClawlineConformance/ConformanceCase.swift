@@ -11,6 +11,8 @@ public struct ConformanceCase: Sendable {
         case operatorCommand
         /// Waiting for the contract's timers (minutes), with `--timers`.
         case timers
+        /// A transport that shows the provider's pings (``ConformanceSuite``'s `keepaliveConnector`).
+        case pingObservingTransport
     }
 
     /// The case's name (`session.takeover`).

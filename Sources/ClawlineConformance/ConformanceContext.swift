@@ -12,6 +12,7 @@ public actor ConformanceContext {
     /// The suite's options.
     public let options: ConformanceOptions
     private let connector: any ProbeConnector
+    private let keepaliveConnector: (any PingObservingConnector)?
     private var adminDevice: PairedDevice?
     private var adminSocket: ClawlineConnection?
     /// Whether the provider had no device when the suite started (it paired its admin).
@@ -22,9 +23,10 @@ public actor ConformanceContext {
     private var opened: [ClawlineConnection] = []
     private var socketCount = 0
 
-    init(options: ConformanceOptions, connector: any ProbeConnector) {
+    init(options: ConformanceOptions, connector: any ProbeConnector, keepaliveConnector: (any PingObservingConnector)?) {
         self.options = options
         self.connector = connector
+        self.keepaliveConnector = keepaliveConnector
         adminDevice = options.admin
     }
 
@@ -48,6 +50,28 @@ public actor ConformanceContext {
         let connection = ClawlineConnection(socket: socket, name: name, timeout: options.timeout)
         opened.append(connection)
         return connection
+    }
+
+    /// A socket of `device` that shows pings, answering them when `answeringPings`, authenticated:
+    /// the connection, and the socket for its pings.
+    public func connectObservingPings(
+        _ device: PairedDevice, answeringPings: Bool, name: String
+    ) async throws -> (
+        ClawlineConnection, any PingObservingSocket
+    ) {
+        guard let keepaliveConnector else { throw ConformanceSetupError("the suite has no transport that shows pings") }
+        let socket: any PingObservingSocket
+        do {
+            socket = try await keepaliveConnector.open(answeringPings: answeringPings)
+        } catch {
+            throw ConformanceSetupError("could not open a WebSocket to \(options.url.absoluteString): \(error)")
+        }
+        let connection = ClawlineConnection(socket: socket, name: name, timeout: options.timeout)
+        opened.append(connection)
+        try await connection.send(Frames.auth(device))
+        let result = try await connection.expect(type: "auth_result")
+        guard result.bool("success") == true else { throw ConformanceSetupError("device \(device.shortID) could not authenticate: \(result)") }
+        return (connection, socket)
     }
 
     /// A socket of `device`, authenticated (with `lastMessageId` when given), and its `auth_result`.

@@ -24,7 +24,7 @@ public struct ConformanceSuite: Sendable {
     /// Every case, in the order the suite runs them.
     public static var allCases: [ConformanceCase] {
         PairingCases.all + AuthenticationCases.all + SessionCases.all + ChatCases.all + RateLimitCases.all + TransferCases.all
-            + RevocationCases.all + TimerCases.all
+            + RevocationCases.all + TimerCases.all + KeepaliveCases.all
     }
 
     /// The options.
@@ -32,12 +32,18 @@ public struct ConformanceSuite: Sendable {
     /// The cases this suite runs.
     public var cases: [ConformanceCase]
     private let connector: any ProbeConnector
+    private let keepaliveConnector: (any PingObservingConnector)?
 
-    /// A suite of every case against `options.url`, through `connector` (a WebSocket connector
-    /// to the URL by default, with the `NIOTransport` trait).
-    public init(options: ConformanceOptions, connector: any ProbeConnector, cases: [ConformanceCase] = ConformanceSuite.allCases) {
+    /// A suite of `cases` (every case by default) against `options.url`, through `connector`
+    /// (WireProbe's `WebSocketProbeConnector`, say) and, for the keepalive cases,
+    /// `keepaliveConnector` (WireProbe's `RawWebSocketConnector`, which shows pings).
+    public init(
+        options: ConformanceOptions, connector: any ProbeConnector, keepaliveConnector: (any PingObservingConnector)? = nil,
+        cases: [ConformanceCase] = ConformanceSuite.allCases
+    ) {
         self.options = options
         self.connector = connector
+        self.keepaliveConnector = keepaliveConnector
         self.cases = cases
     }
 
@@ -52,7 +58,7 @@ public struct ConformanceSuite: Sendable {
     /// Throws ``ConformanceSetupError`` when the suite cannot start: the provider cannot be
     /// reached, or it has devices and no admin was given.
     public func run(report: @Sendable (ConformanceResult) -> Void = { _ in }) async throws -> ConformanceRun {
-        let context = ConformanceContext(options: options, connector: connector)
+        let context = ConformanceContext(options: options, connector: connector, keepaliveConnector: keepaliveConnector)
         try await context.start()
         let fresh = await context.providerWasFresh
         var results: [ConformanceResult] = []
@@ -101,6 +107,8 @@ public struct ConformanceSuite: Sendable {
                 return "needs a fresh provider (no devices when the suite starts); this one had devices, so an admin was given"
             case .operatorCommand where options.operatorCommand == nil:
                 return "needs a way to revoke a device: pass --operator-cmd 'COMMAND {device}'"
+            case .pingObservingTransport where keepaliveConnector == nil:
+                return "needs a transport that shows pings (pass a keepaliveConnector; `clawline conformance` has one)"
             case .timers where !options.runTimers:
                 return "waits for the contract's timers (\(conformanceCase.action)); pass --timers to run it"
             default: continue

@@ -88,3 +88,15 @@ actor ProbeSession {
     /// The captured values (an actor's copy).
     func values() -> [String: String] { captured }
 }
+
+/// A socket that shows the provider's WebSocket pings.
+public protocol PingObservingSocket: ProbeSocket {
+    /// Whether a ping came within `timeout` (counting pings not yet waited for).
+    func waitForPing(within timeout: Duration) async -> Bool
+}
+
+/// Opens sockets that show pings, and that may leave them unanswered.
+public protocol PingObservingConnector: Sendable {
+    /// A new socket, open; it answers pings with pongs when `answeringPings`.
+    func open(answeringPings: Bool) async throws -> any PingObservingSocket
+}

@@ -7,7 +7,7 @@ import Foundation
 struct ClawlineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clawline",
-        abstract: "The reference Clawline client: pair a device, chat, approve devices, run the end-to-end demo, and check any provider's conformance.",
+        abstract: "The reference Clawline client: pair, chat, approve devices, run the end-to-end demo, and check a provider's conformance.",
         subcommands: [Demo.self, Pair.self, Chat.self, Send.self, Approvals.self, History.self, Conformance.self])
 }
 

@@ -42,7 +42,7 @@ struct Conformance: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A shell command that revokes a device's token; {device} is replaced by its id.", valueName: "COMMAND"))
     var operatorCmd: String?
 
-    @Flag(name: .long, help: "Run the cases that wait for the contract's timers (the pairing expiry: 5 minutes).")
+    @Flag(name: .long, help: "Run the cases that wait for the contract's timers (the keepalive: 30 s and 90 s; the pairing expiry: 5 minutes).")
     var timers = false
 
     @Option(name: .long, help: "Run only the cases whose name contains this text (repeatable).")
@@ -72,7 +72,8 @@ struct Conformance: AsyncParsableCommand {
         #else
             throw usage("this clawline was built without the NIOTransport trait, so it cannot open a WebSocket")
         #endif
-        var suite = ConformanceSuite(options: options, connector: connector)
+        var suite = ConformanceSuite(
+            options: options, connector: connector, keepaliveConnector: RawWebSocketConnector(url: endpoint, trustedCAFile: caFile))
         suite.keepCases(named: only)
         let finder = SpecLineFinder(contentsOf: spec)
         let text = format == .text
