@@ -17,8 +17,11 @@ public struct ConformanceRun: Sendable {
 /// that names its rule.
 ///
 /// ```swift
-/// let suite = ConformanceSuite(options: ConformanceOptions(url: URL(string: "ws://127.0.0.1:8080/ws")!))
-/// let results = try await suite.run()
+/// let url = URL(string: "ws://127.0.0.1:8080/ws")!
+/// let suite = ConformanceSuite(
+///     options: ConformanceOptions(url: url), connector: WebSocketProbeConnector(url: url),
+///     keepaliveConnector: RawWebSocketConnector(url: url))
+/// let run = try await suite.run { print(CheckReport.line($0.row(nil))) }
 /// ```
 public struct ConformanceSuite: Sendable {
     /// Every case, in the order the suite runs them.
