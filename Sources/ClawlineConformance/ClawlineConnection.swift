@@ -137,6 +137,12 @@ public actor ClawlineConnection {
         return close
     }
 
+    /// Waits for the socket to close, and checks its close code is `code`.
+    public func expectClose(_ why: String, code expected: Int, within: Duration? = nil) async throws {
+        let code = try await expectClose(why, within: within)
+        try require(code == expected, expected: "close \(expected)", got: "close \(code.map(String.init) ?? "without a code")")
+    }
+
     /// Sends a marker the provider must answer (`{}`, which the spec answers `invalid_message`
     /// and keeps the socket open) and reads until its answer: everything the provider sent for
     /// earlier frames has then come. Returns the frames not taken that came before the answer.

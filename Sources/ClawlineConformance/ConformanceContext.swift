@@ -21,7 +21,6 @@ public actor ConformanceContext {
     public private(set) var firstPairing: (pairResult: ReceivedFrame, authResult: ReceivedFrame)?
     /// The connections the current case opened.
     private var opened: [ClawlineConnection] = []
-    private var socketCount = 0
 
     init(options: ConformanceOptions, connector: any ProbeConnector, keepaliveConnector: (any PingObservingConnector)?) {
         self.options = options
@@ -40,16 +39,7 @@ public actor ConformanceContext {
 
     /// A new socket to the provider.
     public func open(_ name: String) async throws -> ClawlineConnection {
-        socketCount += 1
-        let socket: any ProbeSocket
-        do {
-            socket = try await connector.open()
-        } catch {
-            throw ConformanceSetupError("could not open a WebSocket to \(options.url.absoluteString): \(error)")
-        }
-        let connection = ClawlineConnection(socket: socket, name: name, timeout: options.timeout)
-        opened.append(connection)
-        return connection
+        track(ClawlineConnection(socket: try await openRaw(), name: name, timeout: options.timeout))
     }
 
     /// A socket of `device` that shows pings, answering them when `answeringPings`, authenticated:
@@ -60,17 +50,9 @@ public actor ConformanceContext {
         ClawlineConnection, any PingObservingSocket
     ) {
         guard let keepaliveConnector else { throw ConformanceSetupError("the suite has no transport that shows pings") }
-        let socket: any PingObservingSocket
-        do {
-            socket = try await keepaliveConnector.open(answeringPings: answeringPings)
-        } catch {
-            throw ConformanceSetupError("could not open a WebSocket to \(options.url.absoluteString): \(error)")
-        }
-        let connection = ClawlineConnection(socket: socket, name: name, timeout: options.timeout)
-        opened.append(connection)
-        try await connection.send(Frames.auth(device))
-        let result = try await connection.expect(type: "auth_result")
-        guard result.bool("success") == true else { throw ConformanceSetupError("device \(device.shortID) could not authenticate: \(result)") }
+        let socket = try await opening { try await keepaliveConnector.open(answeringPings: answeringPings) }
+        let connection = track(ClawlineConnection(socket: socket, name: name, timeout: options.timeout))
+        try await authenticate(connection, as: device)
         return (connection, socket)
     }
 
@@ -81,12 +63,39 @@ public actor ConformanceContext {
         ClawlineConnection, ReceivedFrame
     ) {
         let connection = try await open(name ?? "device \(device.shortID)")
+        return (connection, try await authenticate(connection, as: device, lastMessageId: lastMessageId))
+    }
+
+    /// Sends `auth` for `device` on `connection` and returns its successful `auth_result`.
+    @discardableResult
+    private func authenticate(
+        _ connection: ClawlineConnection, as device: PairedDevice, lastMessageId: String? = nil
+    ) async throws
+        -> ReceivedFrame
+    {
         try await connection.send(Frames.auth(device, lastMessageId: lastMessageId))
         let result = try await connection.expect(type: "auth_result")
         guard result.bool("success") == true else {
             throw ConformanceSetupError("device \(device.shortID) could not authenticate: \(result)")
         }
-        return (connection, result)
+        return result
+    }
+
+    /// Keeps `connection` among the current case's, to close and check when the case ends.
+    private func track(_ connection: ClawlineConnection) -> ClawlineConnection {
+        opened.append(connection)
+        return connection
+    }
+
+    private func openRaw() async throws -> any ProbeSocket { try await opening { try await connector.open() } }
+
+    /// A socket `open` opened, or the error saying the provider could not be reached.
+    private func opening<Socket>(_ open: () async throws -> Socket) async throws -> Socket {
+        do {
+            return try await open()
+        } catch {
+            throw ConformanceSetupError("could not open a WebSocket to \(options.url.absoluteString): \(error)")
+        }
     }
 
     /// Ends the case: closes the sockets it opened and returns the session rules their frames broke.
@@ -102,18 +111,35 @@ public actor ConformanceContext {
 
     // MARK: Devices
 
-    /// Pairs a new device, approved by the suite's admin into `account` (a new account when
-    /// `nil`), and returns it with its token.
-    public func pair(into account: String? = nil, name: String = "conformance") async throws -> PairedDevice {
+    /// A pairing request waiting for the admin: the new device's id, its pairing socket, the
+    /// admin's socket and the `pair_approval_request` it got.
+    public struct PendingPairing: Sendable {
+        public var deviceID: String
+        public var socket: ClawlineConnection
+        public var admin: ClawlineConnection
+        public var approvalRequest: ReceivedFrame
+    }
+
+    /// Sends `pair_request` for a new device claiming `name` on a socket of its own, and waits
+    /// for the admin's `pair_approval_request` for it.
+    public func requestPairing(name: String = "conformance") async throws -> PendingPairing {
         let deviceID = UUID().uuidString.lowercased()
         let pairing = try await open("pairing socket of \(deviceID.prefix(8))")
         try await pairing.send(Frames.pairRequest(deviceID: deviceID, name: name))
         let admin = try await adminConnection()
-        _ = try await admin.expect(type: "pair_approval_request", "pair_approval_request for \(deviceID.prefix(8))") {
+        let request = try await admin.expect(type: "pair_approval_request", "pair_approval_request for \(deviceID.prefix(8))") {
             $0.string("deviceId") == deviceID
         }
+        return PendingPairing(deviceID: deviceID, socket: pairing, admin: admin, approvalRequest: request)
+    }
+
+    /// Pairs a new device, approved by the suite's admin into `account` (a new account when
+    /// `nil`), and returns it with its token.
+    public func pair(into account: String? = nil, name: String = "conformance") async throws -> PairedDevice {
+        let pending = try await requestPairing(name: name)
+        let (deviceID, pairing) = (pending.deviceID, pending.socket)
         let userID = account ?? UUID().uuidString.lowercased()
-        try await admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: userID))
+        try await pending.admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: userID))
         let result = try await pairing.expect(type: "pair_result")
         guard result.bool("success") == true, let token = result.string("token") else {
             throw ConformanceSetupError("pairing device \(deviceID.prefix(8)) failed: \(result)")
@@ -128,12 +154,12 @@ public actor ConformanceContext {
         guard var adminDevice else { throw ConformanceSetupError("the suite has no admin (start() pairs or takes one)") }
         let connection = ClawlineConnection(
             socket: try await openRaw(), name: "the admin \(adminDevice.shortID)", timeout: options.timeout)
-        try await connection.send(Frames.auth(adminDevice))
-        let result = try await connection.expect(type: "auth_result")
-        guard result.bool("success") == true else {
+        let result: ReceivedFrame
+        do {
+            result = try await authenticate(connection, as: adminDevice)
+        } catch let error as ConformanceSetupError {
             throw ConformanceSetupError(
-                "the admin \(adminDevice.shortID) could not authenticate (\(result)); pass an admin of this provider with --admin-file "
-                    + "or --admin-device and --admin-token")
+                "\(error.description); pass an admin of this provider with --admin-file or --admin-device and --admin-token")
         }
         adminDevice.userID = result.string("userId") ?? adminDevice.userID
         self.adminDevice = adminDevice
@@ -145,14 +171,6 @@ public actor ConformanceContext {
     public func forgetAdminConnection() async {
         await adminSocket?.disconnect()
         adminSocket = nil
-    }
-
-    private func openRaw() async throws -> any ProbeSocket {
-        do {
-            return try await connector.open()
-        } catch {
-            throw ConformanceSetupError("could not open a WebSocket to \(options.url.absoluteString): \(error)")
-        }
     }
 
     /// Finds the suite's admin: pairs the first device of a fresh provider, or authenticates the

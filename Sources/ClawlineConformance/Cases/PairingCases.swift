@@ -34,17 +34,14 @@ enum PairingCases {
             "an admin's chat connection gets pair_approval_request with the pending device's id, claimed name and device info"),
         action: "pair_request with a claimedName, the admin connected"
     ) { context in
-        let admin = try await context.adminConnection()
-        let deviceID = UUID().uuidString.lowercased()
-        let pairing = try await context.open("pairing socket")
-        try await pairing.send(Frames.pairRequest(deviceID: deviceID, name: "Conformance Kaywood"))
-        let request = try await admin.expect(type: "pair_approval_request") { $0.string("deviceId") == deviceID }
+        let pending = try await context.requestPairing(name: "Conformance Kaywood")
+        let request = pending.approvalRequest
         let info = request.members["deviceInfo"]?.objectValue
         try require(
             request.string("claimedName") == "Conformance Kaywood" && info?["platform"] == "clawline-conformance" && info?["model"] == "suite",
             expected: "claimedName 'Conformance Kaywood' and the deviceInfo sent", got: request.description)
-        try await admin.send(Frames.decision(deviceID: deviceID, approve: false))
-        try await pairing.expect(type: "pair_result")
+        try await pending.admin.send(Frames.decision(deviceID: pending.deviceID, approve: false))
+        try await pending.socket.expect(type: "pair_result")
         return request.description
     }
 
@@ -55,19 +52,15 @@ enum PairingCases {
             "an approved device gets pair_result success with a token and the account the admin named, and authenticates with it"),
         action: "pair_request, pair_decision approve with a new userId, then auth with the token"
     ) { context in
-        let admin = try await context.adminConnection()
-        let deviceID = UUID().uuidString.lowercased()
+        let pending = try await context.requestPairing()
         let account = UUID().uuidString.lowercased()
-        let pairing = try await context.open("pairing socket")
-        try await pairing.send(Frames.pairRequest(deviceID: deviceID))
-        try await admin.expect(type: "pair_approval_request") { $0.string("deviceId") == deviceID }
-        try await admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: account))
-        let result = try await pairing.expect(type: "pair_result")
+        try await pending.admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: account))
+        let result = try await pending.socket.expect(type: "pair_result")
         guard result.bool("success") == true, let token = result.string("token"), result.string("userId") == account else {
             throw ContractBreach(expected: "pair_result success with a token and userId \(account)", got: result.description)
         }
         let chat = try await context.open("chat socket")
-        try await chat.send(Frames.auth(deviceID: deviceID, token: token))
+        try await chat.send(Frames.auth(deviceID: pending.deviceID, token: token))
         let auth = try await chat.expect(type: "auth_result")
         try require(
             auth.bool("success") == true && auth.string("userId") == account, expected: "auth_result success, userId \(account)",
@@ -82,18 +75,13 @@ enum PairingCases {
             "a denied device gets pair_result success false, reason pair_denied, and the socket closes with 1000"),
         action: "pair_request, then pair_decision approve false"
     ) { context in
-        let admin = try await context.adminConnection()
-        let deviceID = UUID().uuidString.lowercased()
-        let pairing = try await context.open("pairing socket")
-        try await pairing.send(Frames.pairRequest(deviceID: deviceID))
-        try await admin.expect(type: "pair_approval_request") { $0.string("deviceId") == deviceID }
-        try await admin.send(Frames.decision(deviceID: deviceID, approve: false))
-        let result = try await pairing.expect(type: "pair_result")
+        let pending = try await context.requestPairing()
+        try await pending.admin.send(Frames.decision(deviceID: pending.deviceID, approve: false))
+        let result = try await pending.socket.expect(type: "pair_result")
         try require(
             result.bool("success") == false && result.string("reason") == "pair_denied", expected: "pair_result success false, reason pair_denied",
             got: result.description)
-        let code = try await pairing.expectClose("after a failed pair_result")
-        try require(code == 1000, expected: "close 1000", got: "close \(code.map(String.init) ?? "without a code")")
+        try await pending.socket.expectClose("after a failed pair_result", code: 1000)
         return "pair_result pair_denied, then close 1000"
     }
 
@@ -103,15 +91,12 @@ enum PairingCases {
             ["messages", "client", "pair_decision"], "the first decision wins; a later decision on the same request gets error invalid_message"),
         action: "pair_request, pair_decision approve, then pair_decision deny on the same device"
     ) { context in
-        let admin = try await context.adminConnection()
-        let deviceID = UUID().uuidString.lowercased()
-        let pairing = try await context.open("pairing socket")
-        try await pairing.send(Frames.pairRequest(deviceID: deviceID))
-        try await admin.expect(type: "pair_approval_request") { $0.string("deviceId") == deviceID }
-        try await admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: UUID().uuidString.lowercased()))
-        let result = try await pairing.expect(type: "pair_result")
+        let pending = try await context.requestPairing()
+        let admin = pending.admin
+        try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: UUID().uuidString.lowercased()))
+        let result = try await pending.socket.expect(type: "pair_result")
         try require(result.bool("success") == true, expected: "pair_result success after the approval", got: result.description)
-        try await admin.send(Frames.decision(deviceID: deviceID, approve: false))
+        try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: false))
         let error = try await admin.expect(type: "error", "error invalid_message for the second decision")
         try require(error.isError("invalid_message"), expected: "error invalid_message", got: error.description)
         try await admin.settle()
@@ -124,17 +109,15 @@ enum PairingCases {
             ["messages", "server", "pair_approval_request"], "every request still pending is sent again to an admin each time it authenticates"),
         action: "pair_request, then the admin reconnects"
     ) { context in
-        let deviceID = UUID().uuidString.lowercased()
-        let pairing = try await context.open("pairing socket")
-        try await pairing.send(Frames.pairRequest(deviceID: deviceID))
-        try await context.adminConnection().expect(type: "pair_approval_request") { $0.string("deviceId") == deviceID }
+        let pending = try await context.requestPairing()
+        let deviceID = pending.deviceID
         await context.forgetAdminConnection()
         let admin = try await context.adminConnection()
         let again = try await admin.expect(type: "pair_approval_request", "pair_approval_request for the pending device after auth") {
             $0.string("deviceId") == deviceID
         }
         try await admin.send(Frames.decision(deviceID: deviceID, approve: false))
-        try await pairing.expect(type: "pair_result")
+        try await pending.socket.expect(type: "pair_result")
         return again.description
     }
 
@@ -147,11 +130,8 @@ enum PairingCases {
     ) { context in
         let member = try await context.pair()
         let (memberSocket, _) = try await context.connect(member, name: "member \(member.shortID)")
-        let admin = try await context.adminConnection()
-        let deviceID = UUID().uuidString.lowercased()
-        let pairing = try await context.open("pairing socket")
-        try await pairing.send(Frames.pairRequest(deviceID: deviceID))
-        try await admin.expect(type: "pair_approval_request") { $0.string("deviceId") == deviceID }
+        let pending = try await context.requestPairing()
+        let deviceID = pending.deviceID
         try await memberSocket.send(Frames.decision(deviceID: deviceID, approve: true, userID: member.userID))
         let error = try await memberSocket.expect(type: "error", "error invalid_message for a member's decision")
         try require(error.isError("invalid_message"), expected: "error invalid_message", got: error.description)
@@ -159,8 +139,8 @@ enum PairingCases {
         try require(
             !seen.contains { $0.type == "pair_approval_request" }, expected: "no pair_approval_request on a member's socket",
             got: seen.map(\.description).joined(separator: ", "))
-        try await admin.send(Frames.decision(deviceID: deviceID, approve: false))
-        let result = try await pairing.expect(type: "pair_result")
+        try await pending.admin.send(Frames.decision(deviceID: deviceID, approve: false))
+        let result = try await pending.socket.expect(type: "pair_result")
         try require(
             result.bool("success") == false, expected: "the request still pending, so the admin's denial decides it",
             got: "pair_result \(result.description) (the member's decision decided it)")

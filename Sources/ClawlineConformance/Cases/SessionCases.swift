@@ -15,8 +15,7 @@ enum SessionCases {
         _ = try await context.connect(device, name: "the second socket")
         let error = try await old.expect(type: "error", "error session_replaced")
         try require(error.isError("session_replaced"), expected: "error session_replaced", got: error.description)
-        let code = try await old.expectClose("after session_replaced")
-        try require(code == 1000, expected: "close 1000", got: "close \(code.map(String.init) ?? "without a code")")
+        try await old.expectClose("after session_replaced", code: 1000)
         return "the new socket authenticated; the old one: session_replaced, close 1000"
     }
 
@@ -45,17 +44,12 @@ enum SessionCases {
             "after a successful auth_result the provider replays, in order, the stored (final) events after the device's lastMessageId"),
         action: "device A reads a message's answer and leaves; B sends two; A comes back with its cursor"
     ) { context in
-        let first = try await context.pair()
-        let second = try await context.pair(into: first.userID)
-        let (a, _) = try await context.connect(first, name: "device A")
-        let seen = try await a.sendAndReadAnswer("before the cursor", from: first)
-        await a.disconnect()
-        let (b, _) = try await context.connect(second, name: "device B")
+        let (first, cursor, second, b) = try await deviceAwayAfterACursor(context)
         var missed: [String] = []
         for text in ["first while A is away", "second while A is away"] {
             missed += try await b.sendAndReadAnswer(text, from: second).storedEventIDs
         }
-        let (back, result) = try await context.connect(first, lastMessageId: seen.cursor, name: "device A, back")
+        let (back, result) = try await context.connect(first, lastMessageId: cursor, name: "device A, back")
         try require(
             result.members["replayCount"]?.integerValue == missed.count, expected: "replayCount \(missed.count) (the events after the cursor)",
             got: result.description)
@@ -78,12 +72,7 @@ enum SessionCases {
                 + "and every event reaches the device once as a final"),
         action: "B sends while A is away, then again while A authenticates with its cursor"
     ) { context in
-        let first = try await context.pair()
-        let second = try await context.pair(into: first.userID)
-        let (a, _) = try await context.connect(first, name: "device A")
-        let cursor = try await a.sendAndReadAnswer("before the cursor", from: first).cursor
-        await a.disconnect()
-        let (b, _) = try await context.connect(second, name: "device B")
+        let (first, cursor, second, b) = try await deviceAwayAfterACursor(context)
         var events: [String] = []
         // Four messages in all from B: under the message limit (5 a second).
         for index in 1...2 { events += try await b.sendAndReadAnswer("away \(index)", from: second).storedEventIDs }
@@ -115,6 +104,22 @@ enum SessionCases {
         try require(
             Set(finals).count == finals.count, expected: "each event once as a final", got: "finals \(finals) (one repeats)")
         return "replayCount \(count), the replay first, then the live events; each final once"
+    }
+
+    /// Two devices of one account: A reads a message's answer and leaves (with its cursor), and
+    /// B is connected.
+    static func deviceAwayAfterACursor(
+        _ context: ConformanceContext
+    ) async throws -> (
+        away: PairedDevice, cursor: String?, other: PairedDevice, otherSocket: ClawlineConnection
+    ) {
+        let first = try await context.pair()
+        let second = try await context.pair(into: first.userID)
+        let (a, _) = try await context.connect(first, name: "device A")
+        let cursor = try await a.sendAndReadAnswer("before the cursor", from: first).cursor
+        await a.disconnect()
+        let (b, _) = try await context.connect(second, name: "device B")
+        return (first, cursor, second, b)
     }
 
     static let unknownCursorResetsHistory = ConformanceCase(
