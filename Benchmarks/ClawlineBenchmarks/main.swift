@@ -3,10 +3,12 @@ import Foundation
 
 // Decode + validate throughput of a realistic mix of Clawline frames: the generated
 // ClawlineProtocol codec against a hand-written Codable equivalent, side by side in one run.
-// Run with: swift run -c release ClawlineBenchmarks [frames] [rounds]
+// Run with: swift run -c release ClawlineBenchmarks [frames] [rounds] [only]
+// where `only` runs just the measurements whose name contains it (for profiling one of them).
 
 let frameCount = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 20_000 : 20_000
 let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5
+let only = CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : nil
 
 let device: DeviceId = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
 let user: UserId = "3f2e1d0c-9b8a-4f6e-9d4c-3b2a1f0e9d8c"
@@ -76,6 +78,7 @@ print(
 )
 
 func measure(_ name: String, _ body: () -> Int) {
+    if let only, !name.contains(only) { return }
     var best = Double.infinity
     var valid = 0
     for _ in 0..<rounds {

@@ -22,7 +22,18 @@ let package = Package(
             ],
             path: "Benchmarks/Codec",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "Validate",
+            dependencies: [
+                .product(name: "WireValidator", package: "clawline-sdk"),
+                .product(name: "WireSpec", package: "clawline-sdk"),
+                .product(name: "WireRuntime", package: "clawline-sdk"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Validate",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -182,10 +182,13 @@ struct ObjectEmitter {
         ]
     }
 
-    /// The body of `init?(checked:at:)`: each field read from the checked tape, then the memberwise initializer.
+    /// The body of `init?(checked:at:)`: each field read from the checked tape, then the memberwise
+    /// initializer. Fields are looked up in the order of their keys' bytes, the order canonical JSON
+    /// writes them in, each from where the last was found: one key comparison each on such a frame.
     func buildStatements(_ shape: ObjectShape) -> [Statement] {
         var body: [Statement] = []
-        for field in shape.fields {
+        if !shape.fields.isEmpty { body.append(.line("var cursor = index")) }
+        for field in shape.fields.sorted(by: { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }) {
             body += fieldStatements(field)
         }
         if shape.unknownFields == .keep {
@@ -209,12 +212,16 @@ struct ObjectEmitter {
         let valueType = mapper.valueType(field.type, field.constraints)
         switch (field.required, field.nullable) {
         case (true, false):
-            return [.line("guard let \(member) = tape.member(of: index, key: \(key)), let \(property) = (\(expression)) else { return nil }")]
+            return [
+                .line(
+                    "guard let \(member) = tape.member(of: index, key: \(key), cursor: &cursor), let \(property) = (\(expression)) "
+                        + "else { return nil }")
+            ]
         case (false, true):
             return [
                 .line("var \(property): WireRuntime.Nullable<\(valueType)> = .absent"),
                 .block(
-                    "if let \(member) = tape.member(of: index, key: \(key))",
+                    "if let \(member) = tape.member(of: index, key: \(key), cursor: &cursor)",
                     [
                         .line("let value = tape.kind(\(member)) == .null ? nil : (\(expression))"),
                         .line("guard value != nil || tape.kind(\(member)) == .null else { return nil }"),
@@ -225,7 +232,7 @@ struct ObjectEmitter {
             return [
                 .line("var \(property): \(valueType)?"),
                 .block(
-                    "if let \(member) = tape.presentMember(of: index, key: \(key))",
+                    "if let \(member) = tape.presentMember(of: index, key: \(key), cursor: &cursor)",
                     [
                         .line("guard let value = (\(expression)) else { return nil }"),
                         .line("\(property) = value"),

@@ -100,8 +100,16 @@ public enum FrameDecodeResult<Frame: WireFrame>: Sendable {
 
 extension WireFrame {
     /// Decodes a frame from UTF-8 JSON bytes in one pass: parse into a tape, check it with the
-    /// engine, build the frame from the tape.
+    /// engine, build the frame from the tape. Contiguous bytes are scanned in place, not copied.
     public static func decode(_ bytes: some Collection<UInt8>) -> FrameDecodeResult<Self> {
+        let inPlace: FrameDecodeResult<Self>? = bytes.withContiguousStorageIfAvailable { buffer in
+            do throws(JSONSyntaxError) {
+                return try JSONTape.withScanned(buffer) { decode(checking: $0, at: JSONTape.root) }
+            } catch {
+                return .notJSON(error)
+            }
+        }
+        if let inPlace { return inPlace }
         var tape = JSONTape()
         do {
             try tape.parse(bytes)

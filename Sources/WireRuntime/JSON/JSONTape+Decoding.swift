@@ -3,8 +3,20 @@ extension JSONTape {
     @usableFromInline
     static func decodeString(_ buffer: UnsafeBufferPointer<UInt8>, _ token: Token) -> String {
         let raw = UnsafeBufferPointer(rebasing: buffer[token.start..<token.end])
-        guard token.hasEscapes else { return String(decoding: raw, as: UTF8.self) }
-        return String(decoding: unescaped(raw), as: UTF8.self)
+        guard token.hasEscapes else { return checkedString(raw, isASCII: token.isASCII) }
+        return unescaped(raw).withUnsafeBufferPointer { checkedString($0, isASCII: token.isASCII) }
+    }
+
+    /// The string of UTF-8 bytes the scanner has already checked, without checking them again
+    /// where the standard library can (`UTF8Span`); `String(decoding:)` where it cannot.
+    @usableFromInline
+    static func checkedString(_ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            // The scanner rejects a string that is not well-formed UTF-8, and unescaping writes
+            // only whole scalars, so these bytes are valid: the contract `unchecked` asks for.
+            return unsafe String(copying: UTF8Span(unchecked: utf8.span, isKnownASCII: isASCII))
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// The UTF-8 bytes of a string's text written with escapes (already checked by the scanner).
@@ -111,6 +123,13 @@ extension JSONTape {
         var position = 0
         let count = bytes.count
         while position < count {
+            // Eight ASCII bytes at a time.
+            while position + 8 <= count,
+                UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                position += 8
+            }
+            guard position < count else { break }
             let lead = bytes[position]
             if lead < 0x80 {
                 position += 1

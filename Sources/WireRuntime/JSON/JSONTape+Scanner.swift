@@ -250,6 +250,21 @@ extension JSONTape {
             return (zeroInQuote | zeroInBackslash | control | word) & highs
         }
 
+        /// As ``specialBytes(_:)``, without flagging non-ASCII bytes: for the rest of a string once
+        /// one is seen (its UTF-8 is checked as a whole when it ends).
+        @inline(__always)
+        static func quoteBackslashOrControl(_ loaded: UInt64) -> UInt64 {
+            let word = UInt64(littleEndian: loaded)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let zeroInQuote = (quote &- ones) & ~quote
+            let zeroInBackslash = (backslash &- ones) & ~backslash
+            let control = (word &- ones &* 0x20) & ~word
+            return (zeroInQuote | zeroInBackslash | control) & highs
+        }
+
         mutating func parseString() throws(JSONSyntaxError) {
             position += 1
             let start = position
@@ -257,8 +272,10 @@ extension JSONTape {
             var escapes = false
             while position < bytes.count {
                 // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
+                // Once a non-ASCII byte is seen, they no longer stop the run.
                 while position + 8 <= bytes.count {
-                    let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
+                    let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
+                    let special = ascii ? Self.specialBytes(word) : Self.quoteBackslashOrControl(word)
                     if special == 0 {
                         position += 8
                     } else {

@@ -30,6 +30,7 @@ extension ValidationPlan {
 
 extension JSONTape.View {
     /// The items of the array at `index`, each built by `build`; `nil` when one does not build.
+    @inlinable
     @_spi(Generated) public func builtItems<T>(of index: Int, _ build: (Int) -> T?) -> [T]? {
         var items: [T] = []
         items.reserveCapacity(count(index))
@@ -45,6 +46,7 @@ extension JSONTape.View {
     }
 
     /// The members of the object at `index`, each value built by `build`; `nil` when one does not build.
+    @inlinable
     @_spi(Generated) public func builtMembers<T>(of index: Int, _ build: (Int) -> T?) -> [String: T]? {
         var members: [String: T] = [:]
         members.reserveCapacity(count(index))
@@ -77,6 +79,21 @@ extension JSONTape.View {
     /// The member `key` of the object at `index` unless it is absent or `null`.
     @_spi(Generated) public func presentMember(of index: Int, key: String) -> Int? {
         guard let member = member(of: index, key: key), kind(member) != .null else { return nil }
+        return member
+    }
+
+    /// The value of the member `key` of the object at `index`, searched from `cursor` and moved
+    /// past it (see ``member(of:key:signature:cursor:)``): builders look their fields up this way.
+    @inlinable
+    @_spi(Generated) public func member(of index: Int, key: StaticString, cursor: inout Int) -> Int? {
+        let bytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        return member(of: index, key: bytes, signature: JSONTape.keySignature(bytes), cursor: &cursor)
+    }
+
+    /// The member `key` of the object at `index` unless it is absent or `null`, searched from `cursor`.
+    @inlinable
+    @_spi(Generated) public func presentMember(of index: Int, key: StaticString, cursor: inout Int) -> Int? {
+        guard let member = member(of: index, key: key, cursor: &cursor), kind(member) != .null else { return nil }
         return member
     }
 }

@@ -6,7 +6,8 @@ import ClawlineProtocol
 
 let chat = ClientFrame.message(ClientMessage(id: "c_1", content: "the quick brown fox jumps over a lazy dog")).encoded()
 let partial = ServerFrame.message(
-    ServerMessage(id: "s_a1", role: .assistant, content: String(repeating: "streamed words ", count: 20), timestamp: 1_704_672_000_000, streaming: true)
+    ServerMessage(
+        id: "s_a1", role: .assistant, content: String(repeating: "streamed words ", count: 20), timestamp: 1_704_672_000_000, streaming: true)
 ).encoded()
 
 let benchmarks: @Sendable () -> Void = {

@@ -60,23 +60,27 @@ extension PairRequest: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _protocolVersionMember = tape.member(
-            of: index,
-            key: "protocolVersion"
-        ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
-        guard let _deviceIdMember = tape.member(
-            of: index,
-            key: "deviceId"
-        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
+        var cursor = index
         var _claimedName: ClaimedName?
-        if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName") {
+        if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_claimedNameMember))) else { return nil }
             _claimedName = value
         }
+        guard let _deviceIdMember = tape.member(
+            of: index,
+            key: "deviceId",
+            cursor: &cursor
+        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         guard let _deviceInfoMember = tape.member(
             of: index,
-            key: "deviceInfo"
+            key: "deviceInfo",
+            cursor: &cursor
         ), let _deviceInfo = (DeviceInfo(checked: tape, at: _deviceInfoMember)) else { return nil }
+        guard let _protocolVersionMember = tape.member(
+            of: index,
+            key: "protocolVersion",
+            cursor: &cursor
+        ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
         self.init(protocolVersion: _protocolVersion, deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
 
@@ -168,21 +172,28 @@ extension Auth: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _protocolVersionMember = tape.member(
-            of: index,
-            key: "protocolVersion"
-        ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
-        guard let _tokenMember = tape.member(of: index, key: "token"), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
+        var cursor = index
         guard let _deviceIdMember = tape.member(
             of: index,
-            key: "deviceId"
+            key: "deviceId",
+            cursor: &cursor
         ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         var _lastMessageId: WireRuntime.Nullable<Swift.String> = .absent
-        if let _lastMessageIdMember = tape.member(of: index, key: "lastMessageId") {
+        if let _lastMessageIdMember = tape.member(of: index, key: "lastMessageId", cursor: &cursor) {
             let value = tape.kind(_lastMessageIdMember) == .null ? nil : (Swift.Optional(tape.string(_lastMessageIdMember)))
             guard value != nil || tape.kind(_lastMessageIdMember) == .null else { return nil }
             _lastMessageId = value.map { .value($0) } ?? .null
         }
+        guard let _protocolVersionMember = tape.member(
+            of: index,
+            key: "protocolVersion",
+            cursor: &cursor
+        ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
+        guard let _tokenMember = tape.member(
+            of: index,
+            key: "token",
+            cursor: &cursor
+        ), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
         self.init(protocolVersion: _protocolVersion, token: _token, deviceId: _deviceId, lastMessageId: _lastMessageId)
     }
 
@@ -261,16 +272,19 @@ extension PairDecision: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _deviceIdMember = tape.member(
-            of: index,
-            key: "deviceId"
-        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
+        var cursor = index
         guard let _approveMember = tape.member(
             of: index,
-            key: "approve"
+            key: "approve",
+            cursor: &cursor
         ), let _approve = (Swift.Optional(tape.isTrue(_approveMember))) else { return nil }
+        guard let _deviceIdMember = tape.member(
+            of: index,
+            key: "deviceId",
+            cursor: &cursor
+        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         var _userId: UserId?
-        if let _userIdMember = tape.presentMember(of: index, key: "userId") {
+        if let _userIdMember = tape.presentMember(of: index, key: "userId", cursor: &cursor) {
             guard let value = (UserId(checked: tape, at: _userIdMember)) else { return nil }
             _userId = value
         }
@@ -348,19 +362,25 @@ extension ClientMessage: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(3)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ClientMessageId(checked: tape, at: _idMember)) else { return nil }
-        guard let _contentMember = tape.member(
-            of: index,
-            key: "content"
-        ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
+        var cursor = index
         var _attachments: WireRuntime.Nullable<[Attachment]> = .absent
-        if let _attachmentsMember = tape.member(of: index, key: "attachments") {
+        if let _attachmentsMember = tape.member(of: index, key: "attachments", cursor: &cursor) {
             let value = tape.kind(_attachmentsMember) == .null ? nil : (
                 tape.builtItems(of: _attachmentsMember) { item0 in Attachment(checked: tape, at: item0) }
             )
             guard value != nil || tape.kind(_attachmentsMember) == .null else { return nil }
             _attachments = value.map { .value($0) } ?? .null
         }
+        guard let _contentMember = tape.member(
+            of: index,
+            key: "content",
+            cursor: &cursor
+        ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
+        guard let _idMember = tape.member(
+            of: index,
+            key: "id",
+            cursor: &cursor
+        ), let _id = (ClientMessageId(checked: tape, at: _idMember)) else { return nil }
         self.init(id: _id, content: _content, attachments: _attachments)
     }
 
@@ -423,9 +443,11 @@ extension ClientTyping: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(4)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _activeMember = tape.member(
             of: index,
-            key: "active"
+            key: "active",
+            cursor: &cursor
         ), let _active = (Swift.Optional(tape.isTrue(_activeMember))) else { return nil }
         self.init(active: _active)
     }

@@ -118,18 +118,21 @@ extension PairApprovalRequest: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(6)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _deviceIdMember = tape.member(
-            of: index,
-            key: "deviceId"
-        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
+        var cursor = index
         var _claimedName: ClaimedName?
-        if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName") {
+        if let _claimedNameMember = tape.presentMember(of: index, key: "claimedName", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_claimedNameMember))) else { return nil }
             _claimedName = value
         }
+        guard let _deviceIdMember = tape.member(
+            of: index,
+            key: "deviceId",
+            cursor: &cursor
+        ), let _deviceId = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
         guard let _deviceInfoMember = tape.member(
             of: index,
-            key: "deviceInfo"
+            key: "deviceInfo",
+            cursor: &cursor
         ), let _deviceInfo = (DeviceInfo(checked: tape, at: _deviceInfoMember)) else { return nil }
         self.init(deviceId: _deviceId, claimedName: _claimedName, deviceInfo: _deviceInfo)
     }
@@ -324,30 +327,42 @@ extension ServerMessage: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(8)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ServerEventId(checked: tape, at: _idMember)) else { return nil }
-        guard let _roleMember = tape.member(of: index, key: "role"), let _role = (Role(checked: tape, at: _roleMember)) else { return nil }
-        guard let _contentMember = tape.member(
-            of: index,
-            key: "content"
-        ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
-        guard let _timestampMember = tape.member(
-            of: index,
-            key: "timestamp"
-        ), let _timestamp = (Swift.Optional(tape.integer(_timestampMember))) else { return nil }
-        guard let _streamingMember = tape.member(
-            of: index,
-            key: "streaming"
-        ), let _streaming = (Swift.Optional(tape.isTrue(_streamingMember))) else { return nil }
-        var _deviceId: DeviceId?
-        if let _deviceIdMember = tape.presentMember(of: index, key: "deviceId") {
-            guard let value = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
-            _deviceId = value
-        }
+        var cursor = index
         var _attachments: [Attachment]?
-        if let _attachmentsMember = tape.presentMember(of: index, key: "attachments") {
+        if let _attachmentsMember = tape.presentMember(of: index, key: "attachments", cursor: &cursor) {
             guard let value = (tape.builtItems(of: _attachmentsMember) { item0 in Attachment(checked: tape, at: item0) }) else { return nil }
             _attachments = value
         }
+        guard let _contentMember = tape.member(
+            of: index,
+            key: "content",
+            cursor: &cursor
+        ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
+        var _deviceId: DeviceId?
+        if let _deviceIdMember = tape.presentMember(of: index, key: "deviceId", cursor: &cursor) {
+            guard let value = (DeviceId(checked: tape, at: _deviceIdMember)) else { return nil }
+            _deviceId = value
+        }
+        guard let _idMember = tape.member(
+            of: index,
+            key: "id",
+            cursor: &cursor
+        ), let _id = (ServerEventId(checked: tape, at: _idMember)) else { return nil }
+        guard let _roleMember = tape.member(
+            of: index,
+            key: "role",
+            cursor: &cursor
+        ), let _role = (Role(checked: tape, at: _roleMember)) else { return nil }
+        guard let _streamingMember = tape.member(
+            of: index,
+            key: "streaming",
+            cursor: &cursor
+        ), let _streaming = (Swift.Optional(tape.isTrue(_streamingMember))) else { return nil }
+        guard let _timestampMember = tape.member(
+            of: index,
+            key: "timestamp",
+            cursor: &cursor
+        ), let _timestamp = (Swift.Optional(tape.integer(_timestampMember))) else { return nil }
         self.init(
             id: _id,
             role: _role,
@@ -423,7 +438,12 @@ extension Ack: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(9)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ClientMessageId(checked: tape, at: _idMember)) else { return nil }
+        var cursor = index
+        guard let _idMember = tape.member(
+            of: index,
+            key: "id",
+            cursor: &cursor
+        ), let _id = (ClientMessageId(checked: tape, at: _idMember)) else { return nil }
         self.init(id: _id)
     }
 
@@ -481,11 +501,17 @@ extension ServerTyping: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(10)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _roleMember = tape.member(of: index, key: "role"), let _role = (Role(checked: tape, at: _roleMember)) else { return nil }
+        var cursor = index
         guard let _activeMember = tape.member(
             of: index,
-            key: "active"
+            key: "active",
+            cursor: &cursor
         ), let _active = (Swift.Optional(tape.isTrue(_activeMember))) else { return nil }
+        guard let _roleMember = tape.member(
+            of: index,
+            key: "role",
+            cursor: &cursor
+        ), let _role = (Role(checked: tape, at: _roleMember)) else { return nil }
         self.init(role: _role, active: _active)
     }
 
@@ -552,13 +578,19 @@ extension ErrorMessage: WireRuntime.WireMessage {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .message(11)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _codeMember = tape.member(of: index, key: "code"), let _code = (ErrorCode(checked: tape, at: _codeMember)) else { return nil }
+        var cursor = index
+        guard let _codeMember = tape.member(
+            of: index,
+            key: "code",
+            cursor: &cursor
+        ), let _code = (ErrorCode(checked: tape, at: _codeMember)) else { return nil }
         guard let _messageMember = tape.member(
             of: index,
-            key: "message"
+            key: "message",
+            cursor: &cursor
         ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
         var _messageId: Swift.String?
-        if let _messageIdMember = tape.presentMember(of: index, key: "messageId") {
+        if let _messageIdMember = tape.presentMember(of: index, key: "messageId", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_messageIdMember))) else { return nil }
             _messageId = value
         }

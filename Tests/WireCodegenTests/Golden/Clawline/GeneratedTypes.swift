@@ -386,21 +386,27 @@ extension DeviceInfo: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(0)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _platformMember = tape.member(
-            of: index,
-            key: "platform"
-        ), let _platform = (Swift.Optional(tape.string(_platformMember))) else { return nil }
-        guard let _modelMember = tape.member(of: index, key: "model"), let _model = (Swift.Optional(tape.string(_modelMember))) else { return nil }
-        var _osVersion: Swift.String?
-        if let _osVersionMember = tape.presentMember(of: index, key: "osVersion") {
-            guard let value = (Swift.Optional(tape.string(_osVersionMember))) else { return nil }
-            _osVersion = value
-        }
+        var cursor = index
         var _appVersion: Swift.String?
-        if let _appVersionMember = tape.presentMember(of: index, key: "appVersion") {
+        if let _appVersionMember = tape.presentMember(of: index, key: "appVersion", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_appVersionMember))) else { return nil }
             _appVersion = value
         }
+        guard let _modelMember = tape.member(
+            of: index,
+            key: "model",
+            cursor: &cursor
+        ), let _model = (Swift.Optional(tape.string(_modelMember))) else { return nil }
+        var _osVersion: Swift.String?
+        if let _osVersionMember = tape.presentMember(of: index, key: "osVersion", cursor: &cursor) {
+            guard let value = (Swift.Optional(tape.string(_osVersionMember))) else { return nil }
+            _osVersion = value
+        }
+        guard let _platformMember = tape.member(
+            of: index,
+            key: "platform",
+            cursor: &cursor
+        ), let _platform = (Swift.Optional(tape.string(_platformMember))) else { return nil }
         self.init(platform: _platform, model: _model, osVersion: _osVersion, appVersion: _appVersion)
     }
 
@@ -673,8 +679,17 @@ extension PairSuccess: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(5)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _tokenMember = tape.member(of: index, key: "token"), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
-        guard let _userIdMember = tape.member(of: index, key: "userId"), let _userId = (UserId(checked: tape, at: _userIdMember)) else { return nil }
+        var cursor = index
+        guard let _tokenMember = tape.member(
+            of: index,
+            key: "token",
+            cursor: &cursor
+        ), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
+        guard let _userIdMember = tape.member(
+            of: index,
+            key: "userId",
+            cursor: &cursor
+        ), let _userId = (UserId(checked: tape, at: _userIdMember)) else { return nil }
         self.init(token: _token, userId: _userId)
     }
 
@@ -728,9 +743,11 @@ extension PairFailure: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(6)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _reasonMember = tape.member(
             of: index,
-            key: "reason"
+            key: "reason",
+            cursor: &cursor
         ), let _reason = (PairFailureReason(checked: tape, at: _reasonMember)) else { return nil }
         self.init(reason: _reason)
     }
@@ -824,29 +841,37 @@ extension AuthSuccess: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(9)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _userIdMember = tape.member(of: index, key: "userId"), let _userId = (UserId(checked: tape, at: _userIdMember)) else { return nil }
-        guard let _sessionIdMember = tape.member(
-            of: index,
-            key: "sessionId"
-        ), let _sessionId = (SessionId(checked: tape, at: _sessionIdMember)) else { return nil }
-        guard let _replayCountMember = tape.member(
-            of: index,
-            key: "replayCount"
-        ), let _replayCount = (Swift.Optional(tape.integer(_replayCountMember))) else { return nil }
-        guard let _replayTruncatedMember = tape.member(
-            of: index,
-            key: "replayTruncated"
-        ), let _replayTruncated = (Swift.Optional(tape.isTrue(_replayTruncatedMember))) else { return nil }
+        var cursor = index
         var _historyReset: Swift.Bool?
-        if let _historyResetMember = tape.presentMember(of: index, key: "historyReset") {
+        if let _historyResetMember = tape.presentMember(of: index, key: "historyReset", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.isTrue(_historyResetMember))) else { return nil }
             _historyReset = value
         }
         var _isAdmin: Swift.Bool?
-        if let _isAdminMember = tape.presentMember(of: index, key: "isAdmin") {
+        if let _isAdminMember = tape.presentMember(of: index, key: "isAdmin", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.isTrue(_isAdminMember))) else { return nil }
             _isAdmin = value
         }
+        guard let _replayCountMember = tape.member(
+            of: index,
+            key: "replayCount",
+            cursor: &cursor
+        ), let _replayCount = (Swift.Optional(tape.integer(_replayCountMember))) else { return nil }
+        guard let _replayTruncatedMember = tape.member(
+            of: index,
+            key: "replayTruncated",
+            cursor: &cursor
+        ), let _replayTruncated = (Swift.Optional(tape.isTrue(_replayTruncatedMember))) else { return nil }
+        guard let _sessionIdMember = tape.member(
+            of: index,
+            key: "sessionId",
+            cursor: &cursor
+        ), let _sessionId = (SessionId(checked: tape, at: _sessionIdMember)) else { return nil }
+        guard let _userIdMember = tape.member(
+            of: index,
+            key: "userId",
+            cursor: &cursor
+        ), let _userId = (UserId(checked: tape, at: _userIdMember)) else { return nil }
         self.init(
             userId: _userId,
             sessionId: _sessionId,
@@ -923,9 +948,11 @@ extension AuthFailure: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(10)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _reasonMember = tape.member(
             of: index,
-            key: "reason"
+            key: "reason",
+            cursor: &cursor
         ), let _reason = (AuthFailureReason(checked: tape, at: _reasonMember)) else { return nil }
         self.init(reason: _reason)
     }
@@ -1012,11 +1039,17 @@ extension ImageAttachment: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(2)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
+        guard let _dataMember = tape.member(
+            of: index,
+            key: "data",
+            cursor: &cursor
+        ), let _data = (Swift.Optional(tape.string(_dataMember))) else { return nil }
         guard let _mimeTypeMember = tape.member(
             of: index,
-            key: "mimeType"
+            key: "mimeType",
+            cursor: &cursor
         ), let _mimeType = (ImageMimeType(checked: tape, at: _mimeTypeMember)) else { return nil }
-        guard let _dataMember = tape.member(of: index, key: "data"), let _data = (Swift.Optional(tape.string(_dataMember))) else { return nil }
         self.init(mimeType: _mimeType, data: _data)
     }
 
@@ -1070,9 +1103,11 @@ extension AssetAttachment: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(4)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _assetIdMember = tape.member(
             of: index,
-            key: "assetId"
+            key: "assetId",
+            cursor: &cursor
         ), let _assetId = (AssetId(checked: tape, at: _assetIdMember)) else { return nil }
         self.init(assetId: _assetId)
     }
@@ -1182,9 +1217,11 @@ extension VersionInfo: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(22)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _protocolVersionMember = tape.member(
             of: index,
-            key: "protocolVersion"
+            key: "protocolVersion",
+            cursor: &cursor
         ), let _protocolVersion = (Swift.Optional(tape.integer(_protocolVersionMember))) else { return nil }
         self.init(protocolVersion: _protocolVersion)
     }
@@ -1242,15 +1279,22 @@ extension UploadedAsset: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(23)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _assetIdMember = tape.member(
             of: index,
-            key: "assetId"
+            key: "assetId",
+            cursor: &cursor
         ), let _assetId = (AssetId(checked: tape, at: _assetIdMember)) else { return nil }
         guard let _mimeTypeMember = tape.member(
             of: index,
-            key: "mimeType"
+            key: "mimeType",
+            cursor: &cursor
         ), let _mimeType = (Swift.Optional(tape.string(_mimeTypeMember))) else { return nil }
-        guard let _sizeMember = tape.member(of: index, key: "size"), let _size = (Swift.Optional(tape.integer(_sizeMember))) else { return nil }
+        guard let _sizeMember = tape.member(
+            of: index,
+            key: "size",
+            cursor: &cursor
+        ), let _size = (Swift.Optional(tape.integer(_sizeMember))) else { return nil }
         self.init(assetId: _assetId, mimeType: _mimeType, size: _size)
     }
 
@@ -1309,12 +1353,22 @@ extension HttpError: WireRuntime.WireValue {
     @_spi(Generated) public static let planReference: WireRuntime.ValidationPlan.Reference = .named(24)
 
     @_spi(Generated) public init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _typeMember = tape.member(of: index, key: "type"), let _type = (Swift.Optional(tape.string(_typeMember))) else { return nil }
-        guard let _codeMember = tape.member(of: index, key: "code"), let _code = (ErrorCode(checked: tape, at: _codeMember)) else { return nil }
+        var cursor = index
+        guard let _codeMember = tape.member(
+            of: index,
+            key: "code",
+            cursor: &cursor
+        ), let _code = (ErrorCode(checked: tape, at: _codeMember)) else { return nil }
         guard let _messageMember = tape.member(
             of: index,
-            key: "message"
+            key: "message",
+            cursor: &cursor
         ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
+        guard let _typeMember = tape.member(
+            of: index,
+            key: "type",
+            cursor: &cursor
+        ), let _type = (Swift.Optional(tape.string(_typeMember))) else { return nil }
         self.init(type: _type, code: _code, message: _message)
     }
 

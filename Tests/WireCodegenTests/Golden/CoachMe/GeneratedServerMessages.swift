@@ -31,9 +31,11 @@ extension Token: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _contentMember = tape.member(
             of: index,
-            key: "content"
+            key: "content",
+            cursor: &cursor
         ), let _content = (Swift.Optional(tape.string(_contentMember))) else { return nil }
         self.init(content: _content)
     }
@@ -92,11 +94,17 @@ extension Done: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _messageIdMember = tape.member(
             of: index,
-            key: "message_id"
+            key: "message_id",
+            cursor: &cursor
         ), let _messageId = (Swift.Optional(tape.string(_messageIdMember))) else { return nil }
-        guard let _usageMember = tape.member(of: index, key: "usage"), let _usage = (TokenUsage(checked: tape, at: _usageMember)) else { return nil }
+        guard let _usageMember = tape.member(
+            of: index,
+            key: "usage",
+            cursor: &cursor
+        ), let _usage = (TokenUsage(checked: tape, at: _usageMember)) else { return nil }
         self.init(messageId: _messageId, usage: _usage)
     }
 
@@ -149,9 +157,11 @@ extension ErrorMessage: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _messageMember = tape.member(
             of: index,
-            key: "message"
+            key: "message",
+            cursor: &cursor
         ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
         self.init(message: _message)
     }

@@ -34,14 +34,17 @@ extension ChatRequest: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(1)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _messageMember = tape.member(
-            of: index,
-            key: "message"
-        ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
+        var cursor = index
         guard let _conversationIdMember = tape.member(
             of: index,
-            key: "conversation_id"
+            key: "conversation_id",
+            cursor: &cursor
         ), let _conversationId = (Swift.Optional(tape.string(_conversationIdMember))) else { return nil }
+        guard let _messageMember = tape.member(
+            of: index,
+            key: "message",
+            cursor: &cursor
+        ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
         self.init(message: _message, conversationId: _conversationId)
     }
 
@@ -102,17 +105,21 @@ extension TokenUsage: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(0)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _promptTokensMember = tape.member(
-            of: index,
-            key: "prompt_tokens"
-        ), let _promptTokens = (Swift.Optional(tape.integer(_promptTokensMember))) else { return nil }
+        var cursor = index
         guard let _completionTokensMember = tape.member(
             of: index,
-            key: "completion_tokens"
+            key: "completion_tokens",
+            cursor: &cursor
         ), let _completionTokens = (Swift.Optional(tape.integer(_completionTokensMember))) else { return nil }
+        guard let _promptTokensMember = tape.member(
+            of: index,
+            key: "prompt_tokens",
+            cursor: &cursor
+        ), let _promptTokens = (Swift.Optional(tape.integer(_promptTokensMember))) else { return nil }
         guard let _totalTokensMember = tape.member(
             of: index,
-            key: "total_tokens"
+            key: "total_tokens",
+            cursor: &cursor
         ), let _totalTokens = (Swift.Optional(tape.integer(_totalTokensMember))) else { return nil }
         self.init(promptTokens: _promptTokens, completionTokens: _completionTokens, totalTokens: _totalTokens)
     }

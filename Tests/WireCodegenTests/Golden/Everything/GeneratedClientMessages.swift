@@ -77,40 +77,47 @@ extension Greeting: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _clientVersionMember = tape.member(
             of: index,
-            key: "client_version"
+            key: "client_version",
+            cursor: &cursor
         ), let _clientVersion = (Swift.Optional(tape.integer(_clientVersionMember))) else { return nil }
-        guard let _nameMember = tape.member(of: index, key: "name"), let _name = (Swift.Optional(tape.string(_nameMember))) else { return nil }
-        var _nick: Swift.String?
-        if let _nickMember = tape.presentMember(of: index, key: "nick") {
-            guard let value = (Swift.Optional(tape.string(_nickMember))) else { return nil }
-            _nick = value
-        }
         var _cursor: WireRuntime.Nullable<Swift.String> = .absent
-        if let _cursorMember = tape.member(of: index, key: "cursor") {
+        if let _cursorMember = tape.member(of: index, key: "cursor", cursor: &cursor) {
             let value = tape.kind(_cursorMember) == .null ? nil : (Swift.Optional(tape.string(_cursorMember)))
             guard value != nil || tape.kind(_cursorMember) == .null else { return nil }
             _cursor = value.map { .value($0) } ?? .null
         }
+        guard let _nameMember = tape.member(
+            of: index,
+            key: "name",
+            cursor: &cursor
+        ), let _name = (Swift.Optional(tape.string(_nameMember))) else { return nil }
+        var _nick: Swift.String?
+        if let _nickMember = tape.presentMember(of: index, key: "nick", cursor: &cursor) {
+            guard let value = (Swift.Optional(tape.string(_nickMember))) else { return nil }
+            _nick = value
+        }
         var _note: Swift.String?
-        if let _noteMember = tape.presentMember(of: index, key: "note") {
+        if let _noteMember = tape.presentMember(of: index, key: "note", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_noteMember))) else { return nil }
             _note = value
         }
         var _retries: Swift.Int?
-        if let _retriesMember = tape.presentMember(of: index, key: "retries") {
+        if let _retriesMember = tape.presentMember(of: index, key: "retries", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.integer(_retriesMember))) else { return nil }
             _retries = value
         }
         var _since: Swift.Int?
-        if let _sinceMember = tape.presentMember(of: index, key: "since") {
+        if let _sinceMember = tape.presentMember(of: index, key: "since", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.integer(_sinceMember))) else { return nil }
             _since = value
         }
         guard let _wantsColorMember = tape.member(
             of: index,
-            key: "wants_color"
+            key: "wants_color",
+            cursor: &cursor
         ), let _wantsColor = (Swift.Optional(tape.isTrue(_wantsColorMember))) else { return nil }
         self.init(
             clientVersion: _clientVersion,
@@ -250,47 +257,49 @@ extension Post: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _idMember = tape.member(of: index, key: "id"), let _id = (ItemId(checked: tape, at: _idMember)) else { return nil }
+        var cursor = index
+        var _blobs: [Blob]?
+        if let _blobsMember = tape.presentMember(of: index, key: "blobs", cursor: &cursor) {
+            guard let value = (tape.builtItems(of: _blobsMember) { item0 in Blob(checked: tape, at: item0) }) else { return nil }
+            _blobs = value
+        }
         guard let _defaultMember = tape.member(
             of: index,
-            key: "default"
+            key: "default",
+            cursor: &cursor
         ), let _default = (Swift.Optional(tape.string(_defaultMember))) else { return nil }
-        var _protocol: Swift.String?
-        if let _protocolMember = tape.presentMember(of: index, key: "protocol") {
-            guard let value = (Swift.Optional(tape.string(_protocolMember))) else { return nil }
-            _protocol = value
-        }
-        var _tags: [Swift.String]?
-        if let _tagsMember = tape.presentMember(of: index, key: "tags") {
-            guard let value = (tape.builtItems(of: _tagsMember) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
-            _tags = value
-        }
-        var _scores: [Swift.String: Swift.Int]?
-        if let _scoresMember = tape.presentMember(of: index, key: "scores") {
-            guard let value = (tape.builtMembers(of: _scoresMember) { item0 in Swift.Optional(tape.integer(item0)) }) else { return nil }
-            _scores = value
+        var _extra: WireRuntime.JSONValue?
+        if let _extraMember = tape.presentMember(of: index, key: "extra", cursor: &cursor) {
+            guard let value = (Swift.Optional(tape.value(_extraMember))) else { return nil }
+            _extra = value
         }
         var _grid: Grid?
-        if let _gridMember = tape.presentMember(of: index, key: "grid") {
+        if let _gridMember = tape.presentMember(of: index, key: "grid", cursor: &cursor) {
             guard let value = (
                 tape.builtItems(of: _gridMember) { item0 in tape.builtItems(of: item0) { item1 in Swift.Optional(tape.integer(item1)) } }
             ) else { return nil }
             _grid = value
         }
-        var _blobs: [Blob]?
-        if let _blobsMember = tape.presentMember(of: index, key: "blobs") {
-            guard let value = (tape.builtItems(of: _blobsMember) { item0 in Blob(checked: tape, at: item0) }) else { return nil }
-            _blobs = value
-        }
+        guard let _idMember = tape.member(of: index, key: "id", cursor: &cursor), let _id = (ItemId(checked: tape, at: _idMember)) else { return nil }
         var _link: Link?
-        if let _linkMember = tape.presentMember(of: index, key: "link") {
+        if let _linkMember = tape.presentMember(of: index, key: "link", cursor: &cursor) {
             guard let value = (Link(checked: tape, at: _linkMember)) else { return nil }
             _link = value
         }
-        var _extra: WireRuntime.JSONValue?
-        if let _extraMember = tape.presentMember(of: index, key: "extra") {
-            guard let value = (Swift.Optional(tape.value(_extraMember))) else { return nil }
-            _extra = value
+        var _protocol: Swift.String?
+        if let _protocolMember = tape.presentMember(of: index, key: "protocol", cursor: &cursor) {
+            guard let value = (Swift.Optional(tape.string(_protocolMember))) else { return nil }
+            _protocol = value
+        }
+        var _scores: [Swift.String: Swift.Int]?
+        if let _scoresMember = tape.presentMember(of: index, key: "scores", cursor: &cursor) {
+            guard let value = (tape.builtMembers(of: _scoresMember) { item0 in Swift.Optional(tape.integer(item0)) }) else { return nil }
+            _scores = value
+        }
+        var _tags: [Swift.String]?
+        if let _tagsMember = tape.presentMember(of: index, key: "tags", cursor: &cursor) {
+            guard let value = (tape.builtItems(of: _tagsMember) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
+            _tags = value
         }
         self.init(
             id: _id,
@@ -381,9 +390,11 @@ extension ClientSame: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _fromClientMember = tape.member(
             of: index,
-            key: "from_client"
+            key: "from_client",
+            cursor: &cursor
         ), let _fromClient = (Swift.Optional(tape.isTrue(_fromClientMember))) else { return nil }
         self.init(fromClient: _fromClient)
     }
@@ -471,34 +482,43 @@ extension Names: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(3)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _valueMember = tape.member(of: index, key: "value"), let _value = (Swift.Optional(tape.double(_valueMember))) else { return nil }
-        guard let _pathMember = tape.member(of: index, key: "path"), let _path = (Swift.Optional(tape.string(_pathMember))) else { return nil }
-        var _json: WireRuntime.JSONValue?
-        if let _jsonMember = tape.presentMember(of: index, key: "json") {
-            guard let value = (Swift.Optional(tape.value(_jsonMember))) else { return nil }
-            _json = value
-        }
-        var _object: Swift.String?
-        if let _objectMember = tape.presentMember(of: index, key: "object") {
-            guard let value = (Swift.Optional(tape.string(_objectMember))) else { return nil }
-            _object = value
+        var cursor = index
+        var _answer: Swift.Bool?
+        if let _answerMember = tape.presentMember(of: index, key: "answer", cursor: &cursor) {
+            guard let value = (Swift.Optional(tape.isTrue(_answerMember))) else { return nil }
+            _answer = value
         }
         var _context: WireRuntime.Nullable<Swift.Int> = .absent
-        if let _contextMember = tape.member(of: index, key: "context") {
+        if let _contextMember = tape.member(of: index, key: "context", cursor: &cursor) {
             let value = tape.kind(_contextMember) == .null ? nil : (Swift.Optional(tape.integer(_contextMember)))
             guard value != nil || tape.kind(_contextMember) == .null else { return nil }
             _context = value.map { .value($0) } ?? .null
         }
-        var _answer: Swift.Bool?
-        if let _answerMember = tape.presentMember(of: index, key: "answer") {
-            guard let value = (Swift.Optional(tape.isTrue(_answerMember))) else { return nil }
-            _answer = value
-        }
         var _errorsBefore: Swift.Int?
-        if let _errorsBeforeMember = tape.presentMember(of: index, key: "errors_before") {
+        if let _errorsBeforeMember = tape.presentMember(of: index, key: "errors_before", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.integer(_errorsBeforeMember))) else { return nil }
             _errorsBefore = value
         }
+        var _json: WireRuntime.JSONValue?
+        if let _jsonMember = tape.presentMember(of: index, key: "json", cursor: &cursor) {
+            guard let value = (Swift.Optional(tape.value(_jsonMember))) else { return nil }
+            _json = value
+        }
+        var _object: Swift.String?
+        if let _objectMember = tape.presentMember(of: index, key: "object", cursor: &cursor) {
+            guard let value = (Swift.Optional(tape.string(_objectMember))) else { return nil }
+            _object = value
+        }
+        guard let _pathMember = tape.member(
+            of: index,
+            key: "path",
+            cursor: &cursor
+        ), let _path = (Swift.Optional(tape.string(_pathMember))) else { return nil }
+        guard let _valueMember = tape.member(
+            of: index,
+            key: "value",
+            cursor: &cursor
+        ), let _value = (Swift.Optional(tape.double(_valueMember))) else { return nil }
         self.init(value: _value, path: _path, json: _json, object: _object, context: _context, answer: _answer, errorsBefore: _errorsBefore)
     }
 
@@ -577,7 +597,12 @@ extension Ping: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(4)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _seqMember = tape.member(of: index, key: "seq"), let _seq = (Swift.Optional(tape.integer(_seqMember))) else { return nil }
+        var cursor = index
+        guard let _seqMember = tape.member(
+            of: index,
+            key: "seq",
+            cursor: &cursor
+        ), let _seq = (Swift.Optional(tape.integer(_seqMember))) else { return nil }
         self.init(seq: _seq)
     }
 

@@ -30,9 +30,11 @@ extension ServerSame: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(5)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _fromServerMember = tape.member(
             of: index,
-            key: "from_server"
+            key: "from_server",
+            cursor: &cursor
         ), let _fromServer = (Swift.Optional(tape.isTrue(_fromServerMember))) else { return nil }
         self.init(fromServer: _fromServer)
     }
@@ -140,46 +142,62 @@ extension Update: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(6)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _whenMember = tape.member(
-            of: index,
-            key: "when"
-        ), let _when = (WireRuntime.WireFormats.parseISO8601(tape.string(_whenMember))) else { return nil }
-        guard let _colorMember = tape.member(of: index, key: "color"), let _color = (Color(checked: tape, at: _colorMember)) else { return nil }
-        var _mood: Mood?
-        if let _moodMember = tape.presentMember(of: index, key: "mood") {
-            guard let value = (Mood(checked: tape, at: _moodMember)) else { return nil }
-            _mood = value
-        }
-        guard let _shapeMember = tape.member(of: index, key: "shape"), let _shape = (Shape(checked: tape, at: _shapeMember)) else { return nil }
-        guard let _outcomeMember = tape.member(
-            of: index,
-            key: "outcome"
-        ), let _outcome = (Outcome(checked: tape, at: _outcomeMember)) else { return nil }
-        guard let _selectorMember = tape.member(
-            of: index,
-            key: "selector"
-        ), let _selector = (Selector(checked: tape, at: _selectorMember)) else { return nil }
-        var _bag: Bag?
-        if let _bagMember = tape.presentMember(of: index, key: "bag") {
-            guard let value = (Bag(checked: tape, at: _bagMember)) else { return nil }
-            _bag = value
-        }
-        var _strict: Strict?
-        if let _strictMember = tape.presentMember(of: index, key: "strict") {
-            guard let value = (Strict(checked: tape, at: _strictMember)) else { return nil }
-            _strict = value
-        }
+        var cursor = index
         var _at: Point?
-        if let _atMember = tape.presentMember(of: index, key: "at") {
+        if let _atMember = tape.presentMember(of: index, key: "at", cursor: &cursor) {
             guard let value = (Point(checked: tape, at: _atMember)) else { return nil }
             _at = value
         }
-        guard let _levelMember = tape.member(of: index, key: "level"), let _level = (Swift.Optional(tape.string(_levelMember))) else { return nil }
+        var _bag: Bag?
+        if let _bagMember = tape.presentMember(of: index, key: "bag", cursor: &cursor) {
+            guard let value = (Bag(checked: tape, at: _bagMember)) else { return nil }
+            _bag = value
+        }
+        guard let _colorMember = tape.member(
+            of: index,
+            key: "color",
+            cursor: &cursor
+        ), let _color = (Color(checked: tape, at: _colorMember)) else { return nil }
         var _detail: Swift.String?
-        if let _detailMember = tape.presentMember(of: index, key: "detail") {
+        if let _detailMember = tape.presentMember(of: index, key: "detail", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_detailMember))) else { return nil }
             _detail = value
         }
+        guard let _levelMember = tape.member(
+            of: index,
+            key: "level",
+            cursor: &cursor
+        ), let _level = (Swift.Optional(tape.string(_levelMember))) else { return nil }
+        var _mood: Mood?
+        if let _moodMember = tape.presentMember(of: index, key: "mood", cursor: &cursor) {
+            guard let value = (Mood(checked: tape, at: _moodMember)) else { return nil }
+            _mood = value
+        }
+        guard let _outcomeMember = tape.member(
+            of: index,
+            key: "outcome",
+            cursor: &cursor
+        ), let _outcome = (Outcome(checked: tape, at: _outcomeMember)) else { return nil }
+        guard let _selectorMember = tape.member(
+            of: index,
+            key: "selector",
+            cursor: &cursor
+        ), let _selector = (Selector(checked: tape, at: _selectorMember)) else { return nil }
+        guard let _shapeMember = tape.member(
+            of: index,
+            key: "shape",
+            cursor: &cursor
+        ), let _shape = (Shape(checked: tape, at: _shapeMember)) else { return nil }
+        var _strict: Strict?
+        if let _strictMember = tape.presentMember(of: index, key: "strict", cursor: &cursor) {
+            guard let value = (Strict(checked: tape, at: _strictMember)) else { return nil }
+            _strict = value
+        }
+        guard let _whenMember = tape.member(
+            of: index,
+            key: "when",
+            cursor: &cursor
+        ), let _when = (WireRuntime.WireFormats.parseISO8601(tape.string(_whenMember))) else { return nil }
         self.init(
             when: _when,
             color: _color,

@@ -339,8 +339,9 @@ extension Point: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(11)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _xMember = tape.member(of: index, key: "x"), let _x = (Swift.Optional(tape.double(_xMember))) else { return nil }
-        guard let _yMember = tape.member(of: index, key: "y"), let _y = (Swift.Optional(tape.double(_yMember))) else { return nil }
+        var cursor = index
+        guard let _xMember = tape.member(of: index, key: "x", cursor: &cursor), let _x = (Swift.Optional(tape.double(_xMember))) else { return nil }
+        guard let _yMember = tape.member(of: index, key: "y", cursor: &cursor), let _y = (Swift.Optional(tape.double(_yMember))) else { return nil }
         self.init(x: _x, y: _y)
     }
 
@@ -384,9 +385,11 @@ extension Circle: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(3)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _radiusMember = tape.member(
             of: index,
-            key: "radius"
+            key: "radius",
+            cursor: &cursor
         ), let _radius = (Swift.Optional(tape.double(_radiusMember))) else { return nil }
         self.init(radius: _radius)
     }
@@ -444,7 +447,12 @@ extension Square: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(4)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _sideMember = tape.member(of: index, key: "side"), let _side = (Swift.Optional(tape.integer(_sideMember))) else { return nil }
+        var cursor = index
+        guard let _sideMember = tape.member(
+            of: index,
+            key: "side",
+            cursor: &cursor
+        ), let _side = (Swift.Optional(tape.integer(_sideMember))) else { return nil }
         let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys)
         self.init(side: _side, additionalFields: additionalFields)
     }
@@ -552,7 +560,12 @@ extension Granted: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(6)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _tokenMember = tape.member(of: index, key: "token"), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
+        var cursor = index
+        guard let _tokenMember = tape.member(
+            of: index,
+            key: "token",
+            cursor: &cursor
+        ), let _token = (Swift.Optional(tape.string(_tokenMember))) else { return nil }
         self.init(token: _token)
     }
 
@@ -602,8 +615,9 @@ extension Refused: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(7)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         var _reason: Swift.String?
-        if let _reasonMember = tape.presentMember(of: index, key: "reason") {
+        if let _reasonMember = tape.presentMember(of: index, key: "reason", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_reasonMember))) else { return nil }
             _reason = value
         }
@@ -766,7 +780,12 @@ extension Bag: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(9)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _labelMember = tape.member(of: index, key: "label"), let _label = (Swift.Optional(tape.string(_labelMember))) else { return nil }
+        var cursor = index
+        guard let _labelMember = tape.member(
+            of: index,
+            key: "label",
+            cursor: &cursor
+        ), let _label = (Swift.Optional(tape.string(_labelMember))) else { return nil }
         let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys)
         self.init(label: _label, additionalFields: additionalFields)
     }
@@ -812,7 +831,8 @@ extension Strict: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(10)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _aMember = tape.member(of: index, key: "a"), let _a = (Swift.Optional(tape.integer(_aMember))) else { return nil }
+        var cursor = index
+        guard let _aMember = tape.member(of: index, key: "a", cursor: &cursor), let _a = (Swift.Optional(tape.integer(_aMember))) else { return nil }
         self.init(a: _a)
     }
 

@@ -40,13 +40,16 @@ extension Hello: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(0)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _clientVersionMember = tape.member(
             of: index,
-            key: "client_version"
+            key: "client_version",
+            cursor: &cursor
         ), let _clientVersion = (Swift.Optional(tape.string(_clientVersionMember))) else { return nil }
         guard let _deviceNameMember = tape.member(
             of: index,
-            key: "device_name"
+            key: "device_name",
+            cursor: &cursor
         ), let _deviceName = (Swift.Optional(tape.string(_deviceNameMember))) else { return nil }
         self.init(clientVersion: _clientVersion, deviceName: _deviceName)
     }
@@ -100,9 +103,11 @@ extension Subscribe: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(1)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _sessionsMember = tape.member(
             of: index,
-            key: "sessions"
+            key: "sessions",
+            cursor: &cursor
         ), let _sessions = (SessionSelector(checked: tape, at: _sessionsMember)) else { return nil }
         self.init(sessions: _sessions)
     }
@@ -163,11 +168,17 @@ extension Input: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(2)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _sessionMember = tape.member(
             of: index,
-            key: "session"
+            key: "session",
+            cursor: &cursor
         ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
-        guard let _textMember = tape.member(of: index, key: "text"), let _text = (Swift.Optional(tape.string(_textMember))) else { return nil }
+        guard let _textMember = tape.member(
+            of: index,
+            key: "text",
+            cursor: &cursor
+        ), let _text = (Swift.Optional(tape.string(_textMember))) else { return nil }
         self.init(session: _session, text: _text)
     }
 
@@ -227,14 +238,17 @@ extension PermissionResponse: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(3)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _requestIdMember = tape.member(
-            of: index,
-            key: "request_id"
-        ), let _requestId = (Swift.Optional(tape.string(_requestIdMember))) else { return nil }
+        var cursor = index
         guard let _decisionMember = tape.member(
             of: index,
-            key: "decision"
+            key: "decision",
+            cursor: &cursor
         ), let _decision = (Decision(checked: tape, at: _decisionMember)) else { return nil }
+        guard let _requestIdMember = tape.member(
+            of: index,
+            key: "request_id",
+            cursor: &cursor
+        ), let _requestId = (Swift.Optional(tape.string(_requestIdMember))) else { return nil }
         self.init(requestId: _requestId, decision: _decision)
     }
 
@@ -294,14 +308,17 @@ extension Control: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(4)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _sessionMember = tape.member(
-            of: index,
-            key: "session"
-        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        var cursor = index
         guard let _actionMember = tape.member(
             of: index,
-            key: "action"
+            key: "action",
+            cursor: &cursor
         ), let _action = (ControlAction(checked: tape, at: _actionMember)) else { return nil }
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session",
+            cursor: &cursor
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
         self.init(session: _session, action: _action)
     }
 
@@ -363,14 +380,17 @@ extension Sync: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(5)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _sessionMember = tape.member(
-            of: index,
-            key: "session"
-        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        var cursor = index
         guard let _lastSeenSequenceMember = tape.member(
             of: index,
-            key: "last_seen_sequence"
+            key: "last_seen_sequence",
+            cursor: &cursor
         ), let _lastSeenSequence = (Swift.Optional(tape.integer(_lastSeenSequenceMember))) else { return nil }
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session",
+            cursor: &cursor
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
         self.init(session: _session, lastSeenSequence: _lastSeenSequence)
     }
 

@@ -41,17 +41,21 @@ extension Welcome: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(6)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _serverVersionMember = tape.member(
-            of: index,
-            key: "server_version"
-        ), let _serverVersion = (Swift.Optional(tape.string(_serverVersionMember))) else { return nil }
+        var cursor = index
         guard let _machineNameMember = tape.member(
             of: index,
-            key: "machine_name"
+            key: "machine_name",
+            cursor: &cursor
         ), let _machineName = (Swift.Optional(tape.string(_machineNameMember))) else { return nil }
+        guard let _serverVersionMember = tape.member(
+            of: index,
+            key: "server_version",
+            cursor: &cursor
+        ), let _serverVersion = (Swift.Optional(tape.string(_serverVersionMember))) else { return nil }
         guard let _sessionsMember = tape.member(
             of: index,
-            key: "sessions"
+            key: "sessions",
+            cursor: &cursor
         ), let _sessions = (tape.builtItems(of: _sessionsMember) { item0 in SessionInfo(checked: tape, at: item0) }) else { return nil }
         self.init(serverVersion: _serverVersion, machineName: _machineName, sessions: _sessions)
     }
@@ -126,22 +130,27 @@ extension Event: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(7)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _sessionMember = tape.member(
-            of: index,
-            key: "session"
-        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
-        guard let _sequenceMember = tape.member(
-            of: index,
-            key: "sequence"
-        ), let _sequence = (Swift.Optional(tape.integer(_sequenceMember))) else { return nil }
-        guard let _timestampMember = tape.member(
-            of: index,
-            key: "timestamp"
-        ), let _timestamp = (WireRuntime.WireFormats.parseISO8601(tape.string(_timestampMember))) else { return nil }
+        var cursor = index
         guard let _messageMember = tape.member(
             of: index,
-            key: "message"
+            key: "message",
+            cursor: &cursor
         ), let _message = (SDKMessage(checked: tape, at: _messageMember)) else { return nil }
+        guard let _sequenceMember = tape.member(
+            of: index,
+            key: "sequence",
+            cursor: &cursor
+        ), let _sequence = (Swift.Optional(tape.integer(_sequenceMember))) else { return nil }
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session",
+            cursor: &cursor
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _timestampMember = tape.member(
+            of: index,
+            key: "timestamp",
+            cursor: &cursor
+        ), let _timestamp = (WireRuntime.WireFormats.parseISO8601(tape.string(_timestampMember))) else { return nil }
         self.init(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
     }
 
@@ -215,22 +224,27 @@ extension PermissionRequest: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(8)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        var cursor = index
         guard let _requestIdMember = tape.member(
             of: index,
-            key: "request_id"
+            key: "request_id",
+            cursor: &cursor
         ), let _requestId = (Swift.Optional(tape.string(_requestIdMember))) else { return nil }
-        guard let _toolNameMember = tape.member(
-            of: index,
-            key: "tool_name"
-        ), let _toolName = (Swift.Optional(tape.string(_toolNameMember))) else { return nil }
-        guard let _toolInputMember = tape.member(
-            of: index,
-            key: "tool_input"
-        ), let _toolInput = (tape.builtMembers(of: _toolInputMember) { item0 in Swift.Optional(tape.value(item0)) }) else { return nil }
         guard let _sessionNameMember = tape.member(
             of: index,
-            key: "session_name"
+            key: "session_name",
+            cursor: &cursor
         ), let _sessionName = (Swift.Optional(tape.string(_sessionNameMember))) else { return nil }
+        guard let _toolInputMember = tape.member(
+            of: index,
+            key: "tool_input",
+            cursor: &cursor
+        ), let _toolInput = (tape.builtMembers(of: _toolInputMember) { item0 in Swift.Optional(tape.value(item0)) }) else { return nil }
+        guard let _toolNameMember = tape.member(
+            of: index,
+            key: "tool_name",
+            cursor: &cursor
+        ), let _toolName = (Swift.Optional(tape.string(_toolNameMember))) else { return nil }
         self.init(requestId: _requestId, toolName: _toolName, toolInput: _toolInput, sessionName: _sessionName)
     }
 
@@ -292,14 +306,17 @@ extension SyncResponse: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(9)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _sessionMember = tape.member(
-            of: index,
-            key: "session"
-        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        var cursor = index
         guard let _eventsMember = tape.member(
             of: index,
-            key: "events"
+            key: "events",
+            cursor: &cursor
         ), let _events = (tape.builtItems(of: _eventsMember) { item0 in EventPayload(checked: tape, at: item0) }) else { return nil }
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session",
+            cursor: &cursor
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
         self.init(session: _session, events: _events)
     }
 
@@ -364,13 +381,19 @@ extension ErrorMessage: WireRuntime.WireMessage {
     static let planReference: WireRuntime.ValidationPlan.Reference = .message(10)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _codeMember = tape.member(of: index, key: "code"), let _code = (Swift.Optional(tape.string(_codeMember))) else { return nil }
+        var cursor = index
+        guard let _codeMember = tape.member(
+            of: index,
+            key: "code",
+            cursor: &cursor
+        ), let _code = (Swift.Optional(tape.string(_codeMember))) else { return nil }
         guard let _messageMember = tape.member(
             of: index,
-            key: "message"
+            key: "message",
+            cursor: &cursor
         ), let _message = (Swift.Optional(tape.string(_messageMember))) else { return nil }
         var _session: Swift.String?
-        if let _sessionMember = tape.presentMember(of: index, key: "session") {
+        if let _sessionMember = tape.presentMember(of: index, key: "session", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
             _session = value
         }

@@ -143,31 +143,39 @@ extension SessionInfo: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(3)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _nameMember = tape.member(of: index, key: "name"), let _name = (Swift.Optional(tape.string(_nameMember))) else { return nil }
-        guard let _directoryMember = tape.member(
-            of: index,
-            key: "directory"
-        ), let _directory = (Swift.Optional(tape.string(_directoryMember))) else { return nil }
-        guard let _stateMember = tape.member(
-            of: index,
-            key: "state"
-        ), let _state = (SessionState(checked: tape, at: _stateMember)) else { return nil }
+        var cursor = index
         var _claudeSessionId: WireRuntime.Nullable<Swift.String> = .absent
-        if let _claudeSessionIdMember = tape.member(of: index, key: "claude_session_id") {
+        if let _claudeSessionIdMember = tape.member(of: index, key: "claude_session_id", cursor: &cursor) {
             let value = tape.kind(_claudeSessionIdMember) == .null ? nil : (Swift.Optional(tape.string(_claudeSessionIdMember)))
             guard value != nil || tape.kind(_claudeSessionIdMember) == .null else { return nil }
             _claudeSessionId = value.map { .value($0) } ?? .null
         }
         guard let _costUsdMember = tape.member(
             of: index,
-            key: "cost_usd"
+            key: "cost_usd",
+            cursor: &cursor
         ), let _costUsd = (Swift.Optional(tape.double(_costUsdMember))) else { return nil }
+        guard let _directoryMember = tape.member(
+            of: index,
+            key: "directory",
+            cursor: &cursor
+        ), let _directory = (Swift.Optional(tape.string(_directoryMember))) else { return nil }
         var _lastActivity: WireRuntime.Nullable<Foundation.Date> = .absent
-        if let _lastActivityMember = tape.member(of: index, key: "last_activity") {
+        if let _lastActivityMember = tape.member(of: index, key: "last_activity", cursor: &cursor) {
             let value = tape.kind(_lastActivityMember) == .null ? nil : (WireRuntime.WireFormats.parseISO8601(tape.string(_lastActivityMember)))
             guard value != nil || tape.kind(_lastActivityMember) == .null else { return nil }
             _lastActivity = value.map { .value($0) } ?? .null
         }
+        guard let _nameMember = tape.member(
+            of: index,
+            key: "name",
+            cursor: &cursor
+        ), let _name = (Swift.Optional(tape.string(_nameMember))) else { return nil }
+        guard let _stateMember = tape.member(
+            of: index,
+            key: "state",
+            cursor: &cursor
+        ), let _state = (SessionState(checked: tape, at: _stateMember)) else { return nil }
         self.init(
             name: _name,
             directory: _directory,
@@ -309,12 +317,17 @@ extension SDKMessage: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(5)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _typeMember = tape.member(of: index, key: "type"), let _type = (Swift.Optional(tape.string(_typeMember))) else { return nil }
+        var cursor = index
         var _subtype: Swift.String?
-        if let _subtypeMember = tape.presentMember(of: index, key: "subtype") {
+        if let _subtypeMember = tape.presentMember(of: index, key: "subtype", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_subtypeMember))) else { return nil }
             _subtype = value
         }
+        guard let _typeMember = tape.member(
+            of: index,
+            key: "type",
+            cursor: &cursor
+        ), let _type = (Swift.Optional(tape.string(_typeMember))) else { return nil }
         let additionalFields = tape.unknownMembers(of: index, known: Self.knownKeys)
         self.init(type: _type, subtype: _subtype, additionalFields: additionalFields)
     }
@@ -441,22 +454,27 @@ extension EventPayload: WireRuntime.WireValue {
     static let planReference: WireRuntime.ValidationPlan.Reference = .named(6)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
-        guard let _sessionMember = tape.member(
-            of: index,
-            key: "session"
-        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
-        guard let _sequenceMember = tape.member(
-            of: index,
-            key: "sequence"
-        ), let _sequence = (Swift.Optional(tape.integer(_sequenceMember))) else { return nil }
-        guard let _timestampMember = tape.member(
-            of: index,
-            key: "timestamp"
-        ), let _timestamp = (WireRuntime.WireFormats.parseISO8601(tape.string(_timestampMember))) else { return nil }
+        var cursor = index
         guard let _messageMember = tape.member(
             of: index,
-            key: "message"
+            key: "message",
+            cursor: &cursor
         ), let _message = (SDKMessage(checked: tape, at: _messageMember)) else { return nil }
+        guard let _sequenceMember = tape.member(
+            of: index,
+            key: "sequence",
+            cursor: &cursor
+        ), let _sequence = (Swift.Optional(tape.integer(_sequenceMember))) else { return nil }
+        guard let _sessionMember = tape.member(
+            of: index,
+            key: "session",
+            cursor: &cursor
+        ), let _session = (Swift.Optional(tape.string(_sessionMember))) else { return nil }
+        guard let _timestampMember = tape.member(
+            of: index,
+            key: "timestamp",
+            cursor: &cursor
+        ), let _timestamp = (WireRuntime.WireFormats.parseISO8601(tape.string(_timestampMember))) else { return nil }
         self.init(session: _session, sequence: _sequence, timestamp: _timestamp, message: _message)
     }
 
