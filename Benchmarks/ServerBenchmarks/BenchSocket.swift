@@ -5,6 +5,9 @@ import WSClient
 
 /// A WebSocket for the load generator: text out, text in (one reader), the close noticed.
 final class BenchSocket: Sendable {
+    /// Text frames received by every socket of this process so far: what the servers wrote to them.
+    static let framesReceived = NIOLockedValueBox(0)
+
     private let commands: AsyncStream<String?>.Continuation
     private let inbox = Inbox()
     private let task: Task<Void, Never>
@@ -31,7 +34,10 @@ final class BenchSocket: Sendable {
                 }
                 defer { writer.cancel() }
                 for try await message in inbound.messages(maxSize: 1 << 20) {
-                    if case .text(let text) = message { receiver.push(text) }
+                    if case .text(let text) = message {
+                        BenchSocket.framesReceived.withLockedValue { $0 += 1 }
+                        receiver.push(text)
+                    }
                 }
             }
             receiver.push(nil)

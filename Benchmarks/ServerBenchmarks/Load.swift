@@ -4,6 +4,8 @@ import Foundation
 /// What one load run measured.
 struct LoadRun {
     var messages: Int
+    /// Frames the load generator's sockets received in the run: what the server wrote.
+    var frames: Int
     var seconds: Double
     var latencies: [Double]
     var serverCPUSeconds: Double
@@ -153,6 +155,7 @@ enum Load {
     ) async -> LoadRun {
         let cpuBefore = servers.map(\.cpuSeconds).reduce(0, +)
         let generatorBefore = ownCPUSeconds()
+        let framesBefore = BenchSocket.framesReceived.withLockedValue { $0 }
         let start = ContinuousClock.now
         let end = start.advanced(by: .seconds(seconds))
         let latencies = await withTaskGroup(of: [Double].self) { group in
@@ -184,7 +187,8 @@ enum Load {
         }
         let elapsed = start.duration(to: .now)
         return LoadRun(
-            messages: latencies.count, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            messages: latencies.count, frames: BenchSocket.framesReceived.withLockedValue { $0 } - framesBefore,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             latencies: latencies, serverCPUSeconds: servers.map(\.cpuSeconds).reduce(0, +) - cpuBefore,
             generatorCPUSeconds: ownCPUSeconds() - generatorBefore)
     }

@@ -44,13 +44,22 @@ guard FileManager.default.fileExists(atPath: clawlineServer) else {
     exit(2)
 }
 
+/// The echo's frames written per server CPU-second, which the other runs are a share of.
+nonisolated(unsafe) var echoFramesPerCPUSecond: Double?
+
 func report(_ name: String, _ run: LoadRun) {
     let perCore = run.serverCPUSeconds > 0 ? Double(run.messages) / run.serverCPUSeconds : 0
+    let framesPerCore = run.serverCPUSeconds > 0 ? Double(run.frames) / run.serverCPUSeconds : 0
+    let share = echoFramesPerCPUSecond.map { String(format: " = %3.0f%% of the echo's", framesPerCore / $0 * 100) } ?? ""
     say(
         name.padding(toLength: 56, withPad: " ", startingAt: 0)
             + String(
                 format: "%9.0f msg/s  p50 %6.2f ms  p99 %6.2f ms  %8.0f msg per server CPU-second  (cores: server %.2f, load %.2f)",
-                run.rate, run.p50, run.p99, perCore, run.serverCPUSeconds / run.seconds, run.generatorCPUSeconds / run.seconds))
+                run.rate, run.p50, run.p99, perCore, run.serverCPUSeconds / run.seconds, run.generatorCPUSeconds / run.seconds)
+            + "\n" + String(repeating: " ", count: 56)
+            + String(
+                format: "%6.1f frames written per message, %8.0f frames per server CPU-second", Double(run.frames) / Double(max(run.messages, 1)),
+                framesPerCore) + share)
 }
 
 if let nodesURL {
@@ -61,9 +70,9 @@ if let nodesURL {
 say("\(devices) devices, \(seconds) s per run, \(idleSockets) idle sockets")
 let echoSockets = 200
 let echo = try ServerProcess(CommandLine.arguments[0], ["echo-server"])
-report(
-    "bare Hummingbird echo, \(echoSockets) sockets (closed loop)",
-    try await Load.echo(port: echo.port, sockets: echoSockets, seconds: seconds, server: echo))
+let echoRun = try await Load.echo(port: echo.port, sockets: echoSockets, seconds: seconds, server: echo)
+report("bare Hummingbird echo, \(echoSockets) sockets (closed loop)", echoRun)
+echoFramesPerCPUSecond = echoRun.serverCPUSeconds > 0 ? Double(echoRun.frames) / echoRun.serverCPUSeconds : nil
 echo.stop()
 
 // `--sync-every-commit` is passed on: SQLite's `FULL`, an fsync per (group) commit.
