@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// Micro-benchmarks of the SDK's hot paths on ordo-one/package-benchmark: time and allocations per
+// Micro-benchmarks of the SDK's hot paths on ordo-one/benchmark (package-benchmark, as it was named): time and allocations per
 // operation. A package of its own (as Fuzz/ is), so an adopter of the SDK never resolves the
 // benchmark's dependencies. Run: `swift package --package-path Benchmarks/Micro benchmark`.
 // The MallocInterposer trait alone: the default RuntimeInterposer trait needs
@@ -11,17 +11,17 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "clawline-sdk", path: "../.."),
-        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
             name: "Codec",
             dependencies: [
                 .product(name: "ClawlineProtocol", package: "clawline-sdk"),
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/Codec",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
             name: "Validate",
@@ -29,10 +29,10 @@ let package = Package(
                 .product(name: "WireValidator", package: "clawline-sdk"),
                 .product(name: "WireSpec", package: "clawline-sdk"),
                 .product(name: "WireRuntime", package: "clawline-sdk"),
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/Validate",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
     swiftLanguageModes: [.v6]
