@@ -188,7 +188,7 @@ struct ObjectEmitter {
     func buildStatements(_ shape: ObjectShape) -> [Statement] {
         var body: [Statement] = []
         if !shape.fields.isEmpty { body.append(.line("var cursor = index")) }
-        for field in shape.fields.sorted(by: { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }) {
+        for field in shape.fields.sorted(by: { JSONOutput.precedes($0.name, $1.name) }) {
             body += fieldStatements(field)
         }
         if shape.unknownFields == .keep {

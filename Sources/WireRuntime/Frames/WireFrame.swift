@@ -102,32 +102,23 @@ extension WireFrame {
     /// Decodes a frame from UTF-8 JSON bytes in one pass: parse into a tape, check it with the
     /// engine, build the frame from the tape. Contiguous bytes are scanned in place, not copied.
     public static func decode(_ bytes: some Collection<UInt8>) -> FrameDecodeResult<Self> {
-        let inPlace: FrameDecodeResult<Self>? = bytes.withContiguousStorageIfAvailable { buffer in
-            do throws(JSONSyntaxError) {
-                return try JSONTape.withScanned(buffer) { decode(checking: $0, at: JSONTape.root) }
-            } catch {
-                return .notJSON(error)
-            }
-        }
-        if let inPlace { return inPlace }
-        var tape = JSONTape()
-        do {
-            try tape.parse(bytes)
-        } catch {
-            return .notJSON(error)
-        }
-        return tape.withView { decode(checking: $0, at: JSONTape.root) }
+        if let inPlace = bytes.withContiguousStorageIfAvailable(decode(scanning:)) { return inPlace }
+        return Array(bytes).withUnsafeBufferPointer(decode(scanning:))
     }
 
-    /// Decodes a frame from JSON text.
+    /// Decodes a frame from JSON text, scanning its UTF-8 in place.
     public static func decode(text: String) -> FrameDecodeResult<Self> {
-        var tape = JSONTape()
-        do {
-            try tape.parse(text)
+        var text = text
+        return text.withUTF8(decode(scanning:))
+    }
+
+    /// Scans `buffer` without copying it, then checks and builds the frame.
+    private static func decode(scanning buffer: UnsafeBufferPointer<UInt8>) -> FrameDecodeResult<Self> {
+        do throws(JSONSyntaxError) {
+            return try JSONTape.withScanned(buffer) { decode(checking: $0, at: JSONTape.root) }
         } catch {
             return .notJSON(error)
         }
-        return tape.withView { decode(checking: $0, at: JSONTape.root) }
     }
 
     /// Decodes a frame from a parsed JSON value.

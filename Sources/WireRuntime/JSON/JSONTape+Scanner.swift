@@ -239,15 +239,8 @@ extension JSONTape {
         /// Bits above the first may be set spuriously; only the lowest one is exact.
         @inline(__always)
         static func specialBytes(_ loaded: UInt64) -> UInt64 {
-            let word = UInt64(littleEndian: loaded)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let zeroInQuote = (quote &- ones) & ~quote
-            let zeroInBackslash = (backslash &- ones) & ~backslash
-            let control = (word &- ones &* 0x20) & ~word
-            return (zeroInQuote | zeroInBackslash | control | word) & highs
+            // A non-ASCII byte's own high bit is exact.
+            quoteBackslashOrControl(loaded) | UInt64(littleEndian: loaded) & 0x8080_8080_8080_8080
         }
 
         /// As ``specialBytes(_:)``, without flagging non-ASCII bytes: for the rest of a string once

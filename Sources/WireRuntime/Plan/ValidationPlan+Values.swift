@@ -76,12 +76,6 @@ extension JSONTape.View {
     /// Whether the value at `index` is `true`.
     @_spi(Generated) public func isTrue(_ index: Int) -> Bool { kind(index) == .true }
 
-    /// The member `key` of the object at `index` unless it is absent or `null`.
-    @_spi(Generated) public func presentMember(of index: Int, key: String) -> Int? {
-        guard let member = member(of: index, key: key), kind(member) != .null else { return nil }
-        return member
-    }
-
     /// The value of the member `key` of the object at `index`, searched from `cursor` and moved
     /// past it (see ``member(of:key:signature:cursor:)``): builders look their fields up this way.
     @inlinable
