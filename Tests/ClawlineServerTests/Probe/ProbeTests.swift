@@ -42,25 +42,6 @@ import WireTestSupport
         for kind in ProbeCase.Kind.allCases { #expect(results.contains { $0.probeCase.kind == kind }, "no \(kind) case ran") }
     }
 
-    @Test("A provider broken inside fails the probe case that names the broken rule", arguments: ProviderFault.probeFaults)
-    func aProviderBrokenInsideFailsTheCaseNamingTheRule(_ fault: ProviderFault) async throws {
-        let failing = try #require(fault.failingProbeCase)
-        var plan = Self.plan()
-        plan.keepCases { $0.name == failing }
-        #expect(plan.cases.count == 1, "the plan has the case \(failing)")
-        // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
-        let kept = plan
-        let broken = try await TestServer.run(realTime: true, configure: { $0.faults = [fault] }) { server in
-            let setup = ClawlinePairingSetup()
-            let runner = ProbeRunner(
-                spec: Self.spec, connector: WebSocketProbeConnector(url: URL(string: server.url)!), setup: setup, timeout: .seconds(2))
-            let results = try await runner.run(kept)
-            await setup.finish()
-            return results
-        }
-        #expect(broken.map(\.verdict) == [.failed], "\(fault) is caught by \(failing): \(broken.map { "\($0.got) \($0.detail)" })")
-    }
-
     @Test("A provider whose answers are changed on the wire fails the case that names the rule", arguments: ObservedFault.allCases)
     func aBrokenProviderFailsTheCaseNamingTheRule(_ fault: ObservedFault) async throws {
         var plan = Self.plan()
@@ -69,6 +50,30 @@ import WireTestSupport
         // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
         let broken = try await Self.run(plan, fault: fault)
         #expect(broken.map(\.verdict) == [.failed], "\(fault) is caught by \(fault.failingCase): \(broken.map { "\($0.got) \($0.detail)" })")
+    }
+}
+
+/// `wire probe` against in-process providers broken inside, one fault each. They pace by real
+/// time but start no process, so they run side by side (ProbeTests starts `clawline-server`
+/// processes and runs one case at a time).
+@Suite struct ProbeFaultTests {
+    @Test("A provider broken inside fails the probe case that names the broken rule", arguments: ProviderFault.probeFaults)
+    func aProviderBrokenInsideFailsTheCaseNamingTheRule(_ fault: ProviderFault) async throws {
+        let failing = try #require(fault.failingProbeCase)
+        var plan = ProbeTests.plan()
+        plan.keepCases { $0.name == failing }
+        #expect(plan.cases.count == 1, "the plan has the case \(failing)")
+        // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
+        let kept = plan
+        let broken = try await TestServer.run(realTime: true, configure: { $0.faults = [fault] }) { server in
+            let setup = ClawlinePairingSetup()
+            let runner = ProbeRunner(
+                spec: ProbeTests.spec, connector: WebSocketProbeConnector(url: URL(string: server.url)!), setup: setup, timeout: .seconds(2))
+            let results = try await runner.run(kept)
+            await setup.finish()
+            return results
+        }
+        #expect(broken.map(\.verdict) == [.failed], "\(fault) is caught by \(failing): \(broken.map { "\($0.got) \($0.detail)" })")
     }
 }
 
