@@ -38,6 +38,26 @@ import Testing
         #expect(ClientFrame.decode(chat.encoded()).frame == chat)
     }
 
+    @Test("Bytes decode alike from any collection, contiguous or not, from a buffer and from text; so do bad bytes")
+    func bytesDecodeAlikeWhateverHoldsThem() throws {
+        let frame = ClientFrame.message(ClientMessage(id: "c_1", content: "café 😀"))
+        let bytes = frame.encoded()
+        var results = [
+            ClientFrame.decode(bytes), ClientFrame.decode(bytes[...]), ClientFrame.decode(Data(bytes)),
+            ClientFrame.decode(bytes.lazy.map { $0 }), ClientFrame.decode(text: frame.encodedText()),
+        ]
+        results.append(bytes.withUnsafeBufferPointer { ClientFrame.decode($0) })
+        for result in results { #expect(result.frame == frame, "\(result.rejectionReason ?? "")") }
+
+        let truncated = Array(bytes.dropLast())
+        for result in [ClientFrame.decode(truncated.lazy.map { $0 }), truncated.withUnsafeBufferPointer { ClientFrame.decode($0) }] {
+            guard case .notJSON = result else {
+                Issue.record("a truncated frame is not JSON, got \(result)")
+                continue
+            }
+        }
+    }
+
     @Test func resultMessagesAreEnumsSoInvalidCombinationsCannotBeBuilt() throws {
         let paired = ServerFrame.pairResult(.success(token: "jwt", userId: Self.user))
         #expect(paired.encodedText() == #"{"success":true,"token":"jwt","type":"pair_result","userId":"\#(Self.user)"}"#)

@@ -60,6 +60,13 @@ struct FrameEmitter {
                     signature: "makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> \(name)",
                     body: [.line(".unknown(tag: tag, json: json)")]
                 )),
+            .function(
+                FunctionDeclaration(
+                    doc: "Decodes a frame from a buffer of UTF-8 JSON bytes, scanned in place (not copied).",
+                    access: access, isStatic: true,
+                    signature: "decode(_ buffer: Swift.UnsafeBufferPointer<Swift.UInt8>) -> WireRuntime.FrameDecodeResult<\(name)>",
+                    body: [.line("decodeFrame(scanning: buffer)")]
+                )),
             .variable(
                 VariableDeclaration(
                     access: access, name: "tag", type: "Swift.String",

@@ -35,6 +35,10 @@ public protocol WireFrame: JSONWritable, Sendable, Hashable {
     /// A frame for a tag this side does not know, keeping the raw JSON.
     @_spi(Generated) static func makeUnknown(tag: String, json: JSONValue) -> Self
 
+    /// Decodes a frame from a buffer of UTF-8 JSON bytes, scanned in place (not copied). Generated
+    /// frame types implement it with code specialised for them; other conformers get it by default.
+    static func decode(_ buffer: UnsafeBufferPointer<UInt8>) -> FrameDecodeResult<Self>
+
     /// The frame's tag.
     var tag: String { get }
 }
@@ -101,24 +105,38 @@ public enum FrameDecodeResult<Frame: WireFrame>: Sendable {
 extension WireFrame {
     /// Decodes a frame from UTF-8 JSON bytes in one pass: parse into a tape, check it with the
     /// engine, build the frame from the tape. Contiguous bytes are scanned in place, not copied.
+    /// Inlinable, so that it specialises where it is called and hands the bytes to the frame
+    /// type's own ``decode(_:)-(UnsafeBufferPointer<UInt8>)`` without generic metadata.
+    @inlinable
     public static func decode(_ bytes: some Collection<UInt8>) -> FrameDecodeResult<Self> {
-        if let inPlace = bytes.withContiguousStorageIfAvailable(decode(scanning:)) { return inPlace }
-        return Array(bytes).withUnsafeBufferPointer(decode(scanning:))
+        if let inPlace = bytes.withContiguousStorageIfAvailable({ decode($0) }) { return inPlace }
+        return Array(bytes).withUnsafeBufferPointer { decode($0) }
     }
 
     /// Decodes a frame from JSON text, scanning its UTF-8 in place.
+    @inlinable
     public static func decode(text: String) -> FrameDecodeResult<Self> {
         var text = text
-        return text.withUTF8(decode(scanning:))
+        return text.withUTF8 { decode($0) }
     }
 
-    /// Scans `buffer` without copying it, then checks and builds the frame.
-    private static func decode(scanning buffer: UnsafeBufferPointer<UInt8>) -> FrameDecodeResult<Self> {
+    public static func decode(_ buffer: UnsafeBufferPointer<UInt8>) -> FrameDecodeResult<Self> {
+        decodeFrame(scanning: buffer)
+    }
+
+    /// Scans `buffer` without copying it, then checks and builds the frame. Inlinable, so that a
+    /// generated frame type's `decode(_:)` specialises it: a decode then meets no generic metadata
+    /// on its way to the engine, which is not generic.
+    @inlinable
+    @_spi(Generated) public static func decodeFrame(scanning buffer: UnsafeBufferPointer<UInt8>) -> FrameDecodeResult<Self> {
+        var result: FrameDecodeResult<Self>?
         do throws(JSONSyntaxError) {
-            return try JSONTape.withScanned(buffer) { decode(checking: $0, at: JSONTape.root) }
+            try JSONTape.scanning(buffer) { result = decode(checking: $0, at: JSONTape.root) }
         } catch {
             return .notJSON(error)
         }
+        // `scanning` calls its body once whenever it does not throw.
+        return result ?? .notAFrame(reason: "the document was not scanned")
     }
 
     /// Decodes a frame from a parsed JSON value.
@@ -127,6 +145,7 @@ extension WireFrame {
     }
 
     /// Decodes the frame at `index` of a parsed tape: the engine checks it, then it is built.
+    @inlinable
     @_spi(Generated) public static func decode(checking tape: JSONTape.View, at index: Int) -> FrameDecodeResult<Self> {
         switch validationPlan.check(tape, at: index, direction: direction).outcome {
         case .notJSON(let error): return .notJSON(error)

@@ -125,6 +125,15 @@ public struct JSONTape: Sendable {
         return tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
     }
 
+    /// Scans a document in place (without copying its bytes) and hands a view of it to `body`.
+    /// Not generic, so that a frame type's decoding, inlined into its caller, calls it without
+    /// generic metadata.
+    @_spi(Generated) public static func scanning(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> Void) throws(JSONSyntaxError) {
+        var tokens: [Token] = []
+        try scan(buffer, into: &tokens)
+        tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
+    }
+
     /// Parses a document, taking `document` as the tape's bytes without copying them.
     public mutating func parse(adopting document: [UInt8]) throws(JSONSyntaxError) {
         bytes = document

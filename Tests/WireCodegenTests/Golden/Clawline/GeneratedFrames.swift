@@ -59,6 +59,11 @@ extension ClientFrame: WireRuntime.WireFrame {
         .unknown(tag: tag, json: json)
     }
 
+    /// Decodes a frame from a buffer of UTF-8 JSON bytes, scanned in place (not copied).
+    public static func decode(_ buffer: Swift.UnsafeBufferPointer<Swift.UInt8>) -> WireRuntime.FrameDecodeResult<ClientFrame> {
+        decodeFrame(scanning: buffer)
+    }
+
     public var tag: Swift.String {
         switch self {
         case .pairRequest:
@@ -158,6 +163,11 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     @_spi(Generated) public static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ServerFrame {
         .unknown(tag: tag, json: json)
+    }
+
+    /// Decodes a frame from a buffer of UTF-8 JSON bytes, scanned in place (not copied).
+    public static func decode(_ buffer: Swift.UnsafeBufferPointer<Swift.UInt8>) -> WireRuntime.FrameDecodeResult<ServerFrame> {
+        decodeFrame(scanning: buffer)
     }
 
     public var tag: Swift.String {

@@ -64,6 +64,11 @@ extension ClientFrame: WireRuntime.WireFrame {
         .unknown(tag: tag, json: json)
     }
 
+    /// Decodes a frame from a buffer of UTF-8 JSON bytes, scanned in place (not copied).
+    static func decode(_ buffer: Swift.UnsafeBufferPointer<Swift.UInt8>) -> WireRuntime.FrameDecodeResult<ClientFrame> {
+        decodeFrame(scanning: buffer)
+    }
+
     var tag: Swift.String {
         switch self {
         case .hello:
@@ -157,6 +162,11 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static func makeUnknown(tag: Swift.String, json: WireRuntime.JSONValue) -> ServerFrame {
         .unknown(tag: tag, json: json)
+    }
+
+    /// Decodes a frame from a buffer of UTF-8 JSON bytes, scanned in place (not copied).
+    static func decode(_ buffer: Swift.UnsafeBufferPointer<Swift.UInt8>) -> WireRuntime.FrameDecodeResult<ServerFrame> {
+        decodeFrame(scanning: buffer)
     }
 
     var tag: Swift.String {
