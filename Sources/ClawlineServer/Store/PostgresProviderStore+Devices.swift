@@ -6,16 +6,11 @@ import PostgresNIO
 extension PostgresProviderStore {
     // MARK: Devices
 
-    private typealias DeviceRow = (String, String?, String?, String, Bool, String, Double, Double?, String)
-    private static let deviceColumns = "device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen, pairing_note"
+    typealias DeviceRow = (String, String?, String?, String, Bool, String, Double, Double?, String)
+    static let deviceColumns = "device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen, pairing_note"
 
     public func device(_ deviceID: String) async throws -> DeviceRecord? {
-        try await devices(
-            """
-            SELECT \(unescaped: Self.deviceColumns) FROM devices
-            WHERE device_id = \(deviceID)
-            """
-        ).first
+        try await rows(DeviceByID(deviceID: deviceID)).lazy.compactMap(Self.device).first
     }
 
     public func devices() async throws -> [DeviceRecord] {
@@ -26,14 +21,18 @@ extension PostgresProviderStore {
     private func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
         var devices: [DeviceRecord] = []
         for try await row in try await client.query(query, logger: logger).decode(DeviceRow.self) {
-            guard let status = DeviceRecord.Status(rawValue: row.5) else { continue }
-            devices.append(
-                DeviceRecord(
-                    deviceID: row.0, userID: row.1, claimedName: row.2, deviceInfo: row.3, isAdmin: row.4, status: status,
-                    pairedAt: Date(timeIntervalSince1970: row.6), lastSeen: row.7.map(Date.init(timeIntervalSince1970:)),
-                    pairingNote: DeviceRecord.PairingNote(rawValue: row.8) ?? .none))
+            if let device = Self.device(row) { devices.append(device) }
         }
         return devices
+    }
+
+    /// The device a row holds; `nil` for a status this version does not know.
+    private static func device(_ row: DeviceRow) -> DeviceRecord? {
+        guard let status = DeviceRecord.Status(rawValue: row.5) else { return nil }
+        return DeviceRecord(
+            deviceID: row.0, userID: row.1, claimedName: row.2, deviceInfo: row.3, isAdmin: row.4, status: status,
+            pairedAt: Date(timeIntervalSince1970: row.6), lastSeen: row.7.map(Date.init(timeIntervalSince1970:)),
+            pairingNote: DeviceRecord.PairingNote(rawValue: row.8) ?? .none)
     }
 
     public func save(_ device: DeviceRecord) async throws {
@@ -73,7 +72,7 @@ extension PostgresProviderStore {
     }
 
     public func markSeen(_ deviceID: String, at date: Date) async throws {
-        try await client.query("UPDATE devices SET last_seen = \(date.timeIntervalSince1970) WHERE device_id = \(deviceID)", logger: logger)
+        _ = try await rows(MarkSeen(seconds: date.timeIntervalSince1970, deviceID: deviceID))
     }
 
     public func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws {
