@@ -200,6 +200,8 @@ let package = Package(
                 server("SQLiteNIO", "sqlite-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
                 server("NIOConcurrencyHelpers", "swift-nio"),
+                server("NIOCore", "swift-nio"),
+                server("NIOEmbedded", "swift-nio"),
                 server("NIOWebSocket", "swift-nio"),
                 server("NIOPosix", "swift-nio"),
                 server("Hummingbird", "hummingbird"),

@@ -1,6 +1,7 @@
 import ClawlineProtocol
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import Testing
 import WireRuntime
 
@@ -17,7 +18,7 @@ import WireRuntime
         var frames: [String] = []
         while frames.count < count, let batch = await outbox.next() {
             for item in batch {
-                if case .frame(let text) = item { frames.append(text) }
+                if case .frame(let json) = item { frames.append(String(buffer: json)) }
                 outbox.written(item.byteCount)
             }
         }

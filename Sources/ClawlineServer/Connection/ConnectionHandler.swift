@@ -34,7 +34,8 @@ struct ConnectionHandler: ClientFrameHandler {
         await hub.opened(connection)
         let handler = ConnectionHandler(hub: hub, connection: connection)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await write(connection.outbox, to: outbound) }
+            let batches = await FlushBatcher.install(on: channel) ? channel : nil
+            group.addTask { await write(connection.outbox, to: outbound, marking: batches) }
             let keepalive = Keepalive(now: environment.keepaliveElapsed)
             await keepalive.observePongs(on: channel, logger: connection.logger)
             await withTaskGroup(of: Void.self) { reading in
@@ -49,22 +50,29 @@ struct ConnectionHandler: ClientFrameHandler {
     }
 
     /// Writes what the server has for the socket, in order, until the close (or the outbox's end).
-    /// Each frame is flushed on its own: `WebSocketOutboundWriter` has no call that writes several
-    /// frames with one flush.
-    private static func write(_ outbox: Outbox, to outbound: WebSocketOutboundWriter) async {
+    /// `WebSocketOutboundWriter` flushes every frame it writes; with a channel that has a
+    /// ``FlushBatcher`` (`batches`), each batch taken from the outbox is marked so that it leaves
+    /// in one flush.
+    private static func write(_ outbox: Outbox, to outbound: WebSocketOutboundWriter, marking batches: (any Channel)?) async {
         while let batch = await outbox.next() {
+            let marked = batch.count > 1 ? batches : nil
+            marked?.triggerUserOutboundEvent(OutboundBatch.begin, promise: nil)
             for item in batch {
                 defer { outbox.written(item.byteCount) }
                 switch item {
-                case .frame(let text):
-                    try? await outbound.write(.text(text))
+                case .frame(let json):
+                    // A text frame over the shared buffer (`.text(String)` would copy it per socket).
+                    try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: json)))
                 case .close(let code, let reason):
+                    // The close waits for the peer's answer: what the batch wrote goes first.
+                    marked?.triggerUserOutboundEvent(OutboundBatch.end, promise: nil)
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
                     return
                 case .ping:
                     try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
                 }
             }
+            marked?.triggerUserOutboundEvent(OutboundBatch.end, promise: nil)
         }
     }
 

@@ -1,11 +1,13 @@
 import ClawlineProtocol
+import NIOCore
 import WireRuntime
 
 /// A frame the server sends, encoded once and parsed once for the session machines however many
 /// sockets it goes to (a broadcast reaches every device of an account).
 struct OutboundFrame: Sendable {
-    /// The canonical JSON text that goes on the wire.
-    let text: String
+    /// The canonical JSON that goes on the wire, in a buffer every socket's writer shares (a
+    /// broadcast is not copied per socket).
+    let wire: ByteBuffer
     /// The frame as the session machines read it.
     let parsed: ParsedFrame
     /// The stored event's id when the frame is one (a final `message`): a socket sends each
@@ -17,13 +19,16 @@ struct OutboundFrame: Sendable {
     /// The frame's message type (`message`, `ack`, …), as the metrics count it.
     let type: String
 
+    /// The canonical JSON text (a copy of ``wire``: for logs and the cluster's bus).
+    var text: String { String(buffer: wire) }
+
     /// The engine every connection's session machine runs.
     static let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
 
     /// Encodes and parses `frame`.
     init(_ frame: ServerFrame) {
         let bytes = frame.encoded()
-        text = String(decoding: bytes, as: UTF8.self)
+        wire = ByteBuffer(bytes: bytes)
         parsed = ParsedFrame(json: bytes, from: .server, engine: Self.engine)
         if case .message(let message) = frame {
             messageID = message.id.rawValue
@@ -36,7 +41,7 @@ struct OutboundFrame: Sendable {
 
     /// A stored event, sent as the store keeps it (its canonical JSON).
     init(_ event: StoredEvent) {
-        text = event.frame
+        wire = ByteBuffer(string: event.frame)
         parsed = ParsedFrame(json: event.frame.utf8, from: .server, engine: Self.engine)
         eventID = event.eventID
         messageID = event.eventID

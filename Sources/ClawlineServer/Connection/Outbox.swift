@@ -1,9 +1,10 @@
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// What a connection's writer sends next.
 enum Outgoing: Sendable {
-    /// A frame, as canonical JSON text.
-    case frame(String)
+    /// A frame, as canonical JSON (UTF-8) in a buffer shared by every socket it goes to.
+    case frame(ByteBuffer)
     /// Close the socket with this code.
     case close(code: Int, reason: String?)
     /// A WebSocket ping (the keepalive's).
@@ -12,7 +13,7 @@ enum Outgoing: Sendable {
     /// The bytes the item holds until it is written.
     var byteCount: Int {
         switch self {
-        case .frame(let text): text.utf8.count
+        case .frame(let json): json.readableBytes
         case .close(_, let reason): reason?.utf8.count ?? 0
         case .ping: 0
         }

@@ -2,6 +2,7 @@ import ClawlineProtocol
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import WireRuntime
 
 /// One client socket as the rest of the server sees it: frames sent to it go through its session
@@ -108,7 +109,7 @@ final class ServerConnection: Sendable {
             if Self.alreadyEnded(frame, state) { return false }
             if live, state.heldFrames != nil {
                 state.heldFrames?.append(frame)
-                state.heldBytes += frame.text.utf8.count
+                state.heldBytes += frame.wire.readableBytes
                 return state.heldBytes + outbox.bytes > outbox.limit && overflow(&state)
             }
             return !write(frame, state: &state) && overflow(&state)
@@ -157,9 +158,9 @@ final class ServerConnection: Sendable {
             state.logger.error("the server broke a session rule", metadata: ["violation": "\(violation)"])
         }
         if state.logger.logLevel <= .trace {
-            state.logger.trace("sending", metadata: logMetadata(type: frame.type, text: frame.text, byteCount: frame.text.utf8.count))
+            state.logger.trace("sending", metadata: logMetadata(type: frame.type, text: frame.text, byteCount: frame.wire.readableBytes))
         }
-        guard outbox.push(.frame(frame.text)) else { return false }
+        guard outbox.push(.frame(frame.wire)) else { return false }
         metrics.sent(type: frame.type)
         if let eventID = frame.eventID { state.delivered.insert(eventID) }
         return true
