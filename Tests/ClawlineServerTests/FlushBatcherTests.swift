@@ -67,6 +67,18 @@ import Testing
         #expect(try Self.flushed(channel) == ["b"])
     }
 
+    @Test func aFlushPassesAtOnceWhileTheChannelIsNotWritable() throws {
+        // One large frame crosses the high watermark when it is written, before its flush comes.
+        let (channel, batcher) = try Self.channel()
+        channel.triggerUserOutboundEvent(OutboundBatch.begin, promise: nil)
+        channel.write(ByteBuffer(string: "large"), promise: nil)
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.flush()
+        #expect(try Self.flushed(channel) == ["large"], "the writer waits for writability: its flush is not held")
+        #expect(batcher.flushesPassed == 1)
+    }
+
     @Test func aCloseSendsWhatIsHeldFirst() throws {
         let (channel, _) = try Self.channel()
         var closedWith: [String]?

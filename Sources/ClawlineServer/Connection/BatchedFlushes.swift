@@ -19,8 +19,10 @@ enum OutboundBatch: Sendable {
 /// flush at the end. Sits at the head of a socket's pipeline (nearest the network).
 ///
 /// Held data is flushed early, so nothing waits on a batch that cannot end:
-/// - when the channel stops being writable (a held write counts toward the high watermark, and
-///   the writer waits for writability, which only flushed data can bring back);
+/// - while the channel is not writable: a flush then passes at once, and a channel that stops
+///   being writable gets what is held (a held write counts toward the high watermark, and the
+///   writer waits for writability, which only flushed data can bring back; one large frame
+///   crosses the watermark before its own flush arrives);
 /// - before a close, whose pending writes would otherwise be dropped.
 final class FlushBatcher: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
@@ -35,7 +37,7 @@ final class FlushBatcher: ChannelDuplexHandler, RemovableChannelHandler {
     private(set) var flushesPassed = 0
 
     func flush(context: ChannelHandlerContext) {
-        if holding {
+        if holding, context.channel.isWritable {
             flushHeld = true
         } else {
             passFlush(context)
