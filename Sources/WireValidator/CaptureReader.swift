@@ -39,18 +39,18 @@ public enum CaptureFormat: String, Sendable {
 
 /// Reads JSONL and HAR captures as a stream of frames. JSONL is read in chunks, line by line, so
 /// memory does not grow with the capture; a HAR file is one JSON document and is read whole.
-public struct CaptureReader {
+public struct CaptureReader: Sendable {
     public let file: String
     let tagField: String
     let tagKey: UTF8Key
     /// The direction of bare frames, when the user gives one.
     let direction: Direction?
     /// Tells the direction of a bare frame from its tag when only one direction has it.
-    let directionOfTag: (String) -> Direction?
+    let directionOfTag: @Sendable (String) -> Direction?
     /// How many bytes are read from the file at a time (1 MiB); lines may span reads.
     public var chunkSize = 1 << 20
 
-    public init(file: String, tagField: String, direction: Direction?, directionOfTag: @escaping (String) -> Direction?) {
+    public init(file: String, tagField: String, direction: Direction?, directionOfTag: @escaping @Sendable (String) -> Direction?) {
         self.file = file
         self.tagField = tagField
         self.tagKey = UTF8Key(tagField)

@@ -94,30 +94,28 @@ public struct CaptureValidation {
 
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
     public mutating func process(_ frame: CapturedFrame) -> [LocatedFinding] {
+        process(validator.check(frame))
+    }
+
+    /// Takes a frame whose own checks are done (``FrameValidator/check(_:)``, on any thread):
+    /// applies its session's rules and counts it; returns its findings in order (frame issues,
+    /// then session rules). Frames must come in capture order.
+    public mutating func process(_ checked: CheckedFrame) -> [LocatedFinding] {
+        let frame = checked.frame
         let state = state(file: frame.file, session: frame.session)
         state.frames += 1
         summary.frames += 1
-        let evaluation: Evaluation
-        if let direction = frame.direction {
-            switch frame.payload {
-            case .notJSON(let error):
-                evaluation = Evaluation(findings: [(Self.notJSON(error, validator: validator), nil)])
-            case .parsed(let document, let root):
-                let validator = validator
-                let sessionIDs = sessionIDs
-                evaluation = document.withView {
-                    Self.evaluate(
-                        $0, at: root, direction: direction, validator: validator, sessionIDs: sessionIDs, session: state, timestamp: frame.timestamp)
-                }
-            }
-        } else {
-            evaluation = Evaluation(findings: [
+        var evaluation = Evaluation(message: checked.message)
+        switch checked.result {
+        case .noDirection:
+            evaluation.findings.append(
                 (
                     Finding(
                         code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction",
                         message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil
-                )
-            ])
+                ))
+        case .outcome(let outcome):
+            evaluate(outcome, of: checked, session: state, into: &evaluation)
         }
         if let message = evaluation.message { summary.countsByMessage[message] += 1 }
         if let unknown = evaluation.unknownType { summary.unknownTypes[unknown, default: 0] += 1 }
@@ -140,15 +138,11 @@ public struct CaptureValidation {
         var findings: [(Finding, String?)] = []
     }
 
-    private static func evaluate(
-        _ tape: JSONTape.View, at root: Int, direction: Direction, validator: FrameValidator, sessionIDs: [SessionEngine.MessageID],
-        session: SessionState, timestamp: Double?
-    ) -> Evaluation {
-        let (outcome, message) = validator.check(tape, at: root, direction: direction)
-        var evaluation = Evaluation(message: message)
+    private func evaluate(_ outcome: FrameCheckOutcome, of checked: CheckedFrame, session: SessionState, into evaluation: inout Evaluation) {
+        let direction = checked.frame.direction ?? .client
         switch outcome {
         case .notJSON(let error):
-            evaluation.findings.append((notJSON(error, validator: validator), nil))
+            evaluation.findings.append((Self.notJSON(error, validator: validator), nil))
         case .notAFrame(let reason):
             evaluation.findings.append((Finding(code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "frame", message: reason), nil))
         case .unknownType(let tag):
@@ -160,22 +154,24 @@ public struct CaptureValidation {
                         message: "unknown \(direction.rawValue) message type '\(tag)'"), tag
                 ))
         case .checked(let tag, let issues):
-            guard let message else { break }
+            guard let message = checked.message, case .parsed(let document, let root) = checked.frame.payload else { break }
             var errorCodes: [String] = []
             for issue in issues {
                 evaluation.findings.append((Finding(issue), tag))
                 if issue.severity == .error { errorCodes.append(issue.code) }
             }
-            let violations = session.machine.observe(
-                SessionFrame(message: sessionIDs[message], tape: tape, object: root), answeredCodes: errorCodes,
-                atMilliseconds: timestamp)
+            let sessionFrame = sessionIDs[message]
+            let violations = document.withView {
+                session.machine.observe(
+                    SessionFrame(message: sessionFrame, tape: $0, object: root), answeredCodes: errorCodes,
+                    atMilliseconds: checked.frame.timestamp)
+            }
             for violation in violations { evaluation.findings.append((Finding(violation), tag)) }
         }
-        return evaluation
     }
 
     /// The finding for bytes that are not JSON, under the spec's `notJSON` answer.
-    private static func notJSON(_ error: JSONSyntaxError, validator: FrameValidator) -> Finding {
+    static func notJSON(_ error: JSONSyntaxError, validator: FrameValidator) -> Finding {
         Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)")
     }
 

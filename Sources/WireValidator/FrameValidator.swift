@@ -51,9 +51,39 @@ public struct FrameValidator: Sendable {
         tape.withView { check($0, at: index, direction: direction).outcome }
     }
 
+    /// Runs a captured frame's own checks (not its session's rules, which need the frames before
+    /// it): the part of validating a capture that any thread can do, in any order.
+    public func check(_ frame: CapturedFrame) -> CheckedFrame {
+        guard let direction = frame.direction else { return CheckedFrame(frame: frame, result: .noDirection, message: nil) }
+        switch frame.payload {
+        case .notJSON(let error):
+            return CheckedFrame(frame: frame, result: .outcome(.notJSON(error)), message: nil)
+        case .parsed(let document, let root):
+            let (outcome, message) = document.withView { check($0, at: root, direction: direction) }
+            return CheckedFrame(frame: frame, result: .outcome(outcome), message: message)
+        }
+    }
+
     /// Checks the value at `index` of a parsed document as a frame of `direction`; also returns
     /// the id of its message in the plan when the tag is known.
     func check(_ tape: JSONTape.View, at index: Int, direction: Direction) -> (outcome: Outcome, message: Int?) {
         plan.check(tape, at: index, direction: direction)
     }
+}
+
+/// A captured frame with the outcome of its own checks, ready for its session's rules
+/// (``CaptureValidation/process(_:)-(CheckedFrame)``).
+public struct CheckedFrame: Sendable {
+    /// What a frame's own checks found.
+    enum Result: Sendable {
+        /// The capture does not say who sent the frame, and its tag does not tell.
+        case noDirection
+        case outcome(FrameCheckOutcome)
+    }
+
+    /// The frame as read.
+    public let frame: CapturedFrame
+    let result: Result
+    /// The plan's id of the frame's message, when its tag is known.
+    let message: Int?
 }

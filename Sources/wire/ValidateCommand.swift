@@ -40,6 +40,10 @@ struct ValidateCommand: ParsableCommand {
         let specPath = try resolvedSpecPath()
         let model = try loadCheckedSpec(specPath)
         var validation = CaptureValidation(spec: model)
+        // Reading and each frame's own checks run on a second thread when this process may use
+        // more than one core (the same findings, in the same order); on one core they would only
+        // take turns.
+        let pipelined = ProcessInfo.processInfo.activeProcessorCount > 1
         let output = FindingPrinter(format: format, colors: format == .text && isatty(STDOUT_FILENO) == 1)
         for file in files {
             let handle: FileHandle
@@ -60,14 +64,18 @@ struct ValidateCommand: ParsableCommand {
                 validator.direction(ofTag: tag)
             }
             do {
-                try reader.read(
-                    handle,
-                    frame: { frame in
-                        for finding in validation.process(frame) { output.print(finding) }
-                    },
-                    problem: { problem in
-                        output.print(validation.process(problem))
-                    })
+                if pipelined {
+                    try validation.validate(handle, reader: reader) { output.print($0) }
+                } else {
+                    try reader.read(
+                        handle,
+                        frame: { frame in
+                            for finding in validation.process(frame) { output.print(finding) }
+                        },
+                        problem: { problem in
+                            output.print(validation.process(problem))
+                        })
+                }
             } catch {
                 output.flush()
                 printError("error: cannot read capture '\(name)': \(error.localizedDescription)")

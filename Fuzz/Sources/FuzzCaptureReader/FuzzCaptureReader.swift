@@ -20,8 +20,8 @@ func fuzzCaptureReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var validation = fresh
-    let reader = CaptureReader(file: "fuzz.jsonl", tagField: spec.tagField, direction: nil) { [validation] tag in
-        validation.direction(ofTag: tag)
+    let reader = CaptureReader(file: "fuzz.jsonl", tagField: spec.tagField, direction: nil) { [validator = validation.validator] tag in
+        validator.direction(ofTag: tag)
     }
     var items: [String] = []
     reader.read(
