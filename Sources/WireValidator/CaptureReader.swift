@@ -49,6 +49,9 @@ public struct CaptureReader: Sendable {
     let directionOfTag: @Sendable (String) -> Direction?
     /// How many bytes are read from the file at a time (1 MiB); lines may span reads.
     public var chunkSize = 1 << 20
+    /// Where each JSONL line's tapes come from when frames outlive the next line (handed to
+    /// another thread); `nil` reuses one tape for every line.
+    var recycler: TapeRecycler?
 
     public init(file: String, tagField: String, direction: Direction?, directionOfTag: @escaping @Sendable (String) -> Direction?) {
         self.file = file
@@ -90,6 +93,8 @@ public struct CaptureReader: Sendable {
         }
         var current: LineReader.Line? = first
         while let line = current {
+            // The frames handed out hold the last tapes; parse into one nobody holds.
+            if let recycler { tape = recycler.take() }
             lines.withBytes(of: line) { readJSONLine($0, line, &tape, &frameTape, frame: frame, problem: problem) }
             current = try lines.next()
         }
@@ -128,6 +133,7 @@ public struct CaptureReader: Sendable {
                 CapturedFrame(
                     file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: JSONTape.root)))
         case .envelope(let session, let direction, let timestamp, let frameIndex, let frameIsText):
+            if frameIsText, let recycler { frameTape = recycler.take() }
             let payload: CapturedFrame.Payload =
                 frameIsText ? Self.parse(string: frameIndex, of: tape, into: &frameTape) : .parsed(tape, index: frameIndex)
             frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))

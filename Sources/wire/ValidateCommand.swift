@@ -40,10 +40,9 @@ struct ValidateCommand: ParsableCommand {
         let specPath = try resolvedSpecPath()
         let model = try loadCheckedSpec(specPath)
         var validation = CaptureValidation(spec: model)
-        // Reading and each frame's own checks run on a second thread when this process may use
-        // more than one core (the same findings, in the same order); on one core they would only
-        // take turns.
-        let pipelined = ProcessInfo.processInfo.activeProcessorCount > 1
+        // Reading and parsing run on a second thread when this process may use more than one core
+        // (the same findings, in the same order); on one core the threads would only take turns.
+        let pipelined = UsableCores.count > 1
         let output = FindingPrinter(format: format, colors: format == .text && isatty(STDOUT_FILENO) == 1)
         for file in files {
             let handle: FileHandle

@@ -143,7 +143,7 @@
         if let prefix = rules.prefix, !WireFormats.hasPrefix(bytes, prefix) {
             fail(path(), "prefix", answer, "must start with '\(prefix)', found \(JSONWriter.string(.string(text())))")
         }
-        if let pattern = rules.pattern, !pattern.matches(text()) {
+        if let pattern = rules.pattern, !pattern.matches(utf8: bytes, text: text) {
             fail(path(), "pattern", answer, "\(JSONWriter.string(.string(text()))) does not match the pattern \(pattern.source)")
         }
         if let format = rules.format {

@@ -263,24 +263,3 @@ public enum WireFormats {
         }
     }
 }
-
-/// A compiled regular expression that must match a whole string.
-@_spi(Generated) public final class WirePattern: Sendable {
-    /// The pattern as written in the spec.
-    public let source: String
-    private let expression: NSRegularExpression?
-
-    /// Compiles `^(?:source)$`. A pattern that does not compile matches nothing (specs are checked
-    /// before generation, so this only happens with hand-made rules).
-    public init(_ source: String) {
-        self.source = source
-        self.expression = try? NSRegularExpression(pattern: "^(?:\(source))$")
-    }
-
-    /// Whether the whole text matches.
-    public func matches(_ text: String) -> Bool {
-        guard let expression else { return false }
-        let range = NSRange(text.startIndex..<text.endIndex, in: text)
-        return expression.firstMatch(in: text, options: [], range: range) != nil
-    }
-}

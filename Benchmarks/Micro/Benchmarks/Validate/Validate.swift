@@ -50,7 +50,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("ValidateCapture") { benchmark in
         for _ in benchmark.scaledIterations {
             var validation = fresh
-            let reader = CaptureReader(file: "capture.jsonl", tagField: spec.tagField, direction: nil) { [validator = fresh.validator] in validator.direction(ofTag: $0) }
+            let reader = CaptureReader(file: "capture.jsonl", tagField: spec.tagField, direction: nil) { [validator = fresh.validator] in
+                validator.direction(ofTag: $0)
+            }
             var findings = 0
             _ = reader.read(bytes: bytes, frame: { findings += validation.process($0).count }, problem: { _ in findings += 1 })
             precondition(findings == 0 && validation.summary.frames == 1_000, "the benchmark capture must be valid")

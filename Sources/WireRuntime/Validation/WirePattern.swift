@@ -1,0 +1,221 @@
+import Foundation
+
+/// A compiled regular expression that must match a whole string.
+///
+/// Most spec patterns are a row of ASCII characters and character classes with counts (an id's
+/// prefix, then hex digits in groups). Those are matched on the string's UTF-8 bytes, without
+/// building a `String` or running the regular-expression engine; any other pattern, and any text
+/// with a non-ASCII byte, goes to `NSRegularExpression`, so both ways give the same answer.
+@_spi(Generated) public final class WirePattern: Sendable {
+    /// The pattern as written in the spec.
+    public let source: String
+    private let expression: NSRegularExpression?
+    /// The pattern as byte classes with counts, when it has that simple form.
+    let simple: [ByteClassRun]?
+
+    /// Compiles `^(?:source)$`. A pattern that does not compile matches nothing (specs are checked
+    /// before generation, so this only happens with hand-made rules).
+    public init(_ source: String) {
+        self.source = source
+        self.expression = try? NSRegularExpression(pattern: "^(?:\(source))$")
+        self.simple = expression == nil ? nil : ByteClassRun.compile(source)
+    }
+
+    /// Whether the whole text matches.
+    public func matches(_ text: String) -> Bool {
+        WireFormats.withUTF8(text) { bytes in matches(utf8: bytes, text: { text }) }
+    }
+
+    /// Whether the whole text, given as its UTF-8 bytes, matches; `text` builds the string only
+    /// when the regular-expression engine is needed.
+    public func matches(utf8 bytes: UnsafeBufferPointer<UInt8>, text: () -> String) -> Bool {
+        if let simple, !bytes.contains(where: { $0 >= 0x80 }) { return ByteClassRun.matches(simple, bytes) }
+        guard let expression else { return false }
+        let text = text()
+        let range = NSRange(text.startIndex..<text.endIndex, in: text)
+        return expression.firstMatch(in: text, options: [], range: range) != nil
+    }
+}
+
+/// One step of a simple pattern: a set of ASCII bytes, repeated between `minimum` and `maximum`
+/// times.
+struct ByteClassRun: Sendable, Equatable {
+    /// Bit `b` of `low` (b < 64) or of `high` (b ≥ 64) is set when byte `b` is in the set.
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    var minimum = 1
+    var maximum = 1
+
+    func contains(_ byte: UInt8) -> Bool {
+        byte < 64 ? low & 1 << UInt64(byte) != 0 : byte < 128 && high & 1 << UInt64(byte - 64) != 0
+    }
+
+    mutating func insert(_ byte: UInt8) {
+        if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+    }
+
+    /// Whether the runs match all of `bytes` (ASCII). Keeps the set of positions each prefix of
+    /// the runs can end at, so it takes time linear in the text per run, with no backtracking.
+    static func matches(_ runs: [ByteClassRun], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if runs.allSatisfy({ $0.minimum == $0.maximum }) { return matchesFixed(runs, bytes) }
+        let count = bytes.count
+        var reachable = [Bool](repeating: false, count: count + 1)
+        reachable[0] = true
+        var streak = [Int](repeating: 0, count: count + 1)
+        var marks = [Int](repeating: 0, count: count + 2)
+        for run in runs {
+            // streak[p]: how many bytes from p on are in the run's set.
+            streak[count] = 0
+            for position in stride(from: count - 1, through: 0, by: -1) {
+                streak[position] = run.contains(bytes[position]) ? streak[position + 1] + 1 : 0
+            }
+            for index in marks.indices { marks[index] = 0 }
+            var any = false
+            for position in 0...count where reachable[position] && streak[position] >= run.minimum {
+                let last = position + min(run.maximum, streak[position])
+                marks[position + run.minimum] += 1
+                marks[last + 1] -= 1
+                any = true
+            }
+            guard any else { return false }
+            var open = 0
+            for position in 0...count {
+                open += marks[position]
+                reachable[position] = open > 0
+            }
+        }
+        return reachable[count]
+    }
+
+    /// Runs that each repeat a fixed number of times match one way only: byte by byte.
+    private static func matchesFixed(_ runs: [ByteClassRun], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = 0
+        for run in runs {
+            guard position + run.minimum <= bytes.count else { return false }
+            for _ in 0..<run.minimum {
+                guard run.contains(bytes[position]) else { return false }
+                position += 1
+            }
+        }
+        return position == bytes.count
+    }
+
+    /// The runs of a pattern made only of ASCII characters, escaped punctuation, `\d`, `\w` and
+    /// bracket classes of characters and ranges, each optionally followed by `?`, `*`, `+`,
+    /// `{n}`, `{n,}` or `{n,m}`; `nil` for anything else (groups, alternation, anchors, `.`,
+    /// negated classes, lazy counts), which the regular-expression engine handles.
+    static func compile(_ source: String) -> [ByteClassRun]? {
+        let bytes = Array(source.utf8)
+        guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+        var runs: [ByteClassRun] = []
+        var position = 0
+        while position < bytes.count {
+            guard var run = atom(bytes, &position) else { return nil }
+            guard quantifier(bytes, &position, into: &run) else { return nil }
+            runs.append(run)
+        }
+        return runs
+    }
+
+    private static func isPunctuation(_ byte: UInt8) -> Bool {
+        (0x21...0x7E).contains(byte) && !(0x30...0x39).contains(byte) && !(0x41...0x5A).contains(byte) && !(0x61...0x7A).contains(byte)
+    }
+
+    private static func atom(_ bytes: [UInt8], _ position: inout Int) -> ByteClassRun? {
+        var run = ByteClassRun()
+        let byte = bytes[position]
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\\"):
+            guard position < bytes.count else { return nil }
+            let escaped = bytes[position]
+            position += 1
+            switch escaped {
+            case UInt8(ascii: "d"): for digit in UInt8(ascii: "0")...UInt8(ascii: "9") { run.insert(digit) }
+            case UInt8(ascii: "w"): run = wordClass()
+            default:
+                guard isPunctuation(escaped) else { return nil }
+                run.insert(escaped)
+            }
+        case UInt8(ascii: "["):
+            return bracket(bytes, &position)
+        case UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "|"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+            return nil
+        default:
+            guard (0x20...0x7E).contains(byte) else { return nil }
+            run.insert(byte)
+        }
+        return run
+    }
+
+    private static func wordClass() -> ByteClassRun {
+        var run = ByteClassRun()
+        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { run.insert(byte) }
+        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { run.insert(byte) }
+        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { run.insert(byte) }
+        run.insert(UInt8(ascii: "_"))
+        return run
+    }
+
+    /// A bracket class after its `[`: characters, escaped punctuation and ranges up to `]`.
+    private static func bracket(_ bytes: [UInt8], _ position: inout Int) -> ByteClassRun? {
+        var run = ByteClassRun()
+        var first = true
+        let start = position
+        while position < bytes.count {
+            var byte = bytes[position]
+            position += 1
+            if byte == UInt8(ascii: "]"), !first { return run }
+            first = false
+            switch byte {
+            case UInt8(ascii: "^"), UInt8(ascii: "["), UInt8(ascii: "&"), UInt8(ascii: "]"): return nil
+            case UInt8(ascii: "-") where position < bytes.count && bytes[position] != UInt8(ascii: "]") && position - 1 > start: return nil
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count, isPunctuation(bytes[position]) else { return nil }
+                byte = bytes[position]
+                position += 1
+            default:
+                guard (0x20...0x7E).contains(byte) else { return nil }
+            }
+            if position + 1 < bytes.count, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]") {
+                let upper = bytes[position + 1]
+                guard upper != UInt8(ascii: "\\"), upper != UInt8(ascii: "["), (0x20...0x7E).contains(upper), upper >= byte else { return nil }
+                position += 2
+                for member in byte...upper { run.insert(member) }
+            } else {
+                run.insert(byte)
+            }
+        }
+        return nil
+    }
+
+    /// Reads a count after an atom, if there is one; `false` for one this matcher does not take.
+    private static func quantifier(_ bytes: [UInt8], _ position: inout Int, into run: inout ByteClassRun) -> Bool {
+        guard position < bytes.count else { return true }
+        switch bytes[position] {
+        case UInt8(ascii: "?"): (run.minimum, run.maximum) = (0, 1)
+        case UInt8(ascii: "*"): (run.minimum, run.maximum) = (0, Int.max / 2)
+        case UInt8(ascii: "+"): (run.minimum, run.maximum) = (1, Int.max / 2)
+        case UInt8(ascii: "{"):
+            guard let close = bytes[position...].firstIndex(of: UInt8(ascii: "}")) else { return false }
+            let parts = String(decoding: bytes[(position + 1)..<close], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
+            guard let low = Int(parts[0]), low <= 1_000 else { return false }
+            switch parts.count {
+            case 1: (run.minimum, run.maximum) = (low, low)
+            case 2 where parts[1].isEmpty: (run.minimum, run.maximum) = (low, Int.max / 2)
+            case 2:
+                guard let high = Int(parts[1]), high >= low, high <= 1_000 else { return false }
+                (run.minimum, run.maximum) = (low, high)
+            default: return false
+            }
+            position = close
+        default: return true
+        }
+        position += 1
+        // A lazy or possessive count after it changes nothing for a whole-string match, but keep
+        // such patterns on the engine.
+        if position < bytes.count, bytes[position] == UInt8(ascii: "?") || bytes[position] == UInt8(ascii: "+") { return false }
+        return true
+    }
+}

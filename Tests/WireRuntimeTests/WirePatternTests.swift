@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable @_spi(Generated) import WireRuntime
+
+/// `WirePattern` matches simple patterns on UTF-8 bytes and gives the same answer as
+/// `NSRegularExpression` on every text; other patterns go to the engine.
+@Suite struct WirePatternTests {
+    /// The engine's answer for a whole-string match.
+    static func engine(_ pattern: String, _ text: String) -> Bool {
+        guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return false }
+        return expression.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil
+    }
+
+    static let simplePatterns = [
+        "a_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", "[a-z0-9-]+", "[a-z]+_[0-9]+", "ab?c*d+",
+        "x{2,4}y{0,}z{1}", "\\d{3}\\.\\w+", "[-a]b[a-]", "a*a*a", "[ab]*b[ab]{2}", "c_",
+    ]
+
+    @Test(arguments: simplePatterns)
+    func simplePatternsCompile(_ pattern: String) {
+        #expect(WirePattern(pattern).simple != nil)
+    }
+
+    @Test(arguments: ["(ab)+", "a|b", "a.c", "[^a]", "^a$", "a+?", "[a-c-e]", "\\s+", "é+", "a{,3}", "[[:alpha:]]"])
+    func otherPatternsGoToTheEngine(_ pattern: String) {
+        #expect(WirePattern(pattern).simple == nil)
+    }
+
+    /// Every pattern against texts made from its own alphabet and a few strangers, exhaustively up
+    /// to a length and then at random.
+    @Test(arguments: simplePatterns)
+    func agreesWithTheEngine(_ pattern: String) {
+        let compiled = WirePattern(pattern)
+        let alphabet = Array("aAbcdxyz_-.09fF9é")
+        var generator = SystemRandomNumberGenerator()
+        var texts: [String] = [""]
+        var frontier = [""]
+        for _ in 0..<3 {
+            frontier = frontier.flatMap { prefix in alphabet.map { prefix + String($0) } }
+            texts += frontier
+        }
+        for _ in 0..<2_000 {
+            texts.append(String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        texts += ["a_0123abcd-0123-4567-89ab-0123456789AB", "a_0123abcd-0123-4567-89ab-0123456789ABC", "abc-123", "xxxyyz", "123.abc_9"]
+        var matched = 0
+        for text in texts {
+            let expected = Self.engine(pattern, text)
+            #expect(compiled.matches(text) == expected, "\(pattern) on \(text)")
+            if expected { matched += 1 }
+        }
+        #expect(matched > 0, "some texts of \(pattern) match")
+    }
+
+    /// A non-ASCII text is the engine's to judge (`\d` takes other scripts' digits there).
+    @Test func nonASCIITextGoesToTheEngine() {
+        #expect(WirePattern("\\d+").matches("١٢٣") == Self.engine("\\d+", "١٢٣"))
+        #expect(WirePattern("[a-z]+").matches("aé") == false)
+    }
+
+    /// Long texts are matched in time linear in their length, without backtracking.
+    @Test func longTextsMatch() {
+        let text = String(repeating: "a", count: 100_000) + "b"
+        #expect(WirePattern("a*a*a*b").matches(text))
+        #expect(!WirePattern("a*a*a*c").matches(text))
+    }
+}
