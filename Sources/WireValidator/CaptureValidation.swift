@@ -190,9 +190,16 @@ public struct CaptureValidation {
         if let lastFile { sessions[lastFile] = lastFileSessions }
         lastFile = nil
         lastFileSessions = [:]
-        let all = sessions.flatMap { file, states in states.values.map { (file, $0) } }.sorted { $0.1.ordinal < $1.1.ordinal }
-        return all.flatMap { file, state in
-            state.machine.finish().map { violation in
+        // Most sessions owe nothing: ask each, and sort only the ones that do.
+        var owing: [(file: String, state: SessionState, violations: [SessionViolation])] = []
+        for (file, states) in sessions {
+            for state in states.values {
+                let violations = state.machine.finish()
+                if !violations.isEmpty { owing.append((file, state, violations)) }
+            }
+        }
+        return owing.sorted { $0.state.ordinal < $1.state.ordinal }.flatMap { file, state, violations in
+            violations.map { violation in
                 let finding = Finding(violation)
                 count(finding)
                 return LocatedFinding(file: file, line: nil, session: state.id, frame: state.frames, direction: nil, type: nil, finding: finding)
