@@ -3,12 +3,11 @@ import Foundation
 
 extension CaptureValidation {
     /// Validates one capture on two threads: a second thread reads the capture and parses each
-    /// line, while the calling thread checks each frame, applies the session rules, keeps the
-    /// summary and gets every finding through `finding`, in input order. The findings and the
-    /// summary are the same as reading with ``CaptureReader`` and calling
-    /// ``process(_:)-(CapturedFrame)`` for each frame. (Measured on two cores, the split that keeps
-    /// the frame checks on the calling thread is the faster one: reading and parsing cost about as
-    /// much as checking and the session rules together.)
+    /// line, while the calling thread applies the session rules, keeps the summary and gets every
+    /// finding through `finding`, in input order. Each frame's own checks run on whichever thread
+    /// has time: on the reading thread while the calling thread has batches waiting, otherwise on
+    /// the calling thread. The findings and the summary are the same as reading with
+    /// ``CaptureReader`` and calling ``process(_:)-(CapturedFrame)`` for each frame.
     ///
     /// Frames travel between the threads in batches, and at most ``PipelineLimits/batchesInFlight``
     /// batches of at most ``PipelineLimits/framesPerBatch`` frames or ``PipelineLimits/bytesPerBatch``
@@ -21,6 +20,23 @@ extension CaptureValidation {
     /// - Returns: The format of the capture.
     @discardableResult
     public mutating func validate(_ handle: FileHandle, reader: CaptureReader, finding: (LocatedFinding) -> Void) throws -> CaptureFormat {
+        try validate(handle, reader: reader, checks: .balanced, finding: finding)
+    }
+
+    /// Where frames' own checks run in ``validate(_:reader:finding:)``.
+    enum CheckPlacement {
+        /// On the reading thread while the calling thread has batches waiting.
+        case balanced
+        /// Always on the reading thread (for tests of both hand-overs).
+        case readingThread
+        /// Always on the calling thread.
+        case callingThread
+    }
+
+    @discardableResult
+    mutating func validate(
+        _ handle: FileHandle, reader: CaptureReader, checks placement: CheckPlacement, finding: (LocatedFinding) -> Void
+    ) throws -> CaptureFormat {
         let handoff = Handoff<PipelineBatch>(capacity: PipelineLimits.batchesInFlight)
         let recycler = TapeRecycler()
         let reader = {
@@ -28,20 +44,25 @@ extension CaptureValidation {
             reader.recycler = recycler
             return reader
         }()
+        let validator = validator
         let worker = Thread {
             var batch = PipelineBatch()
+            // Whether this thread also runs the frames' own checks for the batch it is filling: it
+            // does while the calling thread has batches waiting, so the two share the work.
+            var checksHere = placement == .readingThread
             func add(_ item: PipelineBatch.Item, bytes: Int) {
                 batch.items.append(item)
                 batch.bytes += bytes
                 if batch.items.count >= PipelineLimits.framesPerBatch || batch.bytes >= PipelineLimits.bytesPerBatch {
                     handoff.send(batch)
                     batch = PipelineBatch()
+                    if placement == .balanced { checksHere = handoff.pending >= 2 }
                 }
             }
             do {
                 batch.end = .finished(
                     try reader.read(
-                        handle, frame: { add(.frame($0), bytes: $0.payloadBytes) },
+                        handle, frame: { add(checksHere ? .checked(validator.check($0)) : .frame($0), bytes: $0.payloadBytes) },
                         problem: { add(.problem($0), bytes: $0.message.utf8.count) }))
             } catch {
                 batch.end = .failed(CaptureReadFailure(file: reader.file, reason: error.localizedDescription))
@@ -55,7 +76,8 @@ extension CaptureValidation {
         while let batch = handoff.receive() {
             for item in batch.items {
                 switch item {
-                case .frame(let checked): for located in process(checked) { finding(located) }
+                case .frame(let frame): for located in process(frame) { finding(located) }
+                case .checked(let checked): for located in process(checked) { finding(located) }
                 case .problem(let problem): finding(process(problem))
                 }
             }
@@ -93,7 +115,10 @@ public struct CaptureReadFailure: Error, LocalizedError, Sendable {
 /// Frames and problems read in input order, handed from the reading thread in one piece.
 struct PipelineBatch: Sendable {
     enum Item: Sendable {
+        /// A frame to check.
         case frame(CapturedFrame)
+        /// A frame the reading thread has checked.
+        case checked(CheckedFrame)
         case problem(CaptureProblem)
     }
 
@@ -138,7 +163,13 @@ final class TapeRecycler: @unchecked Sendable {
         var tapes: [JSONTape] = []
         tapes.reserveCapacity(batch.items.count)
         for item in batch.items {
-            if case .frame(let checked) = item, case .parsed(let tape, _) = checked.payload { tapes.append(tape) }
+            let frame: CapturedFrame
+            switch item {
+            case .frame(let read): frame = read
+            case .checked(let checked): frame = checked.frame
+            case .problem: continue
+            }
+            if case .parsed(let tape, _) = frame.payload { tapes.append(tape) }
         }
         batch.items = []
         lock.lock()

@@ -36,10 +36,11 @@ import WireTestSupport
         return describe(findings, validation.summary)
     }
 
-    static func pipelined(_ path: String) throws -> [String] {
+    static func pipelined(_ path: String, checks: CaptureValidation.CheckPlacement = .balanced) throws -> [String] {
         var validation = CaptureValidation(spec: spec)
         var findings: [LocatedFinding] = []
-        try validation.validate(FileHandle(forReadingFrom: URL(fileURLWithPath: path)), reader: reader(path, validation)) { findings.append($0) }
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        try validation.validate(handle, reader: reader(path, validation), checks: checks) { findings.append($0) }
         findings += validation.finish()
         return describe(findings, validation.summary)
     }
@@ -48,7 +49,9 @@ import WireTestSupport
     func findsWhatOneByOneFinds(_ name: String) throws {
         let path = Self.captures.appendingPathComponent(name).path
         let expected = try Self.oneByOne(path)
-        #expect(try Self.pipelined(path) == expected)
+        for checks in [CaptureValidation.CheckPlacement.balanced, .readingThread, .callingThread] {
+            #expect(try Self.pipelined(path, checks: checks) == expected, "frames checked \(checks)")
+        }
         if name == "clawline-mistakes.jsonl" { #expect(expected.count > 10, "the mistakes capture has findings to compare") }
     }
 
@@ -67,7 +70,9 @@ import WireTestSupport
         let expected = try Self.oneByOne(url.path)
         let lines = text.split(separator: "\n").count
         #expect(lines > PipelineLimits.framesPerBatch * PipelineLimits.batchesInFlight)
-        #expect(try Self.pipelined(url.path) == expected)
+        for checks in [CaptureValidation.CheckPlacement.balanced, .readingThread, .callingThread] {
+            #expect(try Self.pipelined(url.path, checks: checks) == expected, "frames checked \(checks)")
+        }
     }
 
     /// A capture that cannot be read ends with the reader's error, not a hang.
