@@ -263,6 +263,9 @@ extension JSONTape {
             let start = position
             var ascii = true
             var escapes = false
+            // Where the first raw non-ASCII byte is: the bytes before it are whole ASCII scalars,
+            // so UTF-8 validation starts there.
+            var firstNonASCII = -1
             while position < bytes.count {
                 // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
                 // Once a non-ASCII byte is seen, they no longer stop the run.
@@ -279,7 +282,7 @@ extension JSONTape {
                 guard position < bytes.count else { break }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
-                    if !ascii, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<position])) {
+                    if firstNonASCII >= 0, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[firstNonASCII..<position])) {
                         throw error("invalid UTF-8 in a string", at: start)
                     }
                     append(.string, start: start, end: position, hasEscapes: escapes, isASCII: ascii)
@@ -303,7 +306,12 @@ extension JSONTape {
                     }
                     continue
                 }
-                if byte >= 0x80 { ascii = false } else if byte < 0x20 { throw error("unescaped control character in a string") }
+                if byte >= 0x80 {
+                    if firstNonASCII < 0 { firstNonASCII = position }
+                    ascii = false
+                } else if byte < 0x20 {
+                    throw error("unescaped control character in a string")
+                }
                 position += 1
             }
             throw error("unterminated string", at: start - 1)
