@@ -39,8 +39,17 @@ import Testing
         #expect(error.description == expected)
     }
 
-    @Test func invalidUTF8AndDeepNesting() {
+    @Test func invalidUTF8AndDeepNesting() throws {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
+        // Invalid bytes after valid text, after a raw non-ASCII character, and after a \u escape
+        // above U+007F (found by the scanner fuzzers): validation covers every raw byte.
+        let escape = Array(#"\u2222"#.utf8)
+        let long = Array(repeating: UInt8(ascii: "a"), count: 20)
+        for body in [long + [0xFF], Array("é".utf8) + long + [0xFF], escape + long + [0xFF] + long, escape + [0xC3]] {
+            #expect(throws: JSONSyntaxError.self, "\(body)") { try JSONParser.parse([0x22] + body + [0x22]) }
+        }
+        let valid = try JSONParser.parse([0x22] + escape + long + Array("é".utf8) + [0x22])
+        #expect(valid == .string("\u{2222}" + String(repeating: "a", count: 20) + "é"))
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         guard case .failure(let error) = parse(deep) else {
             Issue.record("accepted 10,000 levels")

@@ -263,8 +263,9 @@ extension JSONTape {
             let start = position
             var ascii = true
             var escapes = false
-            // Where the first raw non-ASCII byte is: the bytes before it are whole ASCII scalars,
-            // so UTF-8 validation starts there.
+            // Where the string stopped being all ASCII (its first raw non-ASCII byte, or the end of
+            // a \u escape above U+007F): the bytes before it are whole ASCII scalars, so UTF-8
+            // validation starts there.
             var firstNonASCII = -1
             while position < bytes.count {
                 // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
@@ -282,7 +283,7 @@ extension JSONTape {
                 guard position < bytes.count else { break }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
-                    if firstNonASCII >= 0, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[firstNonASCII..<position])) {
+                    if !ascii, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[max(firstNonASCII, start)..<position])) {
                         throw error("invalid UTF-8 in a string", at: start)
                     }
                     append(.string, start: start, end: position, hasEscapes: escapes, isASCII: ascii)
@@ -301,7 +302,11 @@ extension JSONTape {
                         break
                     case UInt8(ascii: "u"):
                         let scalar = try parseUnicodeEscape()
-                        if scalar.value >= 0x80 { ascii = false }
+                        if scalar.value >= 0x80, ascii {
+                            // Raw bytes after this are no longer stopped at one by one: validate from here.
+                            if firstNonASCII < 0 { firstNonASCII = position }
+                            ascii = false
+                        }
                     default: throw error("invalid escape '\\\(Self.printable(escape))' in a string", at: position - 2)
                     }
                     continue
