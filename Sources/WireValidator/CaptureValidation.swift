@@ -114,8 +114,8 @@ public struct CaptureValidation {
                         code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction",
                         message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil
                 ))
-        case .outcome(let outcome):
-            evaluate(outcome, of: checked, session: state, into: &evaluation)
+        case .outcome(let outcome, let direction):
+            evaluate(outcome, from: direction, of: checked, session: state, into: &evaluation)
         }
         if let message = evaluation.message { summary.countsByMessage[message] += 1 }
         if let unknown = evaluation.unknownType { summary.unknownTypes[unknown, default: 0] += 1 }
@@ -138,8 +138,9 @@ public struct CaptureValidation {
         var findings: [(Finding, String?)] = []
     }
 
-    private func evaluate(_ outcome: FrameCheckOutcome, of checked: CheckedFrame, session: SessionState, into evaluation: inout Evaluation) {
-        let direction = checked.frame.direction ?? .client
+    private func evaluate(
+        _ outcome: FrameCheckOutcome, from direction: Direction, of checked: CheckedFrame, session: SessionState, into evaluation: inout Evaluation
+    ) {
         switch outcome {
         case .notJSON(let error):
             evaluation.findings.append((Self.notJSON(error, validator: validator), nil))
@@ -171,7 +172,7 @@ public struct CaptureValidation {
     }
 
     /// The finding for bytes that are not JSON, under the spec's `notJSON` answer.
-    static func notJSON(_ error: JSONSyntaxError, validator: FrameValidator) -> Finding {
+    private static func notJSON(_ error: JSONSyntaxError, validator: FrameValidator) -> Finding {
         Finding(code: validator.notJSONAnswer.code ?? "not_json", rule: "json", message: "the frame is not JSON: \(error)")
     }
 

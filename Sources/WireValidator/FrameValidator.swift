@@ -57,10 +57,10 @@ public struct FrameValidator: Sendable {
         guard let direction = frame.direction else { return CheckedFrame(frame: frame, result: .noDirection, message: nil) }
         switch frame.payload {
         case .notJSON(let error):
-            return CheckedFrame(frame: frame, result: .outcome(.notJSON(error)), message: nil)
+            return CheckedFrame(frame: frame, result: .outcome(.notJSON(error), direction), message: nil)
         case .parsed(let document, let root):
             let (outcome, message) = document.withView { check($0, at: root, direction: direction) }
-            return CheckedFrame(frame: frame, result: .outcome(outcome), message: message)
+            return CheckedFrame(frame: frame, result: .outcome(outcome, direction), message: message)
         }
     }
 
@@ -78,7 +78,8 @@ public struct CheckedFrame: Sendable {
     enum Result: Sendable {
         /// The capture does not say who sent the frame, and its tag does not tell.
         case noDirection
-        case outcome(FrameCheckOutcome)
+        /// What checking the frame as sent by `direction` found.
+        case outcome(FrameCheckOutcome, Direction)
     }
 
     /// The frame as read.

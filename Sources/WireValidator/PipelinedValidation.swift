@@ -194,7 +194,7 @@ final class Handoff<Element: Sendable>: @unchecked Sendable {
         slots = Array(repeating: nil, count: max(1, capacity))
     }
 
-    /// How many elements are unread (for tests).
+    /// How many elements are unread: how far the consumer is behind.
     var pending: Int {
         condition.lock()
         defer { condition.unlock() }
