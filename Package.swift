@@ -220,6 +220,9 @@ let package = Package(
                 server("ServiceLifecycle", "swift-service-lifecycle"),
                 server("Logging", "swift-log"),
                 server("NIOConcurrencyHelpers", "swift-nio"),
+                server("NIOCore", "swift-nio"),
+                server("NIOPosix", "swift-nio"),
+                server("NIOHTTP1", "swift-nio"),
             ]
         ),
         .testTarget(name: "ClawlineProtocolTests", dependencies: ["ClawlineProtocol", "WireRuntime", "WireTestSupport"], exclude: ["Frames"]),

@@ -48,9 +48,15 @@
                 }
             }
             return try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(.head(Self.head(of: request, url: url, host: host, port: port)))
-                if let body = request.httpBody { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-                try await outbound.write(.end(nil))
+                // The request goes out as one write and one flush. A server may answer and close
+                // before it has read all of it (the request asks it to close, and a provider
+                // answers an oversized upload at once), so a failed write is only the error when
+                // no whole response arrives.
+                var parts: [HTTPClientRequestPart] = [.head(Self.head(of: request, url: url, host: host, port: port))]
+                if let body = request.httpBody { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                parts.append(.end(nil))
+                var writeFailure: (any Error)?
+                do { try await outbound.write(contentsOf: parts) } catch { writeFailure = error }
                 var response: HTTPResponseHead?
                 var body = Data()
                 for try await part in inbound {
@@ -71,6 +77,7 @@
                         return (body, answer)
                     }
                 }
+                if let writeFailure { throw writeFailure }
                 throw Failure(description: "\(url.absoluteString): the connection closed before the response ended")
             }
         }
