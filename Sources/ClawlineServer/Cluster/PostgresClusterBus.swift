@@ -36,7 +36,7 @@ public final class PostgresClusterBus: ClusterBus {
     }
 
     /// Told how late each notification arrived (the server's metrics).
-    private let lagObserver = NIOLockedValueBox<(@Sendable (Duration) -> Void)?>(nil)
+    private let lagObserver = ObserverSlot<Duration>()
 
     init(client: PostgresClient, connection: PostgresConnection.Configuration, logger: Logger) {
         self.client = client
@@ -64,8 +64,8 @@ public final class PostgresClusterBus: ClusterBus {
                             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
                                 envelope.node != nodeID
                             else { continue }
-                            if let sentAt = envelope.sentAt, let observe = lagObserver.withLockedValue({ $0 }) {
-                                observe(.milliseconds(Date().timeIntervalSince1970 * 1000 - sentAt))
+                            if let sentAt = envelope.sentAt {
+                                lagObserver.report(.milliseconds(Date().timeIntervalSince1970 * 1000 - sentAt))
                             }
                             if let messages = envelope.messages {
                                 for message in messages { sink.yield(message) }
@@ -133,6 +133,6 @@ public final class PostgresClusterBus: ClusterBus {
 
 extension PostgresClusterBus: ReportsDeliveryLag {
     func reportDeliveryLag(to metrics: ServerMetrics) {
-        lagObserver.withLockedValue { $0 = { metrics.clusterMessageArrived(after: $0) } }
+        lagObserver.set { metrics.clusterMessageArrived(after: $0) }
     }
 }

@@ -22,7 +22,7 @@ final class GroupCommit: Sendable {
     private let queue = NIOLockedValueBox<[PendingWrite]>([])
     private let batches = NIOLockedValueBox(0)
     /// Told the size of each batch committed (the server's metrics).
-    private let batchObserver = NIOLockedValueBox<(@Sendable (Int) -> Void)?>(nil)
+    private let batchObserver = ObserverSlot<Int>()
 
     /// The most writes one transaction holds, so no write waits behind an unbounded batch.
     static let maxBatchSize = 256
@@ -32,7 +32,7 @@ final class GroupCommit: Sendable {
 
     /// Tells `observer` the number of writes of each batch from now on.
     func observeBatches(_ observer: @escaping @Sendable (Int) -> Void) {
-        batchObserver.withLockedValue { $0 = observer }
+        batchObserver.set(observer)
     }
 
     /// How many writes wait for the next batch.
@@ -71,7 +71,7 @@ final class GroupCommit: Sendable {
                 }
                 guard !batch.isEmpty else { return }
                 batches.withLockedValue { $0 += 1 }
-                batchObserver.withLockedValue { $0 }?(batch.count)
+                batchObserver.report(batch.count)
                 // The batch holds other callers' writes: it must not stop half way because this
                 // caller's task was cancelled (sqlite-nio's queries throw when theirs is).
                 await Task { await Self.commit(batch, on: connection) }.value
