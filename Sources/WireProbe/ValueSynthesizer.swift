@@ -150,9 +150,13 @@ struct ValueSynthesizer {
             atLimit ? min(limits.maxLength ?? Int.max, limits.maxBytes ?? Int.max) : random.int(in: max(fewest, 1)...max(fewest, max(most, 1)))
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ")
         var text = prefix
-        while text.count < length {
+        // Counted as it grows: `String.count` walks the whole text, which made a text at a
+        // limit of many thousand characters cost the square of its length.
+        var count = prefix.count
+        while count < length {
             let character = alphabet[random.int(in: 0...alphabet.count - 1)]
-            text.append(text.isEmpty && character == " " ? "a" : character)
+            text.append(count == 0 && character == " " ? "a" : character)
+            count += 1
         }
         return text
     }

@@ -315,6 +315,8 @@ struct LineReader {
     /// How many bytes one read asks for.
     let chunk: Int
     private var buffer: [UInt8] = []
+    /// Where a read from the file lands (empty until the first read).
+    private var scratch: [UInt8] = []
     private var start = 0
     private var searched = 0
     private var number = 0
@@ -334,27 +336,26 @@ struct LineReader {
     }
 
     /// Reads up to a chunk from the file into the end of the buffer; returns how many bytes came.
+    /// A read lands in `scratch` (made once, on the first read) and its bytes are then copied to
+    /// the buffer: growing the buffer by a chunk of zeros first cost a pass over a whole chunk
+    /// per read, whatever the read brought (element by element in a debug build).
     private mutating func fill() throws -> Int {
-        let old = buffer.count
-        var received = 0
-        var failure: Int32 = 0
         guard let descriptor = handle?.fileDescriptor else { return 0 }
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
-        buffer.withUnsafeMutableBufferPointer { storage in
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: chunk) }
+        var failure: Int32 = 0
+        let chunk = chunk
+        let received = scratch.withUnsafeMutableBytes { storage -> Int in
             while true {
-                let count = read(descriptor, storage.baseAddress! + old, chunk)
-                if count >= 0 {
-                    received = count
-                    return
-                }
+                let count = read(descriptor, storage.baseAddress!, chunk)
+                if count >= 0 { return count }
                 if errno != EINTR {
                     failure = errno
-                    return
+                    return 0
                 }
             }
         }
-        buffer.removeLast(chunk - received)
         if failure != 0 { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(failure))]) }
+        buffer.append(contentsOf: scratch[..<received])
         return received
     }
 
