@@ -77,7 +77,9 @@
                         return (body, answer)
                     }
                 }
-                if let writeFailure { throw writeFailure }
+                if let writeFailure {
+                    throw Failure(description: "\(url.absoluteString): the request could not be sent (\(writeFailure))")
+                }
                 throw Failure(description: "\(url.absoluteString): the connection closed before the response ended")
             }
         }

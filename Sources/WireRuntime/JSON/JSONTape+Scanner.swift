@@ -264,9 +264,9 @@ extension JSONTape {
             var ascii = true
             var escapes = false
             // Where the string stopped being all ASCII (its first raw non-ASCII byte, or the end of
-            // a \u escape above U+007F): the bytes before it are whole ASCII scalars, so UTF-8
-            // validation starts there.
-            var firstNonASCII = -1
+            // a \u escape above U+007F), set when `ascii` turns false: the bytes before it are
+            // whole ASCII scalars, so UTF-8 validation starts there.
+            var firstNonASCII = start
             while position < bytes.count {
                 // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
                 // Once a non-ASCII byte is seen, they no longer stop the run.
@@ -283,7 +283,7 @@ extension JSONTape {
                 guard position < bytes.count else { break }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
-                    if !ascii, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[max(firstNonASCII, start)..<position])) {
+                    if !ascii, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[firstNonASCII..<position])) {
                         throw error("invalid UTF-8 in a string", at: start)
                     }
                     append(.string, start: start, end: position, hasEscapes: escapes, isASCII: ascii)
@@ -304,7 +304,7 @@ extension JSONTape {
                         let scalar = try parseUnicodeEscape()
                         if scalar.value >= 0x80, ascii {
                             // Raw bytes after this are no longer stopped at one by one: validate from here.
-                            if firstNonASCII < 0 { firstNonASCII = position }
+                            firstNonASCII = position
                             ascii = false
                         }
                     default: throw error("invalid escape '\\\(Self.printable(escape))' in a string", at: position - 2)
@@ -312,8 +312,10 @@ extension JSONTape {
                     continue
                 }
                 if byte >= 0x80 {
-                    if firstNonASCII < 0 { firstNonASCII = position }
-                    ascii = false
+                    if ascii {
+                        firstNonASCII = position
+                        ascii = false
+                    }
                 } else if byte < 0x20 {
                     throw error("unescaped control character in a string")
                 }
