@@ -109,6 +109,13 @@ measure("generated: decode + validate (bytes)") {
     return valid
 }
 
+// Every frame the generator made must decode; say why the first one that did not was rejected.
+if let rejected = frames.lazy.compactMap({
+    $0.client ? ClientFrame.decode($0.bytes).rejectionReason : ServerFrame.decode($0.bytes).rejectionReason
+}).first {
+    print("a generated frame was rejected: \(rejected)")
+}
+
 let decoder = JSONDecoder()
 measure("hand-written Codable: decode + validate") {
     var valid = 0

@@ -114,6 +114,29 @@ import Testing
         #expect(try tape(text).string(JSONTape.root) == "a é € 😀 long enough to cross eight-byte words: ÿ")
     }
 
+    /// The scanner reads a string eight bytes at a time and its last few bytes one by one: a
+    /// string reads the same, and a bad byte is rejected, whichever of the two meets it.
+    @Test func readsAndRejectsStringsWhereverTheyEnd() throws {
+        let pieces: [(json: String, text: String)] = [("a", "a"), ("é", "é"), ("€", "€"), ("😀", "😀"), (#"\n"#, "\n"), (#"\u00e9"#, "é")]
+        for length in 0...12 {
+            for position in 0...length {
+                let before = String(repeating: "x", count: position)
+                let after = String(repeating: "y", count: length - position)
+                for piece in pieces {
+                    let json = "\"" + before + piece.json + after + "\""
+                    #expect(try tape(json).string(JSONTape.root) == before + piece.text + after, "\(json)")
+                    let inArray = try tape("[" + json + "," + String(repeating: " ", count: length - position) + "1]")
+                    #expect(inArray.string(JSONTape.root + 1) == before + piece.text + after, "\(json) in an array")
+                }
+                for bad: [UInt8] in [[0x01], [0xFF], [0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80]] {
+                    let bytes = [0x22] + Array(before.utf8) + bad + Array(after.utf8) + [0x22]
+                    var scanned = JSONTape()
+                    #expect(throws: JSONSyntaxError.self, "\(bad) after \(position) bytes") { try scanned.parse(bytes) }
+                }
+            }
+        }
+    }
+
     @Test func aReusedTapeForgetsTheLastDocument() throws {
         var tape = JSONTape()
         try tape.parse(#"{"a":[1,2,3],"b":{"c":"d"}}"#)

@@ -129,14 +129,11 @@ extension WireFrame {
     /// on its way to the engine, which is not generic.
     @inlinable
     @_spi(Generated) public static func decodeFrame(scanning buffer: UnsafeBufferPointer<UInt8>) -> FrameDecodeResult<Self> {
-        var result: FrameDecodeResult<Self>?
         do throws(JSONSyntaxError) {
-            try JSONTape.scanning(buffer) { result = decode(checking: $0, at: JSONTape.root) }
+            return try JSONTape.scanning(buffer) { decode(checking: $0, at: JSONTape.root) }
         } catch {
             return .notJSON(error)
         }
-        // `scanning` calls its body once whenever it does not throw.
-        return result ?? .notAFrame(reason: "the document was not scanned")
     }
 
     /// Decodes a frame from a parsed JSON value.

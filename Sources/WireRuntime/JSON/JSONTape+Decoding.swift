@@ -130,40 +130,50 @@ extension JSONTape {
                 position += 8
             }
             guard position < count else { break }
-            let lead = bytes[position]
-            if lead < 0x80 {
+            if bytes[position] < 0x80 {
                 position += 1
                 continue
             }
-            let length: Int
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0:
-                length = 3
-                low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED:
-                length = 3
-                high = 0x9F
-            case 0xF0:
-                length = 4
-                low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4:
-                length = 4
-                high = 0x8F
-            default: return false
-            }
-            guard position + length <= count else { return false }
-            let second = bytes[position + 1]
-            guard second >= low, second <= high else { return false }
-            for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 {
-                return false
-            }
+            let length = utf8SequenceLength(bytes, at: position)
+            guard length > 0 else { return false }
             position += length
         }
         return true
+    }
+
+    /// The length of the well-formed UTF-8 sequence whose lead byte (≥ 0x80) is at `position`,
+    /// or 0 when the bytes there are not one (an overlong, a surrogate, a value past U+10FFFF, a
+    /// stray continuation byte, or a sequence cut short by the end of `bytes`).
+    @inline(__always)
+    static func utf8SequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> Int {
+        let lead = bytes[position]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0:
+            length = 3
+            low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED:
+            length = 3
+            high = 0x9F
+        case 0xF0:
+            length = 4
+            low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4:
+            length = 4
+            high = 0x8F
+        default: return 0
+        }
+        guard position + length <= bytes.count else { return 0 }
+        let second = bytes[position + 1]
+        guard second >= low, second <= high else { return 0 }
+        for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 {
+            return 0
+        }
+        return length
     }
 }

@@ -243,8 +243,9 @@ extension JSONTape {
             quoteBackslashOrControl(loaded) | UInt64(littleEndian: loaded) & 0x8080_8080_8080_8080
         }
 
-        /// As ``specialBytes(_:)``, without flagging non-ASCII bytes: for the rest of a string once
-        /// one is seen (its UTF-8 is checked as a whole when it ends).
+        /// The high bit of each byte of `loaded` (eight bytes as loaded) that is a quote, a
+        /// backslash or a control byte (< 0x20). As for ``specialBytes(_:)``, only the lowest set
+        /// bit is exact.
         @inline(__always)
         static func quoteBackslashOrControl(_ loaded: UInt64) -> UInt64 {
             let word = UInt64(littleEndian: loaded)
@@ -258,21 +259,17 @@ extension JSONTape {
             return (zeroInQuote | zeroInBackslash | control) & highs
         }
 
+        /// Scans a string in one pass: its end, its escapes, and its UTF-8, each non-ASCII
+        /// sequence checked where the scan meets it (no second pass over the string).
         mutating func parseString() throws(JSONSyntaxError) {
             position += 1
             let start = position
             var ascii = true
             var escapes = false
-            // Where the string stopped being all ASCII (its first raw non-ASCII byte, or the end of
-            // a \u escape above U+007F), set when `ascii` turns false: the bytes before it are
-            // whole ASCII scalars, so UTF-8 validation starts there.
-            var firstNonASCII = start
             while position < bytes.count {
                 // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
-                // Once a non-ASCII byte is seen, they no longer stop the run.
                 while position + 8 <= bytes.count {
-                    let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
-                    let special = ascii ? Self.specialBytes(word) : Self.quoteBackslashOrControl(word)
+                    let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
                     if special == 0 {
                         position += 8
                     } else {
@@ -283,12 +280,17 @@ extension JSONTape {
                 guard position < bytes.count else { break }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
-                    if !ascii, !JSONTape.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[firstNonASCII..<position])) {
-                        throw error("invalid UTF-8 in a string", at: start)
-                    }
                     append(.string, start: start, end: position, hasEscapes: escapes, isASCII: ascii)
                     position += 1
                     return
+                }
+                if byte >= 0x80 {
+                    let length = JSONTape.utf8SequenceLength(bytes, at: position)
+                    // A sequence cut short by the end of the input is invalid UTF-8 either way.
+                    guard length > 0 else { throw error("invalid UTF-8 in a string", at: start) }
+                    ascii = false
+                    position += length
+                    continue
                 }
                 if byte == UInt8(ascii: "\\") {
                     escapes = true
@@ -301,24 +303,13 @@ extension JSONTape {
                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         break
                     case UInt8(ascii: "u"):
-                        let scalar = try parseUnicodeEscape()
-                        if scalar.value >= 0x80, ascii {
-                            // Raw bytes after this are no longer stopped at one by one: validate from here.
-                            firstNonASCII = position
-                            ascii = false
-                        }
+                        if try parseUnicodeEscape().value >= 0x80 { ascii = false }
                     default: throw error("invalid escape '\\\(Self.printable(escape))' in a string", at: position - 2)
                     }
                     continue
                 }
-                if byte >= 0x80 {
-                    if ascii {
-                        firstNonASCII = position
-                        ascii = false
-                    }
-                } else if byte < 0x20 {
-                    throw error("unescaped control character in a string")
-                }
+                // A byte the word loop did not reach (the last few of the input), or a control byte.
+                guard byte >= 0x20 else { throw error("unescaped control character in a string") }
                 position += 1
             }
             throw error("unterminated string", at: start - 1)

@@ -101,6 +101,7 @@ public struct JSONTape: Sendable {
     }
 
     /// Scans a whole document into `tokens` (emptied first, its storage kept).
+    @usableFromInline
     static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) throws(JSONSyntaxError) {
         tokens.removeAll(keepingCapacity: true)
         guard buffer.count <= maxDocumentBytes else {
@@ -125,13 +126,16 @@ public struct JSONTape: Sendable {
         return tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
     }
 
-    /// Scans a document in place (without copying its bytes) and hands a view of it to `body`.
-    /// Not generic, so that a frame type's decoding, inlined into its caller, calls it without
-    /// generic metadata.
-    @_spi(Generated) public static func scanning(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> Void) throws(JSONSyntaxError) {
+    /// Scans a document in place (without copying its bytes) and returns what `body` makes of a
+    /// view of it. Inlinable, so that a frame type's decoding specialises it where it is called:
+    /// the result comes back without generic metadata and without being copied on the way.
+    @inlinable
+    @_spi(Generated) public static func scanning<Result>(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> Result
+    ) throws(JSONSyntaxError) -> Result {
         var tokens: [Token] = []
         try scan(buffer, into: &tokens)
-        tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
+        return tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
     }
 
     /// Parses a document, taking `document` as the tape's bytes without copying them.

@@ -110,11 +110,18 @@ extension ValidationPlan {
                     guard let value = member(position, key()) else { return .absent }
                     return tape.kind(value) == .null ? .null : .present
                 }
+                // Whether the rule applies is decided on the tape, without building the values.
+                let applies = conditional.conditionValues.indices.allSatisfy { position in
+                    guard let value = member(conditional.conditionFields[position], conditional.rule.conditions[position].key) else {
+                        return false
+                    }
+                    return conditional.conditionValues[position].contains { tape.matches(value, $0) }
+                }
+                guard applies else { continue }
                 // As for fields: the inherited answer is passed through untouched when the rule has
                 // none of its own (`conditional.answer ?? answer` alone would copy it every time).
-                context.check(
-                    conditional.rule, at: path(), answer: conditional.answer ?? answer,
-                    conditionValue: { member(conditional.conditionFields[$0], conditional.rule.conditions[$0].key).map { tape.value($0) } },
+                context.checkConsequences(
+                    of: conditional.rule, at: path(), answer: conditional.answer ?? answer,
                     requiredPresence: { presence(conditional.requiredFields[$0], conditional.rule.required[$0]) },
                     forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) },
                     expectedValue: { member(conditional.expectedFields[$0], conditional.rule.expected[$0].key).map { tape.value($0) } }
@@ -259,6 +266,17 @@ extension ValidationPlan {
         case .oneOf(let variants, let expected):
             if firstPassingVariant(variants, at: index, in: tape, answer: answer) != nil { return }
             context.noVariant(tape.value(index), at: path(), expected: expected, answer: answer)
+        }
+    }
+}
+
+extension JSONTape.View {
+    /// Whether the value at `index` equals a rule's value, compared in place.
+    fileprivate func matches(_ index: Int, _ match: ValidationPlan.ValueMatch) -> Bool {
+        switch match {
+        case .string(let key): return kind(index) == .string && stringEquals(index, key.bytes)
+        case .kind(let expected): return kind(index) == expected
+        case .value(let expected): return value(index) == expected
         }
     }
 }

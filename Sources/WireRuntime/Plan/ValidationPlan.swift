@@ -87,6 +87,8 @@
         public let rule: ConditionalRequirement
         public let answer: ViolationAnswer?
         public let conditionFields: [Int]
+        /// Each condition's values, in the form a parsed frame is compared with in place.
+        let conditionValues: [[ValueMatch]]
         public let requiredFields: [Int]
         public let forbiddenFields: [Int]
         public let expectedFields: [Int]
@@ -96,9 +98,27 @@
             self.answer = answer
             func position(_ key: String) -> Int { fields.firstIndex { $0.key == key } ?? -1 }
             conditionFields = rule.conditions.map { position($0.key) }
+            conditionValues = rule.conditions.map { $0.values.map(ValueMatch.init) }
             requiredFields = rule.required.map(position)
             forbiddenFields = rule.forbidden.map(position)
             expectedFields = rule.expected.map { position($0.key) }
+        }
+    }
+
+    /// A value a rule compares a member with, in the form a tape compares in place: a string by
+    /// its bytes, `null` and the booleans by their kind; numbers and containers as values.
+    enum ValueMatch: Sendable {
+        case string(UTF8Key)
+        case kind(JSONTape.Kind)
+        case value(JSONValue)
+
+        init(_ value: JSONValue) {
+            switch value {
+            case .string(let text): self = .string(UTF8Key(text))
+            case .null: self = .kind(.null)
+            case .bool(let flag): self = .kind(flag ? .true : .false)
+            default: self = .value(value)
+            }
         }
     }
 

@@ -318,6 +318,18 @@
         expectedValue: (Int) -> JSONValue?
     ) {
         guard requirement.applies(conditionValue: conditionValue) else { return }
+        checkConsequences(
+            of: requirement, at: path(), answer: answer, requiredPresence: requiredPresence, forbiddenPresence: forbiddenPresence,
+            expectedValue: expectedValue)
+    }
+
+    /// Checks what a conditional requirement asks for once its conditions hold (the caller has
+    /// decided that they do): its required, forbidden and expected keys, looked up by position as
+    /// for ``check(_:at:answer:conditionValue:requiredPresence:forbiddenPresence:expectedValue:)``.
+    public mutating func checkConsequences(
+        of requirement: ConditionalRequirement, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer,
+        requiredPresence: (Int) -> MemberPresence, forbiddenPresence: (Int) -> MemberPresence, expectedValue: (Int) -> JSONValue?
+    ) {
         for (position, key) in requirement.required.enumerated() where requiredPresence(position) != .present {
             fail(path().appending(key), "conditional", answer, "missing '\(key)' (required when \(requirement.conditionText))")
         }
