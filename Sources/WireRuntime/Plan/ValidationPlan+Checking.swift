@@ -60,12 +60,18 @@ extension ValidationPlan {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(objectPlan.fields.count, 1)) { found in
             // `found[position]`: the value of each declared field, or -1 when it is absent.
             objectPlan.quickFields.withUnsafeBufferPointer { quickFields in
+                // Every field is found first, in key order (the tape's, when it is canonical), then
+                // checked in the spec's order, which is the order its issues are reported in.
                 var cursor = index + 1
+                for position in objectPlan.lookupOrder {
+                    let field = quickFields[position]
+                    found[position] = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) ?? -1
+                }
                 for (position, field) in quickFields.enumerated() {
                     // The same outcomes as `ValidationContext.member`: a value to check, a missing required
                     // key, or a null where null is not allowed; a value of a plain kind needs no more.
-                    guard let member = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) else {
-                        found[position] = -1
+                    let member = found[position]
+                    guard member >= 0 else {
                         if field.required {
                             let plan = objectPlan.fields[position]
                             _ = context.check(
@@ -74,7 +80,6 @@ extension ValidationPlan {
                         }
                         continue
                     }
-                    found[position] = member
                     let kind = tape.kind(member)
                     if kind == .null {
                         if !field.nullable {

@@ -137,6 +137,10 @@
         public let fields: [FieldPlan]
         /// What a walk over the fields reads for every field, without reference counting; aligned with `fields`.
         let quickFields: [QuickField]
+        /// The positions of `fields` in the order of their keys' UTF-8 bytes: the order canonical
+        /// JSON writes members in, so that looking the fields up in it moves the tape's cursor
+        /// forward one member at a time.
+        let lookupOrder: [Int]
         public let conditionals: [ConditionalPlan]
         public let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
         public let knownKeys: Set<String>
@@ -153,6 +157,7 @@
                     keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
                     required: $0.required, nullable: $0.nullable)
             }
+            lookupOrder = fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) }
             self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.budgets = budgets
             self.knownKeys = knownKeys

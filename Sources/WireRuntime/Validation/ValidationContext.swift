@@ -115,14 +115,18 @@
         sizeAnswer: ViolationAnswer?
     ) -> Bool {
         let before = errorCount
-        if let constant = rules.constant, !bytes.elementsEqual(constant.utf8) {
+        if let constant = rules.constant, let key = rules.constantKey,
+            key.bytes.count != bytes.count || (!bytes.isEmpty && !JSONTape.equalBytes(bytes.baseAddress!, key.bytes.baseAddress!, bytes.count))
+        {
             fail(path(), "const", answer, "must be \(JSONWriter.string(.string(constant))), found \(JSONWriter.string(.string(text())))")
         }
         if let allowed = rules.allowedValues, !allowed.contains(text()) {
             let list = allowed.sorted().map { JSONWriter.string(.string($0)) }.joined(separator: ", ")
             fail(path(), "enum", answer, "\(JSONWriter.string(.string(text()))) is not one of \(list)")
         }
-        if rules.minLength != nil || rules.maxLength != nil {
+        // A string has at most one scalar per byte and at least one per four bytes: its scalars
+        // are counted only when that range reaches past a limit.
+        if rules.maxLength.map({ bytes.count > $0 }) ?? false || rules.minLength.map({ (bytes.count + 3) / 4 < $0 }) ?? false {
             let length = WireFormats.scalarCount(bytes)
             if let minimum = rules.minLength, length < minimum {
                 fail(path(), "minLength", answer, minimum == 1 ? "must not be empty" : "is \(length) characters, fewer than the \(minimum) required")

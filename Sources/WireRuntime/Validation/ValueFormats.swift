@@ -70,7 +70,12 @@ public enum WireFormats {
     /// Whether well-formed UTF-8 starts with a prefix's bytes.
     public static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: String) -> Bool {
         let count = prefix.utf8.count
-        return count <= bytes.count && UnsafeBufferPointer(rebasing: bytes[0..<count]).elementsEqual(prefix.utf8)
+        guard count <= bytes.count else { return false }
+        let equal = prefix.utf8.withContiguousStorageIfAvailable {
+            count == 0 || JSONTape.equalBytes(bytes.baseAddress!, $0.baseAddress!, count)
+        }
+        if let equal { return equal }
+        return UnsafeBufferPointer(rebasing: bytes[0..<count]).elementsEqual(prefix.utf8)
     }
 
     /// Whether text is empty or all white space (Unicode's White_Space property). ASCII is judged

@@ -11,6 +11,8 @@
     public let maxDecodedBytes: Int?
     /// The only value allowed.
     public let constant: String?
+    /// The constant's UTF-8 bytes, compared with a value's bytes in place.
+    let constantKey: UTF8Key?
     /// Allowed values (for string enums checked as strings).
     public let allowedValues: Set<String>?
 
@@ -29,6 +31,7 @@
         self.format = format
         self.maxDecodedBytes = maxDecodedBytes
         self.constant = constant
+        constantKey = constant.map(UTF8Key.init)
         self.allowedValues = allowedValues
     }
 }
