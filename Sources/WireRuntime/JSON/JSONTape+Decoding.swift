@@ -101,6 +101,12 @@ extension JSONTape {
         Double(String(decoding: digits, as: UTF8.self))
     }
 
+    /// Whether two byte buffers hold the same bytes.
+    @inlinable @inline(__always)
+    static func equalBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && (a.isEmpty || equalBytes(a.baseAddress!, b.baseAddress!, a.count))
+    }
+
     /// Whether `count` bytes at two addresses are equal.
     @inlinable @inline(__always)
     static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
@@ -114,29 +120,6 @@ extension JSONTape {
         while offset < count {
             if a[offset] != b[offset] { return false }
             offset += 1
-        }
-        return true
-    }
-
-    /// Whether bytes are well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF).
-    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var position = 0
-        let count = bytes.count
-        while position < count {
-            // Eight ASCII bytes at a time.
-            while position + 8 <= count,
-                UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-            {
-                position += 8
-            }
-            guard position < count else { break }
-            if bytes[position] < 0x80 {
-                position += 1
-                continue
-            }
-            let length = utf8SequenceLength(bytes, at: position)
-            guard length > 0 else { return false }
-            position += length
         }
         return true
     }

@@ -115,9 +115,7 @@
         sizeAnswer: ViolationAnswer?
     ) -> Bool {
         let before = errorCount
-        if let constant = rules.constant, let key = rules.constantKey,
-            key.bytes.count != bytes.count || (!bytes.isEmpty && !JSONTape.equalBytes(bytes.baseAddress!, key.bytes.baseAddress!, bytes.count))
-        {
+        if let constant = rules.constant, let key = rules.constantKey, !JSONTape.equalBytes(bytes, key.bytes) {
             fail(path(), "const", answer, "must be \(JSONWriter.string(.string(constant))), found \(JSONWriter.string(.string(text())))")
         }
         if let allowed = rules.allowedValues, !allowed.contains(text()) {

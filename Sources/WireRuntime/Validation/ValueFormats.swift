@@ -71,9 +71,7 @@ public enum WireFormats {
     public static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: String) -> Bool {
         let count = prefix.utf8.count
         guard count <= bytes.count else { return false }
-        let equal = prefix.utf8.withContiguousStorageIfAvailable {
-            count == 0 || JSONTape.equalBytes(bytes.baseAddress!, $0.baseAddress!, count)
-        }
+        let equal = prefix.utf8.withContiguousStorageIfAvailable { JSONTape.equalBytes(UnsafeBufferPointer(rebasing: bytes[0..<count]), $0) }
         if let equal { return equal }
         return UnsafeBufferPointer(rebasing: bytes[0..<count]).elementsEqual(prefix.utf8)
     }
