@@ -224,17 +224,9 @@
     /// The ids of a direction's messages.
     public func ids(_ direction: FrameDirection) -> [Int] { direction == .client ? client : server }
 
-    /// Each direction's tags as bytes beside their message ids, which finding a frame's message
-    /// reads without reference counting. The bytes belong to the messages' `tagKey`s.
-    struct TagTable: @unchecked Sendable {
-        let client: [(tag: UnsafeBufferPointer<UInt8>, id: Int)]
-        let server: [(tag: UnsafeBufferPointer<UInt8>, id: Int)]
-    }
-    let tags: TagTable
-
     /// The id of the message of `direction` whose tag is the string token at `index`.
     public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
-        for entry in direction == .client ? tags.client : tags.server where tape.stringEquals(index, entry.tag) { return entry.id }
+        for id in ids(direction) where tape.stringEquals(index, messages[id].tagKey.bytes) { return id }
         return nil
     }
 
@@ -252,11 +244,8 @@
         tagKey = UTF8Key(tagField)
         self.messages = messages
         self.named = named
-        let client = messages.filter { $0.ref.direction == .client }
-        let server = messages.filter { $0.ref.direction == .server }
-        self.client = client.map(\.id)
-        self.server = server.map(\.id)
-        tags = TagTable(client: client.map { ($0.tagKey.bytes, $0.id) }, server: server.map { ($0.tagKey.bytes, $0.id) })
+        client = messages.filter { $0.ref.direction == .client }.map(\.id)
+        server = messages.filter { $0.ref.direction == .server }.map(\.id)
         self.defaultAnswer = defaultAnswer
         self.sizeAnswer = sizeAnswer
         self.notJSONAnswer = notJSONAnswer
