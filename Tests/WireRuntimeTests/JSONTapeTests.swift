@@ -145,6 +145,29 @@ import Testing
         #expect(throws: JSONSyntaxError.self) { try tape.parse("[") }
     }
 
+    /// The densest documents (a token per two bytes) on either side of the size up to which a
+    /// scan keeps its tokens on the stack, and far past it, where the heap storage grows.
+    @Test(arguments: [1, 2, 1_000, 1_022, 1_023, 1_024, 1_025, 1_026, 4_000, 40_000])
+    func scansTheDensestDocumentsOfEverySize(items: Int) throws {
+        let numbers = Array(("[" + Array(repeating: "7", count: items).joined(separator: ",") + "]").utf8)
+        let arrays = Array(("[" + Array(repeating: "[]", count: items).joined(separator: ",") + "]").utf8)
+        let keys = (0..<items).map { #""\#($0)":0"# }
+        let object = Array(("{" + keys.joined(separator: ",") + "}").utf8)
+        for document in [numbers, arrays, object] {
+            let (count, tokens, last) = try document.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+                try JSONTape.scanning(buffer) { view in
+                    (view.count(JSONTape.root), view.next(JSONTape.root), view.value(view.next(JSONTape.root) - 1))
+                }
+            }
+            #expect(count == items)
+            #expect(tokens == (document == object ? 2 * items + 1 : items + 1))
+            #expect(last == (document == numbers ? 7 : document == arrays ? [] : 0))
+            var tape = JSONTape()
+            try tape.parse(document)
+            #expect(tape.tokenCount == tokens)
+        }
+    }
+
     @Test func equalValuesHashEqually() throws {
         func hash(_ text: String) throws -> Int {
             try tape(text).withView { $0.valueHash(JSONTape.root) }

@@ -2,10 +2,10 @@
 extension JSONTape {
     struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
-        var tokens: [Token]
+        var tokens: TokenStorage
         var position = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>, tokens: [Token]) {
+        init(bytes: UnsafeBufferPointer<UInt8>, tokens: TokenStorage) {
             self.bytes = bytes
             self.tokens = tokens
         }

@@ -101,18 +101,19 @@ public struct JSONTape: Sendable {
     }
 
     /// Scans a whole document into `tokens` (emptied first, its storage kept).
-    @usableFromInline
     static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) throws(JSONSyntaxError) {
         tokens.removeAll(keepingCapacity: true)
+        try withTokens(of: buffer) { tokens.append(contentsOf: $0) }
+    }
+
+    /// Scans a whole document into `storage`, which is empty.
+    @usableFromInline
+    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into storage: inout TokenStorage) throws(JSONSyntaxError) {
         guard buffer.count <= maxDocumentBytes else {
             throw JSONSyntaxError(reason: "documents larger than 4 GiB are not supported", offset: 0, line: 1, column: 1)
         }
-        // About one token per eight bytes of compact JSON; reserving avoids regrowing small
-        // documents, and large ones grow as they are scanned.
-        tokens.reserveCapacity(min(buffer.count / 8 + 8, 1 << 16))
-        var scanner = Scanner(bytes: buffer, tokens: tokens)
-        tokens = []
-        defer { tokens = scanner.tokens }
+        var scanner = Scanner(bytes: buffer, tokens: storage)
+        defer { storage = scanner.tokens }
         scanner.skipWhitespace()
         try scanner.parseValue(depth: 0)
         scanner.skipWhitespace()
@@ -121,21 +122,18 @@ public struct JSONTape: Sendable {
 
     /// Scans a document in place (without copying its bytes) and hands a view of it to `body`.
     static func withScanned<R>(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> R) throws(JSONSyntaxError) -> R {
-        var tokens: [Token] = []
-        try scan(buffer, into: &tokens)
-        return tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
+        try withTokens(of: buffer) { body(View(bytes: buffer, tokens: $0)) }
     }
 
     /// Scans a document in place (without copying its bytes) and returns what `body` makes of a
     /// view of it. Inlinable, so that a frame type's decoding specialises it where it is called:
-    /// the result comes back without generic metadata and without being copied on the way.
+    /// the result comes back without generic metadata and without being copied on the way. A
+    /// small document's tokens stay on the stack, so a scan allocates nothing.
     @inlinable
     @_spi(Generated) public static func scanning<Result>(
         _ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> Result
     ) throws(JSONSyntaxError) -> Result {
-        var tokens: [Token] = []
-        try scan(buffer, into: &tokens)
-        return tokens.withUnsafeBufferPointer { body(View(bytes: buffer, tokens: $0)) }
+        try withTokens(of: buffer) { body(View(bytes: buffer, tokens: $0)) }
     }
 
     /// Parses a document, taking `document` as the tape's bytes without copying them.

@@ -95,12 +95,14 @@ extension ValidationPlan {
                     unowned(unsafe) let plan = objectPlan.fields[position]
                     // The inherited answer is passed through untouched when the field has none of its own:
                     // `plan.answer ?? answer` alone copies it for every field (measurably slower).
-                    if plan.answer == nil {
-                        check(member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
-                    } else {
-                        check(
-                            member, in: tape, plan.node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer,
-                            sizeAnswer: plan.answer)
+                    field.node._withUnsafeGuaranteedRef { node in
+                        if field.hasOwnAnswer {
+                            check(
+                                member, in: tape, node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer,
+                                sizeAnswer: plan.answer)
+                        } else {
+                            check(member, in: tape, node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
+                        }
                     }
                 }
             }

@@ -124,11 +124,17 @@
 
     /// A field's key and presence rules as plain values; the key's bytes belong to its `FieldPlan`.
     struct QuickField {
-        public let keyUTF8: UnsafeBufferPointer<UInt8>
-        public let signature: UInt64
-        public let plainKinds: UInt16
-        public let required: Bool
-        public let nullable: Bool
+        let keyUTF8: UnsafeBufferPointer<UInt8>
+        let signature: UInt64
+        let plainKinds: UInt16
+        let required: Bool
+        let nullable: Bool
+        /// Whether the field has an answer of its own (rather than inheriting the caller's): read
+        /// here, because testing `FieldPlan.answer` for `nil` copies the answer.
+        let hasOwnAnswer: Bool
+        /// The field's node, which its `FieldPlan` keeps alive: borrowed by the walk without
+        /// counting the reference.
+        let node: Unmanaged<Node>
     }
 
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
@@ -155,7 +161,8 @@
             quickFields = fields.map {
                 QuickField(
                     keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
-                    required: $0.required, nullable: $0.nullable)
+                    required: $0.required, nullable: $0.nullable, hasOwnAnswer: $0.answer != nil,
+                    node: .passUnretained($0.node))
             }
             lookupOrder = fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) }
             self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
