@@ -145,9 +145,9 @@ import Testing
         #expect(throws: JSONSyntaxError.self) { try tape.parse("[") }
     }
 
-    /// The densest documents (a token per two bytes) on either side of the size up to which a
-    /// scan keeps its tokens on the stack, and far past it, where the heap storage grows.
-    @Test(arguments: [1, 2, 1_000, 1_022, 1_023, 1_024, 1_025, 1_026, 4_000, 40_000])
+    /// The densest documents (a token per two bytes) on either side of the token count a scan
+    /// keeps on the stack, and far past it, where the heap storage grows.
+    @Test(arguments: [1, 2, 15, 16, 30, 31, 32, 33, 1_000, 1_025, 4_000, 40_000])
     func scansTheDensestDocumentsOfEverySize(items: Int) throws {
         let numbers = Array(("[" + Array(repeating: "7", count: items).joined(separator: ",") + "]").utf8)
         let arrays = Array(("[" + Array(repeating: "[]", count: items).joined(separator: ",") + "]").utf8)

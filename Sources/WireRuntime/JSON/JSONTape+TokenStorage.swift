@@ -1,7 +1,8 @@
 extension JSONTape {
     /// The tokens a scan writes, in storage the scan does not reference-count: a buffer on the
-    /// caller's stack for a small document (no allocation), or on the heap, grown as needed.
-    /// Tokens are plain values, so the storage never deinitialises them.
+    /// caller's stack to begin with, so that a frame of up to ``stackTokens`` tokens (most
+    /// frames) allocates nothing, then the heap, grown as needed. Tokens are plain values, so the
+    /// storage never deinitialises them.
     @usableFromInline
     struct TokenStorage {
         @usableFromInline var base: UnsafeMutablePointer<Token>
@@ -9,21 +10,17 @@ extension JSONTape {
         var capacity: Int
         /// Whether `base` was allocated here (and is freed by ``release()``).
         var ownsBase: Bool
+        /// The capacity the storage moves to when `buffer` fills, at least.
+        let heapCapacity: Int
 
-        /// Storage that starts in `buffer` (which the caller owns) and moves to the heap if it fills.
+        /// Storage that starts in `buffer` (which the caller owns) and moves to the heap, with
+        /// room for at least `heapCapacity` tokens, if it fills.
         @usableFromInline
-        init(startingIn buffer: UnsafeMutableBufferPointer<Token>) {
+        init(startingIn buffer: UnsafeMutableBufferPointer<Token>, heapCapacity: Int) {
             base = buffer.baseAddress ?? .allocate(capacity: 1)
             capacity = buffer.baseAddress == nil ? 1 : buffer.count
             ownsBase = buffer.baseAddress == nil
-        }
-
-        /// Heap storage for `capacity` tokens to begin with.
-        @usableFromInline
-        init(capacity: Int) {
-            self.capacity = max(capacity, 1)
-            base = .allocate(capacity: self.capacity)
-            ownsBase = true
+            self.heapCapacity = heapCapacity
         }
 
         /// The tokens written so far.
@@ -44,11 +41,12 @@ extension JSONTape {
 
         @inline(never)
         mutating func grow() {
-            let larger = UnsafeMutablePointer<Token>.allocate(capacity: capacity * 2)
-            larger.moveInitialize(from: base, count: count)
+            let larger = max(capacity * 2, heapCapacity)
+            let storage = UnsafeMutablePointer<Token>.allocate(capacity: larger)
+            storage.moveInitialize(from: base, count: count)
             release()
-            base = larger
-            capacity *= 2
+            base = storage
+            capacity = larger
             ownsBase = true
         }
 
@@ -64,32 +62,22 @@ extension JSONTape {
         }
     }
 
-    /// The largest document whose tokens a scan keeps on the stack: at most one token per two
-    /// bytes (`1,`, `[]`), so 1,026 tokens of 32 bytes, 32 KiB. Larger documents use the heap.
-    @usableFromInline static let stackScanLimit = 2048
-
-    /// The most tokens a document of `byteCount` bytes can have: every value or key takes at least
-    /// two bytes with its separator, except the last.
-    @inlinable static func maxTokens(byteCount: Int) -> Int { byteCount / 2 + 2 }
+    /// The tokens a scan keeps on the stack: as many as fit in 1 KiB (32), the most the standard
+    /// library places on the stack without asking whether it is safe (on Linux it then answers
+    /// no, and the buffer goes to the heap). A chat message is 7 tokens, a stream snapshot 15.
+    @usableFromInline static let stackTokens = 1024 / MemoryLayout<Token>.stride
 
     /// Scans `buffer` and hands its tokens to `body`; the tokens live only during the call.
     @inlinable
     static func withTokens<Result>(
         of buffer: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<Token>) -> Result
     ) throws(JSONSyntaxError) -> Result {
-        if buffer.count <= stackScanLimit {
-            return try withUnsafeTemporaryAllocation(of: Token.self, capacity: maxTokens(byteCount: buffer.count)) {
-                stack throws(JSONSyntaxError) -> Result in
-                var storage = TokenStorage(startingIn: stack)
-                defer { storage.release() }
-                try scan(buffer, into: &storage)
-                return body(storage.tokens)
-            }
+        try withUnsafeTemporaryAllocation(of: Token.self, capacity: stackTokens) { stack throws(JSONSyntaxError) -> Result in
+            // Past the stack: about one token per eight bytes of compact JSON, then doubling.
+            var storage = TokenStorage(startingIn: stack, heapCapacity: min(buffer.count / 8 + 8, 1 << 16))
+            defer { storage.release() }
+            try scan(buffer, into: &storage)
+            return body(storage.tokens)
         }
-        // About one token per eight bytes of compact JSON; the storage grows when there are more.
-        var storage = TokenStorage(capacity: min(buffer.count / 8 + 8, 1 << 16))
-        defer { storage.release() }
-        try scan(buffer, into: &storage)
-        return body(storage.tokens)
     }
 }

@@ -128,7 +128,7 @@ public struct JSONTape: Sendable {
     /// Scans a document in place (without copying its bytes) and returns what `body` makes of a
     /// view of it. Inlinable, so that a frame type's decoding specialises it where it is called:
     /// the result comes back without generic metadata and without being copied on the way. A
-    /// small document's tokens stay on the stack, so a scan allocates nothing.
+    /// frame of up to 32 tokens (most frames) keeps them on the stack, so its scan allocates nothing.
     @inlinable
     @_spi(Generated) public static func scanning<Result>(
         _ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> Result
