@@ -41,6 +41,6 @@ public struct JSONParser {
     }
 
     private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        try JSONTape.withScanned(buffer) { $0.value(JSONTape.root) }
+        try JSONTape.scanning(buffer) { $0.value(JSONTape.root) }
     }
 }

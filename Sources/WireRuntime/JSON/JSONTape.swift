@@ -120,11 +120,6 @@ public struct JSONTape: Sendable {
         guard scanner.position == buffer.count else { throw scanner.error("unexpected data after the JSON value") }
     }
 
-    /// Scans a document in place (without copying its bytes) and hands a view of it to `body`.
-    static func withScanned<R>(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (View) -> R) throws(JSONSyntaxError) -> R {
-        try withTokens(of: buffer) { body(View(bytes: buffer, tokens: $0)) }
-    }
-
     /// Scans a document in place (without copying its bytes) and returns what `body` makes of a
     /// view of it. Inlinable, so that a frame type's decoding specialises it where it is called:
     /// the result comes back without generic metadata and without being copied on the way. A

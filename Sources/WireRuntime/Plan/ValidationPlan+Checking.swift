@@ -91,7 +91,8 @@ extension ValidationPlan {
                         continue
                     }
                     if field.plainKinds & 1 << kind.rawValue != 0 { continue }
-                    // The plan outlives the check (the validator holds it); skip counting the reference.
+                    // The plan outlives the check (the validator holds it); skip counting the references
+                    // to the field plan and to its node (borrowed from `QuickField`).
                     unowned(unsafe) let plan = objectPlan.fields[position]
                     // The inherited answer is passed through untouched when the field has none of its own:
                     // `plan.answer ?? answer` alone copies it for every field (measurably slower).
