@@ -34,8 +34,8 @@ struct ConnectionHandler: ClientFrameHandler {
         await hub.opened(connection)
         let handler = ConnectionHandler(hub: hub, connection: connection)
         await withTaskGroup(of: Void.self) { group in
-            let batches = await FlushBatcher.install(on: channel) ? channel : nil
-            group.addTask { await write(connection.outbox, to: outbound, marking: batches) }
+            let writer = await SocketFrameWriter.install(on: channel)
+            group.addTask { await write(connection.outbox, to: outbound, through: writer, on: channel.eventLoop) }
             let keepalive = Keepalive(now: environment.keepaliveElapsed)
             await keepalive.observePongs(on: channel, logger: connection.logger)
             await withTaskGroup(of: Void.self) { reading in
@@ -50,29 +50,45 @@ struct ConnectionHandler: ClientFrameHandler {
     }
 
     /// Writes what the server has for the socket, in order, until the close (or the outbox's end).
-    /// `WebSocketOutboundWriter` flushes every frame it writes; with a channel that has a
-    /// ``FlushBatcher`` (`batches`), each batch taken from the outbox is marked so that it leaves
-    /// in one flush.
-    private static func write(_ outbox: Outbox, to outbound: WebSocketOutboundWriter, marking batches: (any Channel)?) async {
+    /// Each batch taken from the outbox goes to the socket's ``SocketFrameWriter`` in one hop to
+    /// its event loop and leaves in one flush; the close goes through the WebSocket writer (whose
+    /// close handshake it is), after the frames before it. Without a frame writer (the socket
+    /// closed as it opened), every frame goes through the WebSocket writer.
+    private static func write(
+        _ outbox: Outbox, to outbound: WebSocketOutboundWriter, through writer: NIOLoopBound<SocketFrameWriter>?, on eventLoop: any EventLoop
+    ) async {
+        /// Sends `frames` and waits until the socket can take more.
+        func send(_ frames: [WebSocketFrame]) async {
+            guard !frames.isEmpty else { return }
+            guard let writer else {
+                for frame in frames { try? await outbound.write(.custom(frame)) }
+                return
+            }
+            try? await eventLoop.flatSubmit { writer.value.write(frames, on: eventLoop) }.get()
+        }
         while let batch = await outbox.next() {
-            let marked = batch.count > 1 ? batches : nil
-            marked?.triggerUserOutboundEvent(OutboundBatch.begin, promise: nil)
+            var frames: [WebSocketFrame] = []
+            frames.reserveCapacity(batch.count)
+            var byteCount = 0
             for item in batch {
-                defer { outbox.written(item.byteCount) }
                 switch item {
                 case .frame(let json):
                     // A text frame over the shared buffer (`.text(String)` would copy it per socket).
-                    try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: json)))
+                    frames.append(WebSocketFrame(fin: true, opcode: .text, data: json))
+                case .ping:
+                    frames.append(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer()))
                 case .close(let code, let reason):
                     // The close waits for the peer's answer: what the batch wrote goes first.
-                    marked?.triggerUserOutboundEvent(OutboundBatch.end, promise: nil)
+                    await send(frames)
+                    outbox.written(byteCount)
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                    outbox.written(item.byteCount)
                     return
-                case .ping:
-                    try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
                 }
+                byteCount += item.byteCount
             }
-            marked?.triggerUserOutboundEvent(OutboundBatch.end, promise: nil)
+            await send(frames)
+            outbox.written(byteCount)
         }
     }
 
