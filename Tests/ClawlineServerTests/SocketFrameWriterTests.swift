@@ -79,4 +79,16 @@ import Testing
         let late = Completion(writer.write([Self.text("b")], on: channel.eventLoop))
         #expect(late.isFulfilled && writer.flushes == 1)
     }
+
+    @Test func aCancelledWriterStopsWaitingAndWritesNoMore() throws {
+        let (channel, writer) = try Self.channel()
+        channel.isWritable = false
+        let done = Completion(writer.write([Self.text("a")], on: channel.eventLoop))
+        #expect(!done.isFulfilled)
+        writer.cancel()
+        #expect(done.isFulfilled)
+        let late = Completion(writer.write([Self.text("b")], on: channel.eventLoop))
+        #expect(late.isFulfilled)
+        #expect(try Self.written(channel) == ["a"] && writer.flushes == 1)
+    }
 }

@@ -64,7 +64,13 @@ struct ConnectionHandler: ClientFrameHandler {
                 for frame in frames { try? await outbound.write(.custom(frame)) }
                 return
             }
-            try? await eventLoop.flatSubmit { writer.value.write(frames, on: eventLoop) }.get()
+            // A future's `get()` ignores cancellation; a cancelled writer stops waiting for a peer
+            // that reads nothing and writes no more, as the WebSocket writer does.
+            try? await withTaskCancellationHandler {
+                try await eventLoop.flatSubmit { writer.value.write(frames, on: eventLoop) }.get()
+            } onCancel: {
+                eventLoop.execute { writer.value.cancel() }
+            }
         }
         while let batch = await outbox.next() {
             var frames: [WebSocketFrame] = []

@@ -22,7 +22,8 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = WebSocketFrame
 
     private var context: ChannelHandlerContext?
-    /// Whether a close frame went out (or the channel closed): nothing more is written.
+    /// Whether a close frame went out (or the channel closed, or the writer was cancelled):
+    /// nothing more is written.
     private var closed = false
     /// The batch that waits for the channel to become writable again.
     private var waiting: EventLoopPromise<Void>?
@@ -70,6 +71,13 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
         let promise = eventLoop.makePromise(of: Void.self)
         waiting = promise
         return promise.futureResult
+    }
+
+    /// The socket's writer was cancelled: the batch waiting for writability ends, and nothing
+    /// more is written (as the WebSocket writer, which checks for cancellation, drops its writes).
+    func cancel() {
+        closed = true
+        resumeWaiting()
     }
 
     private func resumeWaiting() {
