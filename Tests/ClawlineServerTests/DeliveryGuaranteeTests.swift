@@ -117,11 +117,17 @@ import WireRuntime
             try await stalled.send(.auth(Auth(token: member.token, deviceId: member.deviceID)))
             _ = await stalled.waitFor("auth_result")
             stalled.pauseReading()
-            guard let connection = await server.hub.socket(of: member.deviceID.rawValue) else { throw TestFailure("the member is not connected") }
+            guard let connection = await server.hub.socket(of: member.deviceID.rawValue),
+                let adminConnection = await server.hub.socket(of: admin.deviceID.rawValue)
+            else { throw TestFailure("the member or the admin is not connected") }
             let count = 10_000
+            let ahead = 64
             let filler = String(repeating: "x", count: 2048)
             let (progress, reported) = AsyncStream<Int>.makeStream()
             let reader = Task {
+                // Finished however the reader ends, so a failing reader fails the test rather than
+                // leaving the broadcast below waiting for progress that never comes.
+                defer { reported.finish() }
                 var ids: [ServerEventId] = []
                 while ids.count < count {
                     if let message = try await adminSocket.next().serverMessage {
@@ -129,7 +135,6 @@ import WireRuntime
                         reported.yield(ids.count)
                     }
                 }
-                reported.finish()
                 return ids
             }
             let residentBefore = ResidentMemory.bytes()
@@ -138,7 +143,7 @@ import WireRuntime
             var readByOther = 0
             var progressIterator = progress.makeAsyncIterator()
             for index in 0..<count {
-                while index - readByOther >= 64, let read = await progressIterator.next() { readByOther = read }
+                while index - readByOther >= ahead, let read = await progressIterator.next() { readByOther = read }
                 let message = ServerMessage(
                     id: ServerEventId("s_slow_\(index)"), role: .assistant, content: filler, timestamp: 1_704_672_000_000, streaming: true)
                 await server.hub.broadcast(.message(message), to: admin.userID.rawValue)
@@ -147,6 +152,15 @@ import WireRuntime
             #expect(received == (0..<count).map { ServerEventId("s_slow_\($0)") }, "the reading device gets every frame, in order")
             #expect(connection.isClosed, "the socket that stopped reading is closed")
             #expect(connection.outbox.peakBytes <= limit, "what it owed never passed the limit")
+            // The reading device is never more than `ahead` frames behind, and its outbox counts only
+            // frames it cannot have received (a batch stops counting as it is handed to the socket).
+            let largestFrame = ServerFrame.message(
+                ServerMessage(
+                    id: ServerEventId("s_slow_\(count)"), role: .assistant, content: filler, timestamp: 1_704_672_000_000, streaming: true)
+            ).encoded().count
+            #expect(
+                adminConnection.outbox.peakBytes <= ahead * largestFrame,
+                "the reading device's outbox held \(adminConnection.outbox.peakBytes) bytes, more than the \(ahead) frames it can be behind")
             // Its writer is stuck on a peer that reads nothing: after the grace the connection
             // is closed under it, and the hub forgets the socket.
             server.keepaliveClock.advance(by: ProviderLimits().slowReaderGrace)

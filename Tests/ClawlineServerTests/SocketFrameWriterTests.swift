@@ -21,10 +21,15 @@ import Testing
         WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))
     }
 
-    /// Whether a future has completed, seen through its callback (the embedded loop runs it at once).
+    /// Whether the wait a write returns has ended, seen through its callback (the embedded loop
+    /// runs it at once); no future means no wait.
     final class Completion: Sendable {
         private let done = NIOLockedValueBox(false)
-        init(_ future: EventLoopFuture<Void>) {
+        init(_ future: EventLoopFuture<Void>?) {
+            guard let future else {
+                done.withLockedValue { $0 = true }
+                return
+            }
             future.whenComplete { [done] _ in done.withLockedValue { $0 = true } }
         }
         var isFulfilled: Bool { done.withLockedValue { $0 } }

@@ -57,17 +57,29 @@ struct ConnectionHandler: ClientFrameHandler {
     private static func write(
         _ outbox: Outbox, to outbound: WebSocketOutboundWriter, through writer: NIOLoopBound<SocketFrameWriter>?, on eventLoop: any EventLoop
     ) async {
-        /// Sends `frames` and waits until the socket can take more.
-        func send(_ frames: [WebSocketFrame]) async {
-            guard !frames.isEmpty else { return }
+        /// Hands `frames` to the socket and waits until it can take more. Their bytes stop counting
+        /// against the outbox as they are handed over, on the event loop, before the flush: the
+        /// outbox then holds only what the peer cannot have received, and a peer that reads what
+        /// it is sent never overflows it. What waits in the channel meanwhile is one batch, and the
+        /// next batch is taken only once the channel can take more.
+        func send(_ frames: [WebSocketFrame], byteCount: Int) async {
             guard let writer else {
-                for frame in frames { try? await outbound.write(.custom(frame)) }
+                for frame in frames {
+                    try? await outbound.write(.custom(frame))
+                    outbox.written(frame.data.readableBytes)
+                }
                 return
             }
+            guard !frames.isEmpty else { return }
+            let writable = try? await eventLoop.submit {
+                outbox.written(byteCount)
+                return writer.value.write(frames, on: eventLoop)
+            }.get()
+            guard let writable else { return }
             // A future's `get()` ignores cancellation; a cancelled writer stops waiting for a peer
             // that reads nothing and writes no more, as the WebSocket writer does.
             try? await withTaskCancellationHandler {
-                try await eventLoop.flatSubmit { writer.value.write(frames, on: eventLoop) }.get()
+                try await writable.get()
             } onCancel: {
                 eventLoop.execute { writer.value.cancel() }
             }
@@ -85,16 +97,14 @@ struct ConnectionHandler: ClientFrameHandler {
                     frames.append(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer()))
                 case .close(let code, let reason):
                     // The close waits for the peer's answer: what the batch wrote goes first.
-                    await send(frames)
-                    outbox.written(byteCount)
+                    await send(frames, byteCount: byteCount)
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
                     outbox.written(item.byteCount)
                     return
                 }
                 byteCount += item.byteCount
             }
-            await send(frames)
-            outbox.written(byteCount)
+            await send(frames, byteCount: byteCount)
         }
     }
 

@@ -13,9 +13,9 @@ import NIOWebSocket
 /// the WebSocket handler writes itself (its pongs and its close) pass through it. Once a close
 /// frame has gone out, batches are dropped, as RFC 6455 asks (no frames after a close).
 ///
-/// Backpressure: a batch's future completes once the channel can take more (at once when it is
-/// still writable after the flush), and the socket's writer takes its next batch only then; what
-/// it cannot send waits in the socket's bounded outbox, as it did behind the async writer.
+/// Backpressure: when the channel cannot take more after a batch's flush, the batch's future
+/// completes once it can, and the socket's writer takes its next batch only then; what it cannot
+/// send waits in the socket's bounded outbox, as it did behind the async writer.
 final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     typealias OutboundIn = WebSocketFrame
@@ -58,14 +58,15 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    /// Writes `frames` and flushes once; called on the channel's event loop, `eventLoop`. The
-    /// future completes when the channel can take more, or at once when nothing is written any more.
-    func write(_ frames: [WebSocketFrame], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        guard let context, !closed else { return eventLoop.makeSucceededFuture(()) }
+    /// Writes `frames` and flushes once; called on the channel's event loop, `eventLoop`. Returns
+    /// `nil` when the channel can take more at once (or nothing is written any more), and otherwise
+    /// a future that completes when it can (or when the channel closes or the writer is cancelled).
+    func write(_ frames: [WebSocketFrame], on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
+        guard let context, !closed else { return nil }
         for frame in frames { context.write(wrapOutboundOut(frame), promise: nil) }
         flushes += 1
         context.flush()
-        guard !context.channel.isWritable, !closed else { return eventLoop.makeSucceededFuture(()) }
+        guard !context.channel.isWritable, !closed else { return nil }
         // One writer waits at a time; an earlier wait (there is none) would not be left hanging.
         resumeWaiting()
         let promise = eventLoop.makePromise(of: Void.self)
