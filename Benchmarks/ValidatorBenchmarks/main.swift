@@ -6,16 +6,18 @@ import WireValidator
 // Where `wire validate` spends its time, stage by stage, on a JSONL capture of envelopes:
 // scanning frames into a tape, checking each frame against the spec (per message type), and
 // the whole capture validation with session rules. Run with:
-//   swift run -c release ValidatorBenchmarks CAPTURE.jsonl [SPEC] [rounds]
+//   swift run -c release ValidatorBenchmarks CAPTURE.jsonl [SPEC] [rounds] [only]
+// where `only` runs just the measures whose names contain it (for a profiler).
 
 let arguments = CommandLine.arguments
 guard arguments.count > 1 else {
-    print("usage: ValidatorBenchmarks CAPTURE.jsonl [SPEC] [rounds]")
+    print("usage: ValidatorBenchmarks CAPTURE.jsonl [SPEC] [rounds] [only]")
     exit(2)
 }
 let capturePath = arguments[1]
 let specPath = arguments.count > 2 ? arguments[2] : "Spec/clawline.yaml"
 let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5
+let only = arguments.count > 4 ? arguments[4] : nil
 
 let spec: ProtocolSpec
 do {
@@ -39,6 +41,7 @@ let lines = text.split(separator: "\n").map { Array($0.utf8) }
 print("capture: \(lines.count) lines, \(frames.count) frames, \(rounds) rounds, best of each")
 
 func measure(_ name: String, count: Int, _ body: () -> Int) {
+    if let only, !name.contains(only) { return }
     var best = Double.infinity
     var checksum = 0
     for _ in 0..<rounds {
@@ -90,6 +93,23 @@ measure("scan + check frames", count: frames.count) { scanAndCheck(frames) }
 let byType = Dictionary(grouping: frames) { "\($0.direction.rawValue) \($0.tag)" }
 for (name, group) in byType.sorted(by: { $0.key < $1.key }) {
     measure("  scan + check \(name)", count: group.count) { scanAndCheck(group) }
+}
+
+/// The work the Python peers do (validate_bench.py), in process and nothing more: each envelope
+/// line already in memory is parsed, and its frame checked against its direction's messages.
+/// Session rules, reading the file and the summary are left out, as the peers have none of them.
+measure("envelope lines: scan + frame checks (peers' work)", count: lines.count) {
+    var tape = JSONTape()
+    var valid = 0
+    let client = Array("client".utf8)
+    for line in lines {
+        guard (try? tape.parse(line)) != nil, let frame = tape.member(of: JSONTape.root, key: "frame"),
+            let dir = tape.member(of: JSONTape.root, key: "dir")
+        else { continue }
+        let direction: Direction = tape.stringEquals(dir, client) ? .client : .server
+        if case .checked(_, let found) = validator.check(tape, at: frame, direction: direction), found.isEmpty { valid += 1 }
+    }
+    return valid
 }
 
 measure("whole capture (envelopes, sessions, summary)", count: lines.count) {
