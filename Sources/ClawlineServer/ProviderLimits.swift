@@ -41,10 +41,12 @@ public struct ProviderLimits: Sendable, Hashable {
     public var snapshotBurst: Int
     /// The least time between two snapshots of an answer once its burst is spent.
     public var snapshotInterval: Duration
-    /// The most bytes of frames one socket may owe its client (queued, or handed to the
-    /// connection and not yet written). A socket that falls further behind, a client that stops
-    /// reading, is closed with 1013 (try again later): it reconnects with its cursor and replays.
-    /// The default fits several of the largest frames (an answer with inline attachments).
+    /// The most bytes of frames one socket may owe its client and not yet have handed to its
+    /// connection. Besides these, a socket holds at most the one batch it last handed over that
+    /// the connection has not sent yet: its next batch waits until the connection can take more.
+    /// A socket that falls further behind, a client that stops reading, is closed with 1013 (try
+    /// again later): it reconnects with its cursor and replays. The default fits several of the
+    /// largest frames (an answer with inline attachments).
     public var maxUnsentBytesPerSocket: Int
     /// How long a socket closed for falling behind has to take its close frame before its
     /// connection is closed under it (real time).

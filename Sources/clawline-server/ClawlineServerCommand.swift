@@ -219,7 +219,7 @@ struct LimitOptions: ParsableArguments {
     var snapshotBurst = defaults.snapshotBurst
     @Option(help: "Milliseconds between two snapshots of an answer once its burst is spent.")
     var snapshotIntervalMs = Int(defaults.snapshotInterval / .milliseconds(1))
-    @Option(help: "The most bytes of frames a socket may owe its client before it is closed with 1013.")
+    @Option(help: "The most bytes of frames a socket may have waiting to be handed to its connection before it is closed with 1013.")
     var maxUnsentBytesPerSocket = defaults.maxUnsentBytesPerSocket
     @Option(help: "Seconds a socket closed for falling behind has to take its close frame.")
     var slowReaderGrace = defaults.slowReaderGrace / .seconds(1)
