@@ -59,9 +59,9 @@ struct ConnectionHandler: ClientFrameHandler {
     ) async {
         /// Hands `frames` to the socket and waits until it can take more. Their bytes stop counting
         /// against the outbox as they are handed over, on the event loop, before the flush: the
-        /// outbox then holds only what the peer cannot have received, and a peer that reads what
-        /// it is sent never overflows it. What waits in the channel meanwhile is one batch, and the
-        /// next batch is taken only once the channel can take more.
+        /// outbox then holds only what the peer cannot have received, never frames it has read.
+        /// What waits in the channel meanwhile is one batch, and the next batch is taken only once
+        /// the channel can take more.
         func send(_ frames: [WebSocketFrame], byteCount: Int) async {
             guard let writer else {
                 for frame in frames {
