@@ -123,6 +123,9 @@ import WireRuntime
             let count = 10_000
             let ahead = 64
             let filler = String(repeating: "x", count: 2048)
+            func message(_ index: Int) -> ServerMessage {
+                ServerMessage(id: ServerEventId("s_slow_\(index)"), role: .assistant, content: filler, timestamp: 1_704_672_000_000, streaming: true)
+            }
             let (progress, reported) = AsyncStream<Int>.makeStream()
             let reader = Task {
                 // Finished however the reader ends, so a failing reader fails the test rather than
@@ -144,9 +147,7 @@ import WireRuntime
             var progressIterator = progress.makeAsyncIterator()
             for index in 0..<count {
                 while index - readByOther >= ahead, let read = await progressIterator.next() { readByOther = read }
-                let message = ServerMessage(
-                    id: ServerEventId("s_slow_\(index)"), role: .assistant, content: filler, timestamp: 1_704_672_000_000, streaming: true)
-                await server.hub.broadcast(.message(message), to: admin.userID.rawValue)
+                await server.hub.broadcast(.message(message(index)), to: admin.userID.rawValue)
             }
             let received = try await reader.value
             #expect(received == (0..<count).map { ServerEventId("s_slow_\($0)") }, "the reading device gets every frame, in order")
@@ -154,10 +155,7 @@ import WireRuntime
             #expect(connection.outbox.peakBytes <= limit, "what it owed never passed the limit")
             // The reading device is never more than `ahead` frames behind, and its outbox counts only
             // frames it cannot have received (a batch stops counting as it is handed to the socket).
-            let largestFrame = ServerFrame.message(
-                ServerMessage(
-                    id: ServerEventId("s_slow_\(count)"), role: .assistant, content: filler, timestamp: 1_704_672_000_000, streaming: true)
-            ).encoded().count
+            let largestFrame = ServerFrame.message(message(count)).encoded().count
             #expect(
                 adminConnection.outbox.peakBytes <= ahead * largestFrame,
                 "the reading device's outbox held \(adminConnection.outbox.peakBytes) bytes, more than the \(ahead) frames it can be behind")
