@@ -95,20 +95,22 @@ for (name, group) in byType.sorted(by: { $0.key < $1.key }) {
     measure("  scan + check \(name)", count: group.count) { scanAndCheck(group) }
 }
 
-/// The work the Python peers do (validate_bench.py), in process and nothing more: each envelope
-/// line already in memory is parsed, and its frame checked against its direction's messages.
-/// Session rules, reading the file and the summary are left out, as the peers have none of them.
+/// The work the Python peers do (validate_bench.py), in process and nothing more: the capture
+/// already in memory, each envelope read by `wire validate`'s own reader and its frame checked
+/// against its direction's messages. Session rules, reading the file and the summary are left
+/// out, as the peers have none of them.
+let captureBytes = Array(text.utf8)
 measure("envelope lines: scan + frame checks (peers' work)", count: lines.count) {
-    var tape = JSONTape()
+    let reader = CaptureReader(file: capturePath, tagField: spec.tagField, direction: nil) { validator.direction(ofTag: $0) }
     var valid = 0
-    let client = Array("client".utf8)
-    for line in lines {
-        guard (try? tape.parse(line)) != nil, let frame = tape.member(of: JSONTape.root, key: "frame"),
-            let dir = tape.member(of: JSONTape.root, key: "dir")
-        else { continue }
-        let direction: Direction = tape.stringEquals(dir, client) ? .client : .server
-        if case .checked(_, let found) = validator.check(tape, at: frame, direction: direction), found.isEmpty { valid += 1 }
-    }
+    reader.read(
+        bytes: captureBytes,
+        frame: { frame in
+            guard let direction = frame.direction, case .parsed(let tape, let index) = frame.payload,
+                case .checked(_, let issues) = validator.check(tape, at: index, direction: direction), issues.isEmpty
+            else { return }
+            valid += 1
+        }, problem: { _ in })
     return valid
 }
 
