@@ -21,6 +21,8 @@ public actor ConformanceContext {
     public private(set) var firstPairing: (pairResult: ReceivedFrame, authResult: ReceivedFrame)?
     /// The connections the current case opened.
     private var opened: [ClawlineConnection] = []
+    /// The provider limits the current case found absent.
+    private var warnings: [String] = []
 
     init(options: ConformanceOptions, connector: any ProbeConnector, keepaliveConnector: (any PingObservingConnector)?) {
         self.options = options
@@ -98,15 +100,23 @@ public actor ConformanceContext {
         }
     }
 
-    /// Ends the case: closes the sockets it opened and returns the session rules their frames broke.
-    func finishCase() async -> [String] {
+    /// Notes that the provider lacks a limit the spec states as a provider's own, not as a rule
+    /// of the contract (a security header, say): the case passes with a warning.
+    public func warn(_ absentLimit: String) {
+        warnings.append(absentLimit)
+    }
+
+    /// Ends the case: closes the sockets it opened and returns the session rules their frames
+    /// broke and the warnings the case noted.
+    func finishCase() async -> (violations: [String], warnings: [String]) {
         var violations: [String] = []
         for connection in opened {
             violations += await connection.violations.map { "\(connection.name): \($0)" }
             await connection.disconnect()
         }
         opened = []
-        return violations
+        defer { warnings = [] }
+        return (violations, warnings)
     }
 
     // MARK: Devices
@@ -138,7 +148,7 @@ public actor ConformanceContext {
     public func pair(into account: String? = nil, name: String = "conformance") async throws -> PairedDevice {
         let pending = try await requestPairing(name: name)
         let (deviceID, pairing) = (pending.deviceID, pending.socket)
-        let userID = account ?? UUID().uuidString.lowercased()
+        let userID = account ?? newAccountID()
         try await pending.admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: userID))
         let result = try await pairing.expect(type: "pair_result")
         guard result.bool("success") == true, let token = result.string("token") else {
@@ -146,6 +156,18 @@ public actor ConformanceContext {
         }
         await pairing.disconnect()
         return PairedDevice(deviceID: deviceID, token: token, userID: result.string("userId") ?? userID)
+    }
+
+    /// The id of a new account, in the form the provider uses: the contract names accounts
+    /// `user_` and a new UUID (`"userId": "user_..."`), and a provider may refuse another form.
+    /// When the admin's own account id shows another form (a bare UUID, another prefix before a
+    /// UUID), new ids follow it.
+    public func newAccountID() -> String {
+        let uuid = UUID().uuidString.lowercased()
+        guard let adminAccount = adminDevice?.userID, adminAccount.count >= 36 else { return "user_" + uuid }
+        let (prefix, tail) = (adminAccount.dropLast(36), adminAccount.suffix(36))
+        guard UUID(uuidString: String(tail)) != nil else { return "user_" + uuid }
+        return prefix + uuid
     }
 
     /// The admin's socket, authenticated: the one open, or a new one.

@@ -90,14 +90,19 @@ public struct ConformanceSuite: Sendable {
             got = breach.got
             detail = "expected \(breach.expected)"
         } catch {
-            verdict = .failed
-            got = "the case could not run"
-            detail = "\(error)"
+            // A step before the rule's check failed: the rule is not judged.
+            verdict = .setupFailed
+            got = "the case could not reach the state its rule needs"
+            detail = "setup: \(error)"
         }
-        let violations = await context.finishCase()
+        let (violations, warnings) = await context.finishCase()
         if !violations.isEmpty {
             verdict = .failed
             detail += (detail.isEmpty ? "" : "; ") + "the provider's frames broke the spec's session rules: " + violations.joined(separator: "; ")
+        }
+        if !warnings.isEmpty {
+            if verdict == .passed { verdict = .warned }
+            detail += (detail.isEmpty ? "" : "; ") + "provider limits absent (not rules of the contract): " + warnings.joined(separator: "; ")
         }
         return ConformanceResult(
             conformanceCase: conformanceCase, verdict: verdict, got: got, detail: detail, duration: start.duration(to: clock.now))

@@ -29,8 +29,19 @@ public struct ProviderLimits: Sendable, Hashable {
     /// (counted on the server's clock); it is then closed with 1008. The spec's `connectTimeout`.
     public var authenticationTimeout: Duration
     /// The most pairing requests waiting for an admin from one IP address (the spec caps them all
-    /// at `pendingPairingCapacity`).
+    /// at `pendingPairingCapacity`, 100). The default, 32, lets a household or an office behind
+    /// one NAT pair many devices at once, while one stranger's address holds at most a third of
+    /// the queue. Memory is bounded by the queue, not by this: a waiting request keeps its frame
+    /// (at most about 1 KiB: a 64-byte name and four 64-byte device-info strings), its expiry
+    /// timer and a weak reference to its socket.
     public var maxPendingPairingsPerAddress: Int
+    /// How long a pairing request waits for an admin's decision before it ends with
+    /// `pair_timeout` (the spec's `pendingPairingTTL`, 5 minutes). It runs from the first
+    /// `pair_request`; a device asking again on a new socket does not restart it.
+    public var pairingRequestLifetime: Duration
+    /// How long an upload no message references is kept before the maintenance deletes it (the
+    /// spec's `uploadRetention`, 1 hour).
+    public var uploadRetention: Duration
     /// The most uploads one account may send at once; one more is `rate_limited`.
     public var maxConcurrentUploadsPerAccount: Int
     /// The most bytes of uploads an account may keep (referenced or not, and those on their way);
@@ -60,9 +71,10 @@ public struct ProviderLimits: Sendable, Hashable {
     public init(
         maxConnections: Int = ProviderLimits.defaultMaxConnections, maxConnectionsPerAddress: Int = 256, headerTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60), authenticationTimeout: Duration = Clawline.Constants.connectTimeout,
-        maxPendingPairingsPerAddress: Int = 4, maxConcurrentUploadsPerAccount: Int = 2, uploadQuotaBytes: Int = 1 << 30,
-        snapshotBurst: Int = 16, snapshotInterval: Duration = .milliseconds(100), maxUnsentBytesPerSocket: Int = 4 << 20,
-        slowReaderGrace: Duration = .seconds(5), maxDeviceIDsPerAddress: Int = 256
+        maxPendingPairingsPerAddress: Int = 32, pairingRequestLifetime: Duration = Clawline.Constants.pendingPairingTTL,
+        uploadRetention: Duration = Clawline.Constants.uploadRetention, maxConcurrentUploadsPerAccount: Int = 2,
+        uploadQuotaBytes: Int = 1 << 30, snapshotBurst: Int = 16, snapshotInterval: Duration = .milliseconds(100),
+        maxUnsentBytesPerSocket: Int = 4 << 20, slowReaderGrace: Duration = .seconds(5), maxDeviceIDsPerAddress: Int = 256
     ) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -70,6 +82,8 @@ public struct ProviderLimits: Sendable, Hashable {
         self.idleTimeout = idleTimeout
         self.authenticationTimeout = authenticationTimeout
         self.maxPendingPairingsPerAddress = maxPendingPairingsPerAddress
+        self.pairingRequestLifetime = pairingRequestLifetime
+        self.uploadRetention = uploadRetention
         self.maxConcurrentUploadsPerAccount = maxConcurrentUploadsPerAccount
         self.uploadQuotaBytes = uploadQuotaBytes
         self.snapshotBurst = snapshotBurst
@@ -104,7 +118,8 @@ public struct ProviderLimits: Sendable, Hashable {
         for (name, value) in counts where value < 1 { throw ServerSetupError("--\(name) must be at least 1, not \(value)") }
         let durations = [
             ("header-timeout", headerTimeout), ("idle-timeout", idleTimeout), ("authentication-timeout", authenticationTimeout),
-            ("slow-reader-grace", slowReaderGrace),
+            ("slow-reader-grace", slowReaderGrace), ("pairing-request-lifetime", pairingRequestLifetime),
+            ("upload-retention", uploadRetention),
         ]
         for (name, value) in durations where value <= .zero { throw ServerSetupError("--\(name) must be longer than zero") }
         guard snapshotInterval >= .zero else { throw ServerSetupError("--snapshot-interval must not be negative") }

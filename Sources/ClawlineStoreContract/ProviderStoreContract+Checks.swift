@@ -29,6 +29,10 @@ extension ProviderStoreContract {
         try await store.removeDevice("b")
         check.expect(try await store.device("b") == nil, "a removed device is gone")
         check.expectEqual(try await store.device("c")?.status, .denied, "the status of another device")
+        check.expect(try await store.accountExists("u"), "an account with devices exists")
+        check.expect(try await !store.accountExists("nobody"), "an account no device or event names does not exist")
+        try await store.append(echo("s_only", user: "events-only"))
+        check.expect(try await store.accountExists("events-only"), "an account whose devices were removed exists while it has events")
     }
 
     static let assets = Check(name: "Uploads are kept while referenced and swept once old and unreferenced") { store, check in

@@ -48,26 +48,50 @@ public enum CheckReport {
     /// One line per case: verdict, name, the rule's location, what was sent, what was expected and
     /// what came back; a reason under a failure or a skip.
     public static func line(_ row: CheckReportRow) -> String {
-        let verdict = ["passed": "PASS", "failed": "FAIL", "skipped": "SKIP"][row.verdict.rawValue] ?? "?"
-        var text = "\(verdict) \(row.name) (\(row.place)) sent \(row.sent) expected \(row.expected)"
+        var text = "\(label(row.verdict)) \(row.name) (\(row.place)) sent \(row.sent) expected \(row.expected)"
         if row.verdict != .skipped { text += " got \(row.got)" }
         if !row.detail.isEmpty { text += "\n     \(row.detail)" }
         return text
     }
 
-    /// The counts of a run: `N cases: P passed, F failed, S skipped`.
+    /// A verdict's word at the start of a line.
+    static func label(_ verdict: ProbeResult.Verdict) -> String {
+        switch verdict {
+        case .passed: "PASS"
+        case .failed: "FAIL"
+        case .warned: "WARN"
+        case .setupFailed: "SETUP"
+        case .skipped: "SKIP"
+        }
+    }
+
+    /// The counts of a run: `N cases: P passed, F failed, W warned, E setup failures, S skipped`
+    /// (warnings and setup failures only when there are some).
     public static func counts(_ verdicts: [ProbeResult.Verdict]) -> String {
         let count = { (verdict: ProbeResult.Verdict) in verdicts.filter { $0 == verdict }.count }
-        return "\(verdicts.count) cases: \(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped"
+        var parts = ["\(count(.passed)) passed", "\(count(.failed)) failed"]
+        if count(.warned) > 0 { parts.append("\(count(.warned)) warned") }
+        if count(.setupFailed) > 0 { parts.append("\(count(.setupFailed)) setup failures (rules not judged)") }
+        parts.append("\(count(.skipped)) skipped")
+        return "\(verdicts.count) cases: " + parts.joined(separator: ", ")
+    }
+
+    /// The exit status a run's verdicts call for: 1 when a rule failed, else 2 when a case could
+    /// not be judged (its setup failed), else 0 (warnings do not fail a run).
+    public static func exitStatus(_ verdicts: [ProbeResult.Verdict]) -> Int32 {
+        if verdicts.contains(.failed) { return 1 }
+        return verdicts.contains(.setupFailed) ? 2 : 0
     }
 
     /// A JUnit XML report, one test case per row.
     public static func junit(_ rows: [CheckReportRow], suite: String, seconds: Double) -> String {
         let failures = rows.filter { $0.verdict == .failed }.count
+        let errors = rows.filter { $0.verdict == .setupFailed }.count
         let skipped = rows.filter { $0.verdict == .skipped }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites>\n"
-        xml += "  <testsuite name=\"\(escaped(suite))\" tests=\"\(rows.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" "
+        xml += "  <testsuite name=\"\(escaped(suite))\" tests=\"\(rows.count)\" failures=\"\(failures)\" errors=\"\(errors)\" "
+        xml += "skipped=\"\(skipped)\" "
         xml += "time=\"\(String(format: "%.3f", seconds))\">\n"
         for row in rows {
             let seconds = Double(row.duration.components.seconds) + Double(row.duration.components.attoseconds) / 1e18
@@ -79,6 +103,12 @@ public enum CheckReport {
             case .failed:
                 let message = "\(row.place): expected \(row.expected), got \(row.got): \(row.detail)"
                 xml += ">\n      <failure message=\"\(escaped(message))\">sent \(escaped(row.sent))</failure>\n    </testcase>\n"
+            case .setupFailed:
+                // JUnit's error: the case could not be judged, apart from a rule that failed.
+                let message = "\(row.place): the rule was not judged: \(row.detail)"
+                xml += ">\n      <error message=\"\(escaped(message))\">sent \(escaped(row.sent))</error>\n    </testcase>\n"
+            case .warned:
+                xml += ">\n      <system-out>warning: \(escaped(row.detail))</system-out>\n    </testcase>\n"
             }
         }
         return xml + "  </testsuite>\n</testsuites>\n"

@@ -8,6 +8,12 @@ public struct ProbeResult: Sendable {
         case passed
         /// It did not.
         case failed
+        /// The provider kept the contract, but a limit the spec states as a provider's own (not a
+        /// rule of the contract) is absent; ``ProbeResult/detail`` says which. Not a failure.
+        case warned
+        /// The case could not reach the state its rule needs (a setup step failed): the rule was
+        /// not judged. ``ProbeResult/detail`` names the step and what the provider answered.
+        case setupFailed = "setup-failed"
         /// The case did not run; ``ProbeResult/detail`` says why.
         case skipped
     }

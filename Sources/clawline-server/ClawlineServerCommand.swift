@@ -211,6 +211,10 @@ struct LimitOptions: ParsableArguments {
     var authenticationTimeout = defaults.authenticationTimeout / .seconds(1)
     @Option(help: "The most pairing requests waiting for an admin from one IP address.")
     var maxPendingPairingsPerAddress = defaults.maxPendingPairingsPerAddress
+    @Option(help: "Seconds a pairing request waits for an admin's decision before pair_timeout (the contract's 300).")
+    var pairingRequestLifetime = defaults.pairingRequestLifetime / .seconds(1)
+    @Option(help: "Seconds an upload no message references is kept before it is deleted (the contract's 3600).")
+    var uploadRetention = defaults.uploadRetention / .seconds(1)
     @Option(help: "The most uploads one account sends at once.")
     var maxConcurrentUploadsPerAccount = defaults.maxConcurrentUploadsPerAccount
     @Option(help: "The most bytes of uploads one account keeps.")
@@ -230,7 +234,8 @@ struct LimitOptions: ParsableArguments {
         ProviderLimits(
             maxConnections: maxConnections, maxConnectionsPerAddress: maxConnectionsPerAddress, headerTimeout: .seconds(headerTimeout),
             idleTimeout: .seconds(idleTimeout), authenticationTimeout: .seconds(authenticationTimeout),
-            maxPendingPairingsPerAddress: maxPendingPairingsPerAddress, maxConcurrentUploadsPerAccount: maxConcurrentUploadsPerAccount,
+            maxPendingPairingsPerAddress: maxPendingPairingsPerAddress, pairingRequestLifetime: .seconds(pairingRequestLifetime),
+            uploadRetention: .seconds(uploadRetention), maxConcurrentUploadsPerAccount: maxConcurrentUploadsPerAccount,
             uploadQuotaBytes: uploadQuotaBytes, snapshotBurst: snapshotBurst, snapshotInterval: .milliseconds(snapshotIntervalMs),
             maxUnsentBytesPerSocket: maxUnsentBytesPerSocket, slowReaderGrace: .seconds(slowReaderGrace),
             maxDeviceIDsPerAddress: maxDeviceIdsPerAddress)

@@ -30,7 +30,7 @@ struct Approvals: AsyncParsableCommand {
 
         func run() async throws {
             let account = try await AdminSession.withSession(state) { session in
-                let userId = newAccount ? UserId(UUID().uuidString.lowercased()) : session.credentials.userId
+                let userId = newAccount ? UserId.newAccount() : session.credentials.userId
                 try await session.decide(deviceId) { try await $0.approvePairing(deviceId: DeviceId(deviceId), userId: userId) }
                 return userId
             }

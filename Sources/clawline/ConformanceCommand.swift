@@ -102,7 +102,8 @@ struct Conformance: AsyncParsableCommand {
         } else {
             print(CheckReport.junit(rows, suite: "clawline conformance \(url)", seconds: seconds), terminator: "")
         }
-        throw ExitCode(run.results.contains { $0.verdict == .failed } ? 1 : 0)
+        // 1: a rule failed; 2: a case could not be judged (its setup failed); warnings pass.
+        throw ExitCode(CheckReport.exitStatus(run.results.map(\.verdict)))
     }
 
     private func admin() throws -> PairedDevice? {

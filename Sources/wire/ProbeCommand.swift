@@ -120,7 +120,8 @@ struct ProbeCommand: AsyncParsableCommand {
             } else {
                 print(ProbeReport.junit(results, suite: "wire probe \(url)", seconds: seconds), terminator: "")
             }
-            throw ExitCode(results.contains { $0.verdict == .failed } ? ExitStatus.failure : ExitStatus.success)
+            // 1: a rule failed; 2: a case could not be judged (its phase's setup failed).
+            throw ExitCode(CheckReport.exitStatus(results.map(\.verdict)))
         #else
             printError(
                 "error: this wire was built without the NIOTransport trait, so it cannot open a WebSocket; "

@@ -259,6 +259,36 @@ struct ChatServiceTests {
         #expect(await session.chat.currentState == .connected)
     }
 
+    /// The two answers a provider may give an `auth` over its rate limit: the contract's error,
+    /// and the `auth_result` the protocol author's provider sends.
+    static let rateLimitedAuthAnswers: [ServerFrame] = [
+        .error(ErrorMessage(code: .rateLimited, message: "too many attempts")),
+        .authResult(.failure(reason: AuthFailureReason(rawValue: "rate_limited"))),
+    ]
+
+    @Test("An auth over the rate limit keeps the token and waits out the auth window", arguments: rateLimitedAuthAnswers)
+    func rateLimitedAuthentication(_ answer: ServerFrame) async throws {
+        let session = FakeSession()
+        let notices = Recorder(session.chat.notices)
+        let connecting = Task { try await session.chat.connect(token: "token", lastMessageId: nil) }
+        defer { connecting.cancel() }
+        let first = try await session.transport.socket(0)
+        try await first.waitForFrames(1)
+        first.deliver(answer)
+        first.endEvents(code: 1008)
+        // Not a verdict on the token: no failure, the next attempt after the whole window.
+        let window = try #require(Clawline.RateLimits.auth.window)
+        #expect(try await FakeSession.reconnection(1, in: notices) == window)
+        #expect(await session.chat.currentState == .reconnecting)
+        session.clock.advance(by: window)
+        let second = try await session.transport.socket(1)
+        guard case .auth(let auth)? = try await second.waitForFrames(1).first else { throw ClientTestFailure("expected auth") }
+        #expect(auth.token == "token")
+        try await second.authenticate()
+        try await connecting.value
+        #expect(await session.chat.currentState == .connected)
+    }
+
     @Test("Typing is dropped beyond the spec's typing rate")
     func typingRate() async throws {
         let session = FakeSession()

@@ -2,6 +2,7 @@ import ClawlineClient
 import ClawlineProtocol
 import Foundation
 import Testing
+import WireRuntime
 import WireTestSupport
 
 private let credentials = Credentials(serverURL: URL(string: "http://127.0.0.1:1")!, deviceId: "test-device-id", token: "tok", userId: "testuser")
@@ -171,7 +172,10 @@ struct ApprovalsViewModelTests {
         await model.approve(model.requests[0], intoNewAccount: true)
         #expect(model.requests.isEmpty)
         #expect(connection.recorded[0] == "approve a admin-account" && connection.recorded[1] == "deny b")
-        #expect(connection.recorded[2].hasPrefix("approve c ") && !connection.recorded[2].hasSuffix("admin-account"))
+        // A new account is named as the contract names accounts: user_ and a version 4 UUID.
+        let newAccount = try #require(connection.recorded[2].split(separator: " ").last.map(String.init))
+        #expect(connection.recorded[2].hasPrefix("approve c user_") && newAccount.hasPrefix("user_"))
+        #expect(WireFormats.isUUIDv4(String(newAccount.dropFirst("user_".count))))
     }
 
     @Test("A member sees no requests")

@@ -101,7 +101,7 @@ import WireRuntime
             #expect(replayed == finals)
             unknown.close()
             let (known, resumed) = try await server.connect(admin, lastMessageId: .value(finals[3].rawValue))
-            #expect(resumed.historyReset == nil && resumed.replayCount == 2)
+            #expect(resumed.historyReset == false && resumed.replayCount == 2)
             known.close()
         }
     }

@@ -22,7 +22,14 @@ extension ChatService {
         case .authResult(.success(let success)):
             await authenticated(success)
         case .authResult(.failure(let failure)):
-            return failure.reason == .deviceNotApproved ? .deviceNotApproved : .authRejected(failure.reason)
+            switch failure.reason {
+            case .deviceNotApproved: return .deviceNotApproved
+            case Self.rateLimitedAuthentication:
+                // Not a verdict on the token: the close follows, and the next attempt waits.
+                authRateLimited = true
+                return nil
+            default: return .authRejected(failure.reason)
+            }
         case .message(let event):
             // Snapshots stay in memory: only a final is stored, and moves the cursor.
             await apply(.received(event), storing: event.streaming ? nil : "the event \(event.id.rawValue) and the cursor")
@@ -76,8 +83,17 @@ extension ChatService {
         pump()
     }
 
+    /// The `auth_result` reason some providers (the protocol author's among them) give an `auth`
+    /// over the rate limit, where the contract's answer is `error` `rate_limited`. Both are
+    /// handled alike: the token is kept and the next attempt waits out the rate window.
+    static let rateLimitedAuthentication = AuthFailureReason(rawValue: ErrorCode.rateLimited.rawValue)
+
     /// Acts on an `error` frame; returns the failure that ends the session, if it does.
     private func handle(_ error: ErrorMessage) async -> ClawlineClientError? {
+        if !isAuthenticated, error.code == .rateLimited {
+            authRateLimited = true
+            return nil
+        }
         switch error.code {
         case .sessionReplaced:
             return .sessionReplaced

@@ -63,7 +63,12 @@ extension ChatService {
             settleConnect(.failure(failure))
             return nil
         case .lost, .reading:
-            let delay = backoff.nextDelay()
+            var delay = backoff.nextDelay()
+            if authRateLimited {
+                // The provider counts auth attempts per device: the next one waits out the window.
+                authRateLimited = false
+                delay = max(delay, Clawline.RateLimits.auth.window ?? delay)
+            }
             set(.reconnecting)
             noticeSink.yield(.reconnecting(in: delay))
             return environment.elapsed() + delay

@@ -59,6 +59,9 @@ public actor ChatService: ChatServicing {
     var socketName = ""
     var generation = 0
     var isAuthenticated = false
+    /// Whether the provider refused this socket's `auth` as over its rate limit: the next attempt
+    /// waits out the rate window, and the token is kept.
+    var authRateLimited = false
     var machine: SessionMachine?
     var timers: [Task<Void, Never>] = []
     var replayRemaining: Int?

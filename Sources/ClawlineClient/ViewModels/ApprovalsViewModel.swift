@@ -44,7 +44,7 @@ public final class ApprovalsViewModel {
 
     /// Approves a device into this account, or into a new one.
     public func approve(_ request: PairApprovalRequest, intoNewAccount: Bool = false) async {
-        guard let userId = intoNewAccount ? UserId(UUID().uuidString.lowercased()) : auth.currentUserId else {
+        guard let userId = intoNewAccount ? UserId.newAccount() : auth.currentUserId else {
             error = "This device has no account."
             return
         }

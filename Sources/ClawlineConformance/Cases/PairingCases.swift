@@ -53,7 +53,7 @@ enum PairingCases {
         action: "pair_request, pair_decision approve with a new userId, then auth with the token"
     ) { context in
         let pending = try await context.requestPairing()
-        let account = UUID().uuidString.lowercased()
+        let account = await context.newAccountID()
         try await pending.admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: account))
         let result = try await pending.socket.expect(type: "pair_result")
         guard result.bool("success") == true, let token = result.string("token"), result.string("userId") == account else {
@@ -93,7 +93,7 @@ enum PairingCases {
     ) { context in
         let pending = try await context.requestPairing()
         let admin = pending.admin
-        try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: UUID().uuidString.lowercased()))
+        try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: await context.newAccountID()))
         let result = try await pending.socket.expect(type: "pair_result")
         try require(result.bool("success") == true, expected: "pair_result success after the approval", got: result.description)
         try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: false))

@@ -27,7 +27,8 @@ enum TransferCases {
         "transfer.download-in-the-account", group: "transfer",
         rule: ContractRule(
             ["endpoints", "download"],
-            "a device downloads an upload of its account: the bytes, the stored MIME type, and X-Content-Type-Options nosniff"),
+            "a device downloads an upload of its account: the bytes and the stored MIME type "
+                + "(X-Content-Type-Options nosniff is a provider limit: a warning when absent)"),
         action: "POST /upload from device A, GET /download from device B of the account"
     ) { context in
         let first = try await context.pair()
@@ -35,13 +36,12 @@ enum TransferCases {
         let assetID = try await upload(as: first, context)
         let answer = try await http(context).download(assetID, token: second.token)
         try require(answer.status == 200 && answer.body == bytes, expected: "200 with the \(bytes.count) bytes uploaded", got: answer.words)
-        try require(
-            answer.header("Content-Type")?.hasPrefix("image/png") == true && answer.header("X-Content-Type-Options") == "nosniff",
-            expected: "Content-Type image/png and X-Content-Type-Options nosniff",
-            got:
-                "Content-Type \(answer.header("Content-Type") ?? "none"), X-Content-Type-Options \(answer.header("X-Content-Type-Options") ?? "none")"
-        )
-        return "200, the bytes, image/png, nosniff"
+        let contentType = answer.header("Content-Type") ?? "none"
+        try require(contentType.hasPrefix("image/png"), expected: "Content-Type image/png", got: "Content-Type \(contentType)")
+        // The spec states nosniff as the reference provider's hardening, not as the contract's rule.
+        let sniffing = answer.header("X-Content-Type-Options") ?? "none"
+        if sniffing != "nosniff" { await context.warn("X-Content-Type-Options nosniff on downloads (got \(sniffing))") }
+        return "200, the bytes, image/png, X-Content-Type-Options \(sniffing)"
     }
 
     static let otherAccountsCannotDownload = ConformanceCase(

@@ -12,6 +12,9 @@ import WireRuntime
 struct ConnectionHandler: ClientFrameHandler {
     let hub: ProviderHub
     let connection: ServerConnection
+    /// What the token of the `auth` being handled proved, checked once as the frame arrived (it
+    /// decides whose rate window the frame counts in).
+    private var checkedToken: Result<DeviceClaims, TokenRejection>?
     /// The socket's logger (with its session, device and account).
     var logger: Logger { connection.logger }
 
@@ -32,7 +35,7 @@ struct ConnectionHandler: ClientFrameHandler {
             onOverflow: { Self.closeIfStuck(channel, after: hub.limits.slowReaderGrace, on: environment.keepaliveClock) },
             abort: { channel.close(promise: nil) })
         await hub.opened(connection)
-        let handler = ConnectionHandler(hub: hub, connection: connection)
+        let handler = ConnectionHandler(hub: hub, connection: connection, checkedToken: nil)
         await withTaskGroup(of: Void.self) { group in
             let writer = await SocketFrameWriter.install(on: channel)
             group.addTask { await write(connection.outbox, to: outbound, through: writer, on: channel.eventLoop) }
@@ -149,9 +152,9 @@ struct ConnectionHandler: ClientFrameHandler {
             logger.trace(
                 "received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
         }
+        let checkedToken = await checkToken(of: result.frame)
         let limiterKey = DeviceRateLimits.key(
-            authenticated: connection.device?.deviceID,
-            named: Self.deviceID(of: result.frame) ?? Self.namedDeviceID(in: bytes, decoded: result.frame),
+            authenticated: connection.device?.deviceID, named: Self.chargedDeviceID(of: result.frame, bytes: bytes, token: checkedToken),
             address: connection.remoteAddress ?? connection.sessionID)
         let answeredCodes = result.answer?.code.map { [$0] } ?? []
         let violations = hub.faults.kept(
@@ -169,8 +172,10 @@ struct ConnectionHandler: ClientFrameHandler {
             return
         }
         guard case .decoded(let frame, _) = result else { return }
+        var handler = self
+        handler.checkedToken = checkedToken
         do {
-            try await frame.dispatch(to: self)
+            try await frame.dispatch(to: handler)
         } catch {
             logger.error("a frame could not be handled", metadata: ["error": "\(error)", "type": "\(frame.tag)"])
             connection.sendError(.serverError, "the server could not handle the frame")
@@ -184,24 +189,46 @@ struct ConnectionHandler: ClientFrameHandler {
         if answer.closesConnection || answer.code == nil { connection.close(code: answer.closeCode ?? 1008) }
     }
 
-    /// The device a `pair_request` or `auth` that did not decode names, when its `deviceId` is
-    /// itself valid: a frame with another broken field still counts in its device's windows, as
-    /// the spec's per-device limits say, not in the address's (which frames naming no valid
-    /// device share). Only frames that failed to decode are parsed again.
-    private static func namedDeviceID(in bytes: [UInt8], decoded: ClientFrame?) -> String? {
-        guard decoded == nil, case .object(let members)? = try? JSONParser.parse(bytes),
-            case .string(let tag)? = members["type"], tag == "pair_request" || tag == "auth",
+    /// Checks the token of an `auth` that arrives before the socket authenticated; `nil` for any
+    /// other frame.
+    private func checkToken(of frame: ClientFrame?) async -> Result<DeviceClaims, TokenRejection>? {
+        guard connection.device == nil, case .auth(let auth)? = frame else { return nil }
+        let (tokens, now) = (hub.tokens, hub.environment.now())
+        do throws(TokenRejection) {
+            return .success(try await tokens.verify(auth.token, deviceID: auth.deviceId.rawValue, now: now))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The device whose rate windows an unauthenticated frame counts in, or `nil` for the
+    /// address's windows:
+    ///
+    /// - a `pair_request` counts for the device it names (the spec's per-device limit), even when
+    ///   another of its fields is broken (only frames that failed to decode are parsed again);
+    /// - an `auth` counts for the device it names only when its token was issued to that device
+    ///   (expired or not): the device's own attempts. A token that does not verify proves nothing
+    ///   about the device, so its failure counts for the address and the socket, and a stranger
+    ///   behind the victim's own NAT cannot spend the victim's `auth` window.
+    private static func chargedDeviceID(of frame: ClientFrame?, bytes: [UInt8], token: Result<DeviceClaims, TokenRejection>?) -> String? {
+        switch frame {
+        case .pairRequest(let request)?: return request.deviceId.rawValue
+        case .auth(let auth)?:
+            switch token {
+            case .success?, .failure(.expired)?: return auth.deviceId.rawValue
+            default: return nil
+            }
+        case nil: return namedPairingDeviceID(in: bytes)
+        default: return nil
+        }
+    }
+
+    /// The device a `pair_request` that did not decode names, when its `deviceId` is itself valid.
+    private static func namedPairingDeviceID(in bytes: [UInt8]) -> String? {
+        guard case .object(let members)? = try? JSONParser.parse(bytes), case .string(let tag)? = members["type"], tag == "pair_request",
             case .string(let deviceID)? = members["deviceId"], WireFormats.isUUIDv4(deviceID)
         else { return nil }
         return deviceID
-    }
-
-    private static func deviceID(of frame: ClientFrame?) -> String? {
-        switch frame {
-        case .pairRequest(let request)?: return request.deviceId.rawValue
-        case .auth(let auth)?: return auth.deviceId.rawValue
-        default: return nil
-        }
     }
 
     // MARK: ClientFrameHandler
@@ -211,7 +238,7 @@ struct ConnectionHandler: ClientFrameHandler {
     }
 
     func handleAuth(_ message: Auth) async throws {
-        try await hub.authenticate(message, on: connection)
+        try await hub.authenticate(message, checkedToken: checkedToken, on: connection)
     }
 
     func handlePairDecision(_ message: PairDecision) async throws {

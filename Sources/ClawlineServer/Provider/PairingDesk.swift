@@ -1,15 +1,37 @@
 import ClawlineProtocol
 
-/// The pairing requests this node knows of: those waiting here (with their socket and expiry)
-/// and the `pair_approval_request` of those waiting on other nodes. What must outlive a socket
-/// or a node (an undelivered token or denial, a token issued twice) is in the store. The hub
-/// owns one and changes it only on its actor.
+/// The pairing requests this node knows of: those waiting here (with their latest socket and
+/// expiry) and the `pair_approval_request` of those waiting on other nodes. What must outlive a
+/// node (an undelivered token or denial, a token issued twice) is in the store. The hub owns one
+/// and changes it only on its actor.
+///
+/// A request lives for its whole lifetime (`pendingPairingTTL`) whatever happens to its socket,
+/// as the contract keys a request on its `deviceId` and the provider's pending state: a device
+/// that asks again on a new socket takes the request over, and a decision made while the device
+/// has no socket is the answer to its next `pair_request` (through the store's pairing note).
 struct PairingDesk {
     /// A request waiting here for an admin.
     struct Pending {
         var request: PairRequest
-        var connection: ServerConnection
+        /// The socket that asked last. Held weakly: a request outlives its socket, and a closed
+        /// socket's buffers are not kept for the request's five minutes.
+        weak var connection: ServerConnection?
+        /// The address the request came from (counted against the per-address cap).
+        var address: String?
         var expiry: Task<Void, Never>
+
+        init(request: PairRequest, connection: ServerConnection, expiry: Task<Void, Never>) {
+            self.request = request
+            self.connection = connection
+            self.address = connection.remoteAddress
+            self.expiry = expiry
+        }
+
+        /// The socket to answer on, when the device has one open.
+        var openConnection: ServerConnection? {
+            guard let connection, !connection.isClosed else { return nil }
+            return connection
+        }
     }
 
     /// Requests waiting here, by device.
@@ -17,20 +39,26 @@ struct PairingDesk {
     /// Requests waiting on other nodes: their `pair_approval_request`, by device.
     private var remote: [String: ServerFrame] = [:]
 
-    /// How many requests wait, here and on other nodes.
+    /// How many requests wait, here and on other nodes (a request waits on one node only).
     var count: Int { local.count + remote.count }
 
     /// The request of `deviceID` waiting here, if any.
     func pending(_ deviceID: String) -> Pending? { local[deviceID] }
 
-    /// How many requests wait here on sockets from `address`.
+    /// Whether the request of `deviceID` waits on another node.
+    func waitsElsewhere(_ deviceID: String) -> Bool { remote[deviceID] != nil }
+
+    /// How many requests wait here from `address`.
     func count(from address: String) -> Int {
-        local.values.count { $0.connection.remoteAddress == address }
+        local.values.count { $0.address == address }
     }
 
-    /// Records a request waiting here (or its newer socket).
+    /// Records a request waiting here, or the newer socket of one already waiting here; a request
+    /// that waited on another node has moved here.
     mutating func wait(_ pending: Pending) {
-        local[pending.request.deviceId.rawValue] = pending
+        let deviceID = pending.request.deviceId.rawValue
+        remote[deviceID] = nil
+        local[deviceID] = pending
     }
 
     /// Removes the request of `deviceID` waiting here and stops its expiry.
@@ -40,13 +68,6 @@ struct PairingDesk {
         return pending
     }
 
-    /// Removes every request waiting here on `connection`; returns their devices.
-    mutating func drop(on connection: ServerConnection) -> [String] {
-        let dropped = local.filter { $0.value.connection === connection }.map(\.key)
-        for deviceID in dropped { _ = resolve(deviceID) }
-        return dropped
-    }
-
     /// Removes every request waiting here; returns them.
     mutating func resolveAll() -> [Pending] {
         defer { local.removeAll() }
@@ -54,9 +75,13 @@ struct PairingDesk {
         return Array(local.values)
     }
 
-    /// Records a request waiting on another node.
-    mutating func waitElsewhere(_ deviceID: String, approvalRequest: ServerFrame) {
-        remote[deviceID] = approvalRequest
+    /// Records a request waiting on another node. A request that waited here has moved there
+    /// (its device asked again on that node): it is forgotten here without an answer. Returns
+    /// whether the request was known already, here or elsewhere (admins were asked then).
+    mutating func waitElsewhere(_ deviceID: String, approvalRequest: ServerFrame) -> Bool {
+        let movedAway = resolve(deviceID) != nil
+        let known = remote.updateValue(approvalRequest, forKey: deviceID) != nil
+        return movedAway || known
     }
 
     /// Forgets a request that waited on another node; returns whether there was one.

@@ -13,8 +13,10 @@ extension ProviderHub {
     /// The socket is registered, *held*, before the replay is read: an event committed while the
     /// store is read is broadcast to it and waits, and after the replay it goes out unless the
     /// replay carried it. So every event reaches the socket exactly once, replayed or live.
-    func authenticate(_ auth: Auth, on connection: ServerConnection) async throws {
-        guard let device = try await verify(auth, on: connection) else { return }
+    ///
+    /// `checkedToken` is what the token proved when the frame arrived; `nil` checks it here.
+    func authenticate(_ auth: Auth, checkedToken: Result<DeviceClaims, TokenRejection>? = nil, on connection: ServerConnection) async throws {
+        guard let device = try await verify(auth, checkedToken: checkedToken, on: connection) else { return }
         connection.authenticate(device)
         identified(connection)
         connection.hold()
@@ -42,7 +44,7 @@ extension ProviderHub {
             .authResult(
                 .success(
                     userId: UserId(device.userID), sessionId: SessionId(connection.sessionID), replayCount: page.events.count,
-                    replayTruncated: page.truncated, historyReset: page.cursorUnknown ? true : nil, isAdmin: device.isAdmin)))
+                    replayTruncated: page.truncated, historyReset: page.cursorUnknown, isAdmin: device.isAdmin)))
         metrics.replayed(page.events.count)
         for event in page.events { connection.send(OutboundFrame(event)) }
         // Streams in progress for the account continue on this socket from their snapshot at
@@ -59,7 +61,9 @@ extension ProviderHub {
     }
 
     /// The device an `auth` proves, or `nil` after refusing it as the contract says.
-    private func verify(_ auth: Auth, on connection: ServerConnection) async throws -> AuthenticatedDevice? {
+    private func verify(
+        _ auth: Auth, checkedToken: Result<DeviceClaims, TokenRejection>?, on connection: ServerConnection
+    ) async throws -> AuthenticatedDevice? {
         let deviceID = auth.deviceId.rawValue
         if pairing.pending(deviceID) != nil {
             refuse(connection, .deviceNotApproved)
@@ -74,8 +78,12 @@ extension ProviderHub {
             return nil
         }
         let claims: DeviceClaims
-        do {
-            claims = try await tokens.verify(auth.token, deviceID: deviceID, now: environment.now())
+        do throws(TokenRejection) {
+            if let checkedToken {
+                claims = try checkedToken.get()
+            } else {
+                claims = try await tokens.verify(auth.token, deviceID: deviceID, now: environment.now())
+            }
         } catch {
             refuse(connection, error == .expired ? .tokenExpired : .authFailed)
             return nil
@@ -97,13 +105,12 @@ extension ProviderHub {
         connection.closeAsTheRulesSay()
     }
 
-    /// Forgets a socket that closed: a pairing request waiting on it is dropped (a device that
-    /// still wants to pair asks again, as the contract has it every 30 seconds); the device's
-    /// queued answers go when its last socket does.
+    /// Forgets a socket that closed; the device's queued answers go when its last socket does. A
+    /// pairing request that waited on it stays for its lifetime (``PairingDesk``): the device
+    /// takes it over when it asks again, and a decision made meanwhile is kept for it.
     func disconnected(_ connection: ServerConnection) {
         connections[ObjectIdentifier(connection)] = nil
         identified(connection)
-        for deviceID in pairing.drop(on: connection) { publish(.pairingResolved(deviceID: deviceID)) }
         guard let device = connection.device, registry.forget(device.deviceID, ifItIs: connection) != nil else { return }
         answers.cancel(device.deviceID)
     }

@@ -18,8 +18,8 @@ extension ProviderHub {
             evict(deviceID, .sessionReplaced, "this device connected again on another node")
         case .pairingPending(let deviceID, let text):
             guard case .decoded(let frame, _) = ServerFrame.decode(text: text) else { return }
-            pairing.waitElsewhere(deviceID, approvalRequest: frame)
-            askAdmins(frame)
+            // A request already known (it waited here or elsewhere) moved nodes: asked about before.
+            if !pairing.waitElsewhere(deviceID, approvalRequest: frame) { askAdmins(frame) }
         case .pairingResolved(let deviceID):
             pairing.resolvedElsewhere(deviceID)
         case .decision(let deviceID, let approve, let userID, let adminDeviceID):

@@ -25,7 +25,7 @@ extension ProviderHub {
                 guard let device = socket.device, !Self.mayStay(device, as: records[deviceID]) else { continue }
                 evict(deviceID, .tokenRevoked, "this device's token was revoked")
             }
-            let retention = TimeInterval(Clawline.Constants.uploadRetention.components.seconds)
+            let retention = TimeInterval(limits.uploadRetention.components.seconds)
             for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {
                 try? FileManager.default.removeItem(atPath: AssetRecord.path(of: asset.assetID, in: uploadsDirectory))
             }

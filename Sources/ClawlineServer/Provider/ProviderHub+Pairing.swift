@@ -8,7 +8,8 @@ extension ProviderHub {
     // MARK: Pairing
 
     /// Answers a `pair_request`: the first device ever becomes admin at once; a known device is
-    /// answered from its record; others wait for an admin's decision.
+    /// answered from its record; others wait for an admin's decision. A device whose request
+    /// already waits takes it over on this socket (its lifetime goes on; admins are not asked again).
     func pair(_ request: PairRequest, on connection: ServerConnection) async throws {
         identified(connection)
         let deviceID = request.deviceId.rawValue
@@ -18,7 +19,7 @@ extension ProviderHub {
         }
         if !hasAdmin {
             // The store decides the race, across every node sharing it.
-            let record = request.record(userID: UUID().uuidString.lowercased(), isAdmin: true, pairedAt: environment.now())
+            let record = request.record(userID: AccountID.mint(), isAdmin: true, pairedAt: environment.now())
             if try await store.saveFirstAdmin(record), let userID = record.userID {
                 hasAdmin = true
                 try await deliverToken(to: deviceID, userID: userID, isAdmin: true, on: connection)
@@ -32,21 +33,26 @@ extension ProviderHub {
             pairing.wait(pending)
             return
         }
-        guard pairing.count < Clawline.Constants.pendingPairingCapacity else {
-            connection.fail(.rateLimited, "too many devices are waiting for approval; try again later")
-            return
+        // A request that waits on another node moves here: it is counted already, and the
+        // admins everywhere were asked already.
+        let moved = pairing.waitsElsewhere(deviceID)
+        if !moved {
+            guard pairing.count < Clawline.Constants.pendingPairingCapacity else {
+                connection.fail(.rateLimited, "too many devices are waiting for approval; try again later")
+                return
+            }
+            if let address = connection.remoteAddress, pairing.count(from: address) >= limits.maxPendingPairingsPerAddress {
+                connection.fail(.rateLimited, "too many devices from this address are waiting for approval; try again later")
+                return
+            }
         }
-        if let address = connection.remoteAddress, pairing.count(from: address) >= limits.maxPendingPairingsPerAddress {
-            connection.fail(.rateLimited, "too many devices from this address are waiting for approval; try again later")
-            return
-        }
-        let expiry = Task { [environment] in
-            try? await environment.clock.sleep(for: Clawline.Constants.pendingPairingTTL)
+        let expiry = Task { [environment, limits] in
+            try? await environment.clock.sleep(for: limits.pairingRequestLifetime)
             guard !Task.isCancelled else { return }
             self.expirePairing(deviceID)
         }
         pairing.wait(PairingDesk.Pending(request: request, connection: connection, expiry: expiry))
-        askAdmins(request.approvalRequest)
+        if !moved { askAdmins(request.approvalRequest) }
         publish(.pairingPending(deviceID: deviceID, frame: request.approvalRequest.encodedText()))
     }
 
@@ -77,23 +83,17 @@ extension ProviderHub {
         }
     }
 
-    /// Approves a pairing request: stores the device in the account and delivers its token.
-    func approve(_ request: PairRequest, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
-        try await store.save(request.record(userID: userID, isAdmin: isAdmin, pairedAt: environment.now()))
-        try await deliverToken(to: request.deviceId.rawValue, userID: userID, isAdmin: isAdmin, on: connection)
-    }
-
     /// How long after pairing a device that never authenticated may ask for its token once more.
     static let reissueWindow: TimeInterval = 600
 
     /// Sends a device its token, or notes in the store that its socket had closed (so it may ask
     /// again, on any node).
-    func deliverToken(to deviceID: String, userID: String, isAdmin: Bool, on connection: ServerConnection) async throws {
+    func deliverToken(to deviceID: String, userID: String, isAdmin: Bool, on connection: ServerConnection?) async throws {
         let token = try await tokens.issue(userID: userID, deviceID: deviceID, isAdmin: isAdmin, now: environment.now())
-        if connection.isClosed {
-            try await store.setPairingNote(.tokenUndelivered, of: deviceID)
-        } else {
+        if let connection, !connection.isClosed {
             connection.send(.pairResult(.success(token: token, userId: UserId(userID))))
+        } else {
+            try await store.setPairingNote(.tokenUndelivered, of: deviceID)
         }
     }
 
@@ -102,10 +102,12 @@ extension ProviderHub {
         connection.closeAsTheRulesSay()
     }
 
+    /// Ends a request no admin decided within its lifetime: its device hears `pair_timeout` if it
+    /// has a socket open; otherwise its next `pair_request` starts a new request.
     func expirePairing(_ deviceID: String) {
         guard let pending = pairing.resolve(deviceID) else { return }
         publish(.pairingResolved(deviceID: deviceID))
-        fail(pending.connection, .pairTimeout)
+        if let connection = pending.openConnection { fail(connection, .pairTimeout) }
     }
 
     /// Applies an admin's `pair_decision`; the first decision wins, later ones are `invalid_message`.
@@ -117,9 +119,16 @@ extension ProviderHub {
             connection.sendError(.invalidMessage, "only an admin device may decide pairing requests")
             return
         }
-        if decision.approve && decision.userId?.rawValue == nil {
-            connection.sendError(.invalidMessage, "approving a device needs a userId")
-            return
+        if decision.approve {
+            guard let userID = decision.userId?.rawValue else {
+                connection.sendError(.invalidMessage, "approving a device needs a userId")
+                return
+            }
+            // An existing account keeps whatever form its id has; a new one is `user_<uuid4>`.
+            if !AccountID.isWellFormed(userID), try await !store.accountExists(userID) {
+                connection.sendError(.invalidMessage, AccountID.refusal(userID))
+                return
+            }
         }
         let deviceID = decision.deviceId.rawValue
         if pairing.pending(deviceID) == nil, pairing.resolvedElsewhere(deviceID) {
@@ -136,21 +145,25 @@ extension ProviderHub {
         "no pairing request of device '\(deviceID)' is pending (it was decided or expired)"
     }
 
-    /// Decides the request waiting on this node for `deviceID`; `false` when there is none.
+    /// Decides the request waiting on this node for `deviceID`; `false` when there is none. The
+    /// answer goes to the device's latest socket; with none open, the store notes it for the
+    /// device's next `pair_request` (a token to deliver, or `pair_denied`).
     func apply(_ deviceID: String, approve: Bool, userID: String?) async throws -> Bool {
         guard let pending = pairing.resolve(deviceID) else { return false }
         publish(.pairingResolved(deviceID: deviceID))
+        let connection = pending.openConnection
         if approve, let userID {
-            try await self.approve(pending.request, userID: userID, isAdmin: false, on: pending.connection)
+            try await store.save(pending.request.record(userID: userID, pairedAt: environment.now()))
+            try await deliverToken(to: deviceID, userID: userID, isAdmin: false, on: connection)
         } else {
-            let note: DeviceRecord.PairingNote = pending.connection.isClosed ? .denialUndelivered : .none
             var record = pending.request.record(userID: nil, pairedAt: environment.now())
-            record.pairingNote = note
+            record.pairingNote = connection == nil ? .denialUndelivered : .none
             try await store.save(record)
+            guard let connection else { return true }
             if faults.has(.denialLeavesSocketOpen) {
-                pending.connection.send(.pairResult(.failure(reason: .pairDenied)))
+                connection.send(.pairResult(.failure(reason: .pairDenied)))
             } else {
-                fail(pending.connection, .pairDenied)
+                fail(connection, .pairDenied)
             }
         }
         return true

@@ -86,4 +86,11 @@ extension PostgresProviderStore {
             WHERE device_id = ANY(\(deviceIDs))
             """)
     }
+
+    public func accountExists(_ userID: String) async throws -> Bool {
+        let rows = try await client.query(
+            "SELECT 1 FROM devices WHERE user_id = \(userID) UNION ALL SELECT 1 FROM events WHERE user_id = \(userID) LIMIT 1", logger: logger
+        ).collect()
+        return !rows.isEmpty
+    }
 }

@@ -162,6 +162,8 @@ public protocol ProviderStore: Sendable {
     func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws
     /// The records of those of `deviceIDs` the provider knows (a removed device has none).
     func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord]
+    /// Whether the account `userID` exists: a device was paired into it, or it has events.
+    func accountExists(_ userID: String) async throws -> Bool
 
     /// Records an upload.
     func save(_ asset: AssetRecord) async throws

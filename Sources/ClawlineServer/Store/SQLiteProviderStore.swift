@@ -243,6 +243,11 @@ public final class SQLiteProviderStore: ProviderStore {
         return records
     }
 
+    public func accountExists(_ userID: String) async throws -> Bool {
+        let sql = "SELECT 1 FROM devices WHERE user_id = ? UNION ALL SELECT 1 FROM events WHERE user_id = ? LIMIT 1"
+        return try await !query(sql, [.text(userID), .text(userID)]).isEmpty
+    }
+
     private static func device(_ row: SQLiteRow) -> DeviceRecord? {
         guard let deviceID = row.column("device_id")?.string, let status = row.column("status")?.string.flatMap(DeviceRecord.Status.init),
             let pairedAt = row.column("paired_at")?.double

@@ -30,6 +30,7 @@ struct HookedStore: ProviderStore {
         try await base.setPairingNote(note, of: deviceID)
     }
     func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] { try await base.devices(withIDs: deviceIDs) }
+    func accountExists(_ userID: String) async throws -> Bool { try await base.accountExists(userID) }
     func storedUploadBytes(userID: String) async throws -> Int { try await base.storedUploadBytes(userID: userID) }
     func save(_ asset: AssetRecord) async throws { try await base.save(asset) }
     func asset(_ assetID: String) async throws -> AssetRecord? { try await base.asset(assetID) }

@@ -6,9 +6,17 @@ import Foundation
 /// Asks to pair this device, on a short-lived pairing socket. The first device ever to pair
 /// becomes an admin and is approved at once; any other device waits until an admin decides
 /// (the provider sends `pair_approval_request` to admins). The provider answers with
-/// `pair_result` and closes the socket. A request waits only while its socket is open: when
-/// the socket closes, the request is dropped (an admin's later decision on it is
-/// `invalid_message`), and a device that still wants to pair asks again.
+/// `pair_result`; what happens to the socket then is the rule of `pair_result`.
+///
+/// A request lives for its whole lifetime (`pendingPairingTTL`) whatever happens to its
+/// socket: the contract keys it on "`deviceId` + pending state on the server", and the
+/// protocol author's provider states that "reconnect keeps the TTL" and that a denial made
+/// while the requester is offline is delivered on its next request. So a `pair_request` from
+/// a device whose request is pending takes the request over on the new socket (admins are not
+/// asked again and the lifetime runs on); the decision goes to the latest socket; and a
+/// decision made while the device had no socket open is the answer to its next
+/// `pair_request` (`pair_result` success with a token, or `pair_denied`). A request no admin
+/// decides in time ends with `pair_timeout` on the device's open socket, if it has one.
 ///
 /// A `pair_request` that re-pairs an already-paired device is answered `invalid_message` and
 /// closes the socket, unless the device's token was never delivered (the provider re-issues
@@ -242,7 +250,12 @@ public struct PairDecision: Swift.Sendable, Swift.Hashable {
     /// `true` to approve the device, `false` to deny it.
     public var approve: Swift.Bool
 
-    /// The account the device joins (an existing user's id, or a new UUID for a new account). Required when approving.
+    /// The account the device joins: an existing user's id, or a new one for a new account
+    /// (the contract's "new UUID for new accounts", written `user_` and a version 4 UUID as
+    /// in the contract's example). Required when approving. A provider may refuse a new
+    /// account's id of another form with `invalid_message` (the admin's socket stays open);
+    /// an existing account is named by the id it has, whatever its form.
+    ///
     ///
     /// `nil` leaves the key out.
     public var userId: UserId?
@@ -252,7 +265,8 @@ public struct PairDecision: Swift.Sendable, Swift.Hashable {
     /// - Parameters:
     ///   - deviceId: The pending device's id, from the `pair_approval_request`.
     ///   - approve: `true` to approve the device, `false` to deny it.
-    ///   - userId: The account the device joins (an existing user's id, or a new UUID for a new account).
+    ///   - userId: The account the device joins: an existing user's id, or a new one for a new account (the contract's "new UUID for new accounts",
+    ///     written `user_` and a version 4 UUID as in the contract's example).
     public init(deviceId: DeviceId, approve: Swift.Bool, userId: UserId? = nil) {
         self.deviceId = deviceId
         self.approve = approve

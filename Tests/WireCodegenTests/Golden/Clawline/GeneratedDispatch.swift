@@ -60,7 +60,7 @@ extension ClientFrame {
 /// task or actor (a main-actor view model, a connection's own state) conforms as it is. A handler shared
 /// between tasks makes itself safe to share, as an actor does.
 public protocol ServerFrameHandler {
-    /// Handles a `pair_result` frame. The answer to `pair_request`.
+    /// Handles a `pair_result` frame. The answer to `pair_request`, and the end of the pairing socket.
     func handlePairResult(_ message: PairResult) async throws
 
     /// Handles a `pair_approval_request` frame. Asks an admin to approve or deny a pending device, on the admin's chat connection.

@@ -101,7 +101,7 @@ extension ClientFrame: WireRuntime.WireFrame {
 
 /// Every frame the server sends, decoded in one pass by `ServerFrame.decode(_:)`.
 public enum ServerFrame: Swift.Sendable, Swift.Hashable {
-    /// `pair_result`: The answer to `pair_request`.
+    /// `pair_result`: The answer to `pair_request`, and the end of the pairing socket.
     case pairResult(PairResult)
 
     /// `pair_approval_request`: Asks an admin to approve or deny a pending device, on the admin's chat connection.

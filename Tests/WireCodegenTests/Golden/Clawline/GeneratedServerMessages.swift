@@ -3,8 +3,10 @@
 import Foundation
 @_spi(Generated) import WireRuntime
 
-/// The answer to `pair_request`. The provider closes the pairing socket after it (code 1000 after a failure); the client then opens a chat connection
-/// with `auth`.
+/// The answer to `pair_request`, and the end of the pairing socket. After a failure the
+/// provider closes the socket with 1000. After a success the client closes it ("Client stores
+/// token …, closes the pairing socket") and opens a chat connection with `auth`; a provider
+/// may also close it after a success, so a client and a checker accept either order.
 ///
 /// Sent by the server with `"type": "pair_result"`.
 public enum PairResult: Swift.Sendable, Swift.Hashable {

@@ -97,8 +97,9 @@ public enum Clawline {
         /// Written in the spec as `90s`.
         public static let pongTimeout: Swift.Duration = .milliseconds(90000)
 
-        /// The largest WebSocket frame a provider reads; a larger one is answered `payload_too_large` and closed with 1009. 64 KiB of content (even
-        /// fully escaped) and 256 KiB of inline bytes in base64 (about 743 KB together) fit within it.
+        /// The largest WebSocket frame a provider reads; a larger one is answered `payload_too_large` and closed with 1009. A provider limit, not a
+        /// rule of the contract (see the transport). 64 KiB of content (even fully escaped) and 256 KiB of inline bytes in base64 (about 743 KB
+        /// together) fit within it.
         ///
         /// Written in the spec as `1MiB`.
         public static let maxFrameBytes: Swift.Int = 1048576
@@ -305,8 +306,9 @@ public enum Clawline {
         )
 
         /// Downloads an uploaded file of the same account. The response's content type is the stored MIME type (the uploaded part's `type/subtype`,
-        /// else `application/octet-stream`), it is served as an attachment with `X-Content-Type-Options` `nosniff`, and the body is the raw bytes. A
-        /// malformed `assetId` is 400 `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
+        /// else `application/octet-stream`), and the body is the raw bytes; the reference provider also serves it as an attachment with
+        /// `X-Content-Type-Options` `nosniff` (a provider limit, see the transport, not a rule of the contract). A malformed `assetId` is 400
+        /// `invalid_message`; an unknown one, or one of another account, is 404 `asset_not_found`.
         ///
         /// `GET /download/{assetId}`
         public static let download: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(

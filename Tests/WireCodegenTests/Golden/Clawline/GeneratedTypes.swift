@@ -58,9 +58,11 @@ extension DeviceId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolatio
     }
 }
 
-/// An account's identifier, shared by every device of the account. Opaque to clients: real
-/// providers send `user_<uuid>`, others a bare UUID (the reference server mints a version 4
-/// UUID). Any non-empty string is valid.
+/// An account's identifier, shared by every device of the account. Opaque to clients, and any
+/// non-empty string is valid on the wire. New accounts are named `user_` and a version 4 UUID,
+/// as the contract's example (`"userId": "user_..."`) and the protocol author's provider have
+/// it; the reference server mints that form, and accounts an earlier version stored as bare
+/// UUIDs keep their ids.
 ///
 /// Validated: not empty.
 public struct UserId: Swift.Sendable, Swift.Hashable, Swift.RawRepresentable {
@@ -793,8 +795,9 @@ public struct AuthSuccess: Swift.Sendable, Swift.Hashable {
     /// Whether older missed events were dropped because more than 500 were missed.
     public var replayTruncated: Swift.Bool
 
-    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. The provider sets it when
-    /// `lastMessageId` names no event it knows, and then replays its newest events. Absent means `false`.
+    /// Whether the history was reset; the client drops local conversation state beyond what the replay delivers. The provider sets it `true` when
+    /// `lastMessageId` names no event it knows, and then replays its newest events. A provider sends it on every success, `false` otherwise (the
+    /// contract's example carries it, and the client's step 6 reads it); a client reads an absent one as `false`.
     ///
     /// `nil` leaves the key out.
     public var historyReset: Swift.Bool?
