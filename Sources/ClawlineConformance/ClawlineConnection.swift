@@ -167,6 +167,14 @@ public actor ClawlineConnection {
         return "the socket closed (\(close.map { "code \($0)" } ?? "without a code"))"
     }
 
+    /// Every frame this socket received, and its close, in words (what a failed setup step reports).
+    var receivedWords: String {
+        let frames = received.suffix(4).map(\.description).joined(separator: ", ")
+        let shown = received.isEmpty ? "nothing" : (received.count > 4 ? "\(received.count) frames, the last: \(frames)" : frames)
+        guard let close else { return shown }
+        return shown + ", then close \(close.map(String.init) ?? "without a code")"
+    }
+
     private var untakenWords: String {
         let frames = untaken
         if frames.isEmpty { return "no other frame" }

@@ -13,6 +13,9 @@ public struct ConformanceCase: Sendable {
         case timers
         /// A transport that shows the provider's pings (``ConformanceSuite``'s `keepaliveConnector`).
         case pingObservingTransport
+        /// An assistant whose answers stream long enough for a socket to go meanwhile
+        /// (``ConformanceOptions/streamingAssistant``, `--streaming-assistant`).
+        case streamingAssistant
     }
 
     /// The case's name (`session.takeover`).

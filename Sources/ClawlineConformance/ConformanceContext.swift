@@ -75,8 +75,10 @@ public actor ConformanceContext {
     ) async throws
         -> ReceivedFrame
     {
-        try await connection.send(Frames.auth(device, lastMessageId: lastMessageId))
-        let result = try await connection.expect(type: "auth_result")
+        let result = try await setupStep("authenticating device \(device.shortID)", [connection]) {
+            try await connection.send(Frames.auth(device, lastMessageId: lastMessageId))
+            return try await connection.expect(type: "auth_result")
+        }
         guard result.bool("success") == true else {
             throw ConformanceSetupError("device \(device.shortID) could not authenticate: \(result)")
         }
@@ -135,12 +137,30 @@ public actor ConformanceContext {
     public func requestPairing(name: String = "conformance") async throws -> PendingPairing {
         let deviceID = UUID().uuidString.lowercased()
         let pairing = try await open("pairing socket of \(deviceID.prefix(8))")
-        try await pairing.send(Frames.pairRequest(deviceID: deviceID, name: name))
         let admin = try await adminConnection()
-        let request = try await admin.expect(type: "pair_approval_request", "pair_approval_request for \(deviceID.prefix(8))") {
-            $0.string("deviceId") == deviceID
+        return try await setupStep("asking to pair device \(deviceID.prefix(8)) and waiting for the admin's approval request", [pairing, admin]) {
+            try await pairing.send(Frames.pairRequest(deviceID: deviceID, name: name))
+            let request = try await admin.expect(type: "pair_approval_request", "pair_approval_request for \(deviceID.prefix(8))") {
+                $0.string("deviceId") == deviceID
+            }
+            return PendingPairing(deviceID: deviceID, socket: pairing, admin: admin, approvalRequest: request)
         }
-        return PendingPairing(deviceID: deviceID, socket: pairing, admin: admin, approvalRequest: request)
+    }
+
+    /// Runs a step that sets a case up: a breach inside it is not the case's rule failing, so it
+    /// becomes a ``ConformanceSetupError`` naming the step and what each of `sockets` received.
+    func setupStep<T>(_ step: String, _ sockets: [ClawlineConnection], _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let breach as ContractBreach {
+            var answers: [String] = []
+            for socket in sockets {
+                // A marker's answer shows everything the provider sent before it (an error on the admin's socket, say).
+                if await !socket.isClosed { _ = try? await socket.settle() }
+                answers.append("\(socket.name): \(await socket.receivedWords)")
+            }
+            throw ConformanceSetupError("\(step): expected \(breach.expected), got \(breach.got); " + answers.joined(separator: "; "))
+        }
     }
 
     /// Pairs a new device, approved by the suite's admin into `account` (a new account when
@@ -149,10 +169,13 @@ public actor ConformanceContext {
         let pending = try await requestPairing(name: name)
         let (deviceID, pairing) = (pending.deviceID, pending.socket)
         let userID = account ?? newAccountID()
-        try await pending.admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: userID))
-        let result = try await pairing.expect(type: "pair_result")
+        let step = "approving device \(deviceID.prefix(8)) into account \(userID)"
+        let result = try await setupStep(step, [pairing, pending.admin]) {
+            try await pending.admin.send(Frames.decision(deviceID: deviceID, approve: true, userID: userID))
+            return try await pairing.expect(type: "pair_result")
+        }
         guard result.bool("success") == true, let token = result.string("token") else {
-            throw ConformanceSetupError("pairing device \(deviceID.prefix(8)) failed: \(result)")
+            throw ConformanceSetupError("\(step): pair_result was not a success: \(result)")
         }
         await pairing.disconnect()
         return PairedDevice(deviceID: deviceID, token: token, userID: result.string("userId") ?? userID)

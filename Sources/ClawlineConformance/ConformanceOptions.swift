@@ -18,11 +18,15 @@ public struct ConformanceOptions: Sendable {
     /// Whether cases that wait for the contract's timers (pairing expiry: 5 minutes; keepalive:
     /// 30 s and 90 s) run. Off by default: they are skipped, with what they would wait.
     public var runTimers: Bool
+    /// Whether the provider's assistant streams an answer for long enough (half a second or more)
+    /// for a socket to go while it streams, which the stream cases need. Off by default: they are
+    /// skipped, since against an answer that is final at once a close cannot be told from a race.
+    public var streamingAssistant: Bool
 
     /// Options for the provider at `url`.
     public init(
         url: URL, httpBase: URL? = nil, timeout: Duration = .seconds(5), admin: PairedDevice? = nil, operatorCommand: String? = nil,
-        runTimers: Bool = false
+        runTimers: Bool = false, streamingAssistant: Bool = false
     ) {
         self.url = url
         self.httpBase = httpBase ?? Self.httpBase(of: url)
@@ -30,6 +34,7 @@ public struct ConformanceOptions: Sendable {
         self.admin = admin
         self.operatorCommand = operatorCommand
         self.runTimers = runTimers
+        self.streamingAssistant = streamingAssistant
     }
 
     /// `ws://h:p/ws` → `http://h:p`, `wss://…` → `https://…`.

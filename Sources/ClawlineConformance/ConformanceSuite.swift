@@ -26,7 +26,7 @@ public struct ConformanceRun: Sendable {
 public struct ConformanceSuite: Sendable {
     /// Every case, in the order the suite runs them.
     public static var allCases: [ConformanceCase] {
-        PairingCases.all + AuthenticationCases.all + SessionCases.all + ChatCases.all + RateLimitCases.all + TransferCases.all
+        PairingCases.all + AuthenticationCases.all + SessionCases.all + StreamCases.all + ChatCases.all + RateLimitCases.all + TransferCases.all
             + RevocationCases.all + TimerCases.all + KeepaliveCases.all
     }
 
@@ -89,6 +89,10 @@ public struct ConformanceSuite: Sendable {
             verdict = .failed
             got = breach.got
             detail = "expected \(breach.expected)"
+        } catch let skip as ConformanceSkip {
+            verdict = .skipped
+            got = ""
+            detail = skip.description
         } catch {
             // A step before the rule's check failed: the rule is not judged.
             verdict = .setupFailed
@@ -117,6 +121,9 @@ public struct ConformanceSuite: Sendable {
                 return "needs a way to revoke a device: pass --operator-cmd 'COMMAND {device}'"
             case .pingObservingTransport where keepaliveConnector == nil:
                 return "needs a transport that shows pings (pass a keepaliveConnector; `clawline conformance` has one)"
+            case .streamingAssistant where !options.streamingAssistant:
+                return "needs an assistant whose answers stream for half a second or more, to go while one streams; "
+                    + "pass --streaming-assistant for such a provider (clawline-server serve --assistant-pace-ms 20)"
             case .timers where !options.runTimers:
                 return "waits for the contract's timers (\(conformanceCase.action)); pass --timers to run it"
             default: continue

@@ -26,6 +26,17 @@ public struct ConformanceSetupError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
+/// Why a case that ran could not judge its rule on this provider, though nothing failed (the
+/// provider's assistant answers too fast for a stream to be caught while active, say): reported
+/// as the case's skip, with the reason.
+public struct ConformanceSkip: Error, CustomStringConvertible, Sendable {
+    /// Why the rule could not be judged.
+    public var description: String
+
+    /// A skip saying `description`.
+    public init(_ description: String) { self.description = description }
+}
+
 /// Throws a ``ContractBreach`` unless `condition` holds.
 func require(_ condition: Bool, expected: @autoclosure () -> String, got: @autoclosure () -> String) throws(ContractBreach) {
     if !condition { throw ContractBreach(expected: expected(), got: got()) }

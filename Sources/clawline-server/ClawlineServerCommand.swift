@@ -93,6 +93,16 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Operations (metrics, logs, shutdown)") var operations: OperationsOptions
     @OptionGroup var data: DataOptions
     @OptionGroup(title: "Limits (what any one peer may spend)") var limits: LimitOptions
+    @Option(
+        help: """
+            Milliseconds the built-in echo assistant waits between the snapshots of an answer (0: it streams at once). \
+            A demo or a conformance run sets one, so a stream can be watched, moved by a takeover, or cut by a close.
+            """)
+    var assistantPaceMs = 0
+
+    func validate() throws {
+        guard assistantPaceMs >= 0 else { throw ValidationError("--assistant-pace-ms must not be negative") }
+    }
 
     func run() async throws {
         let configuration = ClawlineServerConfiguration(
@@ -112,7 +122,8 @@ struct Serve: AsyncParsableCommand {
         try await data.withStore { store, signingKey, cluster in
             let key = try await signingKey()
             let server = try await ClawlineServer.service(
-                configuration: configuration, store: store, signingKey: key, logger: logger, cluster: cluster(),
+                configuration: configuration, store: store, signingKey: key, assistant: EchoAssistant(pace: .milliseconds(assistantPaceMs)),
+                logger: logger, cluster: cluster(),
                 onListening: { port in
                     // One line, written at once, so a script waiting for it never sees half of it.
                     FileHandle.standardOutput.write(Data("listening on \(scheme)://\(host):\(port)\n".utf8))

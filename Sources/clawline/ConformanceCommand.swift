@@ -44,6 +44,10 @@ struct Conformance: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Run the cases that wait for the contract's timers (the keepalive: 30 s and 90 s; the pairing expiry: 5 minutes).")
     var timers = false
+    @Flag(
+        name: .long,
+        help: "The provider's assistant streams an answer for half a second or more: run the cases that go while it streams.")
+    var streamingAssistant = false
 
     @Option(name: .long, help: "Run only the cases whose name contains this text (repeatable).")
     var only: [String] = []
@@ -65,7 +69,8 @@ struct Conformance: AsyncParsableCommand {
             throw usage("'\(url)' is not a ws:// or wss:// URL")
         }
         var options = ConformanceOptions(
-            url: endpoint, timeout: .milliseconds(Int(timeout * 1000)), admin: try admin(), operatorCommand: operatorCmd, runTimers: timers)
+            url: endpoint, timeout: .milliseconds(Int(timeout * 1000)), admin: try admin(), operatorCommand: operatorCmd, runTimers: timers,
+            streamingAssistant: streamingAssistant)
         options.httpBase = ConformanceOptions(url: endpoint).httpBase
         #if NIOTransport
             let connector = WebSocketProbeConnector(url: endpoint, trustedCAFile: caFile, maxFrameSize: 1 << 24)

@@ -62,7 +62,7 @@ import WireRuntime
             let pairing = server.socket()
             pairing.send(.pairRequest(PairRequest(deviceId: otherID, deviceInfo: TestServer.deviceInfo)))
             _ = try await adminSocket.next()
-            adminSocket.send(.pairDecision(PairDecision(deviceId: otherID, approve: true, userId: UserId(UUID().uuidString.lowercased()))))
+            adminSocket.send(.pairDecision(PairDecision(deviceId: otherID, approve: true, userId: UserId("user_" + UUID().uuidString.lowercased()))))
             guard case .pairResult(.success(let other)) = try await pairing.next() else { throw TestFailure("expected a success") }
 
             let uploaded = try await server.upload(Data("secret".utf8), token: admin.token)
@@ -76,15 +76,18 @@ import WireRuntime
         }
     }
 
-    @Test func anUploadNoMessageReferencesIsDeletedAfterTheRetention() async throws {
-        try await TestServer.run { server in
+    /// The contract's hour, and a retention an operator set (`--upload-retention`): past it, not
+    /// past the hour, the upload goes.
+    @Test(arguments: [Clawline.Constants.uploadRetention, .seconds(120)])
+    func anUploadNoMessageReferencesIsDeletedAfterTheRetention(_ retention: Duration) async throws {
+        try await TestServer.run(limits: ProviderLimits(uploadRetention: retention)) { server in
             let device = try await server.pair()
             let kept = try UploadedAsset.decode(Array(try await server.upload(Data("kept".utf8), token: device.token).body.utf8))
             let dropped = try UploadedAsset.decode(Array(try await server.upload(Data("dropped".utf8), token: device.token).body.utf8))
             let (socket, _) = try await server.connect(device)
             socket.send(.message(ClientMessage(id: "c_1", content: "x", attachments: .value([.asset(AssetAttachment(assetId: kept.assetId))]))))
             #expect(try await socket.next() == .ack(Ack(id: "c_1")))
-            server.date.advance(by: 3601)
+            server.date.advance(by: TimeInterval(retention.components.seconds + 1))
             let deleted = try await server.eventually { try await server.store.asset(dropped.assetId.rawValue) == nil }
             #expect(deleted)
             #expect(try await server.http("GET", "/download/" + dropped.assetId.rawValue, token: device.token).status == 404)

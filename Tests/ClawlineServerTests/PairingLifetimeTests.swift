@@ -154,7 +154,8 @@ import WireRuntime
                 answers.append(try await stranger.next())
                 #expect(try await stranger.closeCode() == 1008)
             }
-            // The failures count for the address (5 a minute), so the stranger is soon refused...
+            // The failures count apart from the victim's own attempts (5 a minute for the name
+            // from this address), so the stranger is soon refused...
             let limit = Clawline.RateLimits.auth.limit
             #expect(answers.prefix(limit).allSatisfy { $0 == .authResult(.failure(reason: .authFailed)) })
             #expect(answers.dropFirst(limit).allSatisfy { if case .error(let error) = $0 { error.code == .rateLimited } else { false } })

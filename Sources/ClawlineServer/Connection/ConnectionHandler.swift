@@ -153,8 +153,9 @@ struct ConnectionHandler: ClientFrameHandler {
                 "received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
         }
         let checkedToken = await checkToken(of: result.frame)
+        let named = Self.namedDevice(of: result.frame, bytes: bytes, token: checkedToken)
         let limiterKey = DeviceRateLimits.key(
-            authenticated: connection.device?.deviceID, named: Self.chargedDeviceID(of: result.frame, bytes: bytes, token: checkedToken),
+            authenticated: connection.device?.deviceID, named: named?.deviceID, proven: named?.proven ?? true,
             address: connection.remoteAddress ?? connection.sessionID)
         let answeredCodes = result.answer?.code.map { [$0] } ?? []
         let violations = hub.faults.kept(
@@ -201,34 +202,34 @@ struct ConnectionHandler: ClientFrameHandler {
         }
     }
 
-    /// The device whose rate windows an unauthenticated frame counts in, or `nil` for the
-    /// address's windows:
+    /// The device an unauthenticated frame names, for its rate windows, and whether the frame is
+    /// the device's own attempt; `nil` for the address's windows:
     ///
     /// - a `pair_request` counts for the device it names (the spec's per-device limit), even when
-    ///   another of its fields is broken (only frames that failed to decode are parsed again);
-    /// - an `auth` counts for the device it names only when its token was issued to that device
-    ///   (expired or not): the device's own attempts. A token that does not verify proves nothing
-    ///   about the device, so its failure counts for the address and the socket, and a stranger
-    ///   behind the victim's own NAT cannot spend the victim's `auth` window.
-    private static func chargedDeviceID(of frame: ClientFrame?, bytes: [UInt8], token: Result<DeviceClaims, TokenRejection>?) -> String? {
+    ///   another of its fields is broken;
+    /// - an `auth` is the device's own attempt only when its token was issued to that device
+    ///   (expired or not). A token that does not verify proves nothing about the device, so its
+    ///   failure counts apart, for the name from this address, and a stranger behind the victim's
+    ///   own NAT cannot spend the victim's `auth` window. So does an `auth` that did not decode.
+    ///
+    /// Only frames that failed to decode are parsed again.
+    private static func namedDevice(
+        of frame: ClientFrame?, bytes: [UInt8], token: Result<DeviceClaims, TokenRejection>?
+    ) -> (deviceID: String, proven: Bool)? {
         switch frame {
-        case .pairRequest(let request)?: return request.deviceId.rawValue
+        case .pairRequest(let request)?: return (request.deviceId.rawValue, true)
         case .auth(let auth)?:
             switch token {
-            case .success?, .failure(.expired)?: return auth.deviceId.rawValue
-            default: return nil
+            case .success?, .failure(.expired)?: return (auth.deviceId.rawValue, true)
+            default: return (auth.deviceId.rawValue, false)
             }
-        case nil: return namedPairingDeviceID(in: bytes)
+        case nil:
+            guard case .object(let members)? = try? JSONParser.parse(bytes), case .string(let tag)? = members["type"],
+                tag == "pair_request" || tag == "auth", case .string(let deviceID)? = members["deviceId"], WireFormats.isUUIDv4(deviceID)
+            else { return nil }
+            return (deviceID, tag == "pair_request")
         default: return nil
         }
-    }
-
-    /// The device a `pair_request` that did not decode names, when its `deviceId` is itself valid.
-    private static func namedPairingDeviceID(in bytes: [UInt8]) -> String? {
-        guard case .object(let members)? = try? JSONParser.parse(bytes), case .string(let tag)? = members["type"], tag == "pair_request",
-            case .string(let deviceID)? = members["deviceId"], WireFormats.isUUIDv4(deviceID)
-        else { return nil }
-        return deviceID
     }
 
     // MARK: ClientFrameHandler

@@ -103,10 +103,11 @@ struct AssetRoutes: Sendable {
             throw HTTPFailure(.assetNotFound, "no asset '\(assetID)' belongs to this account")
         }
         let body = if let store = hub.store as? any AssetBytesStore { storedBody(of: asset, in: store) } else { try fileBody(of: asset) }
-        let headers: HTTPFields = [
+        var headers: HTTPFields = [
             .contentType: asset.mimeType, .contentLength: String(asset.size), .contentDisposition: "attachment",
             .xContentTypeOptions: "nosniff",
         ]
+        if hub.faults.has(.downloadsWithoutNosniff) { headers[.xContentTypeOptions] = nil }
         return Response(status: .ok, headers: headers, body: body)
     }
 

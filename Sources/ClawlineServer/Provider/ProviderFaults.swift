@@ -38,6 +38,20 @@ enum ProviderFault: String, Sendable, Hashable, CaseIterable {
     case denialLeavesSocketOpen
     /// An upload of another account can be downloaded.
     case downloadsAcrossAccounts
+    /// An answer streaming when its device's socket closes without a takeover goes on to its final.
+    case streamOutlivesItsSocket
+    /// A takeover cancels the device's answer in progress instead of moving it to the new socket.
+    case takeoverCancelsTheStream
+
+    // Departures the contract allows (the kit must accept them).
+    /// The pairing socket is closed by the provider (1000) after a successful `pair_result`.
+    case pairingSocketClosedAfterSuccess
+    /// Downloads lack `X-Content-Type-Options: nosniff` (a provider limit, not the contract's rule).
+    case downloadsWithoutNosniff
+
+    // Providers the kit cannot set up on (it must say so, not blame a rule).
+    /// Every decision approving a device into an account that does not exist yet is `invalid_message`.
+    case newAccountsRefused
 
     // Answers to single frames, as the spec states them (what `wire probe` checks).
     /// `payload_too_large` answers are sent as `invalid_message`.

@@ -21,6 +21,7 @@ extension ProviderHub {
         identified(connection)
         connection.hold()
         if let previous = registry.register(connection, as: device) {
+            if faults.has(.takeoverCancelsTheStream) { answers.cancel(device.deviceID) }
             if faults.has(.takeoverWithoutSessionReplaced) {
                 previous.close(code: 1000)
             } else {
@@ -112,7 +113,8 @@ extension ProviderHub {
         connections[ObjectIdentifier(connection)] = nil
         identified(connection)
         guard let device = connection.device, registry.forget(device.deviceID, ifItIs: connection) != nil else { return }
-        answers.cancel(device.deviceID)
+        // The contract: "v1 cancels the stream when the originating socket closes".
+        if !faults.has(.streamOutlivesItsSocket) { answers.cancel(device.deviceID) }
     }
 
     // MARK: HTTP

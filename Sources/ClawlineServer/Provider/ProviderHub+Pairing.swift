@@ -92,6 +92,8 @@ extension ProviderHub {
         let token = try await tokens.issue(userID: userID, deviceID: deviceID, isAdmin: isAdmin, now: environment.now())
         if let connection, !connection.isClosed {
             connection.send(.pairResult(.success(token: token, userId: UserId(userID))))
+            // The client closes the pairing socket; a provider may close it too.
+            if faults.has(.pairingSocketClosedAfterSuccess) { connection.close(code: 1000) }
         } else {
             try await store.setPairingNote(.tokenUndelivered, of: deviceID)
         }
@@ -125,7 +127,8 @@ extension ProviderHub {
                 return
             }
             // An existing account keeps whatever form its id has; a new one is `user_<uuid4>`.
-            if !AccountID.isWellFormed(userID), try await !store.accountExists(userID) {
+            let refusesAll = faults.has(.newAccountsRefused)
+            if !AccountID.isWellFormed(userID) || refusesAll, try await !store.accountExists(userID) {
                 connection.sendError(.invalidMessage, AccountID.refusal(userID))
                 return
             }

@@ -10,18 +10,20 @@ import WireTestSupport
 /// `devices revoke` as the operator's command), and against providers broken in one known way,
 /// each caught by the case that names the broken rule.
 @Suite(.serialized) struct ConformanceTests {
+    /// An echo assistant whose answers stream for about 0.6 s (32 snapshots, 20 ms apart).
+    static let pacedAssistant = EchoAssistant(pace: .milliseconds(20))
     static let finder = SpecLineFinder(contentsOf: Golden.repositoryRoot().appendingPathComponent("Spec/clawline.yaml").path)
 
     @Test("Every case holds on the reference provider, fresh, with the operator's command")
     func everyCaseHoldsOnTheReferenceProvider() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data])
+        let server = try ServerProcess(["serve", "--port", "0", "--data-dir", data, "--assistant-pace-ms", "20"])
         let port = try await server.port()
         defer { Task { try await server.stop(with: SIGTERM) } }
         let url = URL(string: "ws://127.0.0.1:\(port)/ws")!
         let revoke = "'\(ServerProcess.executable.path)' devices revoke --data-dir '\(data)' {device}"
-        let options = ConformanceOptions(url: url, timeout: .seconds(5), operatorCommand: revoke)
+        let options = ConformanceOptions(url: url, timeout: .seconds(5), operatorCommand: revoke, streamingAssistant: true)
         let run = try await ConformanceSuite(options: options, connector: WebSocketProbeConnector(url: url)).run()
         #expect(run.providerWasFresh)
         let notPassed = run.results.filter { $0.verdict != .passed }.map { "\($0.conformanceCase.name): \($0.got) \($0.detail)" }
@@ -60,15 +62,70 @@ import WireTestSupport
         let cases = ConformanceSuite.allCases.filter { $0.name == failing }
         #expect(cases.count == 1, "the suite has the case \(failing)")
         // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
-        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [fault] }) { server in
+        // The assistant streams slowly enough for the stream cases to catch an answer while active.
+        let results = try await TestServer.run(realTime: true, assistant: Self.pacedAssistant, configure: { $0.faults = [fault] }) { server in
             let url = URL(string: server.url)!
             return try await ConformanceSuite(
-                options: ConformanceOptions(url: url, timeout: .seconds(2)), connector: WebSocketProbeConnector(url: url), cases: cases
+                options: ConformanceOptions(url: url, timeout: .seconds(2), streamingAssistant: true), connector: WebSocketProbeConnector(url: url),
+                cases: cases
             ).run().results
         }
         #expect(results.map(\.verdict) == [.failed], "\(fault) is caught by \(failing): \(results.map { "\($0.got) \($0.detail)" })")
         // Caught by the rule's check, not by a step before it that could not run.
         #expect(results.first?.got != "the case could not run", "\(fault): \(results.first?.detail ?? "")")
+    }
+}
+
+extension ConformanceTests {
+    @Test("What the contract lets a provider choose holds: the provider closing the pairing socket after a success")
+    func aProviderThatClosesThePairingSocketAfterASuccessPasses() async throws {
+        let cases = ConformanceSuite.allCases.filter { $0.group == "pairing" }
+        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [.pairingSocketClosedAfterSuccess] }) { server in
+            let url = URL(string: server.url)!
+            return try await ConformanceSuite(
+                options: ConformanceOptions(url: url, timeout: .seconds(2)), connector: WebSocketProbeConnector(url: url), cases: cases
+            ).run().results
+        }
+        #expect(!results.isEmpty)
+        let notPassed = results.filter { $0.verdict != .passed }.map { "\($0.conformanceCase.name): \($0.got) \($0.detail)" }
+        #expect(notPassed.isEmpty, "\(notPassed.joined(separator: "\n"))")
+    }
+
+    @Test("A provider without a provider limit the spec states (nosniff on downloads) passes with a warning, not a failure")
+    func anAbsentProviderLimitIsAWarning() async throws {
+        let cases = ConformanceSuite.allCases.filter { $0.name == "transfer.download-in-the-account" }
+        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [.downloadsWithoutNosniff] }) { server in
+            let url = URL(string: server.url)!
+            return try await ConformanceSuite(
+                options: ConformanceOptions(url: url, timeout: .seconds(2)), connector: WebSocketProbeConnector(url: url), cases: cases
+            ).run().results
+        }
+        #expect(results.map(\.verdict) == [.warned], "\(results.map { "\($0.got) \($0.detail)" })")
+        #expect(results.first?.detail.contains("nosniff") == true)
+        #expect(CheckReport.exitStatus(results.map(\.verdict)) == 0)
+    }
+}
+
+extension ConformanceTests {
+    @Test("A provider the suite cannot set devices up on gets setup failures naming the step and the answers, never a failed rule")
+    func setupFailuresAreNotRuleFailures() async throws {
+        let cases = ConformanceSuite.allCases.filter { $0.group == "chat" }
+        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [.newAccountsRefused] }) { server in
+            let url = URL(string: server.url)!
+            return try await ConformanceSuite(
+                options: ConformanceOptions(url: url, timeout: .seconds(1)), connector: WebSocketProbeConnector(url: url), cases: cases
+            ).run().results
+        }
+        #expect(results.count == cases.count, "every case ran")
+        let setup = results.filter { $0.verdict == .setupFailed }
+        #expect(results.filter { $0.verdict == .failed }.isEmpty, "\(results.map { "\($0.conformanceCase.name): \($0.detail)" })")
+        #expect(!setup.isEmpty)
+        for result in setup {
+            // The step, and what the admin's socket got: the provider's invalid_message.
+            #expect(result.detail.contains("approving device") && result.detail.contains("invalid_message"), "\(result.detail)")
+        }
+        #expect(CheckReport.exitStatus(results.map(\.verdict)) == 2)
+        #expect(CheckReport.counts(results.map(\.verdict)).contains("\(setup.count) setup failures"))
     }
 }
 
@@ -98,6 +155,9 @@ extension ProviderFault {
         case .membersMayDecide: return "pairing.only-admins-decide"
         case .denialLeavesSocketOpen: return "pairing.denied-device-is-told-and-closed"
         case .downloadsAcrossAccounts: return "transfer.other-accounts-cannot-download"
+        case .streamOutlivesItsSocket: return "session.close-cancels-the-stream"
+        case .takeoverCancelsTheStream: return "session.takeover-moves-the-stream"
+        case .pairingSocketClosedAfterSuccess, .downloadsWithoutNosniff, .newAccountsRefused: return nil
         case .sizeAnsweredAsInvalid, .refusalsNeverClose, .frameLimitClosesWith1008, .notJSONAnsweredAsInvalid, .wrongPhaseCode,
             .refusesValidMessages:
             return nil
