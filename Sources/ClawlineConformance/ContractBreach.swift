@@ -16,8 +16,9 @@ public struct ContractBreach: Error, CustomStringConvertible, Sendable {
 }
 
 /// Why a case could not run its checks at all (a step the contract does not judge failed: the
-/// provider could not be reached, a device could not be paired); reported as the case's failure
-/// with the reason, or as exit status 2 when the suite's own setup fails.
+/// provider could not be reached, a device could not be paired); reported as the case's setup
+/// failure (`SETUP`, exit status 2) with the reason, never as its rule failing, or as exit status
+/// 2 when the suite's own setup fails.
 public struct ConformanceSetupError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, and what to do.
     public var description: String

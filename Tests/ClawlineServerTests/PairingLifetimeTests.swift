@@ -74,15 +74,21 @@ import WireRuntime
         }
     }
 
+    /// An admin connected, and a device whose request waits though its socket closed.
+    func deviceAway(on server: TestServer) async throws -> (admin: PairedDevice, adminSocket: TestSocket, deviceID: DeviceId) {
+        let admin = try await server.pair()
+        let (adminSocket, _) = try await server.connect(admin)
+        let deviceID = TestServer.newDeviceID()
+        let first = server.socket()
+        first.send(request(deviceID))
+        _ = try await adminSocket.next()
+        try await close(first, leaving: 1, on: server)
+        return (admin, adminSocket, deviceID)
+    }
+
     @Test func aDenialMadeWhileTheDeviceIsAwayIsTheAnswerToItsNextRequest() async throws {
         try await TestServer.run { server in
-            let admin = try await server.pair()
-            let (adminSocket, _) = try await server.connect(admin)
-            let deviceID = TestServer.newDeviceID()
-            let first = server.socket()
-            first.send(request(deviceID))
-            _ = try await adminSocket.next()
-            try await close(first, leaving: 1, on: server)
+            let (_, adminSocket, deviceID) = try await deviceAway(on: server)
             adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: false)))
             let again = server.socket()
             again.send(request(deviceID))
@@ -102,13 +108,7 @@ import WireRuntime
 
     @Test func anApprovalMadeWhileTheDeviceIsAwayDeliversTheTokenOnItsNextRequest() async throws {
         try await TestServer.run { server in
-            let admin = try await server.pair()
-            let (adminSocket, _) = try await server.connect(admin)
-            let deviceID = TestServer.newDeviceID()
-            let first = server.socket()
-            first.send(request(deviceID))
-            _ = try await adminSocket.next()
-            try await close(first, leaving: 1, on: server)
+            let (admin, adminSocket, deviceID) = try await deviceAway(on: server)
             adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: true, userId: admin.userID)))
             #expect(try await server.eventually { try await server.store.device(deviceID.rawValue)?.pairingNote == .tokenUndelivered })
             let again = server.socket()

@@ -56,20 +56,25 @@ import WireTestSupport
         }
     }
 
+    /// Runs `cases` against an in-process provider with `faults`, whose assistant streams slowly
+    /// enough for the stream cases to catch an answer while active.
+    static func results(
+        of cases: [ConformanceCase], faults: ProviderFaults, timeout: Duration = .seconds(2)
+    ) async throws -> [ConformanceResult] {
+        try await TestServer.run(realTime: true, assistant: pacedAssistant, configure: { $0.faults = faults }) { server in
+            let url = URL(string: server.url)!
+            let options = ConformanceOptions(url: url, timeout: timeout, streamingAssistant: true)
+            return try await ConformanceSuite(options: options, connector: WebSocketProbeConnector(url: url), cases: cases).run().results
+        }
+    }
+
     @Test("A broken provider fails the case that names the broken rule", arguments: ProviderFault.conformanceFaults)
     func aBrokenProviderFailsTheCaseNamingTheRule(_ fault: ProviderFault) async throws {
         let failing = try #require(fault.failingConformanceCase)
         let cases = ConformanceSuite.allCases.filter { $0.name == failing }
         #expect(cases.count == 1, "the suite has the case \(failing)")
         // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
-        // The assistant streams slowly enough for the stream cases to catch an answer while active.
-        let results = try await TestServer.run(realTime: true, assistant: Self.pacedAssistant, configure: { $0.faults = [fault] }) { server in
-            let url = URL(string: server.url)!
-            return try await ConformanceSuite(
-                options: ConformanceOptions(url: url, timeout: .seconds(2), streamingAssistant: true), connector: WebSocketProbeConnector(url: url),
-                cases: cases
-            ).run().results
-        }
+        let results = try await Self.results(of: cases, faults: [fault])
         #expect(results.map(\.verdict) == [.failed], "\(fault) is caught by \(failing): \(results.map { "\($0.got) \($0.detail)" })")
         // Caught by the rule's check, not by a step before it that could not run.
         #expect(results.first?.got != "the case could not run", "\(fault): \(results.first?.detail ?? "")")
@@ -80,12 +85,7 @@ extension ConformanceTests {
     @Test("What the contract lets a provider choose holds: the provider closing the pairing socket after a success")
     func aProviderThatClosesThePairingSocketAfterASuccessPasses() async throws {
         let cases = ConformanceSuite.allCases.filter { $0.group == "pairing" }
-        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [.pairingSocketClosedAfterSuccess] }) { server in
-            let url = URL(string: server.url)!
-            return try await ConformanceSuite(
-                options: ConformanceOptions(url: url, timeout: .seconds(2)), connector: WebSocketProbeConnector(url: url), cases: cases
-            ).run().results
-        }
+        let results = try await Self.results(of: cases, faults: [.pairingSocketClosedAfterSuccess])
         #expect(!results.isEmpty)
         let notPassed = results.filter { $0.verdict != .passed }.map { "\($0.conformanceCase.name): \($0.got) \($0.detail)" }
         #expect(notPassed.isEmpty, "\(notPassed.joined(separator: "\n"))")
@@ -94,12 +94,7 @@ extension ConformanceTests {
     @Test("A provider without a provider limit the spec states (nosniff on downloads) passes with a warning, not a failure")
     func anAbsentProviderLimitIsAWarning() async throws {
         let cases = ConformanceSuite.allCases.filter { $0.name == "transfer.download-in-the-account" }
-        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [.downloadsWithoutNosniff] }) { server in
-            let url = URL(string: server.url)!
-            return try await ConformanceSuite(
-                options: ConformanceOptions(url: url, timeout: .seconds(2)), connector: WebSocketProbeConnector(url: url), cases: cases
-            ).run().results
-        }
+        let results = try await Self.results(of: cases, faults: [.downloadsWithoutNosniff])
         #expect(results.map(\.verdict) == [.warned], "\(results.map { "\($0.got) \($0.detail)" })")
         #expect(results.first?.detail.contains("nosniff") == true)
         #expect(CheckReport.exitStatus(results.map(\.verdict)) == 0)
@@ -110,12 +105,7 @@ extension ConformanceTests {
     @Test("A provider the suite cannot set devices up on gets setup failures naming the step and the answers, never a failed rule")
     func setupFailuresAreNotRuleFailures() async throws {
         let cases = ConformanceSuite.allCases.filter { $0.group == "chat" }
-        let results = try await TestServer.run(realTime: true, configure: { $0.faults = [.newAccountsRefused] }) { server in
-            let url = URL(string: server.url)!
-            return try await ConformanceSuite(
-                options: ConformanceOptions(url: url, timeout: .seconds(1)), connector: WebSocketProbeConnector(url: url), cases: cases
-            ).run().results
-        }
+        let results = try await Self.results(of: cases, faults: [.newAccountsRefused], timeout: .seconds(1))
         #expect(results.count == cases.count, "every case ran")
         let setup = results.filter { $0.verdict == .setupFailed }
         #expect(results.filter { $0.verdict == .failed }.isEmpty, "\(results.map { "\($0.conformanceCase.name): \($0.detail)" })")
