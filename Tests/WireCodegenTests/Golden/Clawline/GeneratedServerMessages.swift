@@ -260,14 +260,13 @@ extension AuthResult: WireRuntime.WireMessage {
 /// replayed.
 ///
 /// A stream belongs to the socket of the device that sent the message, and what happens to it
-/// when that socket goes depends on how it goes:
-/// - A takeover moves it. When the device authenticates on a new socket (the old one gets
-///   `session_replaced`), the stream goes on: its later snapshots and its final reach the new
-///   socket (the protocol author's provider moves streams on a takeover), or its failure as
-///   `error` `server_error` naming the message.
-/// - A close without a takeover cancels it. The contract: "v1 cancels the stream when the
-///   originating socket closes; no resume occurs". No final comes, live or in a later replay;
-///   the sending device offers a retry, and its siblings detect the missing final.
+/// when that socket goes depends on how it goes. A takeover moves it: when the device
+/// authenticates on a new socket (the old one gets `session_replaced`), the stream goes on, and
+/// its later snapshots and its final reach the new socket (the protocol author's provider
+/// moves streams on a takeover), or its failure as `error` `server_error` naming the message.
+/// A close without a takeover cancels it, as the contract says: "v1 cancels the stream when
+/// the originating socket closes; no resume occurs". No final comes, live or in a later
+/// replay; the sending device offers a retry, and its siblings detect the missing final.
 ///
 /// Sent by the server with `"type": "message"`.
 public struct ServerMessage: Swift.Sendable, Swift.Hashable {
