@@ -34,7 +34,13 @@ enum PairingCases {
             "an admin's chat connection gets pair_approval_request with the pending device's id, claimed name and device info"),
         action: "pair_request with a claimedName, the admin connected"
     ) { context in
-        let pending = try await context.requestPairing(name: "Conformance Kaywood")
+        // The approval request arriving is this case's rule, not a setup step: its absence fails the rule.
+        let pending: ConformanceContext.PendingPairing
+        do {
+            pending = try await context.requestPairing(name: "Conformance Kaywood")
+        } catch let error as ConformanceSetupError {
+            throw ContractBreach(expected: "pair_approval_request for the pending device on the admin's socket", got: error.description)
+        }
         let request = pending.approvalRequest
         let info = request.members["deviceInfo"]?.objectValue
         try require(

@@ -152,7 +152,9 @@ struct ConnectionHandler: ClientFrameHandler {
             logger.trace(
                 "received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
         }
-        let checkedToken = await checkToken(of: result.frame)
+        // An `auth` before authentication: its token decides whose rate window it counts in.
+        var checkedToken: Result<DeviceClaims, TokenRejection>?
+        if connection.device == nil, case .auth(let auth)? = result.frame { checkedToken = await checkToken(of: auth) }
         let named = Self.namedDevice(of: result.frame, bytes: bytes, token: checkedToken)
         let limiterKey = DeviceRateLimits.key(
             authenticated: connection.device?.deviceID, named: named?.deviceID, proven: named?.proven ?? true,
@@ -190,10 +192,9 @@ struct ConnectionHandler: ClientFrameHandler {
         if answer.closesConnection || answer.code == nil { connection.close(code: answer.closeCode ?? 1008) }
     }
 
-    /// Checks the token of an `auth` that arrives before the socket authenticated; `nil` for any
-    /// other frame.
-    private func checkToken(of frame: ClientFrame?) async -> Result<DeviceClaims, TokenRejection>? {
-        guard connection.device == nil, case .auth(let auth)? = frame else { return nil }
+    /// What the token of `auth` proves: its claims when it is genuine, unexpired and issued to the
+    /// device the frame names. The one place an `auth`'s token is verified.
+    private func checkToken(of auth: Auth) async -> Result<DeviceClaims, TokenRejection> {
         let (tokens, now) = (hub.tokens, hub.environment.now())
         do throws(TokenRejection) {
             return .success(try await tokens.verify(auth.token, deviceID: auth.deviceId.rawValue, now: now))
@@ -239,7 +240,8 @@ struct ConnectionHandler: ClientFrameHandler {
     }
 
     func handleAuth(_ message: Auth) async throws {
-        try await hub.authenticate(message, checkedToken: checkedToken, on: connection)
+        let token = if let checkedToken { checkedToken } else { await checkToken(of: message) }
+        try await hub.authenticate(message, checkedToken: token, on: connection)
     }
 
     func handlePairDecision(_ message: PairDecision) async throws {

@@ -14,8 +14,8 @@ extension ProviderHub {
     /// store is read is broadcast to it and waits, and after the replay it goes out unless the
     /// replay carried it. So every event reaches the socket exactly once, replayed or live.
     ///
-    /// `checkedToken` is what the token proved when the frame arrived; `nil` checks it here.
-    func authenticate(_ auth: Auth, checkedToken: Result<DeviceClaims, TokenRejection>? = nil, on connection: ServerConnection) async throws {
+    /// `checkedToken` is what the token proved, checked once as the frame arrived.
+    func authenticate(_ auth: Auth, checkedToken: Result<DeviceClaims, TokenRejection>, on connection: ServerConnection) async throws {
         guard let device = try await verify(auth, checkedToken: checkedToken, on: connection) else { return }
         connection.authenticate(device)
         identified(connection)
@@ -63,7 +63,7 @@ extension ProviderHub {
 
     /// The device an `auth` proves, or `nil` after refusing it as the contract says.
     private func verify(
-        _ auth: Auth, checkedToken: Result<DeviceClaims, TokenRejection>?, on connection: ServerConnection
+        _ auth: Auth, checkedToken: Result<DeviceClaims, TokenRejection>, on connection: ServerConnection
     ) async throws -> AuthenticatedDevice? {
         let deviceID = auth.deviceId.rawValue
         if pairing.pending(deviceID) != nil {
@@ -80,11 +80,7 @@ extension ProviderHub {
         }
         let claims: DeviceClaims
         do throws(TokenRejection) {
-            if let checkedToken {
-                claims = try checkedToken.get()
-            } else {
-                claims = try await tokens.verify(auth.token, deviceID: deviceID, now: environment.now())
-            }
+            claims = try checkedToken.get()
         } catch {
             refuse(connection, error == .expired ? .tokenExpired : .authFailed)
             return nil
