@@ -25,12 +25,24 @@ public final class LocalProvider: Sendable {
         dataDirectory: URL, assistant: any Assistant = EchoAssistant(), environment: ServerEnvironment = ServerEnvironment(),
         maintenanceInterval: Duration = .seconds(1), logger: Logger = LocalProvider.quietLogger
     ) async throws -> LocalProvider {
+        try await start(
+            dataDirectory: dataDirectory, assistant: assistant, environment: environment, maintenanceInterval: maintenanceInterval,
+            logger: logger, faults: [])
+    }
+
+    /// Starts a provider as ``start(dataDirectory:assistant:environment:maintenanceInterval:logger:)``
+    /// does, breaching the contract in the ways `faults` name (for tests only).
+    static func start(
+        dataDirectory: URL, assistant: any Assistant = EchoAssistant(), environment: ServerEnvironment = ServerEnvironment(),
+        maintenanceInterval: Duration = .seconds(1), logger: Logger = LocalProvider.quietLogger, faults: ProviderFaults
+    ) async throws -> LocalProvider {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = try await SQLiteProviderStore.open(path: dataDirectory.appendingPathComponent("clawline.sqlite").path)
         do {
             let key = try TokenAuthority.loadOrCreateKey(at: dataDirectory.appendingPathComponent("signing-key").path)
-            let configuration = ClawlineServerConfiguration(
+            var configuration = ClawlineServerConfiguration(
                 port: 0, uploadsDirectory: dataDirectory.appendingPathComponent("uploads").path, maintenanceInterval: maintenanceInterval)
+            configuration.faults = faults
             let (ports, portSink) = AsyncStream<Int>.makeStream()
             let service = try await ClawlineServer.service(
                 configuration: configuration, store: store, signingKey: key, assistant: assistant, environment: environment, logger: logger

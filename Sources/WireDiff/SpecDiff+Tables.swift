@@ -161,6 +161,13 @@ extension ChangeCollector {
                     group, "'\(constant.name)'", .changed, "value changed", old: previous.written, new: constant.written,
                     effect: .changesBehaviour, directions: Self.both, at: constant.location)
             }
+            if previous.providerLimit != constant.providerLimit {
+                let (old, new) =
+                    previous.providerLimit ? ("a provider limit", "a rule of the contract") : ("a rule of the contract", "a provider limit")
+                record(
+                    group, "'\(constant.name)'", .changed, "now \(new)", old: old, new: new, effect: .changesBehaviour, directions: Self.both,
+                    at: constant.location)
+            }
             recordDescription(group, "'\(constant.name)'", old: previous.description, new: constant.description, at: constant.location)
         }
         for constant in old.constants where !new.constants.contains(where: { $0.name == constant.name }) {

@@ -30,12 +30,16 @@ public struct ProbeCase: Sendable, Hashable {
     /// The value the provider's error must name in the correlated field, when the spec correlates
     /// its error frame with the sent message (`error.messageId` naming `message.id`).
     public var correlatedID: String?
+    /// Whether the rule is a limit of the provider that wrote the spec, not of the contract (a
+    /// constant marked `providerLimit: true`): a provider without it gets a warning, not a failure.
+    public var providerLimit: Bool
 
     /// A case.
     public init(
         name: String, kind: Kind, rule: String, location: SourceLocation, phase: String, frames: [String], expected: ViolationAnswer?,
-        correlatedID: String? = nil
+        correlatedID: String? = nil, providerLimit: Bool = false
     ) {
+        self.providerLimit = providerLimit
         self.name = name
         self.kind = kind
         self.rule = rule

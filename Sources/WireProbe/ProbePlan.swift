@@ -92,7 +92,8 @@ public struct ProbePlan: Sendable {
                 ProbeCase(
                     name: "\(initial) frame over \(Self.frameLimitConstant)", kind: .negative, rule: "a frame is at most \(bytes) bytes",
                     location: limit.location, phase: initial, frames: [frame.text],
-                    expected: ViolationAnswer(code: spec.sizeErrorCode, closesConnection: true, closeCode: Self.messageTooBigCloseCode)))
+                    expected: ViolationAnswer(code: spec.sizeErrorCode, closesConnection: true, closeCode: Self.messageTooBigCloseCode),
+                    providerLimit: limit.providerLimit))
         }
 
         // Rate limits.

@@ -1,6 +1,6 @@
 import ClawlineClient
 import ClawlineProtocol
-import ClawlineServer
+@testable import ClawlineServer
 import Foundation
 import Testing
 import WireTestSupport
@@ -85,6 +85,32 @@ struct RecoveryTests {
             let users = try await phone.chat.conversation().messages.filter { $0.role == .user }.map(\.content)
             #expect(users == (1...7).map { "message \($0)" })
             #expect(!notices.all.contains { if case .serverError = $0 { true } else { false } })
+        }
+    }
+
+    /// The protocol author's provider answers an `auth` over the rate limit with `auth_result`
+    /// `{success: false, reason: "rate_limited"}`, then 1008, where ours sends `error rate_limited`.
+    @Test("An auth over the rate limit answered auth_result rate_limited keeps the token and waits out the auth window")
+    func rateLimitedAuthenticationAsResult() async throws {
+        try await Harness.run(faults: [.authLimitAnsweredAsResult]) { harness in
+            let phone = harness.device("phone")
+            let credentials = try await phone.pair()
+            // Spend the device's auth window: each connect is one `auth`.
+            for _ in 0..<Clawline.RateLimits.auth.limit {
+                try await phone.chat.connect(token: credentials.token)
+                await phone.chat.disconnect()
+            }
+            let notices = Recorder(phone.chat.notices)
+            let connecting = Task { try await phone.chat.connect(token: credentials.token) }
+            defer { connecting.cancel() }
+            let window = try #require(Clawline.RateLimits.auth.window)
+            #expect(try await FakeSession.reconnection(1, in: notices) == window, "the next attempt waits the whole auth window")
+            #expect(await phone.chat.currentState == .reconnecting, "not a verdict on the token")
+            let refusals = harness.capture.text.split(separator: "\n").filter { $0.contains(#""reason":"rate_limited""#) }
+            #expect(refusals.count == 1 && refusals[0].contains(#""type":"auth_result""#), "the provider answered in the author's form")
+            harness.advance(by: window)
+            try await connecting.value
+            #expect(await phone.chat.currentState == .connected)
         }
     }
 

@@ -156,6 +156,8 @@ import Testing
         #expect(values["pingTimeout"] == .integer(90_000))
         #expect(values["pongTimeout"] == .integer(90_000))
         #expect(values["maxFrameBytes"] == .integer(1_048_576))
+        // The contract sets no frame size: the frame limit is the reference provider's own.
+        #expect(spec.constants.filter(\.providerLimit).map(\.name) == ["maxFrameBytes"])
         #expect(values["upgradeRequiredStatus"] == .integer(426))
         #expect(values["uploadRetention"] == .integer(3_600_000))
         #expect(values["maxReplayEvents"] == .integer(500))

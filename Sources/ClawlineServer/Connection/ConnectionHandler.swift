@@ -171,7 +171,12 @@ struct ConnectionHandler: ClientFrameHandler {
             return
         }
         if let violation = violations.first(where: { $0.answer != nil }), let answer = violation.answer {
-            self.answer(answer, reason: violation.message)
+            if hub.faults.answersAsAuthResult(violation) {
+                connection.send(.authResult(.failure(reason: AuthFailureReason(rawValue: ErrorCode.rateLimited.rawValue))))
+                connection.close(code: 1008)
+            } else {
+                self.answer(answer, reason: violation.message)
+            }
             return
         }
         guard case .decoded(let frame, _) = result else { return }

@@ -48,6 +48,9 @@ enum ProviderFault: String, Sendable, Hashable, CaseIterable {
     case pairingSocketClosedAfterSuccess
     /// Downloads lack `X-Content-Type-Options: nosniff` (a provider limit, not the contract's rule).
     case downloadsWithoutNosniff
+    /// An `auth` over the rate limit is answered `auth_result` `{success: false, reason: "rate_limited"}`
+    /// and a close with 1008, as the protocol author's provider answers it, instead of `error rate_limited`.
+    case authLimitAnsweredAsResult
 
     // Providers the kit cannot set up on (it must say so, not blame a rule).
     /// Every decision approving a device into an account that does not exist yet is `invalid_message`.
@@ -92,6 +95,12 @@ struct ProviderFaults: Sendable, Hashable, ExpressibleByArrayLiteral {
             default: return true
             }
         }
+    }
+
+    /// Whether `violation` is an `auth` over its rate limit that this provider answers with
+    /// `auth_result`, as the protocol author's provider does, instead of the contract's `error`.
+    func answersAsAuthResult(_ violation: SessionViolation) -> Bool {
+        has(.authLimitAnsweredAsResult) && violation.rule == .rateLimit && violation.ruleName == "auth"
     }
 
     /// The answer to a refused frame as a fault changes it: its code, and whether it closes.

@@ -494,7 +494,8 @@ struct ProtocolDocument {
                     case (.bytes, .integer(let bytes)): value = "\(constant.written) (\(bytes) bytes)"
                     default: value = constant.written
                     }
-                    return ["`\(constant.name)`", value, inline(constant.description)]
+                    let meaning = inline(constant.description)
+                    return ["`\(constant.name)`", value, constant.providerLimit ? "*A provider limit, not the contract's rule.* " + meaning : meaning]
                 },
                 anchors: spec.constants.map { DocAnchor.constant($0.name) }
             ),

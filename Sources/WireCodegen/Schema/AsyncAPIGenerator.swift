@@ -63,11 +63,13 @@ public enum AsyncAPIGenerator {
         root["x-rate-limits"] = .array(spec.rateLimits.map { rateLimit($0, spec: spec) })
         root["x-constants"] = .array(
             spec.constants.map { constant in
-                .object([
+                var entries: [SpecValue.Member] = [
                     .init(key: "name", value: .string(constant.name)), .init(key: "kind", value: .string(constant.kind.rawValue)),
                     .init(key: "value", value: constant.value), .init(key: "written", value: .string(constant.written)),
                     .init(key: "description", value: constant.description.map(SpecValue.string) ?? .null),
-                ])
+                ]
+                if constant.providerLimit { entries.append(.init(key: "providerLimit", value: .bool(true))) }
+                return .object(entries)
             })
         if let session = spec.session { root["x-session-rules"] = sessionRules(session, spec: spec) }
         return PrettyJSON.render(root.value)

@@ -60,8 +60,9 @@ struct TablesEmitter {
 
     private func constantsEnum() -> TypeDeclaration {
         let members: [SwiftDeclaration] = spec.constants.map { constant in
-            let doc = [constant.description?.trimmingTrailingNewlines(), "Written in the spec as `\(constant.written)`."].compactMap { $0 }.joined(
-                separator: "\n\n")
+            let limit = constant.providerLimit ? "A limit of the provider that wrote the spec, not a rule of the contract." : nil
+            let doc = [constant.description?.trimmingTrailingNewlines(), limit, "Written in the spec as `\(constant.written)`."].compactMap { $0 }
+                .joined(separator: "\n\n")
             let name = SwiftNames.escaped(SwiftNames.lowerCamel(constant.name))
             switch (constant.kind, constant.value) {
             case (.duration, .integer(let milliseconds)):

@@ -102,12 +102,13 @@ extension SpecReader {
 
     private static let constantKinds: [Constant.Kind] = [.duration, .bytes, .count, .number, .string]
 
-    /// Reads `constants:`; each is `{<kind>: value, description: ...}`.
+    /// Reads `constants:`; each is `{<kind>: value, description: ..., providerLimit: true|false}`.
     func constants(_ node: YAMLNode) -> [Constant] {
         guard let entries = entries(node, in: "'constants'") else { return [] }
         return entries.compactMap { entry in
             let context = "constant '\(entry.key)'"
-            guard let map = mapping(entry.value, in: context, allowedKeys: ["description"] + Self.constantKinds.map(\.rawValue)) else { return nil }
+            let keys = ["description", "providerLimit"] + Self.constantKinds.map(\.rawValue)
+            guard let map = mapping(entry.value, in: context, allowedKeys: keys) else { return nil }
             let kinds = Self.constantKinds.filter { map.has($0.rawValue) }
             guard kinds.count == 1, let kind = kinds.first, let valueNode = map[kind.rawValue] else {
                 let list = Self.constantKinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
@@ -126,7 +127,8 @@ extension SpecReader {
             guard let value, case .scalar(let written, _) = valueNode.kind else { return nil }
             return Constant(
                 name: entry.key, description: map["description"].flatMap { string($0, "'description' in \(context)") },
-                kind: kind, value: value, written: written, location: entry.keyLocation
+                kind: kind, value: value, written: written,
+                providerLimit: map["providerLimit"].flatMap { bool($0, "'providerLimit' in \(context)") } ?? false, location: entry.keyLocation
             )
         }
     }

@@ -94,10 +94,17 @@ public struct Constant: Sendable, Hashable, Encodable {
     public var value: SpecValue
     /// The value as written in the spec (e.g. `30s`, `100MiB`).
     public var written: String
+    /// Whether the constant is a limit of the provider that wrote the spec rather than a rule of
+    /// the contract (`providerLimit: true`): checkers report a provider without it as a warning.
+    public var providerLimit: Bool
     public var location: SourceLocation
 
-    public init(name: String, description: String? = nil, kind: Kind, value: SpecValue, written: String, location: SourceLocation) {
+    public init(
+        name: String, description: String? = nil, kind: Kind, value: SpecValue, written: String, providerLimit: Bool = false,
+        location: SourceLocation
+    ) {
         self.name = name
+        self.providerLimit = providerLimit
         self.description = description
         self.kind = kind
         self.value = value

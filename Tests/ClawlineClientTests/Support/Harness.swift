@@ -1,6 +1,6 @@
 import ClawlineClient
 import ClawlineProtocol
-import ClawlineServer
+@testable import ClawlineServer
 import Foundation
 import WireTestSupport
 
@@ -16,14 +16,16 @@ struct Harness: Sendable {
     var serverURL: URL { provider.baseURL }
 
     /// Runs `body` against a fresh provider (echo assistant answering with `pace` between
-    /// snapshots, in real time), then shuts it down.
-    static func run<T: Sendable>(pace: Duration = .zero, _ body: @Sendable (Harness) async throws -> T) async throws -> T {
+    /// snapshots, in real time, and breaching the contract as `faults` say), then shuts it down.
+    static func run<T: Sendable>(
+        pace: Duration = .zero, faults: ProviderFaults = [], _ body: @Sendable (Harness) async throws -> T
+    ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-client-test-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let serverClock = ManualClock()
         let provider = try await LocalProvider.start(
             dataDirectory: directory, assistant: EchoAssistant(pace: pace), environment: ServerEnvironment(clock: serverClock),
-            maintenanceInterval: .milliseconds(50))
+            maintenanceInterval: .milliseconds(50), faults: faults)
         let harness = Harness(provider: provider, clock: ManualClock(), serverClock: serverClock)
         do {
             let value = try await body(harness)

@@ -91,6 +91,13 @@ extension ConformanceTests {
         #expect(notPassed.isEmpty, "\(notPassed.joined(separator: "\n"))")
     }
 
+    @Test("An auth over the limit answered as the protocol author's provider does (auth_result rate_limited, then 1008) passes")
+    func theAuthorsRateLimitedAuthResultPasses() async throws {
+        let cases = ConformanceSuite.allCases.filter { $0.name == "rate-limit.auth" }
+        let results = try await Self.results(of: cases, faults: [.authLimitAnsweredAsResult])
+        #expect(results.map(\.verdict) == [.passed], "\(results.map { "\($0.got) \($0.detail)" })")
+    }
+
     @Test("A provider without a provider limit the spec states (nosniff on downloads) passes with a warning, not a failure")
     func anAbsentProviderLimitIsAWarning() async throws {
         let cases = ConformanceSuite.allCases.filter { $0.name == "transfer.download-in-the-account" }
@@ -147,7 +154,7 @@ extension ProviderFault {
         case .downloadsAcrossAccounts: return "transfer.other-accounts-cannot-download"
         case .streamOutlivesItsSocket: return "session.close-cancels-the-stream"
         case .takeoverCancelsTheStream: return "session.takeover-moves-the-stream"
-        case .pairingSocketClosedAfterSuccess, .downloadsWithoutNosniff, .newAccountsRefused: return nil
+        case .pairingSocketClosedAfterSuccess, .downloadsWithoutNosniff, .authLimitAnsweredAsResult, .newAccountsRefused: return nil
         case .sizeAnsweredAsInvalid, .refusalsNeverClose, .frameLimitClosesWith1008, .notJSONAnsweredAsInvalid, .wrongPhaseCode,
             .refusesValidMessages:
             return nil

@@ -97,9 +97,10 @@ public enum Clawline {
         /// Written in the spec as `90s`.
         public static let pongTimeout: Swift.Duration = .milliseconds(90000)
 
-        /// The largest WebSocket frame a provider reads; a larger one is answered `payload_too_large` and closed with 1009. A provider limit, not a
-        /// rule of the contract (see the transport). 64 KiB of content (even fully escaped) and 256 KiB of inline bytes in base64 (about 743 KB
-        /// together) fit within it.
+        /// The largest WebSocket frame a provider reads; a larger one is answered `payload_too_large` and closed with 1009 (see the transport). 64
+        /// KiB of content (even fully escaped) and 256 KiB of inline bytes in base64 (about 743 KB together) fit within it.
+        ///
+        /// A limit of the provider that wrote the spec, not a rule of the contract.
         ///
         /// Written in the spec as `1MiB`.
         public static let maxFrameBytes: Swift.Int = 1048576
