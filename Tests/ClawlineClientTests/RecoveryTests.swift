@@ -1,9 +1,10 @@
 import ClawlineClient
 import ClawlineProtocol
-@testable import ClawlineServer
 import Foundation
 import Testing
 import WireTestSupport
+
+@testable import ClawlineServer
 
 @Suite("Client recovery against the reference server")
 struct RecoveryTests {

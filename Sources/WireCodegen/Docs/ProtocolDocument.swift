@@ -495,7 +495,9 @@ struct ProtocolDocument {
                     default: value = constant.written
                     }
                     let meaning = inline(constant.description)
-                    return ["`\(constant.name)`", value, constant.providerLimit ? "*A provider limit, not the contract's rule.* " + meaning : meaning]
+                    return [
+                        "`\(constant.name)`", value, constant.providerLimit ? "*A provider limit, not the contract's rule.* " + meaning : meaning,
+                    ]
                 },
                 anchors: spec.constants.map { DocAnchor.constant($0.name) }
             ),

@@ -1,8 +1,9 @@
 import ClawlineClient
 import ClawlineProtocol
-@testable import ClawlineServer
 import Foundation
 import WireTestSupport
+
+@testable import ClawlineServer
 
 /// A provider in this process and the clients of a test.
 struct Harness: Sendable {
