@@ -153,14 +153,29 @@ public actor ConformanceContext {
         do {
             return try await body()
         } catch let breach as ContractBreach {
-            var answers: [String] = []
-            for socket in sockets {
-                // A marker's answer shows everything the provider sent before it (an error on the admin's socket, say).
-                if await !socket.isClosed { _ = try? await socket.settle() }
-                answers.append("\(socket.name): \(await socket.receivedWords)")
-            }
-            throw ConformanceSetupError("\(step): expected \(breach.expected), got \(breach.got); " + answers.joined(separator: "; "))
+            throw ConformanceSetupError("\(step): expected \(breach.expected), got \(breach.got); " + (await Self.answers(on: sockets)))
         }
+    }
+
+    /// Runs the step a case's rule is about: a breach inside it is the rule failing, and says what
+    /// each of `sockets` received besides (the admin's `error` in answer to its decision, say).
+    func ruleStep<T>(_ sockets: [ClawlineConnection], _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let breach as ContractBreach {
+            throw ContractBreach(expected: breach.expected, got: "\(breach.got); " + (await Self.answers(on: sockets)))
+        }
+    }
+
+    /// What each of `sockets` received, after a marker's answer where the socket is open.
+    private static func answers(on sockets: [ClawlineConnection]) async -> String {
+        var answers: [String] = []
+        for socket in sockets {
+            // A marker's answer shows everything the provider sent before it (an error on the admin's socket, say).
+            if await !socket.isClosed { _ = try? await socket.settle() }
+            answers.append("\(socket.name): \(await socket.receivedWords)")
+        }
+        return answers.joined(separator: "; ")
     }
 
     /// Pairs a new device, approved by the suite's admin into `account` (a new account when

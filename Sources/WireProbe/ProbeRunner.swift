@@ -48,17 +48,41 @@ public actor ProbeRunner {
     }
 
     /// Runs every case in order; `report` hears each result as it comes.
+    ///
+    /// A case whose socket or setup cannot be had is a setup failure (``ProbeResult/Verdict/setupFailed``)
+    /// naming the step, never a failed rule; once a phase's setup has failed, its later cases are
+    /// setup failures with the same reason, and the other phases' cases still run.
     public func run(_ plan: ProbePlan, report: @Sendable (ProbeResult) -> Void = { _ in }) async throws -> [ProbeResult] {
         var results: [ProbeResult] = []
+        var failedSetups: [String: String] = [:]
+        if let setup, !plan.cases.isEmpty {
+            do {
+                try await setup.prepare(context: setupContext)
+            } catch {
+                for phase in setup.phases { failedSetups[phase] = "preparing the setup: \(error)" }
+            }
+        }
         for probeCase in plan.cases {
             let start = clock.now
             var result: ProbeResult
             if probeCase.phase != initialPhase, !(setup?.phases.contains(probeCase.phase) ?? false) {
                 result = ProbeResult(probeCase: probeCase, verdict: .skipped, got: "", detail: "no setup reaches \(probeCase.phase)")
-            } else if probeCase.kind == .rateLimit {
-                result = try await runRateLimit(probeCase)
+            } else if let reason = failedSetups[probeCase.phase] {
+                result = ProbeResult(probeCase: probeCase, verdict: .setupFailed, got: "", detail: reason)
             } else {
-                result = try await runSingle(probeCase)
+                do {
+                    result = probeCase.kind == .rateLimit ? try await runRateLimit(probeCase) : try await runSingle(probeCase)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // A socket that would not open, or a setup that could not reach the phase.
+                    let reason = "reaching \(probeCase.phase): \(error)"
+                    if error is ProbeSetupError, probeCase.phase != initialPhase { failedSetups[probeCase.phase] = reason }
+                    result = ProbeResult(probeCase: probeCase, verdict: .setupFailed, got: "", detail: reason)
+                }
+            }
+            if result.verdict == .failed, let note = await setup?.cleanUp(after: probeCase) {
+                result.detail += result.detail.isEmpty ? note : "; \(note)"
             }
             result.duration = clock.now - start
             report(result)
@@ -203,13 +227,17 @@ public actor ProbeRunner {
         if let current = open[phase], await !current.isClosed { return current }
         try await freshIdentity()
         guard let setup else { throw ProbeSetupError("no setup reaches \(phase)") }
-        let context = ProbeSetupContext(
+        let reached = try await setup.reach(phase, identity: identity, context: setupContext).session
+        open[phase] = reached
+        return reached
+    }
+
+    /// What a setup may do: open sockets the probe follows, and wait twice the probe's timeout.
+    private var setupContext: ProbeSetupContext {
+        ProbeSetupContext(
             open: { [connector, engine, tagField = spec.tagField] in
                 ProbeSetupContext.Socket(session: ProbeSession(socket: try await connector.open(), engine: engine, tagField: tagField))
             }, timeout: timeout * 2)
-        let reached = try await setup.reach(phase, identity: identity, context: context).session
-        open[phase] = reached
-        return reached
     }
 
     private func freshIdentity() async throws {

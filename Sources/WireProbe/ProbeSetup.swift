@@ -8,6 +8,22 @@ public protocol ProbeSetup: Sendable {
     /// Opens sockets with `context` until one is in `phase`, as identity number `identity` (each
     /// new identity is, say, a new device with limits of its own); returns that socket.
     func reach(_ phase: String, identity: Int, context: ProbeSetupContext) async throws -> ProbeSetupContext.Socket
+    /// Runs once, before the first case: whatever the setup needs that a case could take first
+    /// (Clawline's first paired device becomes the admin, so the probe pairs its own before any
+    /// case sends a `pair_request`). A ``ProbeSetupError`` makes every case of the setup's phases
+    /// a setup failure; the initial phase's cases still run.
+    func prepare(context: ProbeSetupContext) async throws
+    /// Deals with what a failed case's frames may have left on the provider (a broken frame the
+    /// provider accepted: a pairing request now pending, say) so that later cases are not
+    /// disturbed; returns what it did, for the report, or `nil` when there was nothing to do.
+    func cleanUp(after probeCase: ProbeCase) async -> String?
+}
+
+extension ProbeSetup {
+    /// Nothing to prepare.
+    public func prepare(context: ProbeSetupContext) async throws {}
+    /// Nothing to clean up.
+    public func cleanUp(after probeCase: ProbeCase) async -> String? { nil }
 }
 
 /// What a setup may do: open sockets whose frames the probe follows.

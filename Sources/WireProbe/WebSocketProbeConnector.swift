@@ -60,15 +60,21 @@
                             if case .text(let text) = message { await inbox.deliver(.text(text)) }
                         }
                     }
-                    await inbox.deliver(.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }))
+                    // 1005 is what a close frame without a status code reads as: no code.
+                    let code = closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }
+                    await inbox.deliver(.closed(code: code == 1005 ? nil : code))
                 } catch {
                     openedSink.finish(throwing: error)
                     await inbox.deliver(.closed(code: nil))
                 }
                 commandSink.finish()
             }
-            for try await _ in opened {
-                return WebSocketProbeSocket(inbox: inbox, commands: commandSink, task: task)
+            do {
+                for try await _ in opened {
+                    return WebSocketProbeSocket(inbox: inbox, commands: commandSink, task: task)
+                }
+            } catch {
+                throw ProbeSetupError("could not open a WebSocket to \(url.absoluteString): \(error)")
             }
             throw ProbeSetupError("the WebSocket to \(url.absoluteString) closed before it opened")
         }

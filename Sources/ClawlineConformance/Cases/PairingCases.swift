@@ -60,8 +60,10 @@ enum PairingCases {
     ) { context in
         let pending = try await context.requestPairing()
         let account = await context.newAccountID()
-        try await pending.admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: account))
-        let result = try await pending.socket.expect(type: "pair_result")
+        let result = try await context.ruleStep([pending.socket, pending.admin]) {
+            try await pending.admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: account))
+            return try await pending.socket.expect(type: "pair_result")
+        }
         guard result.bool("success") == true, let token = result.string("token"), result.string("userId") == account else {
             throw ContractBreach(expected: "pair_result success with a token and userId \(account)", got: result.description)
         }
@@ -99,9 +101,13 @@ enum PairingCases {
     ) { context in
         let pending = try await context.requestPairing()
         let admin = pending.admin
-        try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: await context.newAccountID()))
-        let result = try await pending.socket.expect(type: "pair_result")
-        try require(result.bool("success") == true, expected: "pair_result success after the approval", got: result.description)
+        let account = await context.newAccountID()
+        // The first decision is the setup; the rule is about the second.
+        try await context.setupStep("approving device \(pending.deviceID.prefix(8)) into account \(account)", [pending.socket, admin]) {
+            try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: true, userID: account))
+            let result = try await pending.socket.expect(type: "pair_result")
+            try require(result.bool("success") == true, expected: "pair_result success after the approval", got: result.description)
+        }
         try await admin.send(Frames.decision(deviceID: pending.deviceID, approve: false))
         let error = try await admin.expect(type: "error", "error invalid_message for the second decision")
         try require(error.isError("invalid_message"), expected: "error invalid_message", got: error.description)

@@ -101,7 +101,12 @@ struct ConnectionHandler: ClientFrameHandler {
                 case .close(let code, let reason):
                     // The close waits for the peer's answer: what the batch wrote goes first.
                     await send(frames, byteCount: byteCount)
-                    try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                    if code == ServerConnection.noStatusCode {
+                        // A close frame without a status code, which the peer reads as 1005.
+                        try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer())))
+                    } else {
+                        try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                    }
                     outbox.written(item.byteCount)
                     return
                 }
@@ -145,6 +150,7 @@ struct ConnectionHandler: ClientFrameHandler {
 
     /// Handles one received frame.
     func receive(_ bytes: [UInt8]) async {
+        let bytes = hub.faults.cleanedUp(bytes)
         let result = ClientFrame.decode(bytes)
         let type = result.frame?.tag ?? "invalid"
         hub.metrics.received(type: type)
@@ -167,7 +173,11 @@ struct ConnectionHandler: ClientFrameHandler {
         if let answer = result.answer {
             // A rule on violations (the third oversize frame) may close where the frame's own answer does not.
             let closing = violations.first { $0.answer?.closesConnection == true }?.answer
-            self.answer(closing ?? answer, reason: result.rejectionReason ?? "the frame is not valid")
+            var answer = closing ?? answer
+            if hub.faults.has(.protocolVersionClosedWithoutCode), result.rejectionReason?.contains("protocolVersion") == true {
+                answer.closeCode = ServerConnection.noStatusCode
+            }
+            self.answer(answer, reason: result.rejectionReason ?? "the frame is not valid")
             return
         }
         if let violation = violations.first(where: { $0.answer != nil }), let answer = violation.answer {

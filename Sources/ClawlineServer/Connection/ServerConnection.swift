@@ -197,6 +197,10 @@ final class ServerConnection: Sendable {
         }
     }
 
+    /// The code that stands for a close frame without a status code (RFC 6455, section 7.4.1:
+    /// 1005 is never sent; a peer reads it from an empty close frame). Only a test's fault sends one.
+    static let noStatusCode = 1005
+
     /// Closes the socket with `code` after the frames already sent; later sends are dropped.
     func close(code: Int, reason: String? = nil) {
         state.withLockedValue { state in

@@ -69,6 +69,14 @@ enum ProviderFault: String, Sendable, Hashable, CaseIterable {
     case wrongPhaseCode
     /// Every valid chat message is answered `invalid_message`.
     case refusesValidMessages
+
+    // The protocol author's provider, where it departs from the spec (the kit must judge it).
+    /// A `claimedName` of the wrong type or over 64 bytes is cleaned up (made text, cut) and the
+    /// `pair_request` accepted, instead of being answered `invalid_message`.
+    case claimedNameCleanedUp
+    /// A wrong `protocolVersion` is answered `invalid_message`, then closed without a status code
+    /// (the peer reads 1005) instead of with 1008.
+    case protocolVersionClosedWithoutCode
 }
 
 /// The faults a test server runs with: none, unless a test sets some.
@@ -95,6 +103,24 @@ struct ProviderFaults: Sendable, Hashable, ExpressibleByArrayLiteral {
             default: return true
             }
         }
+    }
+
+    /// The frame as this provider reads it: a `pair_request`'s `claimedName` cleaned up as the
+    /// protocol author's provider does (a value that is not text made text, a long one cut to 64
+    /// bytes), when ``ProviderFault/claimedNameCleanedUp`` is set.
+    func cleanedUp(_ bytes: [UInt8]) -> [UInt8] {
+        guard has(.claimedNameCleanedUp), case .object(var members)? = try? JSONParser.parse(bytes), members["type"] == .string("pair_request"),
+            let name = members["claimedName"]
+        else { return bytes }
+        var text: String
+        switch name {
+        case .string(let string): text = string
+        case .null: return bytes
+        default: text = JSONWriter.string(name)
+        }
+        while text.utf8.count > 64 { text.removeLast() }
+        members["claimedName"] = .string(text)
+        return JSONWriter.bytes(.object(members))
     }
 
     /// Whether `violation` is an `auth` over its rate limit that this provider answers with

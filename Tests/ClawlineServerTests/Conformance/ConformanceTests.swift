@@ -154,7 +154,9 @@ extension ProviderFault {
         case .downloadsAcrossAccounts: return "transfer.other-accounts-cannot-download"
         case .streamOutlivesItsSocket: return "session.close-cancels-the-stream"
         case .takeoverCancelsTheStream: return "session.takeover-moves-the-stream"
-        case .pairingSocketClosedAfterSuccess, .downloadsWithoutNosniff, .authLimitAnsweredAsResult, .newAccountsRefused: return nil
+        case .pairingSocketClosedAfterSuccess, .downloadsWithoutNosniff, .authLimitAnsweredAsResult, .newAccountsRefused, .claimedNameCleanedUp,
+            .protocolVersionClosedWithoutCode:
+            return nil
         case .sizeAnsweredAsInvalid, .refusalsNeverClose, .frameLimitClosesWith1008, .notJSONAnsweredAsInvalid, .wrongPhaseCode,
             .refusesValidMessages:
             return nil
