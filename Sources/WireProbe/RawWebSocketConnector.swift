@@ -42,7 +42,11 @@
             do {
                 channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host)) }
+                        if let tls {
+                            // No server name for an IP address (RFC 6066): the certificate's IP address is checked instead.
+                            let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                        }
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }

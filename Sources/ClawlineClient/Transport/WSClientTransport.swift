@@ -9,7 +9,8 @@
     import WSClient
 
     /// The portable transport: swift-websocket's `WSClient` over SwiftNIO, on Linux and Apple
-    /// platforms alike.
+    /// platforms alike. A `wss://` URL whose host is an IP address goes through SwiftNIO's own
+    /// WebSocket client instead (no TLS server name, the certificate's IP address checked).
     ///
     /// `WSClient` answers the server's pings but does not report them, so it pings on its own every
     /// `pingInterval` and closes a socket whose last ping is still unanswered when the next is due:
@@ -49,6 +50,11 @@
         }
 
         public func connect(to url: URL) async throws -> any WebSocketConnection {
+            if url.scheme == "wss", let host = NIOWebSocketDialer.ipLiteral(of: url) {
+                // WSClient would send the address as the TLS server name, which TLS forbids.
+                return try await NIOWebSocketDialer.connect(
+                    to: url, host: host, trustedCAFile: trustedCAFile, pingTimeout: Clawline.Constants.pingTimeout)
+            }
             let (events, eventSink) = AsyncStream<WebSocketEvent>.makeStream()
             let (commands, commandSink) = AsyncStream<WSClientConnection.Command>.makeStream()
             let (opened, openedSink) = AsyncThrowingStream<Void, any Error>.makeStream()

@@ -4,15 +4,16 @@ import SwiftASN1
 import X509
 
 /// A certificate authority made for one test and a server certificate it issued for
-/// `localhost` and 127.0.0.1, written as PEM files to a temporary directory.
+/// `localhost` and (unless told otherwise) 127.0.0.1, written as PEM files to a temporary directory.
 struct TestCertificates {
     let directory: URL
     var caFile: String { directory.appendingPathComponent("ca.pem").path }
     var certificateFile: String { directory.appendingPathComponent("server.pem").path }
     var keyFile: String { directory.appendingPathComponent("server-key.pem").path }
 
-    /// Makes the authority and the server's certificate (valid for an hour) in a new directory.
-    init() throws {
+    /// Makes the authority and the server's certificate (valid for an hour) in a new directory;
+    /// the certificate names the address 127.0.0.1 only when `namingTheAddress`.
+    init(namingTheAddress: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let now = Date()
@@ -33,7 +34,8 @@ struct TestCertificates {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+                SubjectAlternativeNames(
+                    [.dnsName("localhost")] + (namingTheAddress ? [.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))] : []))
             }, issuerPrivateKey: .init(caKey))
         try ca.serializeAsPEM().pemString.write(toFile: caFile, atomically: true, encoding: .utf8)
         try server.serializeAsPEM().pemString.write(toFile: certificateFile, atomically: true, encoding: .utf8)
