@@ -3,7 +3,7 @@ import ClawlineProtocol
 import Foundation
 import Testing
 
-// The client example of README.md, compiled and run against the reference server.
+// The client example of docs/client.md, compiled and run against the reference server.
 
 func embedClient(serverURL: URL, stateDirectory: URL) async throws -> String? {
     let secrets = FileSecretStore(directory: stateDirectory)  // or KeychainSecretStore() on Apple platforms

@@ -3,22 +3,30 @@ import Foundation
 import Testing
 import WireTestSupport
 
-/// The README's code compiles: every block marked `<!-- compiled: PATH -->` appears verbatim
-/// (indentation aside, `import` lines left out) in the Swift file PATH of a test target, which
-/// the test build compiles; the Clawline example also runs here.
+/// The documentation's code compiles: every block of README.md and docs/*.md marked
+/// `<!-- compiled: PATH -->` appears verbatim (indentation aside, `import` lines left out) in the
+/// Swift file PATH of a test target, which the test build compiles; the Clawline example also runs here.
 @Suite struct ReadmeExampleTests {
     static let root = Golden.repositoryRoot()
 
-    /// The marked blocks of README.md: the compiled file's path and the block's lines.
+    /// The documents whose Swift blocks may be marked: README.md and docs/*.md.
+    static func documents() throws -> [URL] {
+        let docs = root.appendingPathComponent("docs")
+        let names = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
+        return [root.appendingPathComponent("README.md")] + names.map { docs.appendingPathComponent($0) }
+    }
+
+    /// The marked blocks of the documents: the compiled file's path and the block's lines.
     static func markedBlocks() throws -> [(path: String, lines: [String])] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.components(separatedBy: "\n")
         var blocks: [(String, [String])] = []
-        for (index, line) in lines.enumerated() where line.hasPrefix("<!-- compiled: ") && line.hasSuffix(" -->") {
-            let path = String(line.dropFirst("<!-- compiled: ".count).dropLast(" -->".count))
-            guard index + 1 < lines.count, lines[index + 1] == "```swift" else { continue }
-            let body = lines[(index + 2)...].prefix { $0 != "```" }
-            blocks.append((path, Array(body)))
+        for document in try documents() {
+            let lines = try String(contentsOf: document, encoding: .utf8).components(separatedBy: "\n")
+            for (index, line) in lines.enumerated() where line.hasPrefix("<!-- compiled: ") && line.hasSuffix(" -->") {
+                let path = String(line.dropFirst("<!-- compiled: ".count).dropLast(" -->".count))
+                guard index + 1 < lines.count, lines[index + 1] == "```swift" else { continue }
+                let body = lines[(index + 2)...].prefix { $0 != "```" }
+                blocks.append((path, Array(body)))
+            }
         }
         return blocks
     }
@@ -30,7 +38,7 @@ import WireTestSupport
 
     @Test func everyMarkedBlockIsCompiled() throws {
         let blocks = try Self.markedBlocks()
-        #expect(blocks.count >= 2, "the README marks its examples")
+        #expect(blocks.count >= 6, "the documentation marks its examples")
         for block in blocks {
             let file = try String(contentsOf: Self.root.appendingPathComponent(block.path), encoding: .utf8)
             let compiled = Self.normalized(file.components(separatedBy: "\n"))

@@ -1,9 +1,9 @@
 import ClawlineProtocol
 import Foundation
 
-/// The README's marked examples, compiled with the SDK: `ReadmeExampleTests` checks that every
-/// block README.md marks `<!-- compiled: … -->` appears in such a file verbatim (indentation
-/// aside), and runs them, so the README shows code that builds and works.
+/// The documentation's marked examples (README.md and docs/*.md), compiled with the SDK:
+/// `ReadmeExampleTests` checks that every block marked `<!-- compiled: … -->` appears in such a
+/// file verbatim (indentation aside), and runs them, so the documents show code that builds and works.
 enum ReadmeExamples {
     /// What an app or server has around the SDK: a socket.
     final class Socket {
@@ -13,7 +13,7 @@ enum ReadmeExamples {
         func close(code: Int?) { closedWith = code }
     }
 
-    /// The README's "Using ClawlineProtocol in an app or a server" example.
+    /// The "Using ClawlineProtocol in an app or a server" example of docs/sdk.md.
     static func appAndServer(
         socket: Socket, token: String, jwt: String, deviceId: DeviceId, received: String, bytes: [UInt8], httpBody: [UInt8],
         chatModel: some ServerFrameHandler, log: (String) -> Void
@@ -58,7 +58,7 @@ enum ReadmeExamples {
         socket.send(text: String(version.protocolVersion))
     }
 
-    /// The README's "Session rules at run time" example: a server's connection.
+    /// The "Session rules at run time" example of docs/sdk.md: a server's connection.
     static func sessionRules(socket: Socket, message: ClientMessage) {
         // One engine per protocol, one machine per connection (its clock is injectable for tests).
         let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)

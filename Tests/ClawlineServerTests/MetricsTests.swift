@@ -51,14 +51,14 @@ import WireRuntime
         }
     }
 
-    @Test("the README's metrics table lists every metric the provider reports, with its type and label")
+    @Test("docs/operating.md's metrics table lists every metric the provider reports, with its type and label")
     func readmeListsEveryMetric() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/operating.md")
         let rows = try String(contentsOf: readme, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("| `clawline_") }
         #expect(rows.count == ProviderMetric.allCases.count)
         for metric in ProviderMetric.allCases {
             let row = "| `\(metric.name)` | \(metric.kind.rawValue) |" + (metric.label.map { " `\($0)` |" } ?? " |")
-            #expect(rows.contains { $0.hasPrefix(row) }, "README.md has the row \(row)")
+            #expect(rows.contains { $0.hasPrefix(row) }, "docs/operating.md has the row \(row)")
         }
     }
 

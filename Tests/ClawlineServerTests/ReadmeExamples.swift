@@ -4,7 +4,7 @@ import Foundation
 import ServiceLifecycle
 import Testing
 
-// The server examples of README.md, compiled so they stay true.
+// The server examples of docs/provider.md, compiled so they stay true.
 
 /// An assistant that answers in capitals, one snapshot per line of its answer.
 struct ShoutingAssistant: Assistant {
