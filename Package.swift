@@ -156,6 +156,7 @@ let package = Package(
             name: "clawline",
             dependencies: [
                 "ClawlineClient", "ClawlineServer", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "ClawlineConformance", "WireProbe",
+                "WireSpec", "WireValidator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
                 server("Logging", "swift-log"),

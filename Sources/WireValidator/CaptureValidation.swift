@@ -92,6 +92,11 @@ public struct CaptureValidation {
         return created
     }
 
+    /// The phase the session machine of `session` (in `file`) is in after the frames checked so far.
+    public func phase(file: String, session: String) -> String? {
+        (file == lastFile ? lastFileSessions[session] : sessions[file]?[session])?.machine.phase
+    }
+
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
     public mutating func process(_ frame: CapturedFrame) -> [LocatedFinding] {
         process(validator.check(frame))

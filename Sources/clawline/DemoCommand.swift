@@ -3,6 +3,8 @@ import ClawlineClient
 import ClawlineProtocol
 import ClawlineServer
 import Foundation
+import WireSpec
+import WireValidator
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,6 +15,8 @@ struct Demo: AsyncParsableCommand {
     var capture: String?
     @Option(help: "Milliseconds the demo assistant waits between two snapshots of an answer (the answer ends before the first reconnect).")
     var pace = 50
+    @Option(help: "The spec the HTML report of the capture is drawn with; the report is written beside the capture when it can be read.")
+    var spec = "Spec/clawline.yaml"
 
     func run() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-demo-\(UUID().uuidString)")
@@ -35,6 +39,23 @@ struct Demo: AsyncParsableCommand {
         guard report.findings.isEmpty else { throw ClientFailure("the capture breaks the protocol's rules (\(report.findings.count) findings)") }
         run.say("capture", "checked with the spec's rules (the engine `wire validate` runs): 0 findings")
         run.say("capture", "check it again with: swift run --traits Server wire validate \(captureURL.path)")
+        writeReport(of: run, besides: captureURL)
         run.printFigures()
+    }
+
+    /// Writes the capture as an HTML page (what `wire validate --html` writes) beside it.
+    private func writeReport(of run: DemoRun, besides captureURL: URL) {
+        let reportURL = captureURL.deletingPathExtension().appendingPathExtension("html")
+        guard let model = (try? SpecLoader.check(contentsOf: spec))?.spec else {
+            run.say("report", "no report: \(spec) could not be read as a spec (run from the repository's root, or pass --spec)")
+            return
+        }
+        let (page, _) = HTMLReport.render(capture: Array(run.capture.text.utf8), file: captureURL.lastPathComponent, spec: model)
+        // The page holds every frame, tokens included: readable by its owner only, as the capture is.
+        if FileManager.default.createFile(atPath: reportURL.path, contents: Data(page.utf8), attributes: [.posixPermissions: 0o600]) {
+            run.say("report", "the session as a page, every frame and phase: \(reportURL.path) (open it in a browser)")
+        } else {
+            run.say("report", "no report: \(reportURL.path) could not be written")
+        }
     }
 }

@@ -29,6 +29,12 @@ struct ValidateCommand: ParsableCommand {
     @Option(name: .long, help: "The direction of bare frames (client or server); by default it comes from the tag.")
     var direction: Direction?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also write one self-contained HTML page: each session's timeline, phases, answers and findings.", valueName: "REPORT.html"))
+    var html: String?
+
     @Argument(help: "Capture files; '-' is standard input.")
     var files: [String]
 
@@ -42,7 +48,9 @@ struct ValidateCommand: ParsableCommand {
         var validation = CaptureValidation(spec: model)
         // Reading and parsing run on a second thread when this process may use more than one core
         // (the same findings, in the same order); on one core the threads would only take turns.
-        let pipelined = UsableCores.count > 1
+        // The report needs every frame; the pipelined path hands on findings only.
+        let pipelined = UsableCores.count > 1 && html == nil
+        var recorder = html.map { _ in CaptureReportRecorder(spec: model) }
         let output = FindingPrinter(format: format, colors: format == .text && isatty(STDOUT_FILENO) == 1)
         for file in files {
             let handle: FileHandle
@@ -69,10 +77,14 @@ struct ValidateCommand: ParsableCommand {
                     try reader.read(
                         handle,
                         frame: { frame in
-                            for finding in validation.process(frame) { output.print(finding) }
+                            let findings = validation.process(frame)
+                            for finding in findings { output.print(finding) }
+                            recorder?.record(frame, findings: findings, phase: validation.phase(file: frame.file, session: frame.session))
                         },
                         problem: { problem in
-                            output.print(validation.process(problem))
+                            let finding = validation.process(problem)
+                            output.print(finding)
+                            recorder?.record(unplaced: [finding])
                         })
                 }
             } catch {
@@ -81,9 +93,21 @@ struct ValidateCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.usage)
             }
         }
-        for finding in validation.finish() { output.print(finding) }
+        let ending = validation.finish()
+        for finding in ending { output.print(finding) }
         output.print(validation.summary)
         output.flush()
+        if let html, var recorder {
+            recorder.record(unplaced: ending)
+            let page = HTMLReport.render(recorder.report, summary: validation.summary, captures: files, spec: model)
+            // The page holds every frame of the capture (tokens included): readable by its owner only.
+            try? FileManager.default.removeItem(atPath: html)
+            guard FileManager.default.createFile(atPath: html, contents: Data(page.utf8), attributes: [.posixPermissions: 0o600]) else {
+                printError("error: cannot write the report '\(html)'")
+                throw ExitCode(ExitStatus.usage)
+            }
+            printError("report: \(html)")
+        }
         // Exit here rather than return: tearing down the state of every session of a large
         // capture takes measurable time and changes nothing.
         Foundation.exit(validation.summary.errorCount > 0 ? ExitStatus.failure : ExitStatus.success)

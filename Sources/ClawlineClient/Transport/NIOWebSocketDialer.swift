@@ -67,29 +67,21 @@
             guard case .websocket(let channel) = result else {
                 throw ClawlineClientError.connectionFailed("\(url.absoluteString) did not accept the WebSocket upgrade")
             }
-            return NIOWebSocketConnection(channel: channel, pingTimeout: pingTimeout)
+            return NIOWebSocketSession.connection(on: channel, pingTimeout: pingTimeout)
         }
     }
 
-    /// A socket ``NIOWebSocketDialer`` opened: text frames (fragmented or not) become events, pings
-    /// are answered, and a socket that hears nothing (not even a ping) for `pingTimeout` is closed
-    /// as dead, as the contract says.
-    final class NIOWebSocketConnection: WebSocketConnection {
-        enum Command: Sendable {
-            case text(String)
-            case close(Int)
-        }
+    /// Runs a socket ``NIOWebSocketDialer`` opened: text frames (fragmented or not) become events,
+    /// pings are answered, and a socket that hears nothing (not even a ping) for `pingTimeout` is
+    /// closed as dead, as the contract says.
+    enum NIOWebSocketSession {
+        typealias Command = WSClientConnection.Command
 
-        let events: AsyncStream<WebSocketEvent>
-        private let commands: AsyncStream<Command>.Continuation
-        private let task: Task<Void, Never>
-
-        init(channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, pingTimeout: Duration) {
+        /// The connection an app holds: its commands drive `channel` until the close.
+        static func connection(on channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, pingTimeout: Duration) -> WSClientConnection {
             let (events, eventSink) = AsyncStream<WebSocketEvent>.makeStream()
             let (commands, commandSink) = AsyncStream<Command>.makeStream()
-            self.events = events
-            self.commands = commandSink
-            task = Task {
+            let task = Task {
                 let code = try? await channel.executeThenClose { inbound, outbound in
                     try await Self.run(inbound: inbound, outbound: outbound, commands: commands, events: eventSink, pingTimeout: pingTimeout)
                 }
@@ -97,16 +89,8 @@
                 eventSink.finish()
                 commandSink.finish()
             }
+            return WSClientConnection(events: events, commands: commandSink, task: task)
         }
-
-        deinit {
-            commands.finish()
-            task.cancel()
-        }
-
-        func send(_ text: String) { commands.yield(.text(text)) }
-
-        func close(code: Int) { commands.yield(.close(code)) }
 
         /// Reads frames until the close, writing what `commands` says meanwhile; returns the peer's close code.
         private static func run(

@@ -104,7 +104,8 @@
         }
     }
 
-    /// A socket opened by ``WSClientTransport``.
+    /// A socket opened by ``WSClientTransport``: its sends and close are commands to the task that
+    /// runs the socket (WSClient's, or ``NIOWebSocketSession``'s for an address).
     final class WSClientConnection: WebSocketConnection {
         enum Command: Sendable {
             case text(String)

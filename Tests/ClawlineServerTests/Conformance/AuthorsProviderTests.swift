@@ -47,14 +47,7 @@ import WireTestSupport
     @Test("Every case of wire probe runs; only the cases naming the departure fail; no setup step is blamed", arguments: departures)
     func theProbe(_ departure: Departure) async throws {
         let plan = ProbeTests.plan()
-        let results = try await TestServer.run(realTime: true, configure: { $0.faults = departure.faults }) { server in
-            let setup = ClawlinePairingSetup()
-            let runner = ProbeRunner(
-                spec: ProbeTests.spec, connector: WebSocketProbeConnector(url: URL(string: server.url)!), setup: setup, timeout: .seconds(2))
-            let results = try await runner.run(plan)
-            await setup.finish()
-            return results
-        }
+        let results = try await ProbeFaultTests.run(plan, faults: departure.faults)
         print("wire probe against \(departure.name): \(CheckReport.counts(results.map(\.verdict)))")
         #expect(results.count == plan.cases.count, "every case ran")
         #expect(!results.contains { $0.verdict == .skipped || $0.verdict == .setupFailed }, "\(Self.lines(results))")

@@ -67,16 +67,23 @@ import WireTestSupport
         #expect(plan.cases.count == 1, "the plan has the case \(failing)")
         // Without the fault the case holds: everyCaseHoldsOnTheReferenceProvider runs it.
         let kept = plan
-        let broken = try await TestServer.run(realTime: true, configure: { $0.faults = [fault] }) { server in
+        let broken = try await Self.run(kept, faults: [fault])
+        let expected: [ProbeResult.Verdict] = kept.cases.map { $0.providerLimit ? .warned : .failed }
+        #expect(broken.map(\.verdict) == expected, "\(fault) is caught by \(failing): \(broken.map { "\($0.got) \($0.detail)" })")
+    }
+}
+
+extension ProbeFaultTests {
+    /// Runs `plan` with `--pair` against an in-process provider breaching the contract as `faults` say.
+    static func run(_ plan: ProbePlan, faults: ProviderFaults) async throws -> [ProbeResult] {
+        try await TestServer.run(realTime: true, configure: { $0.faults = faults }) { server in
             let setup = ClawlinePairingSetup()
             let runner = ProbeRunner(
                 spec: ProbeTests.spec, connector: WebSocketProbeConnector(url: URL(string: server.url)!), setup: setup, timeout: .seconds(2))
-            let results = try await runner.run(kept)
+            let results = try await runner.run(plan)
             await setup.finish()
             return results
         }
-        let expected: [ProbeResult.Verdict] = kept.cases.map { $0.providerLimit ? .warned : .failed }
-        #expect(broken.map(\.verdict) == expected, "\(fault) is caught by \(failing): \(broken.map { "\($0.got) \($0.detail)" })")
     }
 }
 
