@@ -34,12 +34,14 @@ struct PairingAndChatTests {
 @Suite("Client pairing and approvals against the reference server")
 struct ApprovalTests {
     /// Pairs `tablet` while `admin` (connected, its approvals attached) decides with `decide`.
+    /// `requests` reads the admin's approval requests; a caller pairing several devices passes one
+    /// recorder for all (the requests are one stream, which ends when a reader stops).
     static func pairThroughAdmin(
-        admin: TestDevice, tablet: TestDevice,
+        admin: TestDevice, tablet: TestDevice, requests: Recorder<PairApprovalRequest>? = nil,
         decide: @escaping @Sendable (ConnectionService, PairApprovalRequest) async throws -> Void
     ) async throws -> PairingResult {
         await admin.connection.attach(admin.chat)
-        let requests = Recorder(admin.connection.incomingPairingRequests)
+        let requests = requests ?? Recorder(admin.connection.incomingPairingRequests)
         async let result = tablet.connection.requestPairing(claimedName: "Kaywood's tablet", deviceId: tablet.deviceId)
         let request = try await requests.first { $0.deviceId == tablet.deviceId }
         #expect(request.claimedName == "Kaywood's tablet")
@@ -79,6 +81,23 @@ struct ApprovalTests {
             let onTablet = try await tablet.chat.conversation().messages
             #expect(onPhone.map(\.id) == onTablet.map(\.id))
             #expect(onPhone.first?.deviceId == tablet.deviceId)
+        }
+    }
+
+    @Test("An admin's connection service attached to its chat again still hears every pairing request (two devices approved in turn)")
+    func attachedAgain() async throws {
+        try await Harness.run { harness in
+            let phone = harness.device("phone")
+            let admin = try await phone.pairAndConnect()
+            let requests = Recorder(phone.connection.incomingPairingRequests)
+            for name in ["tablet", "laptop"] {
+                // pairThroughAdmin attaches the admin's connection service each time.
+                let result = try await Self.pairThroughAdmin(admin: phone, tablet: harness.device(name), requests: requests) { connection, request in
+                    try await connection.approvePairing(deviceId: request.deviceId, userId: admin.userId)
+                }
+                guard case .success(let credentials) = result else { throw ClientTestFailure("\(name) was not approved: \(result)") }
+                #expect(credentials.userId == admin.userId)
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import ClawlineProtocol
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 import WireRuntime
 
@@ -18,6 +19,24 @@ import WireRuntime
             socket.send(text: "{}")
             guard case .error(let marker) = try await socket.next() else { throw TestFailure("expected the marker's answer first") }
             #expect(marker.code == .invalidMessage, "no ack, no echo, no answer came before the marker")
+        }
+    }
+
+    /// The store is down when a device authenticates: the socket must not stay open, neither
+    /// authenticated nor refused, with its client waiting for an `auth_result` that never comes.
+    @Test func anAuthTheStoreCannotAnswerIsAnsweredServerErrorAndClosedWith1011() async throws {
+        let storeDown = NIOLockedValueBox(false)
+        let wrap: @Sendable (SQLiteProviderStore) -> any ProviderStore = { base in
+            HookedStore(base: base, deviceLookup: { if storeDown.withLockedValue({ $0 }) { throw HookedStore.DiskFull() } })
+        }
+        try await TestServer.run(wrapStore: wrap) { server in
+            let device = try await server.pair()
+            storeDown.withLockedValue { $0 = true }
+            let socket = server.socket()
+            socket.send(.auth(Auth(token: device.token, deviceId: device.deviceID)))
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected server_error") }
+            #expect(error.code == .serverError)
+            #expect(try await socket.closeCode() == 1011)
         }
     }
 

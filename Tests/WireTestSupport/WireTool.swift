@@ -30,8 +30,10 @@ public func builtProduct(_ name: String) -> URL {
 /// A child process run to its end without blocking a thread while it runs.
 public enum ChildProcess {
     /// Runs `executable` with `arguments` in `directory`; `input` is written to its standard input.
-    public static func run(_ executable: URL, _ arguments: [String], input: Data? = nil, in directory: URL? = nil) async throws -> WireTool.Run {
-        let process = try RunningProcess(executable, arguments, input: input, in: directory)
+    public static func run(
+        _ executable: URL, _ arguments: [String], input: Data? = nil, in directory: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> WireTool.Run {
+        let process = try RunningProcess(executable, arguments, input: input, in: directory, environment: environment)
         let status = try await process.wait()
         return WireTool.Run(status: status, stdout: process.standardOutput, stderr: process.standardError)
     }
@@ -48,11 +50,14 @@ public final class RunningProcess: @unchecked Sendable {
     private var exitStatus: Int32?
     private var timedOut = false
 
-    /// Starts `executable` with `arguments` in `directory`; `input`, if any, is written to its
-    /// standard input, which is then closed.
-    public init(_ executable: URL, _ arguments: [String], input: Data? = nil, in directory: URL? = nil) throws {
+    /// Starts `executable` with `arguments` in `directory`, with `environment` added to this
+    /// process's; `input`, if any, is written to its standard input, which is then closed.
+    public init(
+        _ executable: URL, _ arguments: [String], input: Data? = nil, in directory: URL? = nil, environment: [String: String] = [:]
+    ) throws {
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         if let directory { process.currentDirectoryURL = directory }
         let out = Pipe()
         let err = Pipe()
@@ -114,6 +119,11 @@ public final class RunningProcess: @unchecked Sendable {
     }
 
     private var name: String { process.executableURL?.lastPathComponent ?? "the process" }
+
+    /// Sends `signal` (SIGSTOP, SIGCONT, …) without waiting for anything.
+    public func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
 
     /// Sends `signal` and waits for the process to end; returns its termination status.
     @discardableResult

@@ -74,7 +74,11 @@ public actor ConnectionService: ConnectionServicing {
 
     /// Reads approval requests from `chat`'s server frames (it becomes their only reader) and sends
     /// decisions through it.
+    ///
+    /// Attaching the chat service already attached changes nothing: its frames are one stream,
+    /// and a stream whose reader is cancelled ends for good, so a second reader would hear nothing.
     public func attach(_ chat: any ChatServicing) {
+        if let attached = self.chat, reader != nil, attached as AnyObject === chat as AnyObject { return }
         self.chat = chat
         reader?.cancel()
         let sink = requestSink

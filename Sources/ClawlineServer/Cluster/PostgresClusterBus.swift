@@ -102,16 +102,18 @@ public final class PostgresClusterBus: ClusterBus {
                 return
             }
             let payload = String(decoding: try encoder.encode(messages), as: UTF8.self)
-            let now = Date().timeIntervalSince1970
+            // The table's times are the database's: a node whose clock jumped must neither keep
+            // rows for ever nor delete rows another node just wrote and its peers have yet to read.
             var row: Int?
             for try await id in try await client.query(
-                "INSERT INTO cluster_messages (payload, created_at) VALUES (\(payload), \(now)) RETURNING id", logger: logger
+                "INSERT INTO cluster_messages (payload, created_at) VALUES (\(payload), extract(epoch FROM clock_timestamp())) RETURNING id",
+                logger: logger
             ).decode(Int.self) {
                 row = id
             }
             let pointer = String(decoding: try encoder.encode(Envelope(node: nodeID, row: row, sentAt: sentAt)), as: UTF8.self)
             try await client.query("SELECT pg_notify(\(Self.channel), \(pointer))", logger: logger)
-            try await client.query("DELETE FROM cluster_messages WHERE created_at < \(now - 60)", logger: logger)
+            try await client.query("DELETE FROM cluster_messages WHERE created_at < extract(epoch FROM clock_timestamp()) - 60", logger: logger)
         } catch {
             logger.error("a cluster message could not be published", metadata: ["error": "\(error)"])
         }

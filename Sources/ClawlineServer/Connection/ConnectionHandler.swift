@@ -197,6 +197,10 @@ struct ConnectionHandler: ClientFrameHandler {
         } catch {
             logger.error("a frame could not be handled", metadata: ["error": "\(error)", "type": "\(frame.tag)"])
             connection.sendError(.serverError, "the server could not handle the frame")
+            // An `auth` the provider could not answer (its store is down) would leave the socket
+            // neither authenticated nor refused, and its client waiting: it closes with the spec's
+            // code for `server_error` (1011), and the client reconnects with backoff.
+            if case .auth = frame { connection.close(code: 1011) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 
 /// The endpoints a load balancer or orchestrator polls: `GET /healthz` (the process is alive and
 /// serving HTTP) and `GET /readyz` (it should get new connections). Both answer JSON,
@@ -33,14 +34,37 @@ enum Readiness: Sendable, Equatable {
 }
 
 extension ProviderHub {
-    /// Ready when the node is not draining, its store answers, and (with other nodes) it listens
-    /// to them.
+    /// How long `/readyz` waits for the store: a database behind a network that drops packets
+    /// never answers and never fails, and an orchestrator's probe must hear "not ready" first.
+    static let readinessStoreLimit = Duration.seconds(2)
+
+    /// Ready when the node is not draining, its store answers (within
+    /// ``readinessStoreLimit``, in real time), and (with other nodes) it listens to them.
     func readiness() async -> Readiness {
         if draining.isSet { return .notReady("the node is draining") }
-        do {
-            _ = try await store.device("readiness-probe")
-        } catch {
-            return .notReady("the store does not answer")
+        let store = store
+        // Not a task group: a group waits for every child, and a store call on a dead network
+        // does not end when cancelled. The call is left to end by itself.
+        let answered: Bool? = await withCheckedContinuation { continuation in
+            let answer = NIOLockedValueBox<CheckedContinuation<Bool?, Never>?>(continuation)
+            @Sendable func resume(_ value: Bool?) { answer.withLockedValue { $0.take() }?.resume(returning: value) }
+            Task {
+                do {
+                    _ = try await store.device("readiness-probe")
+                    resume(true)
+                } catch {
+                    resume(false)
+                }
+            }
+            Task {
+                try? await Task.sleep(for: Self.readinessStoreLimit)
+                resume(nil)
+            }
+        }
+        switch answered {
+        case false: return .notReady("the store does not answer")
+        case nil: return .notReady("the store did not answer within \(Self.readinessStoreLimit)")
+        default: break
         }
         if let cluster, !(await cluster.isListening) { return .notReady("the node is not listening to the other nodes") }
         return .ready

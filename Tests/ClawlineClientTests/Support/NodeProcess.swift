@@ -10,14 +10,16 @@ final class NodeProcess: Sendable {
     static var executable: URL { builtProduct("clawline-server") }
 
     /// Starts a node on `database`, with `arguments` besides.
-    convenience init(database: String, _ arguments: [String] = []) throws {
-        try self.init(["--database", database] + arguments)
+    convenience init(database: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws {
+        try self.init(["--database", database] + arguments, environment: environment)
     }
 
-    /// Starts `clawline-server serve --port 0 --data-dir (a new directory)` with `arguments`.
-    init(_ arguments: [String]) throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-node-\(UUID().uuidString)")
-        process = try RunningProcess(Self.executable, ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments)
+    /// Starts `clawline-server serve --port 0 --data-dir DIR` with `arguments` and `environment`;
+    /// DIR is a new directory in `parent` (the temporary directory by default).
+    init(_ arguments: [String], in parent: URL = FileManager.default.temporaryDirectory, environment: [String: String] = [:]) throws {
+        dataDirectory = parent.appendingPathComponent("clawline-node-\(UUID().uuidString)")
+        process = try RunningProcess(
+            Self.executable, ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments, environment: environment)
     }
 
     /// What the node wrote so far.
@@ -53,6 +55,12 @@ final class NodeProcess: Sendable {
         let status = try await process.stop(with: SIGTERM)
         return (status, start.duration(to: .now))
     }
+
+    /// Stops the node where it stands (SIGSTOP), as a paused VM or a throttled container would be.
+    func pause() { process.send(SIGSTOP) }
+
+    /// Lets a paused node go on (SIGCONT).
+    func resume() { process.send(SIGCONT) }
 
     /// Kills the node at once (SIGKILL): nothing is flushed or closed. Returns once it is gone.
     func kill() async throws {

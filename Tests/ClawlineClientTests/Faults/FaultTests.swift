@@ -1,0 +1,187 @@
+import ClawlineClient
+import Foundation
+import Testing
+import WireTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Faults the provider meets in operation, each tried while two accounts' devices chat on real
+/// `clawline-server` processes, and judged by ``HistoryChecker`` after a final reconnect and
+/// replay: nothing acknowledged lost, nothing twice on a socket, nothing out of the store's order,
+/// nothing acknowledged that the store lacks. Each test prints its figures (`fault …:` lines) for
+/// docs/guarantees.md. The PostgreSQL faults run on a cluster of the suite's own; the full disk
+/// needs root (to mount a small filesystem).
+@Suite("Faults the provider meets", .enabled(if: PostgresCluster.programs != nil), .serialized)
+struct FaultTests {
+    /// Holds a fault for `duration`: the fault's length is what the scenario is, not a wait for an event.
+    private static func hold(_ duration: Duration) async throws { try await Task.sleep(for: duration) }
+
+    /// The status `/readyz` of `node` answers (0 when it does not answer within `limit`).
+    static func readiness(of node: URL, limit: Duration = .seconds(5)) async -> Int {
+        let url = node.appendingPathComponent("readyz")
+        return await withTaskGroup(of: Int.self) { group in
+            group.addTask { ((try? await NIOHTTPExchange().send(URLRequest(url: url)).1) as? HTTPURLResponse)?.statusCode ?? 0 }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return 0
+            }
+            let first = await group.next() ?? 0
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Waits until every device has had `count` messages acknowledged since `date`.
+    private static func acknowledged(_ run: FaultRun, _ count: Int, since date: Date = .distantPast) async throws {
+        let flowing = try await eventually(timeout: .seconds(60)) {
+            run.members.allSatisfy { member in
+                member.history.frames.filter { $0.direction == .server && $0.timestamp > date && HistoryFrame($0.text)?.type == "ack" }.count >= count
+            }
+        }
+        guard flowing else { throw ClientTestFailure("the devices' messages are not acknowledged") }
+    }
+
+    /// Ends a run: sending stops, queues drain, every device reconnects and replays, and the
+    /// history is checked against `store`. Prints and returns the report.
+    private static func finish(
+        _ run: FaultRun, _ name: String, recovery: [String], store: () async throws -> [StoredEvent]
+    ) async throws -> HistoryReport {
+        await run.stopSending()
+        let drained = try await run.drained()
+        try await run.reconnectAll()
+        let report = try await run.check(store: store)
+        print("fault \(name): \(report); \(recovery.joined(separator: ", "))\(drained ? "" : "; some queues never drained")")
+        await run.end()
+        #expect(drained, "every device's queue drains once the fault heals")
+        #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+        #expect(report.acknowledged > 0)
+        // Known: on several nodes a socket gets its own node's events at once and the other
+        // nodes' through the bus, so one may come after a later one (docs/guarantees.md). Nothing
+        // is lost or doubled, but two devices may order their timelines differently.
+        withKnownIssue("events from another node can reach a socket after later ones of its own node", isIntermittent: true) {
+            #expect(report.reordered == 0, "\(name): \(report.orderViolations)")
+        }
+        return report
+    }
+
+    /// Seconds from `start` to `end`, for the report.
+    private static func seconds(_ start: Date, _ end: Date?) -> String {
+        end.map { String(format: "%.1f s", $0.timeIntervalSince(start)) } ?? "never"
+    }
+
+    @Test("PostgreSQL stopped hard for 10 s under two serving nodes: not ready while down, nothing acknowledged lost or doubled")
+    func postgresRestarts() async throws {
+        let cluster = try await PostgresCluster.start()
+        let database = try await cluster.newDatabase()
+        let nodes = [try NodeProcess(database: database), try NodeProcess(database: database)]
+        let urls = [try await nodes[0].baseURL(), try await nodes[1].baseURL()]
+        let run = try await FaultRun.start(on: urls)
+        run.startSending()
+        try await Self.acknowledged(run, 3)
+        try await cluster.stopImmediately()
+        let notReady = try await eventually(timeout: .seconds(10)) {
+            var statuses: [Int] = []
+            for url in urls { statuses.append(await Self.readiness(of: url)) }
+            return statuses == [503, 503]
+        }
+        #expect(notReady, "a node without its database answers /readyz with 503")
+        try await Self.hold(.seconds(10))
+        try await cluster.start()
+        let healed = Date()
+        let ready = try await eventually(timeout: .seconds(60)) {
+            var statuses: [Int] = []
+            for url in urls { statuses.append(await Self.readiness(of: url)) }
+            return statuses == [200, 200]
+        }
+        let readyAt = Date()
+        #expect(ready, "both nodes are ready again once the database is back")
+        try await Self.acknowledged(run, 1, since: healed)
+        _ = try await Self.finish(
+            run, "postgres-restart",
+            recovery: [
+                "ready again after \(Self.seconds(healed, readyAt))",
+                "first ack after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed))) (node 1)",
+                "\(Self.seconds(healed, run.firstAcknowledgement(on: 1, after: healed))) (node 2)",
+            ]
+        ) { try await StoredEvents.postgres(cluster, database: database) }
+    }
+
+    @Test("PostgreSQL unreachable from one node for 30 s, packets held and nothing closed: not ready, nothing acknowledged lost")
+    func postgresUnreachable() async throws {
+        let cluster = try await PostgresCluster.start()
+        let database = try await cluster.newDatabase()
+        let proxy = try await StallingProxy.start(to: cluster.port)
+        let throughProxy = database.replacingOccurrences(of: ":\(cluster.port)/", with: ":\(proxy.port)/")
+        let nodes = [try NodeProcess(database: throughProxy), try NodeProcess(database: database)]
+        let urls = [try await nodes[0].baseURL(), try await nodes[1].baseURL()]
+        let run = try await FaultRun.start(on: urls)
+        run.startSending()
+        try await Self.acknowledged(run, 3)
+        try await proxy.stall()
+        let notReady = try await eventually(timeout: .seconds(20)) { await Self.readiness(of: urls[0]) == 503 }
+        #expect(notReady, "a node whose database does not answer says it is not ready, in time")
+        #expect(await Self.readiness(of: urls[1]) == 200, "the other node is ready")
+        try await Self.hold(.seconds(30))
+        try await proxy.resume()
+        let healed = Date()
+        let ready = try await eventually(timeout: .seconds(60)) { await Self.readiness(of: urls[0]) == 200 }
+        let readyAt = Date()
+        #expect(ready)
+        try await Self.acknowledged(run, 1, since: healed)
+        _ = try await Self.finish(
+            run, "postgres-unreachable",
+            recovery: [
+                "ready again after \(Self.seconds(healed, readyAt))",
+                "first ack on the cut node after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed)))",
+            ]
+        ) { try await StoredEvents.postgres(cluster, database: database) }
+        await proxy.close()
+    }
+
+    @Test("A node paused (SIGSTOP) for 15 s while its devices' peers send on the other node: nothing acknowledged lost or doubled")
+    func nodePaused() async throws {
+        let cluster = try await PostgresCluster.start()
+        let database = try await cluster.newDatabase()
+        let nodes = [try NodeProcess(database: database), try NodeProcess(database: database)]
+        let urls = [try await nodes[0].baseURL(), try await nodes[1].baseURL()]
+        let run = try await FaultRun.start(on: urls)
+        run.startSending()
+        try await Self.acknowledged(run, 3)
+        nodes[0].pause()
+        try await Self.hold(.seconds(15))
+        nodes[0].resume()
+        let healed = Date()
+        try await Self.acknowledged(run, 1, since: healed)
+        _ = try await Self.finish(
+            run, "node-paused",
+            recovery: ["first ack on the paused node after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed)))"]
+        ) { try await StoredEvents.postgres(cluster, database: database) }
+    }
+
+    @Test(
+        "The disk under a single node's SQLite store fills up, then frees: refused while full, nothing acknowledged lost",
+        .enabled(if: getuid() == 0, "mounting a small filesystem needs root"))
+    func diskFull() async throws {
+        let mount = try await SmallFilesystem.mount(megabytes: 16)
+        defer { mount.unmount() }
+        let node = try NodeProcess([], in: mount.directory)
+        let url = try await node.baseURL()
+        let run = try await FaultRun.start(on: [url])
+        run.startSending()
+        try await Self.acknowledged(run, 3)
+        try mount.fill()
+        let refused = try await eventually(timeout: .seconds(30)) {
+            run.members.contains { member in member.history.frames.contains { HistoryFrame($0.text)?.code == "server_error" } }
+        }
+        #expect(refused, "a message the full disk cannot take is refused with server_error")
+        try await Self.hold(.seconds(5))
+        try mount.free()
+        let healed = Date()
+        try await Self.acknowledged(run, 1, since: healed)
+        _ = try await Self.finish(
+            run, "disk-full", recovery: ["first ack after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed)))"]
+        ) { try await StoredEvents.sqlite(dataDirectory: node.dataDirectory) }
+    }
+}
