@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Validates the same capture with `wire validate` and with Python JSON Schema validators.
+"""Validates the same capture with `wire validate` and with Python's fastest frame checkers.
 
-Each Python validator checks every frame of a JSONL capture of envelopes against the exported
+Each JSON Schema validator checks every frame of a JSONL capture of envelopes against the exported
 schema of its direction (schemas/clawline.<direction>.schema.json), parsing with `json` and with
-`orjson`. `wire validate` does more (session rules and rate limits too) and is timed as a whole
-process (start-up, reading the file and printing included), on the one core the script runs on and
-then on every core; the Python validators are timed over lines already in memory. Every contender gets the best of `--rounds` passes (one pass for a
+`orjson`. msgspec decodes each line into the Structs of clawline_msgspec.py (every frame of the
+spec, as strict as msgspec can be; its docstring lists what it cannot check) in one pass.
+`wire validate` does more (session rules and rate limits too) and is timed as a whole process
+(start-up, reading the file and printing included), on the one core the script runs on and then on
+every core. The Python checkers are timed over lines already in memory (in process), and msgspec
+and orjson + jsonschema-rs also as whole processes like `wire validate` (interpreter start-up and
+reading the file included). Every contender gets the best of `--rounds` passes (one pass for a
 validator slower than 10 s a pass). Run it on one core:
 
-    python3 -m venv /tmp/bench && /tmp/bench/bin/pip install jsonschema fastjsonschema jsonschema-rs orjson
+    python3 -m venv /tmp/bench && /tmp/bench/bin/pip install jsonschema fastjsonschema jsonschema-rs orjson msgspec
     swift build -c release --product wire
     python3 Benchmarks/python/make_capture.py 100000 > /tmp/capture.jsonl
     taskset -c 0 /tmp/bench/bin/python Benchmarks/python/validate_bench.py /tmp/capture.jsonl [--wire .build/release/wire] [--rounds 3]
@@ -18,6 +22,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import time
 
 import fastjsonschema
@@ -25,7 +30,10 @@ import jsonschema
 import jsonschema_rs
 import orjson
 
+import clawline_msgspec
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
 
 
 def load_schema(direction):
@@ -46,7 +54,30 @@ def run(name, lines, parse, validators, rounds):
         best = min(best, elapsed)
         if elapsed > 10:
             break
-    return name, len(lines) / best, valid
+    return name, len(lines) / best, f"{valid} valid"
+
+
+def run_lines(name, lines, check, rounds):
+    """Times a checker that takes a whole capture line (envelope and frame in one pass)."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        valid = sum(1 for line in lines if check(line))
+        elapsed = time.perf_counter() - start
+        best = min(best, elapsed)
+        if elapsed > 10:
+            break
+    return name, len(lines) / best, f"{valid} valid"
+
+
+def run_process(name, command, frames, rounds):
+    """Times a checker as a whole process on the capture, on the core this script runs on."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        result = subprocess.run(command, capture_output=True, text=True)
+        best = min(best, time.perf_counter() - start)
+    return name, frames / best, result.stdout.strip()
 
 
 def main():
@@ -96,9 +127,18 @@ def main():
     for name, table in validators.items():
         for parser_name, parse in (("json", json.loads), ("orjson", orjson.loads)):
             rows.append(run(f"{name} + {parser_name}", lines, parse, table, args.rounds))
-    for name, rate, valid in rows:
+    rows.append(run_lines("msgspec Structs, in process", lines, clawline_msgspec.is_valid, args.rounds))
+    processes = [
+        run_process("msgspec Structs, whole process", [sys.executable, str(HERE / "clawline_msgspec.py"), args.capture], len(lines), args.rounds),
+        run_process(
+            "orjson + jsonschema-rs, whole process", [sys.executable, str(HERE / "clawline_jsonschema_rs.py"), args.capture], len(lines),
+            args.rounds),
+    ]
+    for name, rate, said in processes:
+        rows.append((name, rate, said))
+    for name, rate, verdict in rows:
         ratios = ", ".join(f"{wire_rate / rate:4.2f}x on {label}" for label, wire_rate in wire_rates)
-        print(f"{name:48} {rate:10.0f} frames/s  {size / (len(lines) / rate) / 1e6:6.1f} MB/s   {valid} valid   wire is {ratios}")
+        print(f"{name:48} {rate:10.0f} frames/s  {size / (len(lines) / rate) / 1e6:6.1f} MB/s   {verdict}   wire is {ratios}")
 
 
 if __name__ == "__main__":
