@@ -125,11 +125,10 @@ final class FaultRun: Sendable {
     /// Checks the run's history against `store`, after waiting (at most `timeout`) for every
     /// device to hold every stored event: answers still streaming at the reconnect end after it.
     func check(store: () async throws -> [StoredEvent], timeout: Duration = .seconds(30)) async throws -> HistoryReport {
-        var report = HistoryChecker.check(histories, store: try await store())
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while !report.violations.isEmpty, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+        var report = HistoryReport()
+        _ = try await eventually(timeout: timeout) {
             report = HistoryChecker.check(histories, store: try await store())
+            return report.violations.isEmpty
         }
         return report
     }

@@ -43,6 +43,17 @@ struct FaultTests {
         guard flowing else { throw ClientTestFailure("the devices' messages are not acknowledged") }
     }
 
+    /// Starts `nodes`, pairs the run's devices on them and has them chat until each has had
+    /// three messages acknowledged: the state every fault begins from.
+    private static func chatting(on nodes: [NodeProcess]) async throws -> FaultRun {
+        var urls: [URL] = []
+        for node in nodes { urls.append(try await node.baseURL()) }
+        let run = try await FaultRun.start(on: urls)
+        run.startSending()
+        try await acknowledged(run, 3)
+        return run
+    }
+
     /// Ends a run: sending stops, queues drain, every device reconnects and replays, and the
     /// history is checked against `store`. Prints and returns the report.
     private static func finish(
@@ -76,10 +87,8 @@ struct FaultTests {
         let cluster = try await PostgresCluster.start()
         let database = try await cluster.newDatabase()
         let nodes = [try NodeProcess(database: database), try NodeProcess(database: database)]
-        let urls = [try await nodes[0].baseURL(), try await nodes[1].baseURL()]
-        let run = try await FaultRun.start(on: urls)
-        run.startSending()
-        try await Self.acknowledged(run, 3)
+        let run = try await Self.chatting(on: nodes)
+        let urls = run.nodes
         try await cluster.stopImmediately()
         let notReady = try await eventually(timeout: .seconds(10)) {
             var statuses: [Int] = []
@@ -106,6 +115,7 @@ struct FaultTests {
                 "\(Self.seconds(healed, run.firstAcknowledgement(on: 1, after: healed))) (node 2)",
             ]
         ) { try await StoredEvents.postgres(cluster, database: database) }
+        withExtendedLifetime(nodes) {}  // the nodes serve until the run is checked
     }
 
     @Test("PostgreSQL unreachable from one node for 30 s, packets held and nothing closed: not ready, nothing acknowledged lost")
@@ -115,10 +125,8 @@ struct FaultTests {
         let proxy = try await StallingProxy.start(to: cluster.port)
         let throughProxy = database.replacingOccurrences(of: ":\(cluster.port)/", with: ":\(proxy.port)/")
         let nodes = [try NodeProcess(database: throughProxy), try NodeProcess(database: database)]
-        let urls = [try await nodes[0].baseURL(), try await nodes[1].baseURL()]
-        let run = try await FaultRun.start(on: urls)
-        run.startSending()
-        try await Self.acknowledged(run, 3)
+        let run = try await Self.chatting(on: nodes)
+        let urls = run.nodes
         try await proxy.stall()
         let notReady = try await eventually(timeout: .seconds(20)) { await Self.readiness(of: urls[0]) == 503 }
         #expect(notReady, "a node whose database does not answer says it is not ready, in time")
@@ -138,6 +146,7 @@ struct FaultTests {
             ]
         ) { try await StoredEvents.postgres(cluster, database: database) }
         await proxy.close()
+        withExtendedLifetime(nodes) {}  // the nodes serve until the run is checked
     }
 
     @Test("A node paused (SIGSTOP) for 15 s while its devices' peers send on the other node: nothing acknowledged lost or doubled")
@@ -145,10 +154,7 @@ struct FaultTests {
         let cluster = try await PostgresCluster.start()
         let database = try await cluster.newDatabase()
         let nodes = [try NodeProcess(database: database), try NodeProcess(database: database)]
-        let urls = [try await nodes[0].baseURL(), try await nodes[1].baseURL()]
-        let run = try await FaultRun.start(on: urls)
-        run.startSending()
-        try await Self.acknowledged(run, 3)
+        let run = try await Self.chatting(on: nodes)
         nodes[0].pause()
         try await Self.hold(.seconds(15))
         nodes[0].resume()
@@ -158,6 +164,7 @@ struct FaultTests {
             run, "node-paused",
             recovery: ["first ack on the paused node after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed)))"]
         ) { try await StoredEvents.postgres(cluster, database: database) }
+        withExtendedLifetime(nodes) {}  // the nodes serve until the run is checked
     }
 
     @Test(
@@ -167,10 +174,7 @@ struct FaultTests {
         let mount = try await SmallFilesystem.mount(megabytes: 16)
         defer { mount.unmount() }
         let node = try NodeProcess([], in: mount.directory)
-        let url = try await node.baseURL()
-        let run = try await FaultRun.start(on: [url])
-        run.startSending()
-        try await Self.acknowledged(run, 3)
+        let run = try await Self.chatting(on: [node])
         try mount.fill()
         let refused = try await eventually(timeout: .seconds(30)) {
             run.members.contains { member in member.history.frames.contains { HistoryFrame($0.text)?.code == "server_error" } }
