@@ -66,6 +66,13 @@ public struct ProviderLimits: Sendable, Hashable {
     /// `pair_request`) within a rate window, each counted on its own; frames naming more share
     /// one window (and soon hit the limit). Bounds what a stranger making up ids can cost.
     public var maxDeviceIDsPerAddress: Int
+    /// The longest a socket waits for the store to take a message (real time, on the
+    /// environment's keepalive clock). A message the store has not taken by then is answered
+    /// `server_error` naming it, and the client sends it again under the same id: a database that
+    /// restarts or cannot be reached is refused clearly instead of holding the socket silent. A
+    /// store call that ends later still counts (see ``BoundedStoreCall``). Under the spec's
+    /// `ackTimeout` (5 s), so the client hears the refusal before it resends on its own.
+    public var storeCallLimit: Duration
 
     /// The defaults, or the values given.
     public init(
@@ -74,7 +81,8 @@ public struct ProviderLimits: Sendable, Hashable {
         maxPendingPairingsPerAddress: Int = 32, pairingRequestLifetime: Duration = Clawline.Constants.pendingPairingTTL,
         uploadRetention: Duration = Clawline.Constants.uploadRetention, maxConcurrentUploadsPerAccount: Int = 2,
         uploadQuotaBytes: Int = 1 << 30, snapshotBurst: Int = 16, snapshotInterval: Duration = .milliseconds(100),
-        maxUnsentBytesPerSocket: Int = 4 << 20, slowReaderGrace: Duration = .seconds(5), maxDeviceIDsPerAddress: Int = 256
+        maxUnsentBytesPerSocket: Int = 4 << 20, slowReaderGrace: Duration = .seconds(5), maxDeviceIDsPerAddress: Int = 256,
+        storeCallLimit: Duration = .seconds(4)
     ) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -91,6 +99,7 @@ public struct ProviderLimits: Sendable, Hashable {
         self.maxUnsentBytesPerSocket = maxUnsentBytesPerSocket
         self.slowReaderGrace = slowReaderGrace
         self.maxDeviceIDsPerAddress = maxDeviceIDsPerAddress
+        self.storeCallLimit = storeCallLimit
     }
 
     /// The process's limit of open files less 64, at least 64 (`RLIMIT_NOFILE`).
@@ -119,7 +128,7 @@ public struct ProviderLimits: Sendable, Hashable {
         let durations = [
             ("header-timeout", headerTimeout), ("idle-timeout", idleTimeout), ("authentication-timeout", authenticationTimeout),
             ("slow-reader-grace", slowReaderGrace), ("pairing-request-lifetime", pairingRequestLifetime),
-            ("upload-retention", uploadRetention),
+            ("upload-retention", uploadRetention), ("store-call-limit-ms", storeCallLimit),
         ]
         for (name, value) in durations where value <= .zero { throw ServerSetupError("--\(name) must be longer than zero") }
         guard snapshotInterval >= .zero else { throw ServerSetupError("--snapshot-interval must not be negative") }

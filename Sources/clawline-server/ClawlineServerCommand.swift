@@ -240,6 +240,8 @@ struct LimitOptions: ParsableArguments {
     var slowReaderGrace = defaults.slowReaderGrace / .seconds(1)
     @Option(help: "The most device ids one address may name in auth and pair_request frames within a rate window.")
     var maxDeviceIdsPerAddress = defaults.maxDeviceIDsPerAddress
+    @Option(help: "Milliseconds a socket waits for the store to take a message before it answers server_error (the client sends it again).")
+    var storeCallLimitMs = Int(defaults.storeCallLimit / .milliseconds(1))
 
     var limits: ProviderLimits {
         ProviderLimits(
@@ -249,7 +251,7 @@ struct LimitOptions: ParsableArguments {
             uploadRetention: .seconds(uploadRetention), maxConcurrentUploadsPerAccount: maxConcurrentUploadsPerAccount,
             uploadQuotaBytes: uploadQuotaBytes, snapshotBurst: snapshotBurst, snapshotInterval: .milliseconds(snapshotIntervalMs),
             maxUnsentBytesPerSocket: maxUnsentBytesPerSocket, slowReaderGrace: .seconds(slowReaderGrace),
-            maxDeviceIDsPerAddress: maxDeviceIdsPerAddress)
+            maxDeviceIDsPerAddress: maxDeviceIdsPerAddress, storeCallLimit: .milliseconds(storeCallLimitMs))
     }
 }
 

@@ -37,21 +37,41 @@ extension ProviderHub {
             connection.sendError(.rateLimited, "too many messages are waiting for an answer; send it again later", messageID: message.id.rawValue)
             return false
         }
-        let acceptance: MessageAcceptance
-        do {
+        guard lateMessages[device.deviceID, default: 0] < Self.maxLateMessagesPerDevice else {
+            connection.sendError(
+                .serverError, "the store has not taken this device's earlier messages yet; send it again later", messageID: message.id.rawValue)
+            return false
+        }
+        let store = store
+        let metrics = metrics
+        let fingerprint = MessageFingerprint.of(message)
+        let stored = StoredEvent(eventID: echo.id.rawValue, userID: device.userID, frame: ServerFrame.message(echo).encodedText())
+        let outcome = await storeCalls.run {
             // Marked before the message is stored: if marking fails nothing is acknowledged, and
             // if storing fails an upload is kept that no message names (never the other way,
             // an acknowledged message naming an upload the retention sweep deletes).
             try await store.markReferenced(assetIDs)
             let started = ContinuousClock.now
             defer { metrics.committed(after: started.duration(to: .now)) }
-            acceptance = try await store.accept(
-                clientMessageID: message.id.rawValue, deviceID: device.deviceID, fingerprint: MessageFingerprint.of(message),
-                echo: StoredEvent(eventID: echo.id.rawValue, userID: device.userID, frame: ServerFrame.message(echo).encodedText()))
-        } catch {
+            return try await store.accept(
+                clientMessageID: message.id.rawValue, deviceID: device.deviceID, fingerprint: fingerprint, echo: stored)
+        } late: { [weak self] result in
+            await self?.storedLate(result, echo: echo, of: message, from: device)
+        }
+        let acceptance: MessageAcceptance
+        switch outcome {
+        case .late:
+            lateMessages[device.deviceID, default: 0] += 1
+            logger.warning("the store did not take a message in time", metadata: ["limit": "\(limits.storeCallLimit)"])
+            connection.sendError(
+                .serverError, "the store did not take the message within \(limits.storeCallLimit); send it again", messageID: message.id.rawValue)
+            return false
+        case .finished(.failure(let error)):
             logger.error("a message could not be stored", metadata: ["error": "\(error)"])
             connection.sendError(.serverError, "the message could not be stored; send it again", messageID: message.id.rawValue)
             return false
+        case .finished(.success(let accepted)):
+            acceptance = accepted
         }
         switch faults.acceptance(acceptance) {
         case .retry:
@@ -63,11 +83,37 @@ extension ProviderHub {
         case .accepted:
             connection.send(.ack(Ack(id: message.id)))
             if faults.has(.echoOnlyToSender) { connection.send(.message(echo)) } else { broadcast(.message(echo), to: device.userID) }
-            let request = AssistantRequest(
-                userID: device.userID, deviceID: device.deviceID, messageID: echo.id.rawValue, content: message.content, attachments: attachments)
-            enqueueAnswer(to: request, clientMessageID: message.id.rawValue)
+            answer(message, echoedAs: echo, from: device)
             return true
         }
+    }
+
+    /// The most messages of one device whose store calls outlived ``ProviderLimits/storeCallLimit``
+    /// and have not ended yet. While a device has this many, its messages are refused at once
+    /// (`server_error`, sent again later): a store that never answers holds this many calls per
+    /// device, not one per retry.
+    static let maxLateMessagesPerDevice = 4
+
+    /// A message's store call ended after the socket had answered `server_error`. If it committed,
+    /// the message is echoed and answered as if the socket had waited; the sender's retry under
+    /// the same id gets its `ack`.
+    private func storedLate(
+        _ result: Result<MessageAcceptance, any Error>, echo: ServerMessage, of message: ClientMessage, from device: AuthenticatedDevice
+    ) {
+        lateMessages[device.deviceID, default: 1] -= 1
+        if lateMessages[device.deviceID] == 0 { lateMessages[device.deviceID] = nil }
+        guard case .success(let acceptance) = result, case .accepted = faults.acceptance(acceptance) else { return }
+        logger.info("a message the store took late is echoed and answered", metadata: ["messageId": "\(message.id.rawValue)"])
+        broadcast(.message(echo), to: device.userID)
+        answer(message, echoedAs: echo, from: device)
+    }
+
+    /// Queues the assistant's answer to a stored message.
+    private func answer(_ message: ClientMessage, echoedAs echo: ServerMessage, from device: AuthenticatedDevice) {
+        let request = AssistantRequest(
+            userID: device.userID, deviceID: device.deviceID, messageID: echo.id.rawValue, content: message.content,
+            attachments: message.attachments.wrapped ?? [])
+        enqueueAnswer(to: request, clientMessageID: message.id.rawValue)
     }
 
     /// Sends a snapshot of a stream to the account's devices and remembers it for sockets that

@@ -45,6 +45,10 @@ actor ProviderHub {
     /// Sockets that have sent neither a successful `auth` nor a `pair_request` yet; the
     /// maintenance closes those older than `limits.authenticationTimeout`.
     var unidentified: [ObjectIdentifier: ServerConnection] = [:]
+    /// The bound on the store calls a socket waits for (``ProviderLimits/storeCallLimit``).
+    nonisolated let storeCalls: BoundedStoreCall
+    /// Per device, how many of its messages' store calls outlived the bound and have not ended.
+    var lateMessages: [String: Int] = [:]
 
     init(
         store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,
@@ -54,6 +58,7 @@ actor ProviderHub {
         self.logsContent = logsContent
         self.faults = faults
         self.limits = limits
+        storeCalls = BoundedStoreCall(limit: limits.storeCallLimit, clock: environment.keepaliveClock)
         self.metrics = metrics
         (store as? any ReportsCommitBatches)?.reportCommitBatches(to: metrics)
         (cluster as? any ReportsDeliveryLag)?.reportDeliveryLag(to: metrics)

@@ -33,14 +33,27 @@ struct FaultTests {
         }
     }
 
-    /// Waits until every device has had `count` messages acknowledged since `date`.
-    private static func acknowledged(_ run: FaultRun, _ count: Int, since date: Date = .distantPast) async throws {
-        let flowing = try await eventually(timeout: .seconds(60)) {
-            run.members.allSatisfy { member in
-                member.history.frames.filter { $0.direction == .server && $0.timestamp > date && HistoryFrame($0.text)?.type == "ack" }.count >= count
+    /// Waits until every device has had `count` messages acknowledged since `date`. When one has
+    /// not, the failure names it with its last frames and the tail of each node's log.
+    private static func acknowledged(_ run: FaultRun, _ count: Int, since date: Date = .distantPast, nodes: [NodeProcess]) async throws {
+        func acks(of member: FaultRun.Member) -> Int {
+            member.history.frames.filter { $0.direction == .server && $0.timestamp > date && HistoryFrame($0.text)?.type == "ack" }.count
+        }
+        let flowing = try await eventually(timeout: .seconds(60)) { run.members.allSatisfy { acks(of: $0) >= count } }
+        guard !flowing else { return }
+        var lines = ["the devices' messages are not acknowledged (\(count) since \(date) wanted)"]
+        for member in run.members where acks(of: member) < count {
+            lines.append("device \(member.device.deviceId.rawValue) on node \(member.node + 1): \(acks(of: member)) acks; its last frames:")
+            for frame in member.history.frames.suffix(8) {
+                let at = String(format: "%+.1f s", frame.timestamp.timeIntervalSince(date))
+                lines.append("  \(at) \(frame.connection) \(frame.direction == .server ? "<-" : "->") \(frame.text.prefix(160))")
             }
         }
-        guard flowing else { throw ClientTestFailure("the devices' messages are not acknowledged") }
+        for (index, node) in nodes.enumerated() {
+            lines.append("node \(index + 1)'s log ends:")
+            lines += node.standardError.split(separator: "\n").suffix(12).map { "  \($0.prefix(300))" }
+        }
+        throw ClientTestFailure(lines.joined(separator: "\n"))
     }
 
     /// Starts `nodes`, pairs the run's devices on them and has them chat until each has had
@@ -50,7 +63,7 @@ struct FaultTests {
         for node in nodes { urls.append(try await node.baseURL()) }
         let run = try await FaultRun.start(on: urls)
         run.startSending()
-        try await acknowledged(run, 3)
+        try await acknowledged(run, 3, nodes: nodes)
         return run
     }
 
@@ -106,7 +119,7 @@ struct FaultTests {
         }
         let readyAt = Date()
         #expect(ready, "both nodes are ready again once the database is back")
-        try await Self.acknowledged(run, 1, since: healed)
+        try await Self.acknowledged(run, 1, since: healed, nodes: nodes)
         _ = try await Self.finish(
             run, "postgres-restart",
             recovery: [
@@ -137,7 +150,7 @@ struct FaultTests {
         let ready = try await eventually(timeout: .seconds(60)) { await Self.readiness(of: urls[0]) == 200 }
         let readyAt = Date()
         #expect(ready)
-        try await Self.acknowledged(run, 1, since: healed)
+        try await Self.acknowledged(run, 1, since: healed, nodes: nodes)
         _ = try await Self.finish(
             run, "postgres-unreachable",
             recovery: [
@@ -159,7 +172,7 @@ struct FaultTests {
         try await Self.hold(.seconds(15))
         nodes[0].resume()
         let healed = Date()
-        try await Self.acknowledged(run, 1, since: healed)
+        try await Self.acknowledged(run, 1, since: healed, nodes: nodes)
         _ = try await Self.finish(
             run, "node-paused",
             recovery: ["first ack on the paused node after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed)))"]
@@ -183,7 +196,7 @@ struct FaultTests {
         try await Self.hold(.seconds(5))
         try mount.free()
         let healed = Date()
-        try await Self.acknowledged(run, 1, since: healed)
+        try await Self.acknowledged(run, 1, since: healed, nodes: [node])
         _ = try await Self.finish(
             run, "disk-full", recovery: ["first ack after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed)))"]
         ) { try await StoredEvents.sqlite(dataDirectory: node.dataDirectory) }

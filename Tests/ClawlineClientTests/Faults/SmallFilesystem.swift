@@ -20,7 +20,9 @@ final class SmallFilesystem: Sendable {
 
     /// Fills every free byte.
     func fill() throws {
-        FileManager.default.createFile(atPath: filler.path, contents: nil)
+        guard FileManager.default.createFile(atPath: filler.path, contents: nil) else {
+            throw ClientTestFailure("could not create \(filler.path) to fill the filesystem")
+        }
         let handle = try FileHandle(forWritingTo: filler)
         defer { try? handle.close() }
         let block = Data(count: 64 * 1024)

@@ -9,6 +9,8 @@ struct HookedStore: ProviderStore {
     let base: any ProviderStore
     /// Replaces storing a message (it throws, say).
     var accept: (@Sendable () async throws -> MessageAcceptance)?
+    /// Runs before a message is stored by the real store (it waits for the test, say).
+    var beforeAccept: (@Sendable (_ clientMessageID: String) async -> Void)?
     /// Runs before each lookup of one device (it throws, say).
     var deviceLookup: (@Sendable () async throws -> Void)?
     /// Runs after each replay page is read, before it is returned (it waits, say, until another
@@ -40,6 +42,7 @@ struct HookedStore: ProviderStore {
     }
     func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
         if let accept { return try await accept() }
+        await beforeAccept?(clientMessageID)
         return try await base.accept(clientMessageID: clientMessageID, deviceID: deviceID, fingerprint: fingerprint, echo: echo)
     }
     func markFailed(clientMessageID: String, deviceID: String) async throws {

@@ -1,0 +1,58 @@
+import NIOConcurrencyHelpers
+
+/// How a store call given a bound ended.
+enum BoundedOutcome<Value: Sendable>: Sendable {
+    /// It ended within the bound, with this result.
+    case finished(Result<Value, any Error>)
+    /// It had not ended when the bound ran out. It goes on by itself; its result goes to the
+    /// `late` handler given with the call.
+    case late
+}
+
+/// Store calls that a socket waits for at most `limit`. A database that restarts, fails over or
+/// sits behind a network that drops packets can leave a call waiting for seconds or minutes; the
+/// socket that waits for it reads nothing else meanwhile, and its client hears nothing. With a
+/// bound, the socket answers within `limit` (a message it could not store gets `server_error`,
+/// and its client sends it again) and reads on.
+///
+/// A call cannot be taken back once it reached the store: one that ends after its bound may
+/// still have committed. Its result goes to the `late` handler, which does what the socket would
+/// have done had it waited, apart from answering it (the client's retry with the same id gets
+/// the answer).
+struct BoundedStoreCall: Sendable {
+    /// The longest a socket waits for the store.
+    let limit: Duration
+    /// The clock the bound is counted on (real time unless a test gives its own).
+    let clock: any Clock<Duration>
+
+    /// Runs `operation` and waits for it at most ``limit``. When it ends later, `late` gets its result.
+    func run<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        late: @escaping @Sendable (Result<Value, any Error>) async -> Void
+    ) async -> BoundedOutcome<Value> {
+        let waiting = NIOLockedValueBox<CheckedContinuation<BoundedOutcome<Value>, Never>?>(nil)
+        let clock = clock
+        let limit = limit
+        return await withCheckedContinuation { continuation in
+            waiting.withLockedValue { $0 = continuation }
+            let timer = Task {
+                guard (try? await clock.sleep(for: limit)) != nil else { return }
+                waiting.withLockedValue { $0.take() }?.resume(returning: .late)
+            }
+            Task {
+                let result: Result<Value, any Error>
+                do {
+                    result = .success(try await operation())
+                } catch {
+                    result = .failure(error)
+                }
+                timer.cancel()
+                if let socket = waiting.withLockedValue({ $0.take() }) {
+                    socket.resume(returning: .finished(result))
+                } else {
+                    await late(result)
+                }
+            }
+        }
+    }
+}
