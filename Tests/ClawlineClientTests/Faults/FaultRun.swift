@@ -26,14 +26,7 @@ final class FaultRun: Sendable {
     /// tablet into account one and both devices of account two into a new account. Device `i` of
     /// account `a` connects to node `(a + i) % nodes.count`.
     static func start(on nodes: [URL]) async throws -> FaultRun {
-        func device(on node: Int) -> (TestDevice, DeviceHistory) {
-            let id = DeviceId(UUID().uuidString.lowercased())
-            let history = DeviceHistory(account: "", device: id.rawValue)
-            let store = InMemoryConversationStore()
-            let chat = ChatService(serverURL: nodes[node], deviceId: id, store: store, observer: history.observer)
-            let connection = ConnectionService(serverURL: nodes[node], deviceInfo: DeviceInfo(platform: "Linux", model: "fault run"))
-            return (TestDevice(deviceId: id, chat: chat, connection: connection, store: store), history)
-        }
+        func device(on node: Int) -> (TestDevice, DeviceHistory) { newDevice(on: nodes[node]) }
         let layout = [(0, 0), (0, 1), (1, 0), (1, 1)].map { account, index in (account, (account + index) % nodes.count) }
         let admin = device(on: layout[0].1)
         let adminCredentials = try await admin.0.pairAndConnect()
@@ -52,6 +45,16 @@ final class FaultRun: Sendable {
             members.append(Member(device: member, credentials: credentials, history: history, node: node))
         }
         return FaultRun(nodes: nodes, members: members, approvals: approvals)
+    }
+
+    /// A device of the provider at `node`, not paired yet, whose chat frames `history` keeps.
+    static func newDevice(on node: URL) -> (TestDevice, DeviceHistory) {
+        let id = DeviceId(UUID().uuidString.lowercased())
+        let history = DeviceHistory(account: "", device: id.rawValue)
+        let store = InMemoryConversationStore()
+        let chat = ChatService(serverURL: node, deviceId: id, store: store, observer: history.observer)
+        let connection = ConnectionService(serverURL: node, deviceInfo: DeviceInfo(platform: "Linux", model: "fault run"))
+        return (TestDevice(deviceId: id, chat: chat, connection: connection, store: store), history)
     }
 
     private init(nodes: [URL], members: [Member], approvals: Recorder<PairApprovalRequest>) {

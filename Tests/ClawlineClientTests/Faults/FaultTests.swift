@@ -61,7 +61,13 @@ struct FaultTests {
     private static func chatting(on nodes: [NodeProcess]) async throws -> FaultRun {
         var urls: [URL] = []
         for node in nodes { urls.append(try await node.baseURL()) }
-        let run = try await FaultRun.start(on: urls)
+        let run: FaultRun
+        do {
+            run = try await FaultRun.start(on: urls)
+        } catch {
+            let logs = nodes.enumerated().map { "node \($0.offset + 1)'s log:\n\($0.element.standardError.suffix(3000))" }
+            throw ClientTestFailure("the devices could not be paired: \(error)\n\(logs.joined(separator: "\n"))")
+        }
         run.startSending()
         try await acknowledged(run, 3, nodes: nodes)
         return run
@@ -178,6 +184,67 @@ struct FaultTests {
             recovery: ["first ack on the paused node after \(Self.seconds(healed, run.firstAcknowledgement(on: 0, after: healed)))"]
         ) { try await StoredEvents.postgres(cluster, database: database) }
         withExtendedLifetime(nodes) {}  // the nodes serve until the run is checked
+    }
+
+    /// Waits until a message a device receives after `date` carries a timestamp `offset` seconds
+    /// (within a minute) from when it arrived: the node's wall clock has jumped.
+    private static func nodeClock(of run: FaultRun, isOff offset: TimeInterval, since date: Date) async throws -> Bool {
+        try await eventually(timeout: .seconds(30)) {
+            run.members.contains { member in
+                member.history.frames.contains { frame in
+                    guard frame.direction == .server, frame.timestamp > date,
+                        let object = try? JSONSerialization.jsonObject(with: Data(frame.text.utf8)) as? [String: Any],
+                        object["type"] as? String == "message", let milliseconds = object["timestamp"] as? Double
+                    else { return false }
+                    return abs(milliseconds / 1000 - frame.timestamp.timeIntervalSince1970 - offset) < 60
+                }
+            }
+        }
+    }
+
+    @Test(
+        "A single node's wall clock jumps back 15 minutes, then forward 25: rate windows, pairing expiry, tokens and keepalive hold",
+        .enabled(if: JumpingClock.library != nil, "needs libfaketime (Debian's faketime)"))
+    func clockJumps() async throws {
+        // The node starts 10 minutes ahead: every device is paired, and every token issued, then.
+        let clock = try JumpingClock(offset: "+10m")
+        // Pairing requests live a minute here, so the forward jump is 25 times their lifetime.
+        let node = try NodeProcess(["--pairing-request-lifetime", "60"], environment: clock.environment)
+        let run = try await Self.chatting(on: [node])
+        #expect(try await Self.nodeClock(of: run, isOff: 600, since: .distantPast), "the node starts 10 minutes ahead")
+
+        try clock.set("-5m")
+        let back = Date()
+        #expect(try await Self.nodeClock(of: run, isOff: -300, since: back), "the node's clock went back 15 minutes")
+        try await Self.acknowledged(run, 3, since: back, nodes: [node])
+
+        // A pairing request waiting for the admin while the clock jumps forward 25 minutes is
+        // still waiting after it: its expiry counts elapsed time.
+        let (extra, _) = FaultRun.newDevice(on: run.nodes[0])
+        let admin = run.members[0]
+        let result = try await ApprovalTests.pairThroughAdmin(admin: admin.device, tablet: extra, requests: run.approvals) {
+            connection, request in
+            try clock.set("+20m")
+            let forward = Date()
+            #expect(try await Self.nodeClock(of: run, isOff: 1200, since: forward), "the node's clock went forward 25 minutes")
+            // The message rate's windows count elapsed time too: the devices go on sending.
+            try await Self.acknowledged(run, 3, since: forward, nodes: [node])
+            try await connection.approvePairing(deviceId: request.deviceId, userId: admin.credentials.userId)
+        }
+        guard case .success(let credentials) = result else { throw ClientTestFailure("the pairing did not survive the jump: \(result)") }
+
+        // Back again: a token issued 25 minutes "later" still authenticates (its expiry is what counts).
+        try clock.set("-5m")
+        let again = Date()
+        #expect(try await Self.nodeClock(of: run, isOff: -300, since: again))
+        try await extra.chat.connect(token: credentials.token, lastMessageId: nil)
+        await extra.chat.disconnect()
+        // The keepalive counts elapsed time: no jump closed a socket, so each device is still on its first.
+        let sockets = run.members.map { Set($0.history.frames.map(\.connection)) }
+        #expect(sockets.allSatisfy { $0 == ["chat-1"] }, "sockets: \(sockets)")
+        _ = try await Self.finish(run, "clock-jumps", recovery: ["no socket closed by a jump"]) {
+            try await StoredEvents.sqlite(dataDirectory: node.dataDirectory)
+        }
     }
 
     @Test(

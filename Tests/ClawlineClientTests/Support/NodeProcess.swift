@@ -18,8 +18,14 @@ final class NodeProcess: Sendable {
     /// DIR is a new directory in `parent` (the temporary directory by default).
     init(_ arguments: [String], in parent: URL = FileManager.default.temporaryDirectory, environment: [String: String] = [:]) throws {
         dataDirectory = parent.appendingPathComponent("clawline-node-\(UUID().uuidString)")
+        let command = [Self.executable.path, "serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments
+        // A library preloaded straight into a Swift program can leave it with no command-line
+        // arguments (libfaketime does: the node would serve on its defaults). Preloaded into
+        // `env` first, which then starts the node, it does not.
+        let preloads = environment["LD_PRELOAD"] != nil
         process = try RunningProcess(
-            Self.executable, ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments, environment: environment)
+            preloads ? URL(fileURLWithPath: "/usr/bin/env") : Self.executable, preloads ? command : Array(command.dropFirst()),
+            environment: environment)
     }
 
     /// What the node wrote so far.
