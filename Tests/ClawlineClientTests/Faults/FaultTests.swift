@@ -210,13 +210,34 @@ struct FaultTests {
         let clock = try JumpingClock(offset: "+10m")
         // Pairing requests live a minute here, so the forward jump is 25 times their lifetime.
         let node = try NodeProcess(["--pairing-request-lifetime", "60"], environment: clock.environment)
-        let run = try await Self.chatting(on: [node])
+        try await Self.jump(clock, on: [node], "clock-jumps") { try await StoredEvents.sqlite(dataDirectory: node.dataDirectory) }
+    }
+
+    @Test(
+        "One of two nodes' wall clock jumps back 15 minutes, then forward 25, while the other keeps time: the same holds",
+        .enabled(if: JumpingClock.library != nil, "needs libfaketime (Debian's faketime)"))
+    func clockJumpsOnOneOfTwoNodes() async throws {
+        let cluster = try await PostgresCluster.start()
+        let database = try await cluster.newDatabase()
+        let clock = try JumpingClock(offset: "+10m")
+        let lifetime = ["--pairing-request-lifetime", "60"]
+        let nodes = [try NodeProcess(database: database, lifetime, environment: clock.environment), try NodeProcess(database: database, lifetime)]
+        try await Self.jump(clock, on: nodes, "clock-jumps-two-nodes") { try await StoredEvents.postgres(cluster, database: database) }
+    }
+
+    /// The clock-jump fault: `clock` (the first node's, 10 minutes ahead) goes 15 minutes back,
+    /// then 25 forward while a pairing request waits for the admin, then back again before a
+    /// device paired "later" authenticates; the devices chat throughout.
+    private static func jump(
+        _ clock: JumpingClock, on nodes: [NodeProcess], _ name: String, store: () async throws -> [StoredEvent]
+    ) async throws {
+        let run = try await Self.chatting(on: nodes)
         #expect(try await Self.nodeClock(of: run, isOff: 600, since: .distantPast), "the node starts 10 minutes ahead")
 
         try clock.set("-5m")
         let back = Date()
         #expect(try await Self.nodeClock(of: run, isOff: -300, since: back), "the node's clock went back 15 minutes")
-        try await Self.acknowledged(run, 3, since: back, nodes: [node])
+        try await Self.acknowledged(run, 3, since: back, nodes: nodes)
 
         // A pairing request waiting for the admin while the clock jumps forward 25 minutes is
         // still waiting after it: its expiry counts elapsed time.
@@ -228,7 +249,7 @@ struct FaultTests {
             let forward = Date()
             #expect(try await Self.nodeClock(of: run, isOff: 1200, since: forward), "the node's clock went forward 25 minutes")
             // The message rate's windows count elapsed time too: the devices go on sending.
-            try await Self.acknowledged(run, 3, since: forward, nodes: [node])
+            try await Self.acknowledged(run, 3, since: forward, nodes: nodes)
             try await connection.approvePairing(deviceId: request.deviceId, userId: admin.credentials.userId)
         }
         guard case .success(let credentials) = result else { throw ClientTestFailure("the pairing did not survive the jump: \(result)") }
@@ -242,9 +263,8 @@ struct FaultTests {
         // The keepalive counts elapsed time: no jump closed a socket, so each device is still on its first.
         let sockets = run.members.map { Set($0.history.frames.map(\.connection)) }
         #expect(sockets.allSatisfy { $0 == ["chat-1"] }, "sockets: \(sockets)")
-        _ = try await Self.finish(run, "clock-jumps", recovery: ["no socket closed by a jump"]) {
-            try await StoredEvents.sqlite(dataDirectory: node.dataDirectory)
-        }
+        _ = try await Self.finish(run, name, recovery: ["no socket closed by a jump"], store: store)
+        withExtendedLifetime(nodes) {}  // the nodes serve until the run is checked
     }
 
     @Test(
