@@ -61,7 +61,7 @@ extension ProviderHub {
         let acceptance: MessageAcceptance
         switch outcome {
         case .late:
-            lateMessages[device.deviceID, default: 0] += 1
+            countLateMessage(of: device.deviceID, by: 1)
             logger.warning("the store did not take a message in time", metadata: ["limit": "\(limits.storeCallLimit)"])
             connection.sendError(
                 .serverError, "the store did not take the message within \(limits.storeCallLimit); send it again", messageID: message.id.rawValue)
@@ -100,12 +100,19 @@ extension ProviderHub {
     private func storedLate(
         _ result: Result<MessageAcceptance, any Error>, echo: ServerMessage, of message: ClientMessage, from device: AuthenticatedDevice
     ) {
-        lateMessages[device.deviceID, default: 1] -= 1
-        if lateMessages[device.deviceID] == 0 { lateMessages[device.deviceID] = nil }
+        countLateMessage(of: device.deviceID, by: -1)
         guard case .success(let acceptance) = result, case .accepted = faults.acceptance(acceptance) else { return }
         logger.info("a message the store took late is echoed and answered", metadata: ["messageId": "\(message.id.rawValue)"])
         broadcast(.message(echo), to: device.userID)
         answer(message, echoedAs: echo, from: device)
+    }
+
+    /// Counts a device's late store calls up or down. The two steps may come in either order (the
+    /// call can end before the socket's side counts it), so the count may be -1 for a moment; it
+    /// is forgotten at 0.
+    private func countLateMessage(of deviceID: String, by step: Int) {
+        let count = lateMessages[deviceID, default: 0] + step
+        lateMessages[deviceID] = count == 0 ? nil : count
     }
 
     /// Queues the assistant's answer to a stored message.
