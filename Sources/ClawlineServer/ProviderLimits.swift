@@ -70,7 +70,8 @@ public struct ProviderLimits: Sendable, Hashable {
     /// environment's keepalive clock). A message the store has not taken by then is answered
     /// `server_error` naming it, and the client sends it again under the same id: a database that
     /// restarts or cannot be reached is refused clearly instead of holding the socket silent. A
-    /// store call that ends later still counts (see ``BoundedStoreCall``). Under the spec's
+    /// store call that ends later still counts: if it committed, the message is echoed and
+    /// answered, and the client's retry gets its `ack`. Under the spec's
     /// `ackTimeout` (5 s), so the client hears the refusal before it resends on its own.
     public var storeCallLimit: Duration
 
