@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOConcurrencyHelpers
 
 /// The endpoints a load balancer or orchestrator polls: `GET /healthz` (the process is alive and
 /// serving HTTP) and `GET /readyz` (it should get new connections). Both answer JSON,
@@ -43,28 +42,14 @@ extension ProviderHub {
     func readiness() async -> Readiness {
         if draining.isSet { return .notReady("the node is draining") }
         let store = store
-        // Not a task group: a group waits for every child, and a store call on a dead network
-        // does not end when cancelled. The call is left to end by itself.
-        let answered: Bool? = await withCheckedContinuation { continuation in
-            let answer = NIOLockedValueBox<CheckedContinuation<Bool?, Never>?>(continuation)
-            @Sendable func resume(_ value: Bool?) { answer.withLockedValue { $0.take() }?.resume(returning: value) }
-            Task {
-                do {
-                    _ = try await store.device("readiness-probe")
-                    resume(true)
-                } catch {
-                    resume(false)
-                }
-            }
-            Task {
-                try? await Task.sleep(for: Self.readinessStoreLimit)
-                resume(nil)
-            }
-        }
-        switch answered {
-        case false: return .notReady("the store does not answer")
-        case nil: return .notReady("the store did not answer within \(Self.readinessStoreLimit)")
-        default: break
+        // The call is left to end by itself if it outlives the limit: a store call on a dead
+        // network does not end when cancelled.
+        let bound = BoundedStoreCall(limit: Self.readinessStoreLimit, clock: ContinuousClock())
+        let outcome = await bound.run({ _ = try await store.device("readiness-probe") }, late: { _ in })
+        switch outcome {
+        case .finished(.failure): return .notReady("the store does not answer")
+        case .late: return .notReady("the store did not answer within \(Self.readinessStoreLimit)")
+        case .finished(.success): break
         }
         if let cluster, !(await cluster.isListening) { return .notReady("the node is not listening to the other nodes") }
         return .ready
