@@ -74,6 +74,11 @@ public struct ProviderLimits: Sendable, Hashable {
     /// answered, and the client's retry gets its `ack`. Under the spec's
     /// `ackTimeout` (5 s), so the client hears the refusal before it resends on its own.
     public var storeCallLimit: Duration
+    /// How long a socket lets an account's event wait for an earlier one that has not reached the
+    /// node (counted on the environment's keepalive clock) before the node reads the missing ones
+    /// from the store: another node's event still on the bus, or one whose node stopped before
+    /// telling the others. Events reach a socket in the order the store committed them.
+    public var missingEventWait: Duration
 
     /// The defaults, or the values given.
     public init(
@@ -83,7 +88,7 @@ public struct ProviderLimits: Sendable, Hashable {
         uploadRetention: Duration = Clawline.Constants.uploadRetention, maxConcurrentUploadsPerAccount: Int = 2,
         uploadQuotaBytes: Int = 1 << 30, snapshotBurst: Int = 16, snapshotInterval: Duration = .milliseconds(100),
         maxUnsentBytesPerSocket: Int = 4 << 20, slowReaderGrace: Duration = .seconds(5), maxDeviceIDsPerAddress: Int = 256,
-        storeCallLimit: Duration = .seconds(4)
+        storeCallLimit: Duration = .seconds(4), missingEventWait: Duration = .milliseconds(500)
     ) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -101,6 +106,7 @@ public struct ProviderLimits: Sendable, Hashable {
         self.slowReaderGrace = slowReaderGrace
         self.maxDeviceIDsPerAddress = maxDeviceIDsPerAddress
         self.storeCallLimit = storeCallLimit
+        self.missingEventWait = missingEventWait
     }
 
     /// The process's limit of open files less 64, at least 64 (`RLIMIT_NOFILE`).

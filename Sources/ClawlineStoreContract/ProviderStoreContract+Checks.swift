@@ -3,7 +3,26 @@ import Foundation
 
 extension ProviderStoreContract {
     /// Every check of the contract.
-    public static let checks: [Check] = [devices, assets, clientMessages, pairingNotes, replay, unknownCursor, concurrency, assetBytes]
+    public static let checks: [Check] = [
+        devices, assets, clientMessages, pairingNotes, replay, unknownCursor, concurrency, numbering, assetBytes,
+    ]
+
+    /// What a replay page says, its events by id (the checks of numbers are apart).
+    struct PageSummary: Equatable, CustomStringConvertible {
+        var eventIDs: [String]
+        var truncated: Bool
+        var cursorUnknown = false
+
+        init(_ eventIDs: [String], truncated: Bool, cursorUnknown: Bool = false) {
+            (self.eventIDs, self.truncated, self.cursorUnknown) = (eventIDs, truncated, cursorUnknown)
+        }
+
+        init(_ page: ReplayPage) {
+            self.init(page.events.map(\.eventID), truncated: page.truncated, cursorUnknown: page.cursorUnknown)
+        }
+
+        var description: String { "\(eventIDs)\(truncated ? ", truncated" : "")\(cursorUnknown ? ", cursor unknown" : "")" }
+    }
 
     static func echo(_ id: String, user: String = "u") -> StoredEvent { StoredEvent(eventID: id, userID: user, frame: #"{"id":"\#(id)"}"#) }
 
@@ -54,15 +73,14 @@ extension ProviderStoreContract {
 
     static let clientMessages = Check(name: "A client message id is claimed once per device with its echo; retries, conflicts and failed answers") {
         store, check in
-        check.expectEqual(
-            try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_1")), .accepted, "a new message")
+        let new = try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_1"))
+        check.expect(new.isAccepted, "a new message is accepted, not \(new)")
         check.expectEqual(
             try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_2")), .retry(eventID: "s_1"), "a retry")
         let conflict = try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "other", echo: echo("s_3"))
         check.expect(conflict.isConflict, "the same id with other content is a conflict, not \(conflict)")
-        check.expectEqual(
-            try await store.accept(clientMessageID: "c_1", deviceID: "e", fingerprint: "f", echo: echo("s_4")), .accepted,
-            "the same id from another device")
+        let otherDevice = try await store.accept(clientMessageID: "c_1", deviceID: "e", fingerprint: "f", echo: echo("s_4"))
+        check.expect(otherDevice.isAccepted, "the same id from another device is accepted, not \(otherDevice)")
         try await store.markFailed(clientMessageID: "c_1", deviceID: "d")
         let afterFailure = try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_5"))
         check.expect(afterFailure.isConflict, "a retry after a failed answer is a conflict, not \(afterFailure)")
@@ -89,11 +107,12 @@ extension ProviderStoreContract {
     static let replay = Check(name: "Replay: after a cursor, the newest up to the limit, truncation said, other accounts apart") { store, check in
         for number in 1...6 { try await store.append(echo("s_\(number)", user: number.isMultiple(of: 2) ? "v" : "u")) }
         check.expectEqual(
-            try await store.events(userID: "u", after: "s_1", limit: 10), ReplayPage(events: [echo("s_3"), echo("s_5")], truncated: false),
+            PageSummary(try await store.events(userID: "u", after: "s_1", limit: 10)), PageSummary(["s_3", "s_5"], truncated: false),
             "the events after a cursor")
         check.expectEqual(
-            try await store.events(userID: "u", after: nil, limit: 2), ReplayPage(events: [echo("s_3"), echo("s_5")], truncated: true),
+            PageSummary(try await store.events(userID: "u", after: nil, limit: 2)), PageSummary(["s_3", "s_5"], truncated: true),
             "the newest events up to the limit")
+        check.expectEqual(try await store.events(userID: "u", after: "s_1", limit: 10).events.first?.frame, echo("s_3").frame, "a frame")
         check.expectEqual(try await store.events(userID: "v", after: "s_4", limit: 10).events.map(\.eventID), ["s_6"], "another account's events")
     }
 
@@ -103,12 +122,12 @@ extension ProviderStoreContract {
         for index in 1...4 { try await store.append(echo("s_\(index)")) }
         try await store.append(echo("s_other", user: "v"))
         check.expectEqual(
-            try await store.events(userID: "u", after: "s_missing", limit: 3),
-            ReplayPage(events: [echo("s_2"), echo("s_3"), echo("s_4")], truncated: true, cursorUnknown: true), "an unknown cursor")
+            PageSummary(try await store.events(userID: "u", after: "s_missing", limit: 3)),
+            PageSummary(["s_2", "s_3", "s_4"], truncated: true, cursorUnknown: true), "an unknown cursor")
         check.expect(
             try await store.events(userID: "u", after: "s_other", limit: 10).cursorUnknown, "another account's event is no cursor of this one")
         check.expectEqual(
-            try await store.events(userID: "u", after: "s_2", limit: 10), ReplayPage(events: [echo("s_3"), echo("s_4")], truncated: false),
+            PageSummary(try await store.events(userID: "u", after: "s_2", limit: 10)), PageSummary(["s_3", "s_4"], truncated: false),
             "a known cursor")
         check.expect(try await !store.events(userID: "u", after: nil, limit: 10).cursorUnknown, "no cursor is not an unknown one")
     }
@@ -121,7 +140,7 @@ extension ProviderStoreContract {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        check.expectEqual(outcomes.filter { $0 == .accepted }.count, 1, "accepted claims of one id")
+        check.expectEqual(outcomes.filter(\.isAccepted).count, 1, "accepted claims of one id")
         check.expectEqual(outcomes.filter { if case .retry = $0 { true } else { false } }.count, 19, "retries of one id")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for number in 0..<30 { group.addTask { try await store.append(echo("s_a\(number)")) } }
@@ -130,6 +149,36 @@ extension ProviderStoreContract {
         let page = try await store.events(userID: "u", after: nil, limit: 100)
         check.expectEqual(page.events.count, 31, "the events after concurrent appends")
         check.expectEqual(Set(page.events.map(\.eventID)).count, 31, "distinct events after concurrent appends")
+    }
+
+    static let numbering = Check(
+        name: "A store that numbers events numbers each account's 1, 2, 3… in commit order, on replay too, and names the newest"
+    ) { store, check in
+        let first = try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_1"))
+        guard case .accepted(let number?) = first else { return }  // a store that does not number events
+        check.expectEqual(number, 1, "an account's first event")
+        check.expectEqual(try await store.append(echo("s_v1", user: "v")), 1, "another account's first event")
+        check.expectEqual(try await store.append(echo("s_2")), 2, "an appended event")
+        let retry = try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_x"))
+        check.expectEqual(retry, .retry(eventID: "s_1"), "a retry stores nothing, so takes no number")
+        let numbers = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    let acceptance = try await store.accept(
+                        clientMessageID: "c_n\(index)", deviceID: "d", fingerprint: "f", echo: echo("s_n\(index)"))
+                    guard case .accepted(let number) = acceptance else { return nil }
+                    return number
+                }
+            }
+            return try await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+        check.expectEqual(numbers.compactMap { $0 }.sorted(), Array(3...22), "concurrent events' numbers: one each, no gap")
+        let page = try await store.events(userID: "u", after: nil, limit: 100)
+        check.expectEqual(page.events.map(\.number), (1...22).map { Optional($0) }, "the numbers replayed, in order")
+        check.expectEqual(page.newestNumber, 22, "the newest number of a page")
+        let tail = try await store.events(userID: "u", after: page.events.last?.eventID, limit: 100)
+        check.expectEqual(tail.newestNumber, 22, "the newest number of an empty page after the newest event")
+        check.expectEqual(try await store.events(userID: "nobody", after: nil, limit: 10).newestNumber, 0, "the newest number of no events")
     }
 
     static let assetBytes = Check(name: "A store that keeps upload bytes stores the record and the bytes together, and returns the bytes") {
@@ -168,4 +217,5 @@ struct ContractSetupFailure: Error, CustomStringConvertible {
 
 extension MessageAcceptance {
     var isConflict: Bool { if case .conflict = self { true } else { false } }
+    var isAccepted: Bool { if case .accepted = self { true } else { false } }
 }

@@ -1,7 +1,10 @@
-import ClawlineServer
 import ClawlineStoreContract
 import Foundation
+import Logging
+import PostgresNIO
 import Testing
+
+@testable import ClawlineServer
 
 /// A store the contract runs against: SQLite always, PostgreSQL when `CLAWLINE_TEST_POSTGRES_URL`
 /// names a database (`.ci/run` starts a throwaway cluster; see the README).
@@ -65,6 +68,30 @@ struct ProviderStoreContractTests {
             #expect(try await opened.store.device("a") != nil)
             try await opened.close()
         }
+    }
+
+    @Test(
+        "PostgreSQL: events stored before events were numbered are numbered by the migration, and later ones follow",
+        .enabled(if: StoreKind.postgresURL != nil))
+    func numberingMigration() async throws {
+        let schema = "t_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        // A database as the version before numbering left it: events without numbers.
+        let old = try await PostgresProviderStore.open(url: StoreKind.postgresURL!, schema: schema)
+        let logger = Logger(label: "test")
+        try await old.client.query("ALTER TABLE events DROP COLUMN number", logger: logger)
+        for (id, user) in [("s_1", "u"), ("s_2", "v"), ("s_3", "u")] {
+            try await old.client.query("INSERT INTO events (event_id, user_id, frame) VALUES (\(id), \(user), '{}')", logger: logger)
+        }
+        try await old.client.query("UPDATE clawline_schema SET version = 3", logger: logger)
+        try await old.close()
+
+        let store = try await PostgresProviderStore.open(url: StoreKind.postgresURL!, schema: schema)
+        let page = try await store.events(userID: "u", after: nil, limit: 10)
+        #expect(page.events.map(\.eventID) == ["s_1", "s_3"])
+        #expect(page.events.map(\.number) == [1, 2])
+        #expect(try await store.append(StoredEvent(eventID: "s_4", userID: "u", frame: "{}")) == 3)
+        #expect(try await store.events(userID: "v", after: nil, limit: 10).newestNumber == 1)
+        try await store.close()
     }
 
     @Test("PostgreSQL URLs: a clear error for a wrong one, and the password never shown")

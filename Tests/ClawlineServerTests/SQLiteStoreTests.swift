@@ -21,9 +21,11 @@ import Testing
         let store = try await SQLiteProviderStore.open(path: path)
         // The claim made before the migration still holds: the same message again is a retry.
         #expect(try await store.accept(clientMessageID: "c_0", deviceID: "d", fingerprint: "f", echo: echo("s_again")) == .retry(eventID: "s_old"))
-        #expect(try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_new")) == .accepted)
-        try await store.append(echo("s_answer"))
-        #expect(try await store.events(userID: "u", after: nil, limit: 10).events.map(\.eventID) == ["s_old", "s_new", "s_answer"])
+        #expect(try await store.accept(clientMessageID: "c_1", deviceID: "d", fingerprint: "f", echo: echo("s_new")) == .accepted(number: 2))
+        #expect(try await store.append(echo("s_answer")) == 3, "events stored before the migration are numbered, and later ones follow")
+        let page = try await store.events(userID: "u", after: nil, limit: 10)
+        #expect(page.events.map(\.eventID) == ["s_old", "s_new", "s_answer"])
+        #expect(page.events.map(\.number) == [1, 2, 3])
         #expect(try await store.events(userID: "u", after: "s_new", limit: 10).events.map(\.eventID) == ["s_answer"])
         try await store.close()
     }

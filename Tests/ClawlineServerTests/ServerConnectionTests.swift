@@ -27,11 +27,13 @@ import WireRuntime
 
     /// A connection that authenticated, as on a real socket, so the session rules allow chat frames.
     static func authenticated(
-        outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket, onOverflow: @escaping @Sendable () -> Void = {}
+        outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket, onOverflow: @escaping @Sendable () -> Void = {},
+        onMissingEvent: @escaping @Sendable (ServerConnection, Int) -> Void = { _, _ in }
     )
         -> ServerConnection
     {
-        let connection = ServerConnection(now: { .zero }, outboxLimit: outboxLimit, logger: Logger(label: "test"), onOverflow: onOverflow)
+        let connection = ServerConnection(
+            now: { .zero }, outboxLimit: outboxLimit, logger: Logger(label: "test"), onOverflow: onOverflow, onMissingEvent: onMissingEvent)
         var limiter = RateLimiter()
         let auth = ClientFrame.auth(Auth(token: "t", deviceId: "d", lastMessageId: .value("s_0"))).encoded()
         #expect(connection.observeReceived(auth, answeredCodes: [], limiter: &limiter).isEmpty)
@@ -94,6 +96,79 @@ import WireRuntime
         #expect(connection.isClosed)
     }
 
+    /// Event `number` of the account, `s_<number>`, as a store sends it.
+    static func numbered(_ number: Int, content: String = "hi") -> OutboundFrame {
+        OutboundFrame(event(ServerEventId("s_\(number)"), content: content), number: number)
+    }
+
+    /// A connection that replayed the account's events up to `newest`.
+    static func replayed(
+        upTo newest: Int, outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket, missing: Counter = Counter(), reported: Recorded<Int>
+    ) -> ServerConnection {
+        let connection = authenticated(outboxLimit: outboxLimit) {
+        } onMissingEvent: { _, number in
+            missing.increment()
+            reported.append(number)
+        }
+        connection.hold()
+        let welcome = AuthResult.success(userId: "u", sessionId: SessionId(connection.sessionID), replayCount: 0, replayTruncated: false)
+        connection.send(ServerFrame.authResult(welcome))
+        connection.startNumbering(after: newest, cursor: "s_\(newest)")
+        connection.release()
+        return connection
+    }
+
+    @Test("Numbered events go out in their account's order: one ahead of a missing event waits for it, and the owner hears once")
+    func numberedEventsGoOutInOrder() async {
+        let missing = Counter()
+        let reported = Recorded<Int>()
+        let connection = Self.replayed(upTo: 1, missing: missing, reported: reported)
+        connection.send(Self.numbered(1), live: true)  // the replay carried it
+        connection.send(Self.numbered(3), live: true)  // waits for 2
+        connection.send(Self.numbered(4), live: true)  // waits too
+        #expect(connection.missingEvent() == 2)
+        connection.send(Self.numbered(2), live: true)  // 2, then 3 and 4
+        connection.send(Self.numbered(3), live: true)  // sent already
+        connection.send(Self.numbered(5), live: true)
+        let frames = await Self.written(connection.outbox, count: 5)
+        #expect(frames.dropFirst() == ArraySlice((2...5).map { Self.numbered($0).text }))
+        #expect(missing.value == 1 && reported.values == [2], "the owner is told of the missing event once")
+        #expect(connection.missingEvent() == nil, "nothing waits")
+    }
+
+    @Test("Events held while a socket replays go out in order after it, and those the replay carried are dropped")
+    func heldNumberedEventsFollowTheReplay() async {
+        let connection = Self.authenticated()
+        connection.hold()
+        connection.send(Self.numbered(3), live: true)
+        connection.send(Self.numbered(2), live: true)
+        connection.send(Self.numbered(4), live: true)
+        connection.send(Self.numbered(2))  // the replay
+        connection.startNumbering(after: 2, cursor: "s_2")
+        connection.release()
+        let frames = await Self.written(connection.outbox, count: 3)
+        #expect(frames == [2, 3, 4].map { Self.numbered($0).text })
+    }
+
+    @Test("Missing events the store lacks too are skipped, so what waits goes out rather than stall; a later gap is reported again")
+    func missingEventsAreSkipped() async {
+        let reported = Recorded<Int>()
+        let connection = Self.replayed(upTo: 0, reported: reported)
+        connection.send(Self.numbered(3), live: true)
+        #expect(connection.skipMissingEvents() == 1...2)
+        #expect(connection.missingEvent() == nil, "nothing waits, and the watch ends")
+        connection.send(Self.numbered(5), live: true)
+        #expect(reported.values == [1, 4])
+        #expect(await Self.written(connection.outbox, count: 2).dropFirst() == [Self.numbered(3).text])
+    }
+
+    @Test("Events waiting for a missing one count against the outbox: a socket that waits too long in bytes is closed")
+    func waitingEventsAreBounded() {
+        let connection = Self.replayed(upTo: 0, outboxLimit: 4096, reported: Recorded<Int>())
+        for number in 2..<12 { connection.send(Self.numbered(number, content: String(repeating: "z", count: 1000)), live: true) }
+        #expect(connection.isClosed)
+    }
+
     @Test("The catch-up cursor is a margin behind the newest event sent, and the recent events are bounded")
     func recentEvents() {
         var recent = RecentEvents(capacity: 4)
@@ -105,6 +180,13 @@ import WireRuntime
         #expect(recent.recent(back: 64) == "s_6", "the oldest kept when the margin reaches past it")
         #expect(!recent.contains("s_5") && recent.contains("s_6"))
     }
+}
+
+/// Values a callback records, in order.
+final class Recorded<Value: Sendable>: Sendable {
+    private let recorded = NIOLockedValueBox<[Value]>([])
+    func append(_ value: Value) { recorded.withLockedValue { $0.append(value) } }
+    var values: [Value] { recorded.withLockedValue { $0 } }
 }
 
 /// A count shared with a callback.

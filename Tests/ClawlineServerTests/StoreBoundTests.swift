@@ -126,6 +126,27 @@ import WireRuntime
     }
 }
 
+extension StoreBoundTests {
+    @Test func anAuthWhoseReplayTheStoreDoesNotReadInTimeIsAnsweredServerErrorAndClosedWith1011() async throws {
+        let calls = HeldStoreCalls()
+        let wrap: @Sendable (SQLiteProviderStore) -> any ProviderStore = { base in
+            HookedStore(base: base, beforeEvents: { _ in await calls.hold("replay") })
+        }
+        try await TestServer.run(wrapStore: wrap) { server in
+            let device = try await server.pair()
+            let socket = server.socket()
+            socket.send(.auth(Auth(token: device.token, deviceId: device.deviceID)))
+            let held = try await server.eventually { calls.held.contains("replay") }
+            #expect(held, "the replay's read is held")
+            server.keepaliveClock.advance(by: ProviderLimits().storeCallLimit)
+            guard case .error(let error) = try await socket.next() else { throw TestFailure("expected server_error") }
+            #expect(error.code == .serverError)
+            #expect(try await socket.closeCode() == 1011)
+            calls.release()
+        }
+    }
+}
+
 extension ServerFrame {
     fileprivate var isError: Bool { if case .error = self { true } else { false } }
 }

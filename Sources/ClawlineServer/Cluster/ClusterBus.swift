@@ -4,8 +4,9 @@ import Foundation
 /// nodes, takeovers, and pairing requests and decisions. Everything durable is in the store;
 /// these are the live parts.
 public enum ClusterMessage: Sendable, Hashable, Codable {
-    /// A frame for every device of an account (an echo, a snapshot, a final answer, typing).
-    case accountFrame(userID: String, frame: String)
+    /// A frame for every device of an account (an echo, a snapshot, a final answer, typing);
+    /// `number` is a stored event's number in its account, when the store numbers events.
+    case accountFrame(userID: String, frame: String, number: Int? = nil)
     /// A device authenticated on another node: its socket here, if any, is replaced.
     case takeover(deviceID: String)
     /// A pairing request waits on another node: admins here are asked (`frame` is the

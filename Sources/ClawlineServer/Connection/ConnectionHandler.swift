@@ -33,7 +33,8 @@ struct ConnectionHandler: ClientFrameHandler {
             now: environment.elapsed, remoteAddress: remoteAddress, outboxLimit: hub.limits.maxUnsentBytesPerSocket, logger: logger,
             logsContent: hub.logsContent, metrics: hub.metrics,
             onOverflow: { Self.closeIfStuck(channel, after: hub.limits.slowReaderGrace, on: environment.keepaliveClock) },
-            abort: { channel.close(promise: nil) })
+            abort: { channel.close(promise: nil) },
+            onMissingEvent: { connection, number in Task { await hub.watchMissingEvent(number, on: connection) } })
         await hub.opened(connection)
         let handler = ConnectionHandler(hub: hub, connection: connection, checkedToken: nil)
         await withTaskGroup(of: Void.self) { group in

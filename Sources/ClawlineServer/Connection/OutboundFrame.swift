@@ -16,6 +16,9 @@ struct OutboundFrame: Sendable {
     /// The event id a snapshot (`streaming: true`) grows, or a final ends: once a socket sent the
     /// final, no snapshot of it may follow.
     let messageID: String?
+    /// The stored event's number in its account (see `StoredEvent.number`), when the store
+    /// numbers events: sockets send an account's events in this order.
+    let number: Int?
     /// The frame's message type (`message`, `ack`, …), as the metrics count it.
     let type: String
 
@@ -25,8 +28,9 @@ struct OutboundFrame: Sendable {
     /// The engine every connection's session machine runs.
     static let engine = SessionEngine(rules: Clawline.sessionRules, rateLimits: Clawline.RateLimits.all)
 
-    /// Encodes and parses `frame`.
-    init(_ frame: ServerFrame) {
+    /// Encodes and parses `frame`, a stored event numbered `number` when it has one.
+    init(_ frame: ServerFrame, number: Int? = nil) {
+        self.number = number
         let bytes = frame.encoded()
         wire = ByteBuffer(bytes: bytes)
         parsed = ParsedFrame(json: bytes, from: .server, engine: Self.engine)
@@ -45,6 +49,7 @@ struct OutboundFrame: Sendable {
         parsed = ParsedFrame(json: event.frame.utf8, from: .server, engine: Self.engine)
         eventID = event.eventID
         messageID = event.eventID
+        number = event.number
         type = "message"
     }
 }

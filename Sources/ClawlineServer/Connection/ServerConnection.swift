@@ -9,6 +9,11 @@ import WireRuntime
 /// machine (the shared rules see both directions, in wire order) and into its bounded outbox,
 /// which one writer task drains. While the socket is *held* (authenticating and replaying, or
 /// catching up after the node lost frames), live frames wait; each stored event goes out once.
+///
+/// Numbered events (see `StoredEvent.number`) go out in their account's order: once the replay
+/// says which number comes next, an event that arrives before its predecessor waits for it, and
+/// the socket tells its owner (`onMissingEvent`), which fetches the missing ones from the store
+/// if they do not arrive in time.
 final class ServerConnection: Sendable {
     /// A diagnostic id, unique per socket (`sess_…`, sent in `auth_result`).
     let sessionID: String
@@ -27,6 +32,9 @@ final class ServerConnection: Sendable {
     private let onOverflow: @Sendable () -> Void
     /// Closes the connection under the socket, without a close handshake.
     private let abortChannel: @Sendable () -> Void
+    /// Called (outside the lock) when an event waits for the event `number` of its account, and
+    /// no earlier call is still watching for a missing one.
+    private let onMissingEvent: @Sendable (ServerConnection, _ number: Int) -> Void
 
     /// The close code of a socket that fell too far behind: 1013 (try again later). The client
     /// reconnects with its cursor and replays what it missed.
@@ -40,6 +48,15 @@ final class ServerConnection: Sendable {
         var heldBytes = 0
         /// The stored events this socket sent most recently.
         var delivered = RecentEvents(capacity: 1024)
+        /// Numbered events: the number of the event the socket sends next; `nil` until the
+        /// replay sets it, and for a store that does not number events.
+        var nextNumber: Int?
+        /// Numbered events that came before their predecessors, by number (their bytes counted
+        /// against the outbox's limit).
+        var waiting: [Int: OutboundFrame] = [:]
+        var waitingBytes = 0
+        /// Whether the owner was told of a missing event and is still watching for it.
+        var missingWatched = false
         /// The device once authenticated.
         var device: AuthenticatedDevice?
         /// Where the socket logs: with its session id, and its device and account once known.
@@ -51,7 +68,7 @@ final class ServerConnection: Sendable {
     init(
         now: @escaping @Sendable () -> Duration, remoteAddress: String? = nil, outboxLimit: Int = ProviderLimits().maxUnsentBytesPerSocket,
         logger: Logger, logsContent: Bool = false, metrics: ServerMetrics = .none, onOverflow: @escaping @Sendable () -> Void = {},
-        abort: @escaping @Sendable () -> Void = {}
+        abort: @escaping @Sendable () -> Void = {}, onMissingEvent: @escaping @Sendable (ServerConnection, Int) -> Void = { _, _ in }
     ) {
         sessionID = "sess_" + UUID().uuidString.lowercased()
         self.remoteAddress = remoteAddress
@@ -64,6 +81,7 @@ final class ServerConnection: Sendable {
         self.metrics = metrics
         self.onOverflow = onOverflow
         abortChannel = abort
+        self.onMissingEvent = onMissingEvent
     }
 
     /// The authenticated device on this socket, if any.
@@ -104,17 +122,95 @@ final class ServerConnection: Sendable {
     /// Sends a frame now, or holds it while the socket is held when `live`. A stored event this
     /// socket already sent is dropped, and so is a snapshot of an answer whose final it sent.
     func send(_ frame: OutboundFrame, live: Bool = false) {
-        let overflowed = state.withLockedValue { state -> Bool in
-            guard !state.closed else { return false }
-            if Self.alreadyEnded(frame, state) { return false }
+        let (overflowed, missing) = state.withLockedValue { state -> (Bool, Int?) in
+            guard !state.closed else { return (false, nil) }
+            if Self.alreadyEnded(frame, state) { return (false, nil) }
             if live, state.heldFrames != nil {
                 state.heldFrames?.append(frame)
                 state.heldBytes += frame.wire.readableBytes
-                return state.heldBytes + outbox.bytes > outbox.limit && overflow(&state)
+                return (unsentBytes(state) > outbox.limit && overflow(&state), nil)
             }
-            return !write(frame, state: &state) && overflow(&state)
+            return (!deliver(frame, state: &state) && overflow(&state), Self.newlyMissing(&state))
+        }
+        report(overflowed: overflowed, missing: missing)
+    }
+
+    /// Tells the owner, outside the lock, what a send or release left: an overflow, or an event
+    /// the socket now waits for.
+    private func report(overflowed: Bool, missing: Int?) {
+        if overflowed { onOverflow() }
+        if let missing, !overflowed { onMissingEvent(self, missing) }
+    }
+
+    /// The bytes the socket holds that its peer has not taken: queued, held and waiting.
+    private func unsentBytes(_ state: State) -> Int {
+        outbox.bytes + state.heldBytes + state.waitingBytes
+    }
+
+    /// Writes `frame`, in its account's order when it is a numbered event the socket knows the
+    /// place of: one already sent is dropped, one after a missing event waits, and the events
+    /// waiting for it follow it. `false` when the socket has no room for it.
+    private func deliver(_ frame: OutboundFrame, state: inout State) -> Bool {
+        guard let number = frame.number, let next = state.nextNumber else { return write(frame, state: &state) }
+        if number < next { return true }
+        if number > next {
+            if state.waiting.updateValue(frame, forKey: number) == nil { state.waitingBytes += frame.wire.readableBytes }
+            return unsentBytes(state) <= outbox.limit
+        }
+        guard write(frame, state: &state) else { return false }
+        state.nextNumber = number + 1
+        return writeWaiting(state: &state)
+    }
+
+    /// Writes the waiting events that now come next, in order.
+    private func writeWaiting(state: inout State) -> Bool {
+        while let next = state.nextNumber, let frame = state.waiting.removeValue(forKey: next) {
+            state.waitingBytes -= frame.wire.readableBytes
+            guard write(frame, state: &state) else { return false }
+            state.nextNumber = next + 1
+        }
+        return true
+    }
+
+    /// The number the socket now waits for, when events wait and no one watches for it yet.
+    private static func newlyMissing(_ state: inout State) -> Int? {
+        guard !state.closed, !state.waiting.isEmpty, !state.missingWatched else { return nil }
+        state.missingWatched = true
+        return state.nextNumber
+    }
+
+    /// Numbers the socket's events from here: the replay ended at the account's event `newest`
+    /// (`nil` when the store does not number events), and `cursor` is the newest event the
+    /// device has (the replay's last, or the one it replayed after). Call it while held.
+    func startNumbering(after newest: Int?, cursor: String?) {
+        state.withLockedValue { state in
+            if let cursor { state.delivered.insert(cursor) }
+            state.nextNumber = newest.map { $0 + 1 }
+        }
+    }
+
+    /// The number of the event the socket waits for, if events wait; otherwise `nil`, and the
+    /// owner's watch ends (the next missing event is reported again).
+    func missingEvent() -> Int? {
+        state.withLockedValue { state in
+            guard !state.closed, !state.waiting.isEmpty, let next = state.nextNumber else {
+                state.missingWatched = false
+                return nil
+            }
+            return next
+        }
+    }
+
+    /// Gives up on the missing events before the first waiting one (the store did not have them
+    /// either) and sends what waits; returns the numbers skipped.
+    func skipMissingEvents() -> ClosedRange<Int>? {
+        let (overflowed, skipped) = state.withLockedValue { state -> (Bool, ClosedRange<Int>?) in
+            guard let next = state.nextNumber, let first = state.waiting.keys.min(), first > next else { return (false, nil) }
+            state.nextNumber = first
+            return (!writeWaiting(state: &state) && overflow(&state), next...(first - 1))
         }
         if overflowed { onOverflow() }
+        return skipped
     }
 
     /// Whether the socket already sent `frame`'s event, or the final of the answer it is a snapshot of.
@@ -131,17 +227,17 @@ final class ServerConnection: Sendable {
     /// Sends the live frames held, except stored events the socket sent meanwhile and snapshots
     /// of answers whose final it sent (the replay may have carried it).
     func release() {
-        let overflowed = state.withLockedValue { state -> Bool in
+        let (overflowed, missing) = state.withLockedValue { state -> (Bool, Int?) in
             let held = state.heldFrames ?? []
             state.heldFrames = nil
             state.heldBytes = 0
             for frame in held where !state.closed {
                 if Self.alreadyEnded(frame, state) { continue }
-                if !write(frame, state: &state) { return overflow(&state) }
+                if !deliver(frame, state: &state) { return (overflow(&state), nil) }
             }
-            return false
+            return (false, Self.newlyMissing(&state))
         }
-        if overflowed { onOverflow() }
+        report(overflowed: overflowed, missing: missing)
     }
 
     /// The stored event a catch-up reads after: a few events before the newest this socket sent,
@@ -171,6 +267,7 @@ final class ServerConnection: Sendable {
     private func overflow(_ state: inout State) -> Bool {
         state.closed = true
         state.heldFrames = nil
+        state.waiting = [:]
         state.logger.warning("a socket fell too far behind and is closed", metadata: ["limit": "\(outbox.limit)"])
         outbox.abandon(with: .close(code: Self.tooFarBehindCode, reason: "the client read too slowly"))
         return true
@@ -207,6 +304,7 @@ final class ServerConnection: Sendable {
             guard !state.closed else { return }
             state.closed = true
             state.heldFrames = nil
+            state.waiting = [:]
             if !outbox.push(.close(code: code, reason: reason)) {
                 outbox.abandon(with: .close(code: code, reason: reason))
             }
@@ -226,6 +324,7 @@ final class ServerConnection: Sendable {
         state.withLockedValue { state in
             state.closed = true
             state.heldFrames = nil
+            state.waiting = [:]
             outbox.finish()
         }
     }

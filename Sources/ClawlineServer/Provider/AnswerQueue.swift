@@ -115,9 +115,9 @@ final class AnswerQueue: Sendable {
             }
             try Task.checkCancellation()
             let frame = ServerFrame.message(message(final, streaming: false))
-            try await hub.store.append(StoredEvent(eventID: answerID, userID: request.userID, frame: frame.encodedText()))
+            let number = try await hub.store.append(StoredEvent(eventID: answerID, userID: request.userID, frame: frame.encodedText()))
             await hub.streamEnded(answering: request.deviceID)
-            await hub.broadcast(frame, to: request.userID)
+            await hub.broadcast(frame, to: request.userID, number: number)
         } catch {
             await hub.streamEnded(answering: request.deviceID)
             try? await hub.store.markFailed(clientMessageID: job.clientMessageID, deviceID: request.deviceID)

@@ -149,7 +149,7 @@ extension ProviderFaults {
     /// or a conflicting one for a retry.
     func acceptance(_ acceptance: MessageAcceptance) -> MessageAcceptance {
         switch acceptance {
-        case .retry where has(.retryMakesNewEvent): return .accepted
+        case .retry where has(.retryMakesNewEvent): return .accepted(number: nil)
         case .conflict where has(.retryWithOtherContentAccepted): return .retry(eventID: "")
         default: return acceptance
         }

@@ -32,10 +32,13 @@ extension ProviderHub {
         // The streams in progress as the socket registered: later snapshots are held for it.
         let snapshots = answers.snapshots(of: device.userID)
         let page: ReplayPage
+        let cursor = faults.has(.replayIgnoresCursor) ? nil : auth.lastMessageId.wrapped
         do {
-            try await store.markSeen(device.deviceID, at: environment.now())
-            let cursor = faults.has(.replayIgnoresCursor) ? nil : auth.lastMessageId.wrapped
-            page = try await store.events(userID: device.userID, after: cursor, limit: Clawline.Constants.maxReplayEvents)
+            let (store, now) = (store, environment.now())
+            page = try await storeCalls.read {
+                try await store.markSeen(device.deviceID, at: now)
+                return try await store.events(userID: device.userID, after: cursor, limit: Clawline.Constants.maxReplayEvents)
+            }
         } catch {
             registry.forget(device.deviceID, ifItIs: connection)
             throw error
@@ -55,6 +58,8 @@ extension ProviderHub {
         for snapshot in snapshots where !replayed.contains(snapshot.id.rawValue) {
             connection.send(.message(snapshot))
         }
+        // Live events from here go out in the account's order, after the replay's newest.
+        connection.startNumbering(after: page.newestNumber, cursor: page.events.last?.eventID ?? (page.cursorUnknown ? nil : cursor))
         connection.release()
         if device.isAdmin, !faults.has(.pendingRequestsNotResent) {
             for request in pairing.approvalRequests { connection.send(request) }
@@ -70,7 +75,10 @@ extension ProviderHub {
             refuse(connection, .deviceNotApproved)
             return nil
         }
-        guard let record = try await store.device(deviceID), record.status != .denied, let userID = record.userID else {
+        let store = store
+        guard let record = try await storeCalls.read({ try await store.device(deviceID) }), record.status != .denied,
+            let userID = record.userID
+        else {
             refuse(connection, .authFailed)
             return nil
         }

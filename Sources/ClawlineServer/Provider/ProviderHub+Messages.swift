@@ -80,9 +80,13 @@ extension ProviderHub {
         case .conflict(let reason):
             connection.sendError(.invalidMessage, reason, messageID: message.id.rawValue)
             return false
-        case .accepted:
+        case .accepted(let number):
             connection.send(.ack(Ack(id: message.id)))
-            if faults.has(.echoOnlyToSender) { connection.send(.message(echo)) } else { broadcast(.message(echo), to: device.userID) }
+            if faults.has(.echoOnlyToSender) {
+                connection.send(.message(echo))
+            } else {
+                broadcast(.message(echo), to: device.userID, number: number)
+            }
             answer(message, echoedAs: echo, from: device)
             return true
         }
@@ -101,9 +105,9 @@ extension ProviderHub {
         _ result: Result<MessageAcceptance, any Error>, echo: ServerMessage, of message: ClientMessage, from device: AuthenticatedDevice
     ) {
         countLateMessage(of: device.deviceID, by: -1)
-        guard case .success(let acceptance) = result, case .accepted = faults.acceptance(acceptance) else { return }
+        guard case .success(let acceptance) = result, case .accepted(let number) = faults.acceptance(acceptance) else { return }
         logger.info("a message the store took late is echoed and answered", metadata: ["messageId": "\(message.id.rawValue)"])
-        broadcast(.message(echo), to: device.userID)
+        broadcast(.message(echo), to: device.userID, number: number)
         answer(message, echoedAs: echo, from: device)
     }
 

@@ -100,11 +100,15 @@ actor ProviderHub {
     // MARK: Sockets
 
     /// Sends a frame to every connected device of an account, on every node: encoded and parsed
-    /// once, whatever the number of sockets.
-    func broadcast(_ frame: ServerFrame, to userID: String) {
-        let outbound = OutboundFrame(frame)
+    /// once, whatever the number of sockets. `number` is a stored event's number in its account:
+    /// sockets send events in that order.
+    func broadcast(_ frame: ServerFrame, to userID: String, number: Int? = nil) {
+        // Under the fault that echoes to the sender only, events go unnumbered: the account's
+        // other sockets would otherwise notice the missing echo and read it from the store.
+        let number = faults.has(.echoOnlyToSender) ? nil : number
+        let outbound = OutboundFrame(frame, number: number)
         registry.deliver(outbound, to: userID)
-        publish(.accountFrame(userID: userID, frame: outbound.text))
+        publish(.accountFrame(userID: userID, frame: outbound.text, number: number))
     }
 
     /// Tells the other nodes, if there are any (the message is not even built otherwise).

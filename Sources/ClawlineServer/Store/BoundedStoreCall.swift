@@ -56,3 +56,16 @@ struct BoundedStoreCall: Sendable {
         }
     }
 }
+
+extension BoundedStoreCall {
+    /// Runs a read (or a write that may as well not happen, such as marking a device seen) and
+    /// waits for it at most ``limit``; past it, the call is left to end by itself, its result
+    /// dropped, and this throws. A socket answers that as any store failure: `server_error`, and
+    /// for an `auth`, a close with 1011 (the client reconnects with backoff).
+    func read<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        switch await run(operation, late: { _ in }) {
+        case .finished(let result): return try result.get()
+        case .late: throw StoreFailure("the store did not answer within \(limit)")
+        }
+    }
+}

@@ -8,25 +8,31 @@ extension PostgresProviderStore {
 
     public func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
         let logger = logger
-        let claim: (String, String, Bool)? = try await client.withTransaction(logger: logger) { connection in
+        let claim: Claim = try await client.withTransaction(logger: logger) { connection in
             try await Self.lockAccount(echo.userID, on: connection, logger: logger)
             let claim = ClaimClientMessage(deviceID: deviceID, clientMessageID: clientMessageID, fingerprint: fingerprint, eventID: echo.eventID)
             if try await !Self.rows(claim, on: connection, logger: logger).isEmpty {
-                _ = try await Self.rows(InsertEvent(event: echo), on: connection, logger: logger)
-                return nil
+                guard let number = try await Self.rows(InsertEvent(event: echo), on: connection, logger: logger).first else {
+                    throw StoreFailure("the echo was stored without a number")
+                }
+                return .new(number: number)
             }
             let earlier = ClaimedClientMessage(deviceID: deviceID, clientMessageID: clientMessageID)
             guard let row = try await Self.rows(earlier, on: connection, logger: logger).first else {
                 throw StoreFailure("the message was neither claimed nor found")
             }
-            return row
+            return .earlier(fingerprint: row.0, eventID: row.1, failed: row.2)
         }
-        guard let (storedFingerprint, eventID, failed) = claim else { return .accepted }
-        if failed { return .conflict(reason: "the answer to '\(clientMessageID)' failed; send the message again under a new id") }
-        guard storedFingerprint == fingerprint else {
-            return .conflict(reason: "'\(clientMessageID)' was sent before with other content or attachments")
+        switch claim {
+        case .new(let number):
+            return .accepted(number: number)
+        case .earlier(let storedFingerprint, let eventID, let failed):
+            if failed { return .conflict(reason: "the answer to '\(clientMessageID)' failed; send the message again under a new id") }
+            guard storedFingerprint == fingerprint else {
+                return .conflict(reason: "'\(clientMessageID)' was sent before with other content or attachments")
+            }
+            return .retry(eventID: eventID)
         }
-        return .retry(eventID: eventID)
     }
 
     public func markFailed(clientMessageID: String, deviceID: String) async throws {
@@ -34,11 +40,12 @@ extension PostgresProviderStore {
             "UPDATE client_messages SET failed = TRUE WHERE device_id = \(deviceID) AND client_id = \(clientMessageID)", logger: logger)
     }
 
-    public func append(_ event: StoredEvent) async throws {
+    @discardableResult
+    public func append(_ event: StoredEvent) async throws -> Int? {
         let logger = logger
-        try await client.withTransaction(logger: logger) { connection in
+        return try await client.withTransaction(logger: logger) { connection in
             try await Self.lockAccount(event.userID, on: connection, logger: logger)
-            _ = try await Self.rows(InsertEvent(event: event), on: connection, logger: logger)
+            return try await Self.rows(InsertEvent(event: event), on: connection, logger: logger).first
         }
     }
 
@@ -51,10 +58,19 @@ extension PostgresProviderStore {
     public func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
         // The cursor's place in the account's history, looked up once: it bounds the page and says
         // whether the cursor is known (an event id is never removed, so the two reads agree).
-        var cursorSeq: Int?
-        if let cursor { cursorSeq = try await self.rows(EventSequence(eventID: cursor, userID: userID)).last }
-        let rows = try await self.rows(EventPage(userID: userID, afterSequence: cursorSeq ?? 0, limit: limit + 1))
-        let events = rows.prefix(limit).reversed().map { StoredEvent(eventID: $0.0, userID: userID, frame: $0.1) }
-        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil)
+        var cursorPlace: (seq: Int, number: Int?)?
+        if let cursor { cursorPlace = try await self.rows(EventSequence(eventID: cursor, userID: userID)).last }
+        let rows = try await self.rows(EventPage(userID: userID, afterSequence: cursorPlace?.seq ?? 0, limit: limit + 1))
+        let events = rows.prefix(limit).reversed().map { StoredEvent(eventID: $0.0, userID: userID, frame: $0.1, number: $0.2) }
+        // With nothing after the cursor, the cursor is the newest event.
+        return ReplayPage(
+            events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorPlace == nil,
+            newestNumber: events.isEmpty ? (cursorPlace?.number ?? 0) : events.last?.number)
     }
+}
+
+/// What claiming a client message id found: a new claim (its echo's number), or an earlier one.
+private enum Claim: Sendable {
+    case new(number: Int)
+    case earlier(fingerprint: String, eventID: String, failed: Bool)
 }

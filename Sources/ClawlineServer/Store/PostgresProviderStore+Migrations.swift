@@ -45,6 +45,17 @@ extension PostgresProviderStore {
             // What a pairing left undone, shared by every node.
             "ALTER TABLE devices ADD COLUMN pairing_note TEXT NOT NULL DEFAULT 'none'"
         ],
+        [
+            // Each account's events are numbered 1, 2, 3… in commit order (nodes send a socket an
+            // account's events in that order); the events stored so far are numbered as they were.
+            "ALTER TABLE events ADD COLUMN number BIGINT",
+            """
+            UPDATE events SET number = numbered.n
+            FROM (SELECT seq, row_number() OVER (PARTITION BY user_id ORDER BY seq) AS n FROM events) AS numbered
+            WHERE events.seq = numbered.seq
+            """,
+            "CREATE UNIQUE INDEX events_by_number ON events (user_id, number)",
+        ],
     ]
 
     /// A key of PostgreSQL's advisory locks that no other use of the database takes: the schema's.

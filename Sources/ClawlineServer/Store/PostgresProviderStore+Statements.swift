@@ -36,19 +36,23 @@ extension PostgresProviderStore {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// Appends one event to an account's history.
+    /// Appends one event to an account's history, numbered one past the account's newest (the
+    /// caller holds the account's lock); the row is its number.
     struct InsertEvent: PostgresPreparedStatement {
-        static let sql = "INSERT INTO events (event_id, user_id, frame) VALUES ($1, $2, $3)"
-        typealias Row = ()
+        static let sql = """
+            INSERT INTO events (event_id, user_id, frame, number)
+            VALUES ($1, $2, $3, (SELECT COALESCE(MAX(number), 0) + 1 FROM events WHERE user_id = $2)) RETURNING number
+            """
+        typealias Row = Int
         let event: StoredEvent
         func makeBindings() -> PostgresBindings { bindings(event.eventID, event.userID, event.frame) }
-        func decodeRow(_ row: PostgresRow) throws -> Row {}
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// An event's place in its account's history.
+    /// An event's place in its account's history: its sequence and its number.
     struct EventSequence: PostgresPreparedStatement {
-        static let sql = "SELECT seq FROM events WHERE event_id = $1 AND user_id = $2"
-        typealias Row = Int
+        static let sql = "SELECT seq, number FROM events WHERE event_id = $1 AND user_id = $2"
+        typealias Row = (Int, Int?)
         let eventID: String, userID: String
         func makeBindings() -> PostgresBindings { bindings(eventID, userID) }
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
@@ -56,8 +60,8 @@ extension PostgresProviderStore {
 
     /// The newest `limit` events of an account after a place in its history, newest first.
     struct EventPage: PostgresPreparedStatement {
-        static let sql = "SELECT event_id, frame FROM events WHERE user_id = $1 AND seq > $2 ORDER BY seq DESC LIMIT $3"
-        typealias Row = (String, String)
+        static let sql = "SELECT event_id, frame, number FROM events WHERE user_id = $1 AND seq > $2 ORDER BY seq DESC LIMIT $3"
+        typealias Row = (String, String, Int?)
         let userID: String, afterSequence: Int, limit: Int
         func makeBindings() -> PostgresBindings { bindings(userID, afterSequence, limit) }
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }

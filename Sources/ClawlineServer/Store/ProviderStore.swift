@@ -69,19 +69,26 @@ public struct StoredEvent: Sendable, Hashable {
     public var userID: String
     /// The frame, as canonical JSON text.
     public var frame: String
+    /// The event's place in its account's history: 1 for the account's first event, then one more
+    /// for each next, in commit order and without gaps. A store fills it in on the events it
+    /// returns; `nil` from a store that does not number events (its events then reach sockets in
+    /// the order they reach the node).
+    public var number: Int?
 
     /// Creates an event.
-    public init(eventID: String, userID: String, frame: String) {
+    public init(eventID: String, userID: String, frame: String, number: Int? = nil) {
         self.eventID = eventID
         self.userID = userID
         self.frame = frame
+        self.number = number
     }
 }
 
 /// What storing a client's message did.
 public enum MessageAcceptance: Sendable, Hashable {
-    /// The message is new: its echo was stored.
-    case accepted
+    /// The message is new: its echo was stored, as the account's event `number` (see
+    /// ``StoredEvent/number``; `nil` from a store that does not number events).
+    case accepted(number: Int?)
     /// The device sent this id with the same content before: the retry is acknowledged again and
     /// nothing else happens. `eventID` is the echo stored the first time.
     case retry(eventID: String)
@@ -99,12 +106,17 @@ public struct ReplayPage: Sendable, Hashable {
     /// Whether a cursor was given that is not an event of the account: the page then holds the
     /// account's newest events, and the device is told its history was reset.
     public var cursorUnknown: Bool
+    /// The number of the account's newest event when the page was read (0 when it has none), so a
+    /// socket knows which number comes next even after an empty page; `nil` from a store that does
+    /// not number events.
+    public var newestNumber: Int?
 
     /// Creates a page.
-    public init(events: [StoredEvent], truncated: Bool, cursorUnknown: Bool = false) {
+    public init(events: [StoredEvent], truncated: Bool, cursorUnknown: Bool = false, newestNumber: Int? = nil) {
         self.events = events
         self.truncated = truncated
         self.cursorUnknown = cursorUnknown
+        self.newestNumber = newestNumber
     }
 }
 
@@ -182,8 +194,10 @@ public protocol ProviderStore: Sendable {
     func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance
     /// Marks the answer to a client message as failed, so that retrying its id is a conflict.
     func markFailed(clientMessageID: String, deviceID: String) async throws
-    /// Appends an event to an account's history (an assistant's final answer).
-    func append(_ event: StoredEvent) async throws
+    /// Appends an event to an account's history (an assistant's final answer); returns its
+    /// number (``StoredEvent/number``), `nil` from a store that does not number events.
+    @discardableResult
+    func append(_ event: StoredEvent) async throws -> Int?
     /// The events of an account after `cursor` (all when `nil` or unknown, and then the page
     /// says whether it was unknown), oldest first; at most `limit`, the newest ones when there are
     /// more.
@@ -192,6 +206,11 @@ public protocol ProviderStore: Sendable {
     /// events are ordered by commit, and once a call returns an event, every later call sees every
     /// event of the account committed before it. (An event that commits later than one a device
     /// already read is never ordered before it, so a cursor never skips one.)
+    ///
+    /// A store that numbers events (both stores here do) returns them with their numbers, and
+    /// the page's ``ReplayPage/newestNumber``. Nodes use the numbers to send each socket an
+    /// account's events in commit order, whichever node committed them: an event whose
+    /// predecessor has not reached the node yet waits for it.
     func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage
 }
 

@@ -140,7 +140,31 @@ public final class SQLiteProviderStore: ProviderStore {
             // What a pairing left undone, shared by every process on the file.
             "ALTER TABLE devices ADD COLUMN pairing_note TEXT NOT NULL DEFAULT 'none'"
         ],
+        [
+            // Each account's events are numbered 1, 2, 3… in commit order (nodes send a socket an
+            // account's events in that order); the events stored so far are numbered as they were.
+            "ALTER TABLE events ADD COLUMN number INTEGER",
+            """
+            UPDATE events SET number = (SELECT COUNT(*) FROM events AS earlier WHERE earlier.user_id = events.user_id AND earlier.seq <= events.seq)
+            """,
+            "CREATE UNIQUE INDEX events_by_number ON events (user_id, number)",
+            "DROP TRIGGER client_message_echo",
+            """
+            CREATE TRIGGER client_message_echo AFTER INSERT ON client_messages WHEN NEW.echo_frame IS NOT NULL
+            BEGIN
+                INSERT INTO events (event_id, user_id, frame, number)
+                VALUES (NEW.event_id, NEW.echo_user_id, NEW.echo_frame, \(nextNumber("NEW.echo_user_id")));
+                UPDATE client_messages SET echo_frame = NULL WHERE device_id = NEW.device_id AND client_id = NEW.client_id;
+            END
+            """,
+        ],
     ]
+
+    /// The number the next event of the account `userID` (an SQL expression) gets. Writes are
+    /// serialised on one connection, so two events never get one number.
+    private static func nextNumber(_ userID: String) -> String {
+        "(SELECT COALESCE(MAX(number), 0) + 1 FROM events WHERE user_id = \(userID))"
+    }
 
     private static func migrate(_ connection: SQLiteConnection, durability: Durability) async throws {
         _ = try await connection.query("PRAGMA journal_mode=WAL")
@@ -307,16 +331,22 @@ public final class SQLiteProviderStore: ProviderStore {
 
     public func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
         // One statement, atomic on its own: it claims the id and (by the trigger) stores the
-        // echo, or leaves the earlier claim as it was and returns it.
-        let rows = try await write(
-            """
-            INSERT INTO client_messages (device_id, client_id, fingerprint, event_id, echo_user_id, echo_frame) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (device_id, client_id) DO UPDATE SET device_id = excluded.device_id
-            RETURNING fingerprint, event_id, failed
-            """,
-            [.text(deviceID), .text(clientMessageID), .text(fingerprint), .text(echo.eventID), .text(echo.userID), .text(echo.frame)])
+        // echo, or leaves the earlier claim as it was and returns it. The read after it only
+        // learns the new event's number.
+        let (rows, number) = try await write(isOneStatement: true) { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO client_messages (device_id, client_id, fingerprint, event_id, echo_user_id, echo_frame) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (device_id, client_id) DO UPDATE SET device_id = excluded.device_id
+                RETURNING fingerprint, event_id, failed
+                """,
+                [.text(deviceID), .text(clientMessageID), .text(fingerprint), .text(echo.eventID), .text(echo.userID), .text(echo.frame)])
+            guard rows.first?.column("event_id")?.string == echo.eventID else { return (rows, nil as Int?) }
+            let stored = try await connection.query("SELECT number FROM events WHERE event_id = ?", [.text(echo.eventID)])
+            return (rows, stored.first?.column("number")?.integer)
+        }
         guard let claim = rows.first, let eventID = claim.column("event_id")?.string else { throw StoreFailure("the message was not stored") }
-        if eventID == echo.eventID { return .accepted }
+        if eventID == echo.eventID { return .accepted(number: number) }
         if claim.column("failed")?.bool == true {
             return .conflict(reason: "the answer to '\(clientMessageID)' failed; send the message again under a new id")
         }
@@ -331,29 +361,37 @@ public final class SQLiteProviderStore: ProviderStore {
             "UPDATE client_messages SET failed = 1 WHERE device_id = ? AND client_id = ?", [.text(deviceID), .text(clientMessageID)])
     }
 
-    public func append(_ event: StoredEvent) async throws {
-        try await write(
-            "INSERT INTO events (event_id, user_id, frame) VALUES (?, ?, ?)", [.text(event.eventID), .text(event.userID), .text(event.frame)])
+    @discardableResult
+    public func append(_ event: StoredEvent) async throws -> Int? {
+        let rows = try await write(
+            "INSERT INTO events (event_id, user_id, frame, number) VALUES (?, ?, ?, \(Self.nextNumber("?"))) RETURNING number",
+            [.text(event.eventID), .text(event.userID), .text(event.frame), .text(event.userID)])
+        return rows.first?.column("number")?.integer
     }
 
     public func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
         // The cursor's place in the account's history, looked up once: it bounds the page and says
         // whether the cursor is known (an event id is never removed, so the two reads agree).
         var cursorSeq: Int?
+        var cursorNumber = 0
         if let cursor {
-            let found = try await query("SELECT seq FROM events WHERE event_id = ? AND user_id = ?", [.text(cursor), .text(userID)])
+            let found = try await query("SELECT seq, number FROM events WHERE event_id = ? AND user_id = ?", [.text(cursor), .text(userID)])
             cursorSeq = found.first?.column("seq")?.integer
+            cursorNumber = found.first?.column("number")?.integer ?? 0
         }
         // The newest `limit + 1` after the cursor (all events when it is unknown), to tell whether
         // older ones were left out.
         let rows = try await query(
-            "SELECT event_id, frame FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
+            "SELECT event_id, frame, number FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
             [.text(userID), .integer(cursorSeq ?? 0), .integer(limit + 1)])
         let events = rows.prefix(limit).reversed().compactMap { row -> StoredEvent? in
             guard let eventID = row.column("event_id")?.string, let frame = row.column("frame")?.string else { return nil }
-            return StoredEvent(eventID: eventID, userID: userID, frame: frame)
+            return StoredEvent(eventID: eventID, userID: userID, frame: frame, number: row.column("number")?.integer)
         }
-        return ReplayPage(events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil)
+        // With nothing after the cursor, the cursor is the newest event.
+        return ReplayPage(
+            events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil,
+            newestNumber: events.last?.number ?? cursorNumber)
     }
 }
 

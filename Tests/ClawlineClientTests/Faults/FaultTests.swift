@@ -87,12 +87,7 @@ struct FaultTests {
         #expect(drained, "every device's queue drains once the fault heals")
         #expect(report.violations.isEmpty, "\(name): \(report.violations)")
         #expect(report.acknowledged > 0)
-        // Known: on several nodes a socket gets its own node's events at once and the other
-        // nodes' through the bus, so one may come after a later one (docs/guarantees.md). Nothing
-        // is lost or doubled, but two devices may order their timelines differently.
-        withKnownIssue("events from another node can reach a socket after later ones of its own node", isIntermittent: true) {
-            #expect(report.reordered == 0, "\(name): \(report.orderViolations)")
-        }
+        #expect(report.reordered == 0, "\(name): \(report.orderViolations)")
         return report
     }
 

@@ -11,6 +11,9 @@ struct HookedStore: ProviderStore {
     var accept: (@Sendable () async throws -> MessageAcceptance)?
     /// Runs before a message is stored by the real store (it waits for the test, say).
     var beforeAccept: (@Sendable (_ clientMessageID: String) async -> Void)?
+    /// Runs after the real store took a message (it throws, say, as if the answer of a commit
+    /// were lost on its way back).
+    var afterAccept: (@Sendable (_ clientMessageID: String) async throws -> Void)?
     /// Runs before each lookup of one device (it throws, say).
     var deviceLookup: (@Sendable () async throws -> Void)?
     /// Runs after each replay page is read, before it is returned (it waits, say, until another
@@ -43,12 +46,14 @@ struct HookedStore: ProviderStore {
     func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
         if let accept { return try await accept() }
         await beforeAccept?(clientMessageID)
-        return try await base.accept(clientMessageID: clientMessageID, deviceID: deviceID, fingerprint: fingerprint, echo: echo)
+        let acceptance = try await base.accept(clientMessageID: clientMessageID, deviceID: deviceID, fingerprint: fingerprint, echo: echo)
+        try await afterAccept?(clientMessageID)
+        return acceptance
     }
     func markFailed(clientMessageID: String, deviceID: String) async throws {
         try await base.markFailed(clientMessageID: clientMessageID, deviceID: deviceID)
     }
-    func append(_ event: StoredEvent) async throws { try await base.append(event) }
+    func append(_ event: StoredEvent) async throws -> Int? { try await base.append(event) }
     func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
         await beforeEvents?(userID)
         let page = try await base.events(userID: userID, after: cursor, limit: limit)
