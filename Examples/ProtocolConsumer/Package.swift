@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // An app-side package that adopts the SDK the way another project would: it depends on the SDK
-// by path, generates its own protocol from Spec/telemetry.yaml with WireCodegenPlugin, and uses
+// by path, generates its own protocol from Spec/telemetry.yaml with WireCodegenPlugin (and Clawline's
+// May 2026 revision from the SDK's Spec/clawline-revisions/2026-05.yaml), and uses
 // the generated ClawlineProtocol product and the reference client. It enables no package trait, as
 // an app would not: it resolves no package of the server stack, and on Linux the client's default
 // transport is the one that says which trait to enable.
@@ -23,6 +24,11 @@ let package = Package(
             dependencies: [.product(name: "WireRuntime", package: "clawline-sdk")],
             plugins: [.plugin(name: "WireCodegenPlugin", package: "clawline-sdk")]
         ),
+        .target(
+            name: "Clawline2026Protocol",
+            dependencies: [.product(name: "WireRuntime", package: "clawline-sdk")],
+            plugins: [.plugin(name: "WireCodegenPlugin", package: "clawline-sdk")]
+        ),
         .executableTarget(
             name: "consumer",
             dependencies: [
@@ -32,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsumerTests",
-            dependencies: ["TelemetryProtocol", .product(name: "ClawlineProtocol", package: "clawline-sdk")]
+            dependencies: ["TelemetryProtocol", "Clawline2026Protocol", .product(name: "ClawlineProtocol", package: "clawline-sdk")]
         ),
     ],
     swiftLanguageModes: [.v6]

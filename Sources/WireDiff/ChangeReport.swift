@@ -83,6 +83,23 @@ public enum ChangeReport {
         }
     }
 
+    /// The changes as upgrade notes: the version finding, then one line per change, sorted by
+    /// whom it breaks (a change that breaks both is in both lists); descriptions are only counted.
+    public static func migrationNotes(_ changes: [SpecChange]) -> MigrationNotes {
+        func line(_ change: SpecChange) -> String {
+            let value = values(change)
+            return "\(change.group): \(change.subject) \(change.summary)" + (value.isEmpty ? "" : " (\(value))")
+        }
+        let listed = changes.filter { !$0.isVersionFinding && !$0.isDescription }
+        return MigrationNotes(
+            versionFinding: changes.first { $0.isVersionFinding }.map { "The version \($0.summary)" },
+            breaksOldClients: listed.filter { $0.oldClientsWithNewServer == .breaks }.map(line),
+            breaksOldServers: listed.filter { $0.oldServersWithNewClient == .breaks }.map(line),
+            mayBreak: listed.filter { $0.severity == .warning }.map(line),
+            compatible: listed.filter { $0.severity == .info }.map(line),
+            descriptionsChanged: changes.filter(\.isDescription).count)
+    }
+
     /// A Markdown section: a summary line and a table per group, for a changelog or a pull request.
     public static func markdown(_ changes: [SpecChange], old: String, new: String, headingLevel: Int) -> String {
         let heading = String(repeating: "#", count: headingLevel)
@@ -104,4 +121,20 @@ public enum ChangeReport {
         }
         return lines.joined(separator: "\n")
     }
+}
+
+/// A team's view of the changes between two versions, before it upgrades.
+public struct MigrationNotes: Sendable, Hashable {
+    /// "The version is still 1 after 3 breaking changes; raise 'version'", when it is.
+    public var versionFinding: String?
+    /// Changes that break clients written to the old version, one line each.
+    public var breaksOldClients: [String]
+    /// Changes that break servers written to the old version, one line each.
+    public var breaksOldServers: [String]
+    /// Changes that may break either side, depending on what a peer does.
+    public var mayBreak: [String]
+    /// Changes that break neither side.
+    public var compatible: [String]
+    /// How many descriptions changed.
+    public var descriptionsChanged: Int
 }

@@ -49,6 +49,9 @@ public struct SpecChange: Sendable, Hashable, Encodable {
     /// Where in NEW (in OLD for a removal).
     public var location: SourceLocation
 
+    /// The finding that the version stayed the same across breaking changes.
+    public var isVersionFinding: Bool { group == "protocol" && subject == "the version" && summary.hasPrefix("is still") }
+
     public var severity: ChangeSeverity {
         if isDescription { return .info }
         switch max(oldClientsWithNewServer, oldServersWithNewClient) {

@@ -124,6 +124,9 @@ extension ChangeCollector {
             compareShape(
                 ObjectShape(fields: previous.parameters), ObjectShape(fields: endpoint.parameters), group: group, directions: [.client],
                 at: endpoint.location)
+            compareShape(
+                ObjectShape(fields: previous.query), ObjectShape(fields: endpoint.query), group: group + " query", directions: [.client],
+                at: endpoint.location)
             if previous.request != endpoint.request {
                 record(group, "request body", .changed, "changed", effect: .replaces, directions: [.client], at: endpoint.location)
             }
@@ -190,6 +193,10 @@ extension ChangeCollector {
                 let was = previous.allowed(direction)
                 let now = phase.allowed(direction)
                 for tag in now where !was.contains(tag) {
+                    // A new server frame that old clients ignore is reported (as harmless) with the message.
+                    if direction == .server, old.unknownServerFrames == .ignore, old.message(MessageRef(direction: .server, tag: tag)) == nil {
+                        continue
+                    }
                     record(
                         group, "phase '\(phase.name)'", .changed, "now allows \(direction.rawValue) \(tag)", effect: .loosens,
                         directions: [direction], at: phase.location)
@@ -205,7 +212,9 @@ extension ChangeCollector {
                     group, "phase '\(phase.name)'", .changed, "answer to a frame not allowed changed", old: previous.otherwise.map(answerText),
                     new: phase.otherwise.map(answerText), effect: .changesBehaviour, directions: Self.both, at: phase.location)
             }
-            for tag in Set(previous.otherwiseFor.map(\.tag) + phase.otherwiseFor.map(\.tag)).sorted() {
+            // A client message the new spec no longer has is reported as removed, not as a changed answer.
+            let clientTags = Set(new.messages(.client).map(\.tag))
+            for tag in Set(previous.otherwiseFor.map(\.tag) + phase.otherwiseFor.map(\.tag)).sorted() where clientTags.contains(tag) {
                 let old = previous.otherwiseFor.first { $0.tag == tag }?.answer
                 let new = phase.otherwiseFor.first { $0.tag == tag }?.answer
                 guard old != new else { continue }
@@ -218,18 +227,24 @@ extension ChangeCollector {
         for phase in before.phases where after.phase(named: phase.name) == nil {
             record(group, "phase '\(phase.name)'", .removed, "removed", effect: .changesBehaviour, directions: Self.both, at: phase.location)
         }
+        let explained = compareFinality(before, after)
+        compareStalls(after)
         let oldTransitions = before.transitions.map(transitionText)
         let newTransitions = after.transitions.map(transitionText)
         if oldTransitions != newTransitions {
-            for (transition, text) in zip(after.transitions, newTransitions) where !oldTransitions.contains(text) {
+            // A transition on a frame the other version does not have changes nothing between the two:
+            // that version's peers never send or expect the frame (its addition or removal is reported with the message).
+            for (transition, text) in zip(after.transitions, newTransitions) where !oldTransitions.contains(text) && !explained.contains(transition) {
+                let newFrame = old.message(transition.on) == nil
                 record(
-                    group, "transition", .added, "added or changed", new: text, effect: .changesBehaviour, directions: Self.both,
-                    at: transition.location)
+                    group, "transition", .added, newFrame ? "added for a new frame" : "added or changed", new: text,
+                    effect: newFrame ? .none : .changesBehaviour, directions: newFrame ? [] : Self.both, at: transition.location)
             }
             for (transition, text) in zip(before.transitions, oldTransitions) where !newTransitions.contains(text) {
+                let goneFrame = new.message(transition.on) == nil
                 record(
-                    group, "transition", .removed, "removed or changed", old: text, effect: .changesBehaviour, directions: Self.both,
-                    at: transition.location)
+                    group, "transition", .removed, goneFrame ? "removed with its frame" : "removed or changed", old: text,
+                    effect: goneFrame ? .none : .changesBehaviour, directions: goneFrame ? [] : Self.both, at: transition.location)
             }
         }
         compareRuleSet(
@@ -265,7 +280,11 @@ extension ChangeCollector {
             let subject = "\(kind) '\(rule[keyPath: name])'"
             let directions: Set<Direction> = [rule[keyPath: frame].direction]
             guard let previous = before.first(where: { $0[keyPath: name] == rule[keyPath: name] }) else {
-                record("session", subject, .added, "added", new: text(rule), effect: .tightens, directions: directions, at: rule[keyPath: location])
+                // A rule on a frame the old version lacks binds no old peer.
+                let newFrame = old.message(rule[keyPath: frame]) == nil
+                record(
+                    "session", subject, .added, newFrame ? "added for a new frame" : "added", new: text(rule), effect: newFrame ? .none : .tightens,
+                    directions: newFrame ? [] : directions, at: rule[keyPath: location])
                 continue
             }
             if text(previous) != text(rule) {
@@ -275,14 +294,17 @@ extension ChangeCollector {
             }
         }
         for rule in before where !after.contains(where: { $0[keyPath: name] == rule[keyPath: name] }) {
+            // A rule whose frame is gone goes with it; the frame's removal is what old peers notice.
+            let goneFrame = new.message(rule[keyPath: frame]) == nil
             record(
-                "session", "\(kind) '\(rule[keyPath: name])'", .removed, "removed", old: text(rule), effect: .loosens,
-                directions: [rule[keyPath: frame].direction], at: rule[keyPath: location])
+                "session", "\(kind) '\(rule[keyPath: name])'", .removed, goneFrame ? "removed with its frame" : "removed", old: text(rule),
+                effect: goneFrame ? .none : .loosens, directions: goneFrame ? [] : [rule[keyPath: frame].direction], at: rule[keyPath: location])
         }
     }
 
-    private func transitionText(_ transition: SessionRules.Transition) -> String {
+    func transitionText(_ transition: SessionRules.Transition) -> String {
         var text = "after \(transition.on)"
+        if !transition.from.isEmpty { text += " in " + transition.from.joined(separator: " or ") }
         if !transition.when.isEmpty { text += " when \(Self.conditionText(transition.when))" }
         text += " -> \(transition.to)"
         if !transition.set.isEmpty { text += " setting " + transition.set.map { "\($0.flag) from \($0.field)" }.joined(separator: ", ") }

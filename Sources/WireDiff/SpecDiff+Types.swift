@@ -50,7 +50,10 @@ extension ChangeCollector {
     }
 
     static func conditionText(_ conditions: [Condition]) -> String {
-        conditions.map { "\($0.field) is \($0.values.map(\.plainText).joined(separator: " or "))" }.joined(separator: " and ")
+        // An empty string is written `""`, so that it shows.
+        conditions.map { condition in
+            "\(condition.field) is " + condition.values.map { $0.plainText.isEmpty ? #""""# : $0.plainText }.joined(separator: " or ")
+        }.joined(separator: " and ")
     }
 
     private func ruleText(_ rule: ConditionalRule) -> String {
@@ -162,7 +165,10 @@ enum TypeUsage {
         var result: [String: Set<Direction>] = [:]
         func visit(_ type: TypeRef, _ direction: Direction, seen: inout Set<String>) {
             switch type {
-            case .array(let element), .map(let element): visit(element, direction, seen: &seen)
+            case .array(let element): visit(element, direction, seen: &seen)
+            case .map(let key, let value):
+                visit(key, direction, seen: &seen)
+                visit(value, direction, seen: &seen)
             case .named(let name):
                 result[name, default: []].insert(direction)
                 guard seen.insert(name).inserted, let named = spec.type(named: name) else { return }
@@ -186,7 +192,7 @@ enum TypeUsage {
             if case .json(let type)? = endpoint.request { visit(type, .client, seen: &seen) }
             if case .json(let type)? = endpoint.response.body { visit(type, .server, seen: &seen) }
             if let body = endpoint.errorBody { visit(body, .server, seen: &seen) }
-            for parameter in endpoint.parameters { visit(parameter.type, .client, seen: &seen) }
+            for parameter in endpoint.parameters + endpoint.query { visit(parameter.type, .client, seen: &seen) }
         }
         return result
     }
@@ -205,7 +211,9 @@ enum WireForm {
         guard !comparingConstraints || aConstraints == bConstraints else { return false }
         switch (a, b) {
         case (.string, .string), (.integer, .integer), (.number, .number), (.boolean, .boolean), (.json, .json): return true
-        case (.array(let x), .array(let y)), (.map(let x), .map(let y)): return same(x, in: left, y, in: right, depth: depth + 1)
+        case (.array(let x), .array(let y)): return same(x, in: left, y, in: right, depth: depth + 1)
+        case (.map(let xKey, let x), .map(let yKey, let y)):
+            return same(xKey, in: left, yKey, in: right, depth: depth + 1) && same(x, in: left, y, in: right, depth: depth + 1)
         case (.enumeration(_, let x), .enumeration(_, let y)): return x.open == y.open && x.values.map(\.value) == y.values.map(\.value)
         case (.object(_, let x), .object(_, let y)):
             return x.unknownFields == y.unknownFields && x.fields.count == y.fields.count

@@ -50,6 +50,17 @@ struct ChangeCollector {
                 location: location))
     }
 
+    /// Records a change whose verdicts are worked out by the caller rather than from an effect.
+    mutating func recordVerdicts(
+        _ group: String, _ subject: String, _ kind: ChangeKind, _ summary: String, old oldValue: String? = nil, new newValue: String? = nil,
+        oldClients: Verdict, oldServers: Verdict, at location: SourceLocation
+    ) {
+        changes.append(
+            SpecChange(
+                group: group, subject: subject, kind: kind, summary: summary, old: oldValue, new: newValue, oldClientsWithNewServer: oldClients,
+                oldServersWithNewClient: oldServers, isDescription: false, location: location))
+    }
+
     /// Records a changed description (`info`, no verdict).
     mutating func recordDescription(_ group: String, _ subject: String, old oldText: String?, new newText: String?, at location: SourceLocation) {
         guard oldText != newText else { return }
@@ -92,6 +103,26 @@ struct ChangeCollector {
                 effect: .none, directions: [], at: location)
         }
         recordDescription("protocol", "the protocol", old: old.description, new: new.description, at: location)
+        compareValidation(at: location)
+    }
+
+    /// The answers to frames no message rule covers, and what clients do with unknown server frames.
+    private mutating func compareValidation(at location: SourceLocation) {
+        for (subject, before, after) in [
+            ("answer to bytes that are not JSON", old.notJSONAnswer, new.notJSONAnswer),
+            ("answer to JSON that is not a frame", old.notAFrameAnswer, new.notAFrameAnswer),
+        ] where before != after {
+            record(
+                "validation", subject, .changed, "changed", old: answerText(before), new: answerText(after), effect: .changesBehaviour,
+                directions: [.client, .server], at: location)
+        }
+        if old.unknownServerFrames != new.unknownServerFrames {
+            // Ignoring accepts more from servers; rejecting accepts less.
+            record(
+                "validation", "server frames of unknown types", .changed, "clients now \(new.unknownServerFrames.rawValue) them",
+                old: old.unknownServerFrames.rawValue, new: new.unknownServerFrames.rawValue,
+                effect: new.unknownServerFrames == .ignore ? .loosens : .tightens, directions: [.server], at: location)
+        }
     }
 
     /// A breaking change without a version bump is itself a finding.
@@ -114,9 +145,15 @@ struct ChangeCollector {
             let directions = directionsOf(message)
             let group = groupName(message)
             guard let before = old.message(ref) else {
-                record(
-                    group, "the message", .added, "added: old receivers answer it as an unknown type", effect: .loosens,
-                    directions: directions, at: message.location)
+                if directions == [.server], old.unknownServerFrames == .ignore {
+                    record(
+                        group, "the message", .added, "added: old clients ignore it, as a type they do not know", effect: .none, directions: [],
+                        at: message.location)
+                } else {
+                    record(
+                        group, "the message", .added, "added: old receivers answer it as an unknown type", effect: .loosens,
+                        directions: directions, at: message.location)
+                }
                 continue
             }
             recordDescription(group, "the message", old: before.description, new: message.description, at: message.location)
@@ -130,6 +167,13 @@ struct ChangeCollector {
         }
         for message in old.messages where !(message.declaredForBoth && message.direction == .server) {
             guard new.message(MessageRef(direction: message.direction, tag: message.tag)) == nil else { continue }
+            if directionsOf(message) == [.server], new.unknownServerFrames == .ignore {
+                // New clients drop it; old clients that waited for it may miss what it said.
+                recordVerdicts(
+                    groupName(message), "the message", .removed, "removed: new clients ignore it; old clients no longer get it",
+                    oldClients: .mayBreak, oldServers: .compatible, at: message.location)
+                continue
+            }
             record(
                 groupName(message), "the message", .removed, "removed: new receivers answer it as an unknown type", effect: .tightens,
                 directions: directionsOf(message), at: message.location)
@@ -183,6 +227,14 @@ struct ChangeCollector {
         for field in before.fields where after.field(named: field.name) == nil {
             // New senders leave it out: an old receiver that required it breaks; a new receiver that rejects unknown keys rejects old senders.
             let effect: Effect = field.required ? .loosens : (after.unknownFields == .reject ? .tightens : .none)
+            if effect == .none {
+                // Still valid both ways, but what old senders put in it is now dropped: whether that matters is the field's meaning.
+                recordVerdicts(
+                    group, "field '\(field.name)'", .removed, "removed: new receivers ignore it when old senders send it", old: typeText(field),
+                    oldClients: directions.contains(.client) ? .mayBreak : .compatible,
+                    oldServers: directions.contains(.server) ? .mayBreak : .compatible, at: field.location)
+                continue
+            }
             record(
                 group, "field '\(field.name)'", .removed, field.required ? "removed (it was required)" : "removed",
                 old: typeText(field), effect: effect, directions: directions, at: field.location)

@@ -8,7 +8,8 @@ struct ResolvedType: Sendable {
     indirect enum Shape: Sendable {
         case string, integer, number, boolean, json
         case array(TypeRef)
-        case map(TypeRef)
+        /// A map: its key type (`.string` for any key) and its value type.
+        case map(key: TypeRef, value: TypeRef)
         case object(ObjectShape)
         case enumeration(EnumType)
         case union(UnionType)
@@ -32,7 +33,7 @@ struct ResolvedType: Sendable {
             case .boolean: shape = .boolean
             case .json: shape = .json
             case .array(let element): shape = .array(element)
-            case .map(let value): shape = .map(value)
+            case .map(let key, let value): shape = .map(key: key, value: value)
             case .named(let name):
                 guard !seen.contains(name), let named = spec.type(named: name) else {
                     shape = .json

@@ -73,11 +73,17 @@ struct ValueSynthesizer {
                 values.append(item)
             }
             return .array(values)
-        case .map(let element):
+        case .map(let key, let element):
             var members: [String: JSONValue] = [:]
             for index in 0..<itemCount(limits) {
                 guard let item = value(ResolvedType(element, in: spec), depth: depth + 1) else { return nil }
-                members["key\(index)"] = item
+                // A typed key is made like any value of its type; any other key is a plain name.
+                if key == .string {
+                    members["key\(index)"] = item
+                } else {
+                    guard case .string(let name)? = value(ResolvedType(key, in: spec), depth: depth + 1) else { return nil }
+                    members[name] = item
+                }
             }
             return .object(members)
         case .object(let object): return self.object(object, depth: depth).map(JSONValue.object)

@@ -45,7 +45,13 @@ struct DocsCommand: ParsableCommand {
         }
         let changelog = try since.map { since in
             let changes = SpecDiff.changes(from: try loadComparedSpec(since), to: model)
-            return DocsGenerator.Changelog(since: since, summary: ChangeReport.summary(changes), rows: ChangeReport.rows(changes))
+            let notes = ChangeReport.migrationNotes(changes)
+            return DocsGenerator.Changelog(
+                since: since, summary: ChangeReport.summary(changes), versionFinding: notes.versionFinding,
+                changes: [
+                    .oldClients: notes.breaksOldClients, .oldServers: notes.breaksOldServers, .eitherMayBreak: notes.mayBreak,
+                    .neither: notes.compatible,
+                ], descriptionsChanged: notes.descriptionsChanged)
         }
         let file = GeneratedFile(
             name: DocsGenerator.fileName(for: model, format: format),

@@ -48,6 +48,30 @@ import WireRuntime
         #expect(result.answer == ViolationAnswer(code: "bad_frame", closesConnection: true, closeCode: 1008))
     }
 
+    @Test func mapsWithTypedKeys() throws {
+        let text = #"{"kind":"post","id":"\#(Self.item)","default":"d","tallies":{"ab":1,"cd":2},"palette":{"red":["xy"],"dark-blue":[]}}"#
+        guard case .decoded(.post(let post), let warnings) = client(text) else {
+            Issue.record("expected a post: \(client(text).rejectionReason ?? "")")
+            return
+        }
+        #expect(warnings.isEmpty)
+        // The keys are the spec's key types, so a key of the wrong type does not compile.
+        let tallies: [Slug: Tally]? = post.tallies
+        #expect(tallies == ["ab": 1, "cd": 2])
+        #expect(post.palette == [.red: ["xy"], .darkBlue: []])
+        #expect(
+            ClientFrame.post(post).encodedText()
+                == #"{"default":"d","id":"\#(Self.item)","kind":"post","palette":{"dark-blue":[],"red":["xy"]},"tallies":{"ab":1,"cd":2}}"#)
+
+        // A broken key is reported at the key itself (`~`), a broken value at its key's path.
+        let bad = client(#"{"kind":"post","id":"\#(Self.item)","default":"d","tallies":{"AB":1,"ok":-1,"x":2},"palette":{"pink":[]}}"#)
+        #expect(
+            errors(bad) == [
+                "$.tallies maxItems too_big", "$.tallies.AB~ pattern bad_frame", "$.tallies.ok minimum bad_frame", "$.tallies.x~ minLength bad_frame",
+                "$.palette.pink~ enum bad_frame",
+            ])
+    }
+
     @Test func keywordsMapsNestedArraysBase64URIAndFreeFormJSON() throws {
         let text =
             #"{"kind":"post","id":"\#(Self.item)","default":"d","protocol":"p","tags":["a"],"scores":{"a":1,"b":2},"grid":[[1,2],[3]],"#
@@ -205,7 +229,7 @@ import WireRuntime
         #expect(client(#"{"kind":"ping","seq":1}"#).frame == .ping(Ping(seq: 1)))
         #expect(server(#"{"kind":"ping","seq":2}"#).frame == .ping(Ping(seq: 2)))
         #expect(ClientFrame.knownTags == ["hello", "post", "same", "names", "ping"])
-        #expect(ServerFrame.knownTags == ["same", "update", "verdict", "ping"])
+        #expect(ServerFrame.knownTags == ["same", "update", "verdict", "notice", "ping"])
         #expect(Ping.direction == .client, "a shared message type is declared once")
     }
 

@@ -55,6 +55,9 @@ import WireRuntime
         #expect(Everything.Endpoints.upload.method == .put)
         #expect(Everything.Endpoints.upload.requiresBearerToken && Everything.Endpoints.upload.errorCodes == [.tooBig, .slowDown])
         #expect(Everything.Endpoints.uploadPath(itemId: "a b/c", slot: "ü~") == "/items/a%20b%2Fc/blob/%C3%BC~")
+        // Query parameters follow the path, percent-encoded; an optional one left out is not written.
+        #expect(Everything.Endpoints.searchPath(itemId: "i", slug: "a&b=c") == "/items/i?slug=a%26b%3Dc")
+        #expect(Everything.Endpoints.searchPath(itemId: "i", slug: "s", limit: "5") == "/items/i?slug=s&limit=5")
     }
 
     @Test func sessionRules() {
@@ -63,7 +66,8 @@ import WireRuntime
         #expect(rules.phase(named: "start")?.allows(FrameKey(.client, "hello")) == true)
         #expect(rules.phase(named: "start")?.allows(FrameKey(.client, "post")) == false)
         #expect(rules.phase(named: "start")?.otherwise == ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000))
-        #expect(rules.transitions.map(\.to) == ["open", "start"])
+        #expect(rules.transitions.map(\.to) == ["open", "start", "start"])
+        #expect(rules.transitions.map(\.from) == [[], [], ["open"]], "a transition may apply in some phases only")
         #expect(rules.transitions[0].setFlags == ["greeted": "wants_color"])
         #expect(rules.transitions[1].when == [SessionRuleSet.Condition("level", ["error"])] && rules.transitions[1].closeCode == 1000)
         #expect(rules.guards.map(\.requiredFlag) == ["greeted"])

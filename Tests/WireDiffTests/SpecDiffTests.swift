@@ -34,6 +34,48 @@ import WireTestSupport
         )
     }
 
+    static let history = [
+        ("Spec/clawline.yaml", "Spec/clawline-revisions/2026-01.yaml", "clawline-seed-to-2026-01.txt"),
+        ("Spec/clawline-revisions/2026-01.yaml", "Spec/clawline-revisions/2026-05.yaml", "clawline-2026-01-to-2026-05.txt"),
+        ("Spec/clawline.yaml", "Spec/clawline-revisions/2026-05.yaml", "clawline-seed-to-2026-05.txt"),
+    ]
+
+    /// Clawline's real history: the seed contract, the January and the May 2026 revisions. The
+    /// reports are golden, and the findings the reference sheet states are checked one by one.
+    @Test(arguments: history)
+    func theClawlineHistory(_ old: String, _ new: String, _ golden: String) async throws {
+        // Loaded under their paths in the repository, so the report's locations are the same in any checkout.
+        let before = try Self.load(String(contentsOf: Self.root.appendingPathComponent(old), encoding: .utf8), file: old)
+        let after = try Self.load(String(contentsOf: Self.root.appendingPathComponent(new), encoding: .utf8), file: new)
+        let changes = SpecDiff.changes(from: before, to: after)
+        Golden.check(ChangeReport.render(changes, format: .text, old: old, new: new), against: Self.golden.appendingPathComponent(golden).path)
+        let version = try #require(changes.first { $0.isVersionFinding }, "every step broke something while the version stayed 1")
+        #expect(version.summary.hasPrefix("is still 1 after"))
+        func finding(_ text: String) -> SpecChange? { changes.first { "\($0.subject) \($0.summary)".contains(text) } }
+        if old == "Spec/clawline.yaml" {
+            // pair_pending breaks seed clients, which treat any failure as final; seed providers never send it.
+            let pending = try #require(finding("reason is pair_pending no longer ends the connection"))
+            #expect(pending.oldClientsWithNewServer == .breaks && pending.oldServersWithNewClient == .compatible)
+            // New server frames are harmless to seed clients, which ignore types they do not know.
+            #expect(
+                changes.filter { $0.subject == "the message" && $0.kind == .added && $0.group.hasPrefix("server") }.allSatisfy {
+                    $0.oldClientsWithNewServer == .compatible
+                })
+        }
+        if new.hasSuffix("2026-05.yaml") {
+            // A May client stalls in its replay against a provider that never sends sync_complete.
+            let stall = try #require(finding("left only on server sync_complete"))
+            #expect(stall.oldServersWithNewClient == .breaks && stall.oldClientsWithNewServer == .compatible)
+            // stream_read and interactive-callback are unknown types to an older provider.
+            for tag in ["stream_read", "interactive-callback"] {
+                let added = try #require(changes.first { $0.group == "client message \(tag)" && $0.kind == .added })
+                #expect(added.oldServersWithNewClient == .breaks)
+            }
+            let frameCap = try #require(changes.first { $0.subject == "'maxFrameBytes'" })
+            #expect(frameCap.new == "320KiB")
+        }
+    }
+
     @Test func theClawlineSpecAgainstItselfHasNoChanges() async throws {
         let spec = try SpecLoader.check(contentsOf: Self.root.appendingPathComponent("Spec/clawline.yaml").path).get()
         #expect(SpecDiff.changes(from: spec, to: spec).isEmpty)
@@ -105,8 +147,11 @@ import WireTestSupport
         #expect(run.status == 0, "\(run.stderr)")
         let text = try String(contentsOf: output.appendingPathComponent("demo.md"), encoding: .utf8)
         #expect(text.contains("## Changes since \(pair)/old.yaml"))
-        #expect(text.contains("| type Mood: value 'calm' added | breaking | compatible | breaks |"))
         #expect(text.contains("2 breaking, 0 warnings, 0 info."))
+        #expect(text.contains("**The version is still 1 after 1 breaking change; raise 'version'.**"))
+        // Sorted by whom it breaks: a closed enum's new value breaks providers written to the old spec.
+        #expect(text.contains("### What breaks providers written to \(pair)/old.yaml\n\n- type Mood: value 'calm' added\n"))
+        #expect(!text.contains("### What breaks clients written to"))
     }
 
     /// `GIT-REF:PATH` is read with `git show`, as in a pull request: `wire diff main:spec.yaml spec.yaml`.

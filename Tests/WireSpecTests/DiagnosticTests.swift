@@ -76,7 +76,7 @@ import Testing
                         hello: {fields: {list: "array<string"}}
                     """) == [
                     "test.yaml:7:28: error: malformed type 'array<string' in field 'list': write a built-in type (string, integer, number, "
-                        + "boolean, " + "json), array<T>, map<T> or the name of a type under 'types'"
+                        + "boolean, " + "json), array<T>, map<T>, map<K, V> or the name of a type under 'types'"
                 ])
     }
 

@@ -88,7 +88,7 @@ import WireRuntime
         #expect(spec.field(.client, "c", "n")?.constraints == Constraints(minimum: 0.5, maximum: 2))
         #expect(spec.field(.client, "c", "a")?.type == .array(.string))
         #expect(spec.field(.client, "c", "a")?.constraints == Constraints(minItems: 1, maxItems: 4))
-        #expect(spec.field(.client, "c", "m")?.type == .map(.integer))
+        #expect(spec.field(.client, "c", "m")?.type == .map(key: .string, value: .integer))
     }
 
     @Test func enumsClosedAndOpen() throws {
@@ -180,7 +180,7 @@ import WireRuntime
         #expect(alias == AliasType(type: .string, constraints: Constraints(format: .uuidv4)))
         #expect(payload.unknownFields == .keep)
         #expect(spec.field(.client, "subscribe", "extra")?.type == .json)
-        #expect(spec.field(.client, "subscribe", "costs")?.type == .map(.number))
+        #expect(spec.field(.client, "subscribe", "costs")?.type == .map(key: .string, value: .number))
     }
 
     @Test func messagesPerDirectionAndBoth() throws {

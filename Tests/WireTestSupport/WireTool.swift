@@ -65,16 +65,21 @@ public final class RunningProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         if input != nil { process.standardInput = inPipe }
-        out.fileHandleForReading.readabilityHandler = { [weak self] in self?.append($0.availableData, error: false) }
-        err.fileHandleForReading.readabilityHandler = { [weak self] in self?.append($0.availableData, error: true) }
+        // A handler reads and appends under the lock, and the termination handler reads the rest
+        // under it too, so a chunk a handler had begun on cannot land after the rest (which
+        // reordered the output of a large write now and then).
+        out.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(from: handle, error: false) }
+        err.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(from: handle, error: true) }
         process.terminationHandler = { [weak self] process in
             guard let self else { return }
-            // What is still in the pipes once the process exited, before anyone hears of the exit.
             out.fileHandleForReading.readabilityHandler = nil
             err.fileHandleForReading.readabilityHandler = nil
-            self.append(out.fileHandleForReading.readDataToEndOfFile(), error: false)
-            self.append(err.fileHandleForReading.readDataToEndOfFile(), error: true)
-            self.lock.withLock { self.exitStatus = process.terminationStatus }
+            // What is still in the pipes once the process exited, before anyone hears of the exit.
+            self.lock.withLock {
+                self.output.append(out.fileHandleForReading.readDataToEndOfFile())
+                self.errors.append(err.fileHandleForReading.readDataToEndOfFile())
+                self.exitStatus = process.terminationStatus
+            }
         }
         try process.run()
         if let input {
@@ -87,8 +92,11 @@ public final class RunningProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    private func append(_ data: Data, error: Bool) {
+    private func append(from handle: FileHandle, error: Bool) {
         lock.withLock {
+            // After the exit the rest was read already; a late call finds the pipe empty.
+            guard exitStatus == nil else { return }
+            let data = handle.availableData
             if error { errors.append(data) } else { output.append(data) }
         }
     }

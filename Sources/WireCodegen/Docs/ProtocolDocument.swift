@@ -65,6 +65,7 @@ struct ProtocolDocument {
             + "[`\(spec.sizeErrorCode)`](#\(DocAnchor.error(spec.sizeErrorCode)))"
         answers += ", unless a message or field says otherwise. Bytes that are not JSON are answered \(answerText(spec.notJSONAnswer))"
         answers += "; JSON that is not an object with a string `\(spec.tagField)` is answered \(answerText(spec.notAFrameAnswer))"
+        if spec.unknownServerFrames == .ignore { answers += ". Clients ignore server frames of a type they do not know" }
         blocks.append(.paragraph(answers + "."))
         return blocks
     }
@@ -103,6 +104,7 @@ struct ProtocolDocument {
                     .bullets(
                         session.transitions.map { transition in
                             var text = "After \(frameLink(transition.on))"
+                            if !transition.from.isEmpty { text += " in phase " + transition.from.map { "`\($0)`" }.joined(separator: " or ") }
                             if !transition.when.isEmpty { text += " with " + conditionText(transition.when) }
                             text += ": phase `\(transition.to)`"
                             if !transition.set.isEmpty {
@@ -166,7 +168,10 @@ struct ProtocolDocument {
     }
 
     private func conditionText(_ conditions: [Condition]) -> String {
-        conditions.map { "`\($0.field)` " + $0.values.map { "`\($0.plainText)`" }.joined(separator: " or ") }.joined(separator: " and ")
+        // An empty string is shown as `""`; an empty code span would show nothing.
+        conditions.map { condition in
+            "`\(condition.field)` " + condition.values.map { "`\($0.plainText.isEmpty ? #""""# : $0.plainText)`" }.joined(separator: " or ")
+        }.joined(separator: " and ")
     }
 
     /// A phase's answer to client frames it refuses: `otherwise`, then each frame with an answer of its own.
@@ -191,7 +196,10 @@ struct ProtocolDocument {
         var blocks: [DocBlock] = [.heading(level: 3, text: "`\(message.tag)`", anchor: anchor)]
         blocks += paragraphs(message.description)
         if let variants = message.variants {
-            blocks.append(.paragraph("Its fields depend on `\(variants.tag)`: one of these field sets."))
+            blocks.append(
+                .paragraph(
+                    "Its fields depend on `\(variants.tag)`: one of these field sets."
+                        + (variants.open ? " A frame with another `\(variants.tag)` is kept as unknown, for a newer version's kinds." : "")))
             for unionCase in variants.cases {
                 let type = spec.type(named: unionCase.type)
                 var lead = "**When `\(variants.tag)` is `\(unionCase.tagValue.plainText)`** (\(typeText(.named(unionCase.type))))"
@@ -280,7 +288,8 @@ struct ProtocolDocument {
             return "one of the [error codes](#errors)"
         case .named(let name): return "[`\(name)`](#\(DocAnchor.type(name)))"
         case .array(let element): return "array of " + typeText(element)
-        case .map(let value): return "map of " + typeText(value)
+        case .map(.string, let value): return "map of " + typeText(value)
+        case .map(let key, let value): return "map from " + typeText(key) + " to " + typeText(value)
         default: return type.description
         }
     }
@@ -302,7 +311,8 @@ struct ProtocolDocument {
                 var names: [String] = []
                 switch resolved {
                 case .object(let name, _), .union(let name, _): names = [name]
-                case .array(let element), .map(let element): names = spec.resolve(element).type.namedTypes
+                case .array(let element): names = spec.resolve(element).type.namedTypes
+                case .map(let key, let element): names = spec.resolve(key).type.namedTypes + spec.resolve(element).type.namedTypes
                 default: break
                 }
                 for name in names where seen.insert(name).inserted {
@@ -456,6 +466,14 @@ struct ProtocolDocument {
                     "Path parameters: "
                         + endpoint.parameters.map { "`\($0.name)` (\(typeText($0.type)))" + ($0.description.map { ": " + inline($0) } ?? "") }.joined(
                             separator: "; "))
+            }
+            if !endpoint.query.isEmpty {
+                bullets.append(
+                    "Query parameters: "
+                        + endpoint.query.map { parameter in
+                            "`\(parameter.name)` (\(typeText(parameter.type))\(parameter.required ? "" : ", optional"))"
+                                + (parameter.description.map { ": " + inline($0) } ?? "")
+                        }.joined(separator: "; "))
             }
             if let request = endpoint.request { bullets.append("Request: " + bodyText(request)) }
             bullets.append("Response: \(endpoint.response.status)" + (endpoint.response.body.map { ", " + bodyText($0) } ?? ", no body"))

@@ -135,12 +135,14 @@ public enum AsyncAPIGenerator {
             })
         object["transitions"] = .array(
             session.transitions.map { transition in
-                .object([
-                    .init(key: "on", value: .string(transition.on.description)), .init(key: "when", value: conditions(transition.when)),
-                    .init(key: "to", value: .string(transition.to)),
+                var members: [SpecValue.Member] = [.init(key: "on", value: .string(transition.on.description))]
+                if !transition.from.isEmpty { members.append(.init(key: "from", value: .strings(transition.from))) }
+                members += [
+                    .init(key: "when", value: conditions(transition.when)), .init(key: "to", value: .string(transition.to)),
                     .init(key: "set", value: .object(transition.set.map { .init(key: $0.flag, value: .string($0.field)) })),
                     .init(key: "closeCode", value: transition.closeCode.map(SpecValue.integer) ?? .null),
-                ])
+                ]
+                return .object(members)
             })
         object["guards"] = .array(
             session.guards.map { rule in

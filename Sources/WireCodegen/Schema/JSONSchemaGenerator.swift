@@ -234,8 +234,9 @@ struct SchemaBuilder {
             object["items"] = valueSchema(element, Constraints())
             if let value = c.minItems { object["minItems"] = .integer(value) }
             if let value = c.maxItems { object["maxItems"] = .integer(value) }
-        case .map(let element):
+        case .map(let key, let element):
             object["type"] = .string("object")
+            if key != .string { object["propertyNames"] = valueSchema(key, Constraints()) }
             object["additionalProperties"] = valueSchema(element, Constraints())
             if let value = c.minItems { object["minProperties"] = .integer(value) }
             if let value = c.maxItems { object["maxProperties"] = .integer(value) }

@@ -70,7 +70,9 @@ import WireSpec
         case .json: return ".json"
         case .unresolved: return ".unresolved"
         case .array: return ".array(\(node.collectionRules.map(collectionRules) ?? "nil"), \(self.node(node.element!)))"
-        case .map: return ".map(\(node.collectionRules.map(collectionRules) ?? "nil"), \(self.node(node.element!)))"
+        case .map:
+            let key = node.key.map { "key: \(self.node($0)), " } ?? ""
+            return ".map(\(node.collectionRules.map(collectionRules) ?? "nil"), \(key)\(self.node(node.element!)))"
         case .named: return ".named(\(node.named))"
         case .constant: return ".constant(\(stringRules(node.stringRules!)), \(self.node(node.element!)))"
         }

@@ -39,11 +39,17 @@ struct SwiftTypeMapper {
         case .number: return "Swift.Optional(tape.double(\(index)))"
         case .boolean: return "Swift.Optional(tape.isTrue(\(index)))"
         case .json: return "Swift.Optional(tape.value(\(index)))"
-        case .array(let element), .map(let element):
+        case .array(let element), .map(.string, let element):
             let item = "item\(depth)"
             let function: String
             if case .array = resolved { function = "builtItems" } else { function = "builtMembers" }
             return "tape.\(function)(of: \(index)) { \(item) in \(buildExpression(element, Constraints(), index: item, depth: depth + 1)) }"
+        case .map(let key, let element):
+            let item = "item\(depth)"
+            let keyItem = "key\(depth)"
+            let buildKey = buildExpression(key, Constraints(), index: keyItem, depth: depth + 1)
+            return "tape.builtMembers(of: \(index), keys: { \(keyItem) in \(buildKey) }) "
+                + "{ \(item) in \(buildExpression(element, Constraints(), index: item, depth: depth + 1)) }"
         case .enumeration(let name, _), .object(let name, _), .union(let name, _), .oneOf(let name, _):
             return "\(naming.typeName(name))(checked: tape, at: \(index))"
         case .unresolved:
@@ -74,7 +80,7 @@ struct SwiftTypeMapper {
         case .boolean: return "Swift.Bool"
         case .json: return "WireRuntime.JSONValue"
         case .array(let element): return "[\(swiftType(element))]"
-        case .map(let value): return "[Swift.String: \(swiftType(value))]"
+        case .map(let key, let value): return "[\(swiftType(key)): \(swiftType(value))]"
         case .named(let name): return naming.typeName(name)
         }
     }
@@ -119,7 +125,7 @@ struct SwiftTypeMapper {
         case .json, .unresolved: return "output.json(\(value))"
         case .array(let element):
             return "output.array(\(value)) { output, \(item) in \(writeStatement(element, Constraints(), value: item, depth: depth + 1)) }"
-        case .map(let element):
+        case .map(_, let element):
             return "output.object(\(value)) { output, \(item) in \(writeStatement(element, Constraints(), value: item, depth: depth + 1)) }"
         case .enumeration, .object, .union, .oneOf:
             return "output.value(\(value))"

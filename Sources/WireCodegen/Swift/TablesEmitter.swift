@@ -133,16 +133,25 @@ struct TablesEmitter {
             let doc = [endpoint.description?.trimmingTrailingNewlines(), "`\(endpoint.method) \(endpoint.path)`"].compactMap { $0 }.joined(
                 separator: "\n\n")
             members.append(constant(doc, name, endpointType, value))
-            guard !endpoint.parameters.isEmpty else { continue }
-            let parameters = endpoint.parameters.map { "\(SwiftNames.escaped(SwiftNames.lowerCamel($0.name))): Swift.String" }.joined(separator: ", ")
-            let dictionary = endpoint.parameters.map { "\(SwiftNames.literal($0.name)): \(SwiftNames.escaped(SwiftNames.lowerCamel($0.name)))" }
-                .joined(separator: ", ")
+            guard !endpoint.parameters.isEmpty || !endpoint.query.isEmpty else { continue }
+            func argument(_ field: Field) -> String { SwiftNames.escaped(SwiftNames.lowerCamel(field.name)) }
+            // Path parameters first, then the query's (an optional one defaults to nil and is left out of the URL).
+            let parameters =
+                (endpoint.parameters.map { "\(argument($0)): Swift.String" }
+                + endpoint.query.map { "\(argument($0)): Swift.String\($0.required ? "" : "? = nil")" }).joined(separator: ", ")
+            let dictionary = endpoint.parameters.map { "\(SwiftNames.literal($0.name)): \(argument($0))" }.joined(separator: ", ")
+            let call =
+                endpoint.query.isEmpty
+                ? "\(name).path([\(dictionary)])"
+                : "\(name).path([\(dictionary.isEmpty ? ":" : dictionary)], query: ["
+                    + endpoint.query.map { "\(SwiftNames.literal($0.name)): \(argument($0))" }.joined(separator: ", ") + "])"
             members.append(
                 .function(
                     FunctionDeclaration(
-                        doc: "The path of `\(endpoint.method) \(endpoint.path)` with its parameters filled in and percent-encoded.",
+                        doc: "The path of `\(endpoint.method) \(endpoint.path)` with its parameters filled in and percent-encoded"
+                            + (endpoint.query.isEmpty ? "." : ", then its query."),
                         access: access, isStatic: true, signature: "\(SwiftNames.lowerCamel(endpoint.name))Path(\(parameters)) -> Swift.String",
-                        body: [.line("\(name).path([\(dictionary)])")]
+                        body: [.line(call)]
                     )))
         }
         members.append(
@@ -216,8 +225,10 @@ struct TablesEmitter {
                 : "["
                     + transition.setFlags.sorted { $0.key < $1.key }.map { "\(SwiftNames.literal($0.key)): \(SwiftNames.literal($0.value))" }
                     .joined(separator: ", ") + "]"
+            // `from` is written only when it names phases, so specs without it generate what they did before.
+            let from = transition.from.isEmpty ? "" : "from: \(SwiftNames.listLiteral(transition.from)), "
             lines.append(
-                "        .init(on: \(Self.frameKeyLiteral(transition.on)), when: \(Self.conditionsLiteral(transition.when)), to: "
+                "        .init(on: \(Self.frameKeyLiteral(transition.on)), \(from)when: \(Self.conditionsLiteral(transition.when)), to: "
                     + "\(SwiftNames.literal(transition.to)), setFlags: \(flags), closeCode: \(transition.closeCode.map(String.init) ?? "nil")),"
             )
         }

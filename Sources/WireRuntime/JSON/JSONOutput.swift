@@ -129,6 +129,19 @@
         endObject()
     }
 
+    /// Writes an object from a dictionary with typed keys (a `map<K, V>`), keys written as their
+    /// raw strings and sorted by their UTF-8 bytes, each value with `writeValue`.
+    @inlinable public mutating func object<Key: RawRepresentable<String>, Value>(
+        _ members: [Key: Value], _ writeValue: (inout JSONOutput, Value) -> Void
+    ) {
+        beginObject()
+        for (key, value) in members.map({ ($0.key.rawValue, $0.value) }).sorted(by: { JSONOutput.precedes($0.0, $1.0) }) {
+            self.key(key)
+            writeValue(&self, value)
+        }
+        endObject()
+    }
+
     /// Writes a generated value.
     @inlinable public mutating func value(_ value: some JSONWritable) {
         value.write(into: &self)

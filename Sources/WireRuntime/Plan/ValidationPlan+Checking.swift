@@ -203,12 +203,18 @@ extension ValidationPlan {
             if let rules = node.collectionRules {
                 context.checkCount(tape.count(index), at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer, noun: "entries")
             }
-            var entries: [(key: String, value: Int)] = []
+            var entries: [(key: String, keyIndex: Int, value: Int)] = []
             tape.forEachMember(of: index) { key, value in
-                entries.append((tape.string(key), value))
+                entries.append((tape.string(key), key, value))
                 return true
             }
             for entry in entries.sorted(by: { $0.key < $1.key }) {
+                if let keyNode = node.key {
+                    // A key is a string on the tape like any other, so its type checks it; the path names the key itself.
+                    check(
+                        entry.keyIndex, in: tape, keyNode, at: path().appendingKeyName(entry.key), in: &context, answer: answer,
+                        sizeAnswer: sizeAnswer)
+                }
                 check(entry.value, in: tape, element, at: path().appending(entry.key), in: &context, answer: answer, sizeAnswer: sizeAnswer)
             }
         case .constant:

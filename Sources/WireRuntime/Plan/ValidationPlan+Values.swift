@@ -62,6 +62,26 @@ extension JSONTape.View {
         return failed ? nil : members
     }
 
+    /// The members of the object at `index` as a dictionary with typed keys (a `map<K, V>`): each
+    /// key built by `buildKey` from its index on the tape (a string), each value by `build`; `nil`
+    /// when one fails.
+    @_spi(Generated) public func builtMembers<Key: Hashable, T>(
+        of index: Int, keys buildKey: (Int) -> Key?, _ build: (Int) -> T?
+    ) -> [Key: T]? {
+        var members: [Key: T] = [:]
+        members.reserveCapacity(count(index))
+        var failed = false
+        forEachMember(of: index) { key, member in
+            guard let name = buildKey(key), let value = build(member) else {
+                failed = true
+                return false
+            }
+            members[name] = value
+            return true
+        }
+        return failed ? nil : members
+    }
+
     /// The members of the object at `index` whose keys are not `known` (nor `ignoring`), as JSON.
     @_spi(Generated) public func unknownMembers(of index: Int, known: Set<String>) -> [String: JSONValue] {
         var members: [String: JSONValue] = [:]

@@ -21,6 +21,8 @@
         public let booleanConstant: Bool?
         /// An array's or map's element; a constant's enum.
         public let element: Node?
+        /// A map's key, when the spec gives its keys a type (`map<K, V>`); `nil` for any string.
+        public let key: Node?
         /// The index into `named`, for `.named`.
         public let named: Int
         /// The kinds a value may have when that is all there is to check, one bit per
@@ -29,8 +31,9 @@
 
         private init(
             _ kind: Kind, string: StringRules? = nil, number: NumberRules? = nil, collection: CollectionRules? = nil,
-            boolean: Bool? = nil, element: Node? = nil, named: Int = -1
+            boolean: Bool? = nil, element: Node? = nil, key: Node? = nil, named: Int = -1
         ) {
+            self.key = key
             self.kind = kind
             stringRules = string
             numberRules = number
@@ -57,6 +60,10 @@
         public static let unresolved = Node(.unresolved)
         public static func array(_ rules: CollectionRules?, _ element: Node) -> Node { Node(.array, collection: rules, element: element) }
         public static func map(_ rules: CollectionRules?, _ element: Node) -> Node { Node(.map, collection: rules, element: element) }
+        /// A map whose keys are checked against `key` (a string node or a named string type).
+        public static func map(_ rules: CollectionRules?, key: Node, _ element: Node) -> Node {
+            Node(.map, collection: rules, element: element, key: key)
+        }
         public static func named(_ index: Int) -> Node { Node(.named, named: index) }
         public static func constant(_ rules: StringRules, _ inner: Node) -> Node { Node(.constant, string: rules, element: inner) }
     }

@@ -85,7 +85,11 @@ public final class SessionEngine: Sendable {
                 rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
             })
         uniqueness = perMessage(rules.uniqueness.enumerated().map { ($1.frame, $0) })
-        transitions = perMessage(rules.transitions.map { ($0.on, TransitionPlan($0, to: phaseIndexes[$0.to], flags: flagIndexes)) })
+        transitions = perMessage(
+            rules.transitions.map { transition in
+                let from = transition.from.isEmpty ? nil : Set(transition.from.compactMap { phaseIndexes[$0] })
+                return (transition.on, TransitionPlan(transition, to: phaseIndexes[transition.to], from: from, flags: flagIndexes))
+            })
         runsAfter = perMessage(rules.runs.enumerated().map { ($1.after, $0) })
         correlationPlans = rules.correlations.map { CorrelationPlan($0, ids: ids) }
         uniquenessPlans = rules.uniqueness.map(UniquenessPlan.init)

@@ -196,7 +196,10 @@ public struct SessionMachine: Sendable {
     }
 
     private mutating func applyTransition(_ frame: SessionFrame) {
-        guard let match = engine.transitions[frame.message.index].first(where: { frame.satisfies($0.when) }) else { return }
+        let current = phaseIndex
+        guard let match = engine.transitions[frame.message.index].first(where: { $0.applies(in: current) && frame.satisfies($0.when) }) else {
+            return
+        }
         for assignment in match.set {
             // A flag takes a boolean field's value; without the field it stays as it was (unknown until set).
             if case .bool(let value)? = frame.value(assignment.field) { flags.set(assignment.flag, value) }

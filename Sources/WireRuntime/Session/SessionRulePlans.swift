@@ -130,15 +130,24 @@ final class TransitionPlan: Sendable {
     let transition: SessionRuleSet.Transition
     /// The index of the phase it leads to.
     let to: Int?
+    /// The indexes of the phases it applies in; `nil` for every phase.
+    let from: Set<Int>?
     let when: [FieldCondition]
     /// Flags (by index in the rule set's flag list) and the boolean fields that set them, in flag order.
     let set: [(flag: Int, field: UTF8Key)]
 
-    init(_ transition: SessionRuleSet.Transition, to: Int?, flags: [String: Int]) {
+    init(_ transition: SessionRuleSet.Transition, to: Int?, from: Set<Int>?, flags: [String: Int]) {
         self.transition = transition
         self.to = to
+        self.from = from
         when = transition.when.map(FieldCondition.init)
         set = transition.setFlags.sorted { $0.key < $1.key }.map { (flag: flags[$0.key] ?? -1, field: UTF8Key($0.value)) }
+    }
+
+    /// Whether the transition applies while the connection is in the phase at `index`.
+    func applies(in index: Int?) -> Bool {
+        guard let from else { return true }
+        return index.map(from.contains) ?? false
     }
 }
 

@@ -133,17 +133,29 @@ public struct HTTPEndpoint<ErrorCode: Sendable & Hashable>: Sendable, Hashable {
     public func path(_ parameters: [String: String]) -> String {
         var result = path
         for (name, value) in parameters {
-            var encoded = ""
-            for byte in value.utf8 {
-                if Self.unreserved.contains(byte) {
-                    encoded.unicodeScalars.append(Unicode.Scalar(byte))
-                } else {
-                    encoded += String(format: "%%%02X", byte)
-                }
-            }
-            result = result.replacingOccurrences(of: "{\(name)}", with: encoded)
+            result = result.replacingOccurrences(of: "{\(name)}", with: Self.percentEncoded(value))
         }
         return result
+    }
+
+    /// The path with its parameters filled in, then the query parameters that have a value, in
+    /// the order given, each name and value percent-encoded: `/api/status?sessionKey=a%3Ab`.
+    public func path(_ parameters: [String: String], query: KeyValuePairs<String, String?>) -> String {
+        let items = query.compactMap { name, value in value.map { Self.percentEncoded(name) + "=" + Self.percentEncoded($0) } }
+        let base = path(parameters)
+        return items.isEmpty ? base : base + "?" + items.joined(separator: "&")
+    }
+
+    private static func percentEncoded(_ value: String) -> String {
+        var encoded = ""
+        for byte in value.utf8 {
+            if unreserved.contains(byte) {
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                encoded += String(format: "%%%02X", byte)
+            }
+        }
+        return encoded
     }
 
     private static var unreserved: Set<UInt8> { unreservedBytes }

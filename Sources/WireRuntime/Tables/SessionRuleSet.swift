@@ -52,13 +52,16 @@ public struct SessionRuleSet: Sendable, Hashable {
     /// A move to another phase after a frame.
     public struct Transition: Sendable, Hashable {
         public var on: FrameKey
+        /// The phases the transition applies in; empty means every phase.
+        public var from: [String]
         public var when: [Condition]
         public var to: String
         /// Flags set from boolean fields: flag → field.
         public var setFlags: [String: String]
         public var closeCode: Int?
-        public init(on: FrameKey, when: [Condition], to: String, setFlags: [String: String], closeCode: Int?) {
+        public init(on: FrameKey, from: [String] = [], when: [Condition], to: String, setFlags: [String: String], closeCode: Int?) {
             self.on = on
+            self.from = from
             self.when = when
             self.to = to
             self.setFlags = setFlags

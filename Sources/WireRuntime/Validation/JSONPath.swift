@@ -4,6 +4,9 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     public enum Component: Sendable, Hashable {
         case key(String)
         case index(Int)
+        /// The key of a map entry itself rather than its value, printed with a trailing `~`
+        /// (`$.cursors["Bad key"]~`), as JSONPath-Plus writes property names.
+        case keyName(String)
     }
 
     public var components: [Component]
@@ -22,6 +25,13 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         return copy
     }
 
+    /// This path followed by the name of an object key (the key, not its value).
+    @inlinable public func appendingKeyName(_ key: String) -> JSONPath {
+        var copy = self
+        copy.components.append(.keyName(key))
+        return copy
+    }
+
     /// This path followed by an array index.
     @inlinable public func appending(_ index: Int) -> JSONPath {
         var copy = self
@@ -36,7 +46,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
             switch component {
             case .index(let index):
                 text += "[\(index)]"
-            case .key(let key):
+            case .key(let key), .keyName(let key):
                 if let first = key.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
                     key.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" })
                 {
@@ -44,6 +54,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
                 } else {
                     text += "[" + JSONWriter.string(.string(key)) + "]"
                 }
+                if case .keyName = component { text += "~" }
             }
         }
         return text

@@ -23,6 +23,9 @@ struct SpecChecker {
             for parameter in endpoint.parameters {
                 checkField(parameter, owner: "endpoint '\(endpoint.name)'")
             }
+            for parameter in endpoint.query {
+                checkField(parameter, owner: "the query of endpoint '\(endpoint.name)'")
+            }
         }
         if let session = spec.session {
             checkFlagFields(session)
@@ -140,7 +143,26 @@ struct SpecChecker {
         }
     }
 
+    /// A `map<K, V>`'s keys are JSON object keys, so `K` must be a string type: `string`, a string
+    /// alias (with constraints) or a string enum.
+    private mutating func checkMapKeys(_ type: TypeRef, what: String, at location: SourceLocation) {
+        switch type {
+        case .array(let element): checkMapKeys(element, what: what, at: location)
+        case .map(let key, let value):
+            switch resolver.resolve(key) {
+            case .string, .enumeration, .unresolved: break
+            case let other:
+                error(
+                    "the keys of '\(type)' in \(what) are '\(key)', which is \(other.description); JSON object keys are strings, "
+                        + "so a map's key type must be string, a string alias or an enum", at: location)
+            }
+            checkMapKeys(value, what: what, at: location)
+        default: break
+        }
+    }
+
     private mutating func checkConstraints(_ constraints: Constraints, of type: TypeRef, what: String, at location: SourceLocation) {
+        checkMapKeys(type, what: what, at: location)
         let kind = resolver.resolve(type)
         if case .unresolved = kind { return }
         func reject(_ key: String, unless applies: Bool) {
@@ -264,6 +286,14 @@ struct SpecChecker {
 
     private mutating func checkFlagFields(_ session: SessionRules) {
         for transition in session.transitions {
+            for name in transition.from {
+                guard let phase = session.phases.first(where: { $0.name == name }),
+                    !phase.allowed(transition.on.direction).contains(transition.on.tag)
+                else { continue }
+                error(
+                    "transition on '\(transition.on)' applies in phase '\(name)', which does not allow \(transition.on); "
+                        + "it could never apply there", at: transition.location)
+            }
             guard let message = spec.message(transition.on) else { continue }
             for assignment in transition.set {
                 guard let field = field(assignment.field, of: message) else { continue }

@@ -6,7 +6,8 @@ public enum ResolvedType: Sendable, Hashable {
     case boolean
     case json
     case array(TypeRef)
-    case map(TypeRef)
+    /// A map: its key type (`.string` unless the spec names one) and its value type.
+    case map(key: TypeRef, value: TypeRef)
     case object(name: String, shape: ObjectShape)
     case enumeration(name: String, EnumType)
     case union(name: String, UnionType)
@@ -23,7 +24,7 @@ public enum ResolvedType: Sendable, Hashable {
         case .boolean: return "boolean"
         case .json: return "json"
         case .array(let element): return "array<\(element)>"
-        case .map(let value): return "map<\(value)>"
+        case .map(let key, let value): return TypeRef.map(key: key, value: value).description
         case .object(let name, _), .enumeration(let name, _), .union(let name, _), .oneOf(let name, _): return name
         case .unresolved: return "unresolved"
         }
@@ -56,7 +57,7 @@ struct TypeResolver: Sendable {
             case .boolean: return done(.boolean)
             case .json: return done(.json)
             case .array(let element): return done(.array(element))
-            case .map(let value): return done(.map(value))
+            case .map(let key, let value): return done(.map(key: key, value: value))
             case .named(let name):
                 guard seen.insert(name).inserted, let named = types[name] else { return done(.unresolved) }
                 switch named.kind {

@@ -55,7 +55,8 @@ extension SpecReader {
             description: header.description, keyStyle: header.keyStyle, tagField: header.tagField,
             transport: transport ?? Transport(kind: .websocket, path: "/"),
             defaultErrorCode: validation?.errorCode ?? "", sizeErrorCode: validation?.sizeErrorCode ?? "",
-            notJSON: validation?.notJSON, notAFrame: validation?.notAFrame, types: types,
+            notJSON: validation?.notJSON, notAFrame: validation?.notAFrame, unknownServerFrames: validation?.unknownServerFrames ?? .reject,
+            types: types,
             messages: messages, errorCodes: errorCodes, rateLimits: rateLimits, endpoints: endpoints,
             constants: constants, session: session, flows: flows, sourceFile: file
         )
@@ -110,7 +111,9 @@ extension SpecReader {
 
     private func validationDefaults(
         _ node: YAMLNode?, index: SpecIndex, at location: SourceLocation
-    ) -> (errorCode: String, sizeErrorCode: String, notJSON: Answer?, notAFrame: Answer?)? {
+    ) -> (
+        errorCode: String, sizeErrorCode: String, notJSON: Answer?, notAFrame: Answer?, unknownServerFrames: UnknownFrames
+    )? {
         let context = "'validation'"
         guard let node else {
             error(
@@ -124,12 +127,17 @@ extension SpecReader {
                     + "object " + "with a string tag)",
                 at: old.keyLocation)
         }
-        guard let map = mapping(node, in: context, allowedKeys: ["errorCode", "sizeErrorCode", "notJSON", "notAFrame", "malformedFrame"]),
+        let keys = ["errorCode", "sizeErrorCode", "notJSON", "notAFrame", "unknownServerFrames", "malformedFrame"]
+        guard let map = mapping(node, in: context, allowedKeys: keys),
             let code = require("errorCode", in: map, context: context).flatMap({ errorCodeReference($0, "'errorCode' in \(context)", index: index) })
         else { return nil }
         let sizeCode = map["sizeErrorCode"].flatMap { errorCodeReference($0, "'sizeErrorCode' in \(context)", index: index) } ?? code
         let notJSON = map["notJSON"].flatMap { answer($0, "'notJSON' in \(context)", index: index, maySendNothing: true) }
         let notAFrame = map["notAFrame"].flatMap { answer($0, "'notAFrame' in \(context)", index: index, maySendNothing: true) }
-        return (code, sizeCode, notJSON, notAFrame)
+        let unknownServerFrames =
+            map["unknownServerFrames"].flatMap {
+                oneOf($0, "'unknownServerFrames' in \(context)", UnknownFrames.self, allowed: UnknownFrames.allCases)
+            } ?? .reject
+        return (code, sizeCode, notJSON, notAFrame, unknownServerFrames)
     }
 }

@@ -24,8 +24,8 @@ extension SpecReader {
         guard let text = string(node, "'type' in \(context)") else { return nil }
         guard case .success(let type) = TypeRef.parse(text) else {
             error(
-                "malformed type '\(text)' in \(context): write a built-in type (\(TypeRef.builtinNames.joined(separator: ", "))), array<T>, map<T> "
-                    + "or the name of a type under 'types'",
+                "malformed type '\(text)' in \(context): write a built-in type (\(TypeRef.builtinNames.joined(separator: ", "))), array<T>, "
+                    + "map<T>, map<K, V> or the name of a type under 'types'",
                 at: node.location)
             return nil
         }

@@ -1,5 +1,5 @@
 extension SpecReader {
-    private static let messageKeys = ["description", "typeName", "violation", "examples", "tag", "cases"] + objectKeys
+    private static let messageKeys = ["description", "typeName", "violation", "examples", "tag", "cases", "open"] + objectKeys
 
     /// Reads `messages:` with its `client`, `server` and `both` blocks.
     func messages(_ node: YAMLNode, index: SpecIndex) -> [Message] {

@@ -130,10 +130,11 @@ extension SpecReader {
         }
         return items.enumerated().compactMap { offset, item in
             let context = "transition \(offset + 1)"
-            guard let map = mapping(item, in: context, allowedKeys: ["description", "on", "when", "to", "set", "closeCode"]),
+            guard let map = mapping(item, in: context, allowedKeys: ["description", "on", "from", "when", "to", "set", "closeCode"]),
                 let (on, message) = requiredMessage("on", in: map, context: context, messages: messages)
             else { return nil }
             let to = require("to", in: map, context: context).flatMap { reference($0, "'to' in \(context)", kind: "phase", in: phases) }
+            let from = map["from"].map { phaseList($0, "'from' in \(context)", phases: phases) } ?? []
             let check = fieldChecker(of: message, context: context)
             let when = map["when"].map { conditions($0, in: context, check: check) } ?? []
             var assignments: [SessionRules.FlagAssignment] = []
@@ -151,7 +152,7 @@ extension SpecReader {
             }
             guard let to, let when else { return nil }
             return SessionRules.Transition(
-                on: on, when: when, to: to, set: assignments,
+                on: on, from: from, when: when, to: to, set: assignments,
                 closeCode: map["closeCode"].flatMap { closeCodeValue($0, "'closeCode' in \(context)") },
                 description: map["description"].flatMap { string($0, "'description' in \(context)") }, location: map.node.location
             )
@@ -270,6 +271,13 @@ extension SpecReader {
                 return false
             }
             return true
+        }
+    }
+
+    /// A phase name or a list of them, each declared under `phases`.
+    private func phaseList(_ node: YAMLNode, _ what: String, phases: [String]) -> [String] {
+        (stringList(node, what) ?? []).compactMap { name, location in
+            reference(YAMLNode(kind: .scalar(name, plain: false), location: location), what, kind: "phase", in: phases)
         }
     }
 

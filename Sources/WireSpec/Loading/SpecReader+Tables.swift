@@ -166,7 +166,7 @@ extension SpecReader {
     /// Reads `endpoints:`.
     func endpoints(_ node: YAMLNode, index: SpecIndex) -> [Endpoint] {
         guard let entries = entries(node, in: "'endpoints'") else { return [] }
-        let keys = ["description", "method", "path", "auth", "parameters", "request", "response", "errors", "errorBody"]
+        let keys = ["description", "method", "path", "auth", "parameters", "query", "request", "response", "errors", "errorBody"]
         return entries.compactMap { entry in
             let context = "endpoint '\(entry.key)'"
             guard let map = mapping(entry.value, in: context, allowedKeys: keys) else { return nil }
@@ -185,6 +185,13 @@ extension SpecReader {
             let parameters = map["parameters"].map { fields($0, owner: context, index: index, isMessage: false) } ?? []
             if let path, let pathNode {
                 checkPathParameters(path, parameters: parameters, context: context, at: pathNode.location)
+                if path.contains("?") {
+                    error("'path' in \(context) has a query; declare query parameters under 'query' instead", at: pathNode.location)
+                }
+            }
+            let query = map["query"].map { fields($0, owner: "the query of \(context)", index: index, isMessage: false) } ?? []
+            for parameter in query where parameters.contains(where: { $0.name == parameter.name }) {
+                error("query parameter '\(parameter.name)' of \(context) is also a path parameter; give it another name", at: parameter.location)
             }
             let request = map["request"].flatMap { body($0, "'request' in \(context)", index: index, allowsStatus: false).body }
             let responseNode = require("response", in: map, context: context)
@@ -196,7 +203,7 @@ extension SpecReader {
             guard let method, let path, let response else { return nil }
             return Endpoint(
                 name: entry.key, description: map["description"].flatMap { string($0, "'description' in \(context)") },
-                method: method, path: path, auth: auth, parameters: parameters, request: request,
+                method: method, path: path, auth: auth, parameters: parameters, query: query, request: request,
                 response: Endpoint.Response(status: response.status ?? 200, description: response.description, body: response.body),
                 errors: errors, errorBody: errorBody, location: entry.keyLocation
             )

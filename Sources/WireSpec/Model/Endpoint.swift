@@ -56,6 +56,8 @@ public struct Endpoint: Sendable, Hashable, Encodable {
     public var auth: Auth
     /// Path parameters, one per `{name}` in the path.
     public var parameters: [Field]
+    /// Query parameters (`?name=value`), required unless `optional`.
+    public var query: [Field]
     public var request: Body?
     public var response: Response
     /// Error codes this endpoint can answer with (their HTTP statuses come from the error table).
@@ -65,7 +67,7 @@ public struct Endpoint: Sendable, Hashable, Encodable {
     public var location: SourceLocation
 
     public init(
-        name: String, description: String? = nil, method: HTTPMethod, path: String, auth: Auth, parameters: [Field] = [],
+        name: String, description: String? = nil, method: HTTPMethod, path: String, auth: Auth, parameters: [Field] = [], query: [Field] = [],
         request: Body? = nil, response: Response, errors: [String] = [], errorBody: TypeRef? = nil, location: SourceLocation
     ) {
         self.name = name
@@ -74,6 +76,7 @@ public struct Endpoint: Sendable, Hashable, Encodable {
         self.path = path
         self.auth = auth
         self.parameters = parameters
+        self.query = query
         self.request = request
         self.response = response
         self.errors = errors

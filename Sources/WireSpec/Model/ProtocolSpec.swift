@@ -57,6 +57,8 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     public var notJSON: Answer?
     /// How a receiver answers JSON that is not an object with a string tag; `nil`: the default error code.
     public var notAFrame: Answer?
+    /// What a client does with a server frame of a type it does not know.
+    public var unknownServerFrames: UnknownFrames
     public var types: [NamedType]
     /// Messages of both directions in declaration order (client block, server block, then `both`).
     public var messages: [Message]
@@ -73,7 +75,8 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
     public init(
         name: String, title: String, version: Int, description: String? = nil, keyStyle: KeyStyle = .camelCase,
         tagField: String = "type", transport: Transport, defaultErrorCode: String, sizeErrorCode: String,
-        notJSON: Answer? = nil, notAFrame: Answer? = nil, types: [NamedType] = [], messages: [Message] = [], errorCodes: [ErrorCode] = [],
+        notJSON: Answer? = nil, notAFrame: Answer? = nil, unknownServerFrames: UnknownFrames = .reject,
+        types: [NamedType] = [], messages: [Message] = [], errorCodes: [ErrorCode] = [],
         rateLimits: [RateLimit] = [], endpoints: [Endpoint] = [], constants: [Constant] = [], session: SessionRules? = nil,
         flows: [Flow] = [], sourceFile: String
     ) {
@@ -88,6 +91,7 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
         self.sizeErrorCode = sizeErrorCode
         self.notJSON = notJSON
         self.notAFrame = notAFrame
+        self.unknownServerFrames = unknownServerFrames
         self.types = types
         self.messages = messages
         self.errorCodes = errorCodes
@@ -142,4 +146,12 @@ public struct ProtocolSpec: Sendable, Hashable, Encodable {
         guard let code = answer.errorCode else { return true }
         return errorCode(code)?.closes == .always
     }
+}
+
+/// What a peer does with a frame whose type it does not know.
+public enum UnknownFrames: String, Sendable, Hashable, Encodable, CaseIterable {
+    /// It is a protocol error (the default): a server answers it with the default error code.
+    case reject
+    /// The peer drops it and goes on, so a newer peer may add frames of new types.
+    case ignore
 }

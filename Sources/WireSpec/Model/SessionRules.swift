@@ -85,6 +85,8 @@ public struct SessionRules: Sendable, Hashable, Encodable {
     /// A move to another phase after a frame, optionally setting flags from its fields.
     public struct Transition: Sendable, Hashable, Encodable {
         public var on: MessageRef
+        /// The phases the transition applies in; empty means every phase.
+        public var from: [String]
         public var when: [Condition]
         /// The phase the connection moves to.
         public var to: String
@@ -96,10 +98,11 @@ public struct SessionRules: Sendable, Hashable, Encodable {
         public var location: SourceLocation
 
         public init(
-            on: MessageRef, when: [Condition] = [], to: String, set: [FlagAssignment] = [], closeCode: Int? = nil, description: String? = nil,
-            location: SourceLocation
+            on: MessageRef, from: [String] = [], when: [Condition] = [], to: String, set: [FlagAssignment] = [], closeCode: Int? = nil,
+            description: String? = nil, location: SourceLocation
         ) {
             self.on = on
+            self.from = from
             self.when = when
             self.to = to
             self.set = set

@@ -1,7 +1,9 @@
 /// A reference to a type, as written after `type:` in a spec.
 ///
 /// Grammar: `string`, `integer`, `number`, `boolean`, `json` (any JSON value), `array<T>`,
-/// `map<T>` (an object with string keys and `T` values), or the name of a type under `types:`.
+/// `map<T>` (an object with string keys and `T` values), `map<K, V>` (an object whose keys are
+/// `K`, a string type with constraints of its own, and whose values are `V`), or the name of a
+/// type under `types:`.
 public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvertible {
     case string
     case integer
@@ -10,7 +12,8 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
     /// Any JSON value, kept as it was received.
     case json
     case array(TypeRef)
-    case map(TypeRef)
+    /// An object with arbitrary keys of type `key` (`.string` for `map<T>`) and `value` values.
+    case map(key: TypeRef, value: TypeRef)
     /// A type defined under `types:`.
     case named(String)
 
@@ -26,7 +29,8 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
         case .boolean: return "boolean"
         case .json: return "json"
         case .array(let element): return "array<\(element)>"
-        case .map(let value): return "map<\(value)>"
+        case .map(.string, let value): return "map<\(value)>"
+        case .map(let key, let value): return "map<\(key), \(value)>"
         case .named(let name): return name
         }
     }
@@ -34,7 +38,8 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
     /// Every named type this reference mentions, outermost first.
     public var referencedNames: [String] {
         switch self {
-        case .array(let inner), .map(let inner): return inner.referencedNames
+        case .array(let inner): return inner.referencedNames
+        case .map(let key, let value): return key.referencedNames + value.referencedNames
         case .named(let name): return [name]
         default: return []
         }
@@ -69,9 +74,16 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
             case "array", "map":
                 guard position < text.count, text[position] == "<" else { return nil }
                 position += 1
-                guard let inner = parseType(), position < text.count, text[position] == ">" else { return nil }
+                guard let inner = parseType(), position < text.count else { return nil }
+                if word == "map", text[position] == "," {
+                    position += 1
+                    guard let value = parseType(), position < text.count, text[position] == ">" else { return nil }
+                    position += 1
+                    return .map(key: inner, value: value)
+                }
+                guard text[position] == ">" else { return nil }
                 position += 1
-                return word == "array" ? .array(inner) : .map(inner)
+                return word == "array" ? .array(inner) : .map(key: .string, value: inner)
             default:
                 guard text[start].isLetter else { return nil }
                 return .named(word)

@@ -15,7 +15,7 @@ extension ProtocolSpec {
             },
             transitions: session.transitions.map {
                 .init(
-                    on: $0.on, when: $0.when.map(\.runtimeCondition), to: $0.to,
+                    on: $0.on, from: $0.from, when: $0.when.map(\.runtimeCondition), to: $0.to,
                     setFlags: Dictionary($0.set.map { ($0.flag, $0.field) }, uniquingKeysWith: { first, _ in first }), closeCode: $0.closeCode)
             },
             flags: session.flags.map(\.name),
@@ -76,7 +76,7 @@ extension ProtocolSpec {
         case .string: return constraints.format == .base64 ? .base64 : nil
         case .integer, .number, .boolean, .json: return nil
         case .array(let element): return shape(of: element, constraints: Constraints(), visiting: visiting).map(ValueShape.array)
-        case .map(let element): return shape(of: element, constraints: Constraints(), visiting: visiting).map(ValueShape.map)
+        case .map(_, let element): return shape(of: element, constraints: Constraints(), visiting: visiting).map(ValueShape.map)
         case .named(let name):
             guard !visiting.contains(name), let named = self.type(named: name) else { return nil }
             let visiting = visiting.union([name])

@@ -86,7 +86,8 @@ private struct PlanBuilder {
             return .boolean(constant: nil)
         case .json: return .json
         case .array(let element): return .array(RuleValues.collection(c), node(element, Constraints()))
-        case .map(let element): return .map(RuleValues.collection(c), node(element, Constraints()))
+        case .map(.string, let element): return .map(RuleValues.collection(c), node(element, Constraints()))
+        case .map(let key, let element): return .map(RuleValues.collection(c), key: node(key, Constraints()), node(element, Constraints()))
         case .enumeration(let name, _), .object(let name, _), .union(let name, _), .oneOf(let name, _):
             let base = ValidationPlan.Node.named(namedIndex(name))
             if case .enumeration = resolved, case .string(let constant)? = c.const {

@@ -198,6 +198,14 @@ struct Post: Swift.Sendable, Swift.Hashable {
     /// `nil` leaves the key out. Validated: ≥ 1 items.
     var scores: [Swift.String: Swift.Int]?
 
+    /// A map with typed keys.
+    ///
+    /// `nil` leaves the key out. Validated: ≤ 2 items.
+    var tallies: [Slug: Tally]?
+
+    /// `nil` leaves the key out.
+    var palette: [Color: [Slug]]?
+
     /// `nil` leaves the key out.
     var grid: Grid?
 
@@ -218,6 +226,8 @@ struct Post: Swift.Sendable, Swift.Hashable {
     ///   - protocol: The `protocol` field.
     ///   - tags: The `tags` field.
     ///   - scores: The `scores` field.
+    ///   - tallies: A map with typed keys.
+    ///   - palette: The `palette` field.
     ///   - grid: The `grid` field.
     ///   - blobs: The `blobs` field.
     ///   - link: The `link` field.
@@ -228,6 +238,8 @@ struct Post: Swift.Sendable, Swift.Hashable {
         protocol: Swift.String? = nil,
         tags: [Swift.String]? = nil,
         scores: [Swift.String: Swift.Int]? = nil,
+        tallies: [Slug: Tally]? = nil,
+        palette: [Color: [Slug]]? = nil,
         grid: Grid? = nil,
         blobs: [Blob]? = nil,
         link: Link? = nil,
@@ -238,6 +250,8 @@ struct Post: Swift.Sendable, Swift.Hashable {
         self.`protocol` = `protocol`
         self.tags = tags
         self.scores = scores
+        self.tallies = tallies
+        self.palette = palette
         self.grid = grid
         self.blobs = blobs
         self.link = link
@@ -286,6 +300,16 @@ extension Post: WireRuntime.WireMessage {
             guard let value = (Link(checked: tape, at: _linkMember)) else { return nil }
             _link = value
         }
+        var _palette: [Color: [Slug]]?
+        if let _paletteMember = tape.presentMember(of: index, key: "palette", cursor: &cursor) {
+            guard let value = (
+                tape.builtMembers(
+                    of: _paletteMember,
+                    keys: { key0 in Color(checked: tape, at: key0) }
+                ) { item0 in tape.builtItems(of: item0) { item1 in Slug(checked: tape, at: item1) } }
+            ) else { return nil }
+            _palette = value
+        }
         var _protocol: Swift.String?
         if let _protocolMember = tape.presentMember(of: index, key: "protocol", cursor: &cursor) {
             guard let value = (Swift.Optional(tape.string(_protocolMember))) else { return nil }
@@ -301,12 +325,24 @@ extension Post: WireRuntime.WireMessage {
             guard let value = (tape.builtItems(of: _tagsMember) { item0 in Swift.Optional(tape.string(item0)) }) else { return nil }
             _tags = value
         }
+        var _tallies: [Slug: Tally]?
+        if let _talliesMember = tape.presentMember(of: index, key: "tallies", cursor: &cursor) {
+            guard let value = (
+                tape.builtMembers(
+                    of: _talliesMember,
+                    keys: { key0 in Slug(checked: tape, at: key0) }
+                ) { item0 in Swift.Optional(tape.integer(item0)) }
+            ) else { return nil }
+            _tallies = value
+        }
         self.init(
             id: _id,
             default: _default,
             protocol: _protocol,
             tags: _tags,
             scores: _scores,
+            tallies: _tallies,
+            palette: _palette,
             grid: _grid,
             blobs: _blobs,
             link: _link,
@@ -338,6 +374,10 @@ extension Post: WireRuntime.WireMessage {
             output.key("link")
             output.string(value.rawValue)
         }
+        if let value = self.palette {
+            output.key("palette")
+            output.object(value) { output, item0 in output.array(item0) { output, item1 in output.string(item1.rawValue) } }
+        }
         if let value = self.`protocol` {
             output.key("protocol")
             output.string(value)
@@ -349,6 +389,10 @@ extension Post: WireRuntime.WireMessage {
         if let value = self.tags {
             output.key("tags")
             output.array(value) { output, item0 in output.string(item0) }
+        }
+        if let value = self.tallies {
+            output.key("tallies")
+            output.object(value) { output, item0 in output.integer(item0) }
         }
         output.endObject()
     }

@@ -69,6 +69,9 @@ protocol ServerFrameHandler {
     /// Handles a `verdict` frame. A message whose fields depend on one of them.
     func handleVerdict(_ message: Verdict) async throws
 
+    /// Handles a `notice` frame. A union message that keeps cases it does not know.
+    func handleNotice(_ message: Notice) async throws
+
     /// Handles a `ping` frame.
     func handlePing(_ message: Ping) async throws
 
@@ -92,6 +95,8 @@ extension ServerFrame {
             try await handler.handleUpdate(message)
         case .verdict(let message):
             try await handler.handleVerdict(message)
+        case .notice(let message):
+            try await handler.handleNotice(message)
         case .ping(let message):
             try await handler.handlePing(message)
         case .unknown(let tag, let json):

@@ -110,6 +110,9 @@ enum ServerFrame: Swift.Sendable, Swift.Hashable {
     /// `verdict`: A message whose fields depend on one of them.
     case verdict(Verdict)
 
+    /// `notice`: A union message that keeps cases it does not know.
+    case notice(Notice)
+
     /// `ping`:
     case ping(Ping)
 
@@ -122,7 +125,7 @@ extension ServerFrame: WireRuntime.WireFrame {
 
     static let tagField: Swift.String = "kind"
 
-    static let knownTags: [Swift.String] = ["same", "update", "verdict", "ping"]
+    static let knownTags: [Swift.String] = ["same", "update", "verdict", "notice", "ping"]
 
     /// The protocol's error codes.
     typealias ErrorCodeType = ErrorCode
@@ -139,6 +142,8 @@ extension ServerFrame: WireRuntime.WireFrame {
             Update(checked: tape, at: index).map(ServerFrame.update)
         case "verdict":
             Verdict(checked: tape, at: index).map(ServerFrame.verdict)
+        case "notice":
+            Notice(checked: tape, at: index).map(ServerFrame.notice)
         case "ping":
             Ping(checked: tape, at: index).map(ServerFrame.ping)
         default:
@@ -163,6 +168,8 @@ extension ServerFrame: WireRuntime.WireFrame {
             return "update"
         case .verdict:
             return "verdict"
+        case .notice:
+            return "notice"
         case .ping:
             return "ping"
         case .unknown(let tag, _):
@@ -177,6 +184,8 @@ extension ServerFrame: WireRuntime.WireFrame {
         case .update(let message):
             message.write(into: &output)
         case .verdict(let message):
+            message.write(into: &output)
+        case .notice(let message):
             message.write(into: &output)
         case .ping(let message):
             message.write(into: &output)

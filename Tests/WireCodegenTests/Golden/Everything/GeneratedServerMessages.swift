@@ -329,3 +329,62 @@ extension Verdict: WireRuntime.WireMessage {
         try jsonValue().encode(to: encoder)
     }
 }
+
+/// A union message that keeps cases it does not know.
+///
+/// Sent by the server with `"kind": "notice"`.
+enum Notice: Swift.Sendable, Swift.Hashable {
+    /// `topic: grant`
+    case grant(Granted)
+
+    /// A case this version of the spec does not know, kept as received.
+    case unknown(tag: WireRuntime.JSONValue, json: WireRuntime.JSONValue)
+
+    /// A `notice` with `topic: grant`; the parameters are the fields of `Granted`.
+    static func grant(token: Swift.String) -> Notice {
+        .grant(Granted(token: token))
+    }
+}
+
+extension Notice: WireRuntime.WireMessage {
+    static let tag: Swift.String = "notice"
+
+    static let direction: WireRuntime.FrameDirection = .server
+
+    static var validationPlan: WireRuntime.ValidationPlan {
+        Everything.validationPlan
+    }
+
+    static let planReference: WireRuntime.ValidationPlan.Reference = .message(8)
+
+    init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
+        guard let tagIndex = tape.member(of: index, key: "topic") else { return nil }
+        let tagValue = tape.value(tagIndex)
+        switch tagValue {
+        case .string("grant"):
+            guard let value = Granted(checked: tape, at: index) else { return nil }
+            self = .grant(value)
+        default:
+            self = .unknown(tag: tagValue, json: tape.value(index))
+        }
+    }
+
+    func write(into output: inout WireRuntime.JSONOutput) {
+        switch self {
+        case .grant(let value):
+            var pending = WireRuntime.JSONOutput.PendingMembers(sorted: [("kind", .string(Self.tag)), ("topic", .string("grant"))])
+            value.writeObject(into: &output, merging: &pending)
+        case .unknown(_, let json):
+            output.json(json)
+        }
+    }
+
+    /// Decodes through `Codable` with the same checks as `decode(_:)`.
+    init(from decoder: any Swift.Decoder) throws {
+        self = try Self.decode(from: decoder)
+    }
+
+    func encode(to encoder: any Swift.Encoder) throws {
+        try jsonValue().encode(to: encoder)
+    }
+}

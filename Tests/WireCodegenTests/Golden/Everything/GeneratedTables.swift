@@ -134,8 +134,22 @@ enum Everything {
             upload.path(["item_id": itemId, "slot": slot])
         }
 
+        /// `DELETE /items/{item_id}`
+        static let search: WireRuntime.HTTPEndpoint<ErrorCode> = WireRuntime.HTTPEndpoint<ErrorCode>(
+            name: "search",
+            method: .delete,
+            path: "/items/{item_id}",
+            requiresBearerToken: false,
+            errorCodes: []
+        )
+
+        /// The path of `DELETE /items/{item_id}` with its parameters filled in and percent-encoded, then its query.
+        static func searchPath(itemId: Swift.String, slug: Swift.String, limit: Swift.String? = nil) -> Swift.String {
+            search.path(["item_id": itemId], query: ["slug": slug, "limit": limit])
+        }
+
         /// Every endpoint, in spec order.
-        static let all: [WireRuntime.HTTPEndpoint<ErrorCode>] = [status, upload]
+        static let all: [WireRuntime.HTTPEndpoint<ErrorCode>] = [status, upload, search]
     }
 
     /// The rules across the frames of one connection: phases, transitions, guards, correlations, uniqueness and runs.
@@ -149,7 +163,12 @@ enum Everything {
                 otherwise: WireRuntime.ViolationAnswer(code: "gone", closesConnection: true, closeCode: 1000),
                 otherwiseFor: ["post": WireRuntime.ViolationAnswer(code: "bad_frame")]
             ),
-            .init(name: "open", allowedClient: ["post", "same", "ping"], allowedServer: ["update", "same", "ping", "verdict"], otherwise: nil),
+            .init(
+                name: "open",
+                allowedClient: ["post", "same", "ping"],
+                allowedServer: ["update", "same", "ping", "verdict", "notice"],
+                otherwise: nil
+            ),
         ],
         transitions: [
             .init(on: WireRuntime.FrameKey(.client, "hello"), when: [], to: "open", setFlags: ["greeted": "wants_color"], closeCode: nil),
@@ -159,6 +178,14 @@ enum Everything {
                 to: "start",
                 setFlags: [:],
                 closeCode: 1000
+            ),
+            .init(
+                on: WireRuntime.FrameKey(.server, "verdict"),
+                from: ["open"],
+                when: [WireRuntime.SessionRuleSet.Condition("accepted", [.bool(false)])],
+                to: "start",
+                setFlags: [:],
+                closeCode: nil
             ),
         ],
         flags: ["greeted"],
@@ -283,6 +310,31 @@ enum Everything {
                             node: .map(WireRuntime.CollectionRules(minItems: 1), .integer(nil))
                         ),
                         .init(
+                            key: "tallies",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .map(
+                                WireRuntime.CollectionRules(maxItems: 2),
+                                key: .string(WireRuntime.StringRules(minLength: 2, maxLength: 20, pattern: WireRuntime.WirePattern("[a-z0-9-]+"))),
+                                .integer(WireRuntime.NumberRules(minimum: 0.0))
+                            )
+                        ),
+                        .init(
+                            key: "palette",
+                            required: false,
+                            nullable: false,
+                            answer: nil,
+                            node: .map(
+                                nil,
+                                key: .named(0),
+                                .array(
+                                    nil,
+                                    .string(WireRuntime.StringRules(minLength: 2, maxLength: 20, pattern: WireRuntime.WirePattern("[a-z0-9-]+")))
+                                )
+                            )
+                        ),
+                        .init(
                             key: "grid",
                             required: false,
                             nullable: false,
@@ -310,7 +362,7 @@ enum Everything {
                             answer: nil
                         )
                     ],
-                    knownKeys: ["blobs", "default", "extra", "grid", "id", "link", "protocol", "scores", "tags"],
+                    knownKeys: ["blobs", "default", "extra", "grid", "id", "link", "palette", "protocol", "scores", "tags", "tallies"],
                     rejectUnknown: false,
                     rejected: []
                 ),
@@ -450,6 +502,20 @@ enum Everything {
             ),
             .init(
                 id: 8,
+                ref: WireRuntime.FrameKey(.server, "notice"),
+                answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
+                object: WireRuntime.ValidationPlan.ObjectPlan(
+                    fields: [],
+                    conditionals: [],
+                    budgets: [],
+                    knownKeys: [],
+                    rejectUnknown: false,
+                    rejected: []
+                ),
+                variants: 13
+            ),
+            .init(
+                id: 9,
                 ref: WireRuntime.FrameKey(.server, "ping"),
                 answer: WireRuntime.ViolationAnswer(code: "bad_frame"),
                 object: WireRuntime.ValidationPlan.ObjectPlan(
@@ -565,16 +631,18 @@ enum Everything {
                 )
             ),  // 11
             .union(tag: "accepted", cases: [(value: .bool(true), plan: 6), (value: .bool(false), plan: 7)], open: false, typeName: "verdict"),  // 12
-            .oneOf(variants: [.string(WireRuntime.StringRules(format: .uuid))], expected: "ItemId"),  // 13
-            .oneOf(variants: [.string(WireRuntime.StringRules(format: .base64, maxDecodedBytes: 16))], expected: "Blob"),  // 14
+            .union(tag: "topic", cases: [(value: .string("grant"), plan: 6)], open: true, typeName: "notice"),  // 13
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .uuid))], expected: "ItemId"),  // 14
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .base64, maxDecodedBytes: 16))], expected: "Blob"),  // 15
             .oneOf(
                 variants: [.string(WireRuntime.StringRules(minLength: 2, maxLength: 20, pattern: WireRuntime.WirePattern("[a-z0-9-]+")))],
                 expected: "Slug"
-            ),  // 15
-            .oneOf(variants: [.string(WireRuntime.StringRules(format: .iso8601))], expected: "Stamp"),  // 16
-            .oneOf(variants: [.string(WireRuntime.StringRules(format: .uri))], expected: "Link"),  // 17
-            .oneOf(variants: [.array(WireRuntime.CollectionRules(maxItems: 3), .array(nil, .integer(nil)))], expected: "Grid"),  // 18
-            .openEnumeration(name: "ErrorCode", known: ["bad_frame", "too_big", "slow_down", "gone"]),  // 19
+            ),  // 16
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .iso8601))], expected: "Stamp"),  // 17
+            .oneOf(variants: [.string(WireRuntime.StringRules(format: .uri))], expected: "Link"),  // 18
+            .oneOf(variants: [.array(WireRuntime.CollectionRules(maxItems: 3), .array(nil, .integer(nil)))], expected: "Grid"),  // 19
+            .oneOf(variants: [.integer(WireRuntime.NumberRules(minimum: 0.0))], expected: "Tally"),  // 20
+            .openEnumeration(name: "ErrorCode", known: ["bad_frame", "too_big", "slow_down", "gone"]),  // 21
         ],
         defaultAnswer: WireRuntime.ViolationAnswer(code: "bad_frame"),
         sizeAnswer: WireRuntime.ViolationAnswer(code: "too_big"),

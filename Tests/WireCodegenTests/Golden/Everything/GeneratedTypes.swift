@@ -36,7 +36,7 @@ extension ItemId: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation,
         Everything.validationPlan
     }
 
-    static let planReference: WireRuntime.ValidationPlan.Reference = .named(13)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(14)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         self.init(rawValue: tape.string(index))
@@ -89,7 +89,7 @@ extension Blob: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, S
         Everything.validationPlan
     }
 
-    static let planReference: WireRuntime.ValidationPlan.Reference = .named(14)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(15)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         self.init(rawValue: tape.string(index))
@@ -142,7 +142,7 @@ extension Slug: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, S
         Everything.validationPlan
     }
 
-    static let planReference: WireRuntime.ValidationPlan.Reference = .named(15)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(16)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         self.init(rawValue: tape.string(index))
@@ -200,7 +200,7 @@ extension Link: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, S
         Everything.validationPlan
     }
 
-    static let planReference: WireRuntime.ValidationPlan.Reference = .named(17)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(18)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         self.init(rawValue: tape.string(index))
@@ -224,6 +224,9 @@ extension Link: WireRuntime.WireValue, Swift.ExpressibleByStringInterpolation, S
 
 /// Validated: ≤ 3 items.
 typealias Grid = [[Swift.Int]]
+
+/// Validated: ≥ 0.
+typealias Tally = Swift.Int
 
 /// A closed enum written as a list.
 enum Color: Swift.String, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {
@@ -978,7 +981,7 @@ extension ErrorCode: WireRuntime.WireValue {
         Everything.validationPlan
     }
 
-    static let planReference: WireRuntime.ValidationPlan.Reference = .named(19)
+    static let planReference: WireRuntime.ValidationPlan.Reference = .named(21)
 
     init?(checked tape: WireRuntime.JSONTape.View, at index: Swift.Int) {
         self.init(rawValue: tape.string(index))
