@@ -48,23 +48,13 @@ extension JSONTape.View {
     /// The members of the object at `index`, each value built by `build`; `nil` when one does not build.
     @inlinable
     @_spi(Generated) public func builtMembers<T>(of index: Int, _ build: (Int) -> T?) -> [String: T]? {
-        var members: [String: T] = [:]
-        members.reserveCapacity(count(index))
-        var failed = false
-        forEachMember(of: index) { key, member in
-            guard let value = build(member) else {
-                failed = true
-                return false
-            }
-            members[string(key)] = value
-            return true
-        }
-        return failed ? nil : members
+        builtMembers(of: index, keys: { string($0) }, build)
     }
 
     /// The members of the object at `index` as a dictionary with typed keys (a `map<K, V>`): each
     /// key built by `buildKey` from its index on the tape (a string), each value by `build`; `nil`
     /// when one fails.
+    @inlinable
     @_spi(Generated) public func builtMembers<Key: Hashable, T>(
         of index: Int, keys buildKey: (Int) -> Key?, _ build: (Int) -> T?
     ) -> [Key: T]? {
