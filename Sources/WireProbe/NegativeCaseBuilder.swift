@@ -95,7 +95,52 @@ struct NegativeCaseBuilder {
                 }
             default: break
             }
+        case .map(let key, let value):
+            mapCases(key: key, value: value, at: path, current: current, in: base, message: message, phase: phase, place: place)
         default: break
+        }
+    }
+
+    /// A map's keys and values: a key that breaks one rule of a typed key's type, a value that
+    /// breaks one of the value type's, and the fields of an object value. Each frame holds one
+    /// entry beside the map's others, so nothing else breaks.
+    private mutating func mapCases(
+        key: TypeRef, value: TypeRef, at path: [JSONStep], current: JSONValue?, in base: JSONValue, message: Message, phase: String,
+        place: SourceLocation
+    ) {
+        let name = "\(message.tag).\(path.dotted)"
+        let valueType = ResolvedType(value, in: spec)
+        // An entry to start from: the example's first, or one made.
+        let entry: (String, JSONValue)
+        if case .object(let members)? = current, let first = members.min(by: { $0.key < $1.key }) {
+            entry = (first.key, first.value)
+        } else {
+            guard let madeKey = synthesizer.mapKey(key, index: 0), let madeValue = synthesizer.value(valueType, depth: 1) else { return }
+            entry = (madeKey, madeValue)
+        }
+        let withEntry = base.setting(path, to: .object([entry.0: entry.1]))
+        if key != .string {
+            let keyType = ResolvedType(key, in: spec)
+            for (rule, words, broken) in constraintBreaks(keyType) {
+                guard case .string(let brokenKey) = broken else { continue }
+                add(
+                    "\(name) key \(rule)", "each key of '\(path.dotted)': \(words)", place, phase, message,
+                    base.setting(path, to: .object([brokenKey: entry.1])), rules: [rule])
+            }
+        }
+        let valuePath = path + [.key(entry.0)]
+        if let wrong = valueType.wrongKindValue {
+            add(
+                "\(name) value type", "each value of '\(path.dotted)' is \(value)", place, phase, message,
+                withEntry.setting(valuePath, to: wrong), rules: ["type"])
+        }
+        for (rule, words, broken) in constraintBreaks(valueType) {
+            add(
+                "\(name) value \(rule)", "each value of '\(path.dotted)': \(words)", place, phase, message,
+                withEntry.setting(valuePath, to: broken), rules: [rule])
+        }
+        if case .object(let object) = valueType.shape, case .object = entry.1 {
+            walk(object, at: valuePath, in: withEntry, message: message, phase: phase)
         }
     }
 
@@ -130,7 +175,13 @@ struct NegativeCaseBuilder {
         if let required = limits.prefix {
             breaks.append(("prefix", "starts with '\(required)'", .string("zz" + String(repeating: "a", count: max(limits.minLength ?? 0, 3)))))
         }
-        if let pattern = limits.pattern { breaks.append(("pattern", "matches \(pattern)", .string("!probe!"))) }
+        if let pattern = limits.pattern {
+            // Within the other limits, so that only the pattern breaks: `!probe!`, or `!`s after the prefix.
+            var others = limits
+            others.pattern = nil
+            let fitted = prefix + String(repeating: "!", count: max(1, (limits.minLength ?? 1) - prefix.count))
+            breaks.append(("pattern", "matches \(pattern)", .string(ValueSynthesizer.meets(others, "!probe!") ? "!probe!" : fitted)))
+        }
         if let format = limits.format {
             let wrong: JSONValue
             switch format {
@@ -162,6 +213,15 @@ struct NegativeCaseBuilder {
         if case .enumeration(let values) = type.shape, !values.open, !values.isErrorCodeTable {
             breaks.append(("enum", "one of \(values.values.map(\.value).joined(separator: ", "))", .string("probe_unlisted_value")))
         }
+        if case .map(let key, let value) = type.shape {
+            let item = ResolvedType(value, in: spec)
+            if let least = limits.minItems, least > 0, let made = mapOf(least - 1, key: key, value: item) {
+                breaks.append(("minItems", "at least \(least) entries", made))
+            }
+            if let most = limits.maxItems, let made = mapOf(most + 1, key: key, value: item) {
+                breaks.append(("maxItems", "at most \(most) entries", made))
+            }
+        }
         if case .array(let element) = type.shape {
             let item = ResolvedType(element, in: spec)
             if let least = limits.minItems, least > 0, let made = synthesizer.value(item, depth: 1) {
@@ -172,6 +232,18 @@ struct NegativeCaseBuilder {
             }
         }
         return breaks
+    }
+
+    /// A map of exactly `count` entries with distinct valid keys, or `nil` when the key type has
+    /// fewer values than that.
+    private mutating func mapOf(_ count: Int, key: TypeRef, value: ResolvedType) -> JSONValue? {
+        var members: [String: JSONValue] = [:]
+        for index in 0..<count * 8 where members.count < count {
+            guard let name = synthesizer.mapKey(key, index: index, depth: 1), members[name] == nil else { continue }
+            guard let made = synthesizer.value(value, depth: 1) else { return nil }
+            members[name] = made
+        }
+        return members.count == count ? .object(members) : nil
     }
 
     // MARK: Rules

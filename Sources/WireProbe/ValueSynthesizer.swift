@@ -74,17 +74,16 @@ struct ValueSynthesizer {
             }
             return .array(values)
         case .map(let key, let element):
+            let count = itemCount(limits)
             var members: [String: JSONValue] = [:]
-            for index in 0..<itemCount(limits) {
+            // Keys of a small type (an enum of two values) repeat: a few more tries, then as many as there are.
+            for index in 0..<count * 4 where members.count < count {
+                guard let name = mapKey(key, index: index, depth: depth) else { return nil }
+                guard members[name] == nil else { continue }
                 guard let item = value(ResolvedType(element, in: spec), depth: depth + 1) else { return nil }
-                // A typed key is made like any value of its type; any other key is a plain name.
-                if key == .string {
-                    members["key\(index)"] = item
-                } else {
-                    guard case .string(let name)? = value(ResolvedType(key, in: spec), depth: depth + 1) else { return nil }
-                    members[name] = item
-                }
+                members[name] = item
             }
+            if members.count < (limits.minItems ?? 0) { return nil }
             return .object(members)
         case .object(let object): return self.object(object, depth: depth).map(JSONValue.object)
         case .enumeration(let values):
@@ -122,6 +121,14 @@ struct ValueSynthesizer {
         return members
     }
 
+    /// A valid key of a map keyed by `key`: made like any value of a typed key's type, and a
+    /// plain name (`key0`, `key1`…) for any other.
+    mutating func mapKey(_ key: TypeRef, index: Int, depth: Int = 0) -> String? {
+        if key == .string { return "key\(index)" }
+        guard case .string(let name)? = value(ResolvedType(key, in: spec), depth: depth + 1) else { return nil }
+        return name
+    }
+
     private mutating func itemCount(_ limits: Constraints) -> Int {
         let low = limits.minItems ?? 0
         let high = max(low, min(limits.maxItems ?? 3, 3))
@@ -143,8 +150,13 @@ struct ValueSynthesizer {
         default: break
         }
         if let pattern = limits.pattern {
-            var generator = PatternGenerator(pattern: pattern)
-            return generator.generate(&random)
+            // The pattern's strings, until one is also within the lengths and the prefix.
+            for _ in 0..<32 {
+                var generator = PatternGenerator(pattern: pattern)
+                guard let made = generator.generate(&random) else { return nil }
+                if Self.meets(limits, made) { return made }
+            }
+            return nil
         }
         let prefix = limits.prefix ?? ""
         let fewest = max(limits.minLength ?? 0, limits.minBytes ?? 0, limits.notBlank ? 1 : 0, prefix.count)
@@ -165,6 +177,17 @@ struct ValueSynthesizer {
             count += 1
         }
         return text
+    }
+}
+
+extension ValueSynthesizer {
+    /// Whether `text` is within the lengths, the byte counts, the prefix and the blankness of `limits`.
+    static func meets(_ limits: Constraints, _ text: String) -> Bool {
+        let characters = text.count
+        let bytes = text.utf8.count
+        return characters >= (limits.minLength ?? 0) && characters <= (limits.maxLength ?? .max) && bytes >= (limits.minBytes ?? 0)
+            && bytes <= (limits.maxBytes ?? .max) && text.hasPrefix(limits.prefix ?? "")
+            && !(limits.notBlank && text.allSatisfy(\.isWhitespace))
     }
 }
 
