@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "WireValidator", targets: ["WireValidator"]),
         .library(name: "WireDiff", targets: ["WireDiff"]),
         .library(name: "WireProbe", targets: ["WireProbe"]),
+        .library(name: "WireImport", targets: ["WireImport"]),
         .library(name: "ClawlineConformance", targets: ["ClawlineConformance"]),
         .library(name: "ClawlineProtocol", targets: ["ClawlineProtocol"]),
         .library(name: "ClawlineServer", targets: ["ClawlineServer"]),
@@ -75,6 +76,8 @@ let package = Package(
         .target(name: "WireRuntime"),
         .target(name: "WireValidator", dependencies: ["WireSpec", "WireRuntime"]),
         .target(name: "WireDiff", dependencies: ["WireSpec", "WireRuntime"]),
+        // `wire import asyncapi`: AsyncAPI 3 documents to specs.
+        .target(name: "WireImport", dependencies: ["WireSpec", "WireRuntime", "WireValidator"]),
         .target(
             name: "WireProbe",
             dependencies: [
@@ -94,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "wire",
             dependencies: [
-                "WireSpec", "WireCodegen", "WireRuntime", "WireValidator", "WireDiff", "WireProbe",
+                "WireSpec", "WireCodegen", "WireRuntime", "WireValidator", "WireDiff", "WireProbe", "WireImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -186,6 +189,9 @@ let package = Package(
             name: "CoachMeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WireDiffTests", dependencies: ["WireDiff", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
+        .testTarget(
+            name: "WireImportTests", dependencies: ["WireImport", "WireSpec", "WireCodegen", "WireValidator", "WireRuntime", "WireTestSupport"],
+            exclude: ["Corpus"]),
         .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime", "WireSpec", "WireValidator"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "GeneratedNamesTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),
         .testTarget(

@@ -10,6 +10,7 @@ struct WireCommand: ParsableCommand {
             """,
         subcommands: [
             LintCommand.self, GenerateCommand.self, ValidateCommand.self, SchemaCommand.self, DocsCommand.self, DiffCommand.self, ProbeCommand.self,
+            ImportCommand.self,
         ]
     )
 }

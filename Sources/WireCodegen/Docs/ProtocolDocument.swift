@@ -3,6 +3,15 @@ import WireSpec
 
 /// Builds the reference of a spec as `DocBlock`s.
 struct ProtocolDocument {
+    /// How the overview states the key convention.
+    static func keyStyleWords(_ style: KeyStyle) -> String {
+        switch style {
+        case .camelCase: return "keys are camelCase"
+        case .snakeCase: return "keys are snake_case"
+        case .mixed: return "keys are written as each field names them"
+        }
+    }
+
     let spec: ProtocolSpec
     /// Example frames (canonical JSON text) by message, taken from golden frames.
     let examples: [MessageRef: String]
@@ -54,8 +63,8 @@ struct ProtocolDocument {
         blocks += paragraphs(spec.transport.description)
         blocks.append(
             .paragraph(
-                "Every frame is a JSON object whose `\(spec.tagField)` names its message; keys are "
-                    + "\(spec.keyStyle == .camelCase ? "camelCase" : "snake_case"). This is version \(spec.version) of the protocol. Receivers "
+                "Every frame is a JSON object whose `\(spec.tagField)` names its message; "
+                    + "\(Self.keyStyleWords(spec.keyStyle)). This is version \(spec.version) of the protocol. Receivers "
                     + "ignore "
                     + "fields they do not know unless a message says otherwise, and open enums accept values this version does not list, so a "
                     + "newer peer does not break an older one."

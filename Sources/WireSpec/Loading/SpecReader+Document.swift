@@ -82,7 +82,7 @@ extension SpecReader {
         header.version = require("version", in: map, context: context).flatMap { nonNegativeInteger($0, "'version' in \(context)") }
         header.description = map["description"].flatMap { string($0, "'description' in \(context)") }
         header.keyStyle =
-            map["keyStyle"].flatMap { oneOf($0, "'keyStyle' in \(context)", KeyStyle.self, allowed: [.camelCase, .snakeCase]) } ?? .camelCase
+            map["keyStyle"].flatMap { oneOf($0, "'keyStyle' in \(context)", KeyStyle.self, allowed: [.camelCase, .snakeCase, .mixed]) } ?? .camelCase
         header.tagField = map["tagField"].flatMap { string($0, "'tagField' in \(context)") } ?? "type"
         return header
     }

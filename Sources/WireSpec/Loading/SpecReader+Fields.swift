@@ -58,6 +58,7 @@ extension SpecReader {
         switch index.keyStyle {
         case .camelCase: follows = name.range(of: "^[a-z][a-zA-Z0-9]*$", options: .regularExpression) != nil
         case .snakeCase: follows = name.range(of: "^[a-z][a-z0-9]*(_[a-z0-9]+)*$", options: .regularExpression) != nil
+        case .mixed: follows = name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil
         }
         if !follows {
             error("field name '\(name)' in \(owner) does not follow the protocol's \(index.keyStyle.rawValue) key style", at: location)

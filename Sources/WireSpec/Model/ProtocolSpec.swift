@@ -4,6 +4,10 @@ public enum KeyStyle: String, Sendable, Hashable, Encodable {
     case camelCase
     /// `device_id`, `last_seen_sequence`.
     case snakeCase = "snake_case"
+    /// Each field as its wire names it, camelCase and snake_case side by side (`socket_sequence`
+    /// beside `eventId`): letters, digits and `_`, not starting with a digit. Protocols described
+    /// elsewhere (an imported AsyncAPI document) often mix the two.
+    case mixed
 }
 
 /// How frames travel.

@@ -4,8 +4,8 @@ import Yams
 ///
 /// This is the loader's private view of a document: mappings keep their key order and every
 /// key keeps its own location, so diagnostics can point at the exact key that is wrong.
-struct YAMLNode: Sendable {
-    enum Kind: Sendable {
+package struct YAMLNode: Sendable {
+    package enum Kind: Sendable {
         /// A scalar: its text, and whether it was quoted or a block scalar (then it is always a string).
         case scalar(String, plain: Bool)
         /// A mapping, keys in document order.
@@ -15,17 +15,22 @@ struct YAMLNode: Sendable {
     }
 
     /// One key/value pair of a mapping.
-    struct Entry: Sendable {
-        var key: String
-        var keyLocation: SourceLocation
-        var value: YAMLNode
+    package struct Entry: Sendable {
+        package var key: String
+        package var keyLocation: SourceLocation
+        package var value: YAMLNode
     }
 
-    var kind: Kind
-    var location: SourceLocation
+    package var kind: Kind
+    package var location: SourceLocation
+
+    package init(kind: Kind, location: SourceLocation) {
+        self.kind = kind
+        self.location = location
+    }
 
     /// A short name for the node's kind, used in "expected X, found Y" messages.
-    var kindDescription: String {
+    package var kindDescription: String {
         switch kind {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
@@ -43,7 +48,7 @@ struct YAMLNode: Sendable {
 }
 
 /// The value of a plain scalar under the YAML 1.2 core schema.
-enum YAMLScalar: Sendable, Equatable {
+package enum YAMLScalar: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int)
@@ -51,7 +56,7 @@ enum YAMLScalar: Sendable, Equatable {
     case string(String)
 
     /// Resolves a plain (unquoted) scalar's text.
-    static func resolve(_ text: String) -> YAMLScalar {
+    package static func resolve(_ text: String) -> YAMLScalar {
         switch text {
         case "", "~", "null", "Null", "NULL": return .null
         case "true", "True", "TRUE": return .bool(true)
@@ -72,8 +77,8 @@ enum YAMLScalar: Sendable, Equatable {
 }
 
 /// Parses YAML text into located nodes; a syntax error becomes a located diagnostic.
-enum YAMLParser {
-    static func parse(_ text: String, file: String) -> Result<YAMLNode?, Diagnostic> {
+package enum YAMLParser {
+    package static func parse(_ text: String, file: String) -> Result<YAMLNode?, Diagnostic> {
         do {
             guard let root = try Yams.compose(yaml: text) else { return .success(nil) }
             return .success(convert(root, file: file))
