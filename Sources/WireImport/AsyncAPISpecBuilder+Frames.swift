@@ -120,11 +120,10 @@ extension AsyncAPISpecBuilder {
         }
         if let found = SchemaTranslator.sharedTag(frames.map(\.schema)) { return found }
         // Fixed in every frame, though not to distinct values: the frames that share one are reported.
-        let preferred = ["type", "event", "method", "op", "action", "kind", "channel"]
         let fixed = Set(frames.flatMap { $0.schema.properties.map(\.name) }).filter { name in
             frames.allSatisfy { $0.schema.constValue(of: name) != nil }
         }
-        if let name = fixed.min(by: { (preferred.firstIndex(of: $0) ?? 99, $0) < (preferred.firstIndex(of: $1) ?? 99, $1) }) { return name }
+        if let name = SchemaTranslator.preferredTag(among: fixed) { return name }
         // Distinct per direction is enough: the same tag may name a frame each way.
         for direction in ["client", "server"] {
             let these = frames.filter { $0.direction == direction }

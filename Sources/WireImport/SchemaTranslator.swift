@@ -11,6 +11,8 @@ struct SchemaTranslator {
     /// The type name given to each `$ref` target already translated.
     private var namesByReference: [String: String] = [:]
     private var takenNames: Set<String> = []
+    /// The schemas whose keywords were checked, by where they start.
+    private var checkedSchemas: Set<SourceLocation> = []
 
     /// A field's translation: its type expression, its constraints, and whether `null` is allowed.
     struct FieldType {
@@ -348,30 +350,29 @@ struct SchemaTranslator {
     /// A `oneOf`/`anyOf` field: a tagged union when every variant is an object with a `const`
     /// on one shared property, a one-of tried in order otherwise.
     mutating func unionType(_ variants: [AsyncAPISource.Located], schema: MergedSchema, context: String) -> String {
-        let merged = variants.map { ($0, self.merged($0)) }
+        let shapes = variants.map { merged($0) }
         let name = freshName(context)
-        if let tag = Self.sharedTag(merged.map(\.1)) {
+        if let tag = Self.sharedTag(shapes) {
             var cases: [(String, SpecYAML)] = []
-            for (variant, shape) in merged {
+            for shape in shapes {
                 guard let value = shape.constValue(of: tag) else { continue }
                 let caseName = freshName("\(name) \(value)")
                 addType(caseName, .mapping(objectBody(shape, context: caseName, skipping: [tag])))
                 cases.append((value, .string(caseName)))
-                _ = variant
             }
             addType(name, .mapping([("tag", .string(tag)), ("cases", .mapping(cases))]))
             return name
         }
-        var body: [(String, SpecYAML)] = []
-        for (index, (variant, _)) in merged.enumerated() {
+        var options: [(label: String, type: FieldType)] = []
+        for (index, variant) in variants.enumerated() {
             let type = fieldType(variant, context: "\(name) option \(index + 1)")
-            let label = variant.reference.flatMap(Self.componentName).map(Self.lowerCamel) ?? "option\(index + 1)"
-            body.append((label, .mapping([("type", .string(type.type))] + type.constraints)))
+            options.append((variant.reference.flatMap(Self.componentName).map(Self.lowerCamel) ?? "option\(index + 1)", type))
         }
-        guard body.count >= 2 else {
+        guard options.count >= 2 else {
             report(.warning, "a oneOf/anyOf of one schema is imported as that schema", at: schema.location)
-            return body.first.flatMap { $0.1["type"] }.flatMap { if case .string(let text) = $0 { return text } else { return nil } } ?? "json"
+            return options.first?.type.type ?? "json"
         }
+        let body = options.map { ($0.label, SpecYAML.mapping([("type", .string($0.type.type))] + $0.type.constraints)) }
         addType(name, .mapping([("oneOf", .mapping(body))]))
         return name
     }
@@ -393,12 +394,18 @@ struct SchemaTranslator {
     /// The property every schema gives a distinct string `const` (or one-value enum), if any.
     static func sharedTag(_ shapes: [MergedSchema]) -> String? {
         guard shapes.count >= 2, let first = shapes.first else { return nil }
-        let preferred = ["type", "event", "method", "op", "action", "kind", "channel"]
         let candidates = first.properties.map(\.name).filter { name in
             let values = shapes.map { $0.constValue(of: name) }
             return values.allSatisfy { $0 != nil } && Set(values.compactMap { $0 }).count == shapes.count
         }
-        return candidates.min { (preferred.firstIndex(of: $0) ?? 99, $0) < (preferred.firstIndex(of: $1) ?? 99, $1) }
+        return preferredTag(among: candidates)
+    }
+
+    /// The name a tag field most likely has: `type`, `event`, `method`, `op`, `action`, `kind`,
+    /// `channel` in that order, then the first in alphabetical order.
+    static func preferredTag(among names: some Collection<String>) -> String? {
+        let preferred = ["type", "event", "method", "op", "action", "kind", "channel"]
+        return names.min { (preferred.firstIndex(of: $0) ?? preferred.count, $0) < (preferred.firstIndex(of: $1) ?? preferred.count, $1) }
     }
 
     static func lowerCamel(_ text: String) -> String {
@@ -425,8 +432,10 @@ struct SchemaTranslator {
         ["string": "string", "integer": "integer", "number": "number", "boolean": "boolean"][kind]
     }
 
-    /// Reports every keyword of `schema` that import cannot carry over.
+    /// Reports every keyword of `schema` that import cannot carry over, once per schema in the
+    /// document (a component used by several fields, an object read as a field and as a type).
     mutating func checkKeywords(_ schema: MergedSchema) {
+        guard checkedSchemas.insert(schema.location).inserted else { return }
         for (key, _) in schema.keywords.sorted(by: { $0.key < $1.key }) {
             let location = schema.keywordLocations[key] ?? schema.location
             if let why = Self.refused[key] {
