@@ -59,6 +59,8 @@ struct AsyncAPISource {
     let root: Located
     /// Parsed files by path, the document's own among them.
     private var files: [String: YAMLNode] = [:]
+    /// Every place a `$ref` led to, as `file#pointer`: what the import used.
+    private(set) var followed: Set<String> = []
 
     /// Reads the document at `path` (YAML or JSON).
     init(path: String) throws(LoadError) {
@@ -120,6 +122,7 @@ struct AsyncAPISource {
                 }
             }
             target.reference = text
+            followed.insert(key)
             current = target
         }
         return current

@@ -1,9 +1,41 @@
 import WireSpec
 
 extension AsyncAPISpecBuilder {
+    /// Which application the document describes: the option, else judged from the operations. A
+    /// document whose every operation with a reply sends its request is a client's (it asks, the
+    /// provider answers); any other is the provider's. A note says which, and how to choose.
+    mutating func judgePerspective() -> AsyncAPIImporter.Perspective {
+        if let given = options.describes { return given }
+        let location = root.entries.first { $0.key == "operations" }?.keyLocation ?? root.location
+        var actions: [String?] = []
+        for (_, _, operation) in root["operations"]?.entries ?? [] {
+            guard let operation = try? translator.source.resolve(operation), operation["reply"] != nil else { continue }
+            actions.append(operation["action"]?.text)
+        }
+        if !actions.isEmpty, actions.allSatisfy({ $0 == "send" }) {
+            report(
+                .note,
+                "every operation with a reply sends its request, so the document is read as a client's: 'send' is a client frame, "
+                    + "'receive' a server frame (--describes provider reads it the other way)",
+                at: location)
+            return .client
+        }
+        report(
+            .note,
+            "the document is read as the provider's: 'receive' is a client frame, 'send' a server frame "
+                + "(--describes client reads it the other way)",
+            at: location)
+        return .provider
+    }
+
+    /// The direction of an operation's messages (or, with `reply`, of its reply's).
+    func direction(of action: String, reply: Bool = false) -> String {
+        let clientSends = (action == "receive") == (perspective == .provider)
+        return clientSends != reply ? "client" : "server"
+    }
+
     /// Every frame: each message an operation names, split into one frame per tagged `oneOf`
-    /// variant of its payload. The direction is the provider's: `receive` is a client frame,
-    /// `send` a server frame.
+    /// variant of its payload, in the direction `perspective` gives the operation's action.
     mutating func collectFrames() -> [Frame] {
         var directions: [String: Set<String>] = [:]
         var messages: [String: (Located, SourceLocation)] = [:]
@@ -17,20 +49,30 @@ extension AsyncAPISpecBuilder {
         }
         for (name, location, operation) in root["operations"]?.entries ?? [] {
             guard let operation = translator.resolved(operation) else { continue }
-            let action = operation["action"]?.text
-            guard action == "send" || action == "receive" else {
-                report(.error, "operation '\(name)' has action '\(action ?? "none")'; it must be 'send' or 'receive'", at: location)
+            guard let action = operation["action"]?.text, action == "send" || action == "receive" else {
+                report(
+                    .error, "operation '\(name)' has action '\(operation["action"]?.text ?? "none")'; it must be 'send' or 'receive'", at: location)
                 continue
             }
-            var listed = operation["messages"]?.items ?? []
-            if listed.isEmpty, let channel = operation["channel"].flatMap({ translator.resolved($0) }) {
-                listed = channel["messages"]?.entries.map(\.value) ?? []
-            }
-            for message in listed {
+            var requests: [String] = []
+            for message in operationMessages(operation) {
                 guard let resolved = translator.resolved(message) else { continue }
-                add(messageKey(resolved), resolved, message.location, action == "receive" ? "client" : "server")
+                requests.append(messageKey(resolved))
+                add(messageKey(resolved), resolved, message.location, direction(of: action))
             }
-            if let reply = operation["reply"] { replyFrames(reply, of: name, into: add) }
+            guard let reply = operation["reply"].flatMap({ translator.resolved($0) }) else { continue }
+            if let address = reply["address"] {
+                report(
+                    .warning, "operation '\(name)': the reply's address is not modelled; replies are frames on the same connection",
+                    at: address.location)
+            }
+            var replies: [String] = []
+            for message in operationMessages(reply) {
+                guard let resolved = translator.resolved(message) else { continue }
+                replies.append(messageKey(resolved))
+                add(messageKey(resolved), resolved, message.location, direction(of: action, reply: true))
+            }
+            exchanges.append(Exchange(operation: name, location: location, requests: requests, replies: replies))
         }
         for (channelName, _, channel) in root["channels"]?.entries ?? [] {
             guard let channel = translator.resolved(channel) else { continue }
@@ -46,6 +88,7 @@ extension AsyncAPISpecBuilder {
         var frames: [Frame] = []
         for key in order {
             let (message, location) = messages[key]!
+            messageNodes[key] = message
             for direction in directions[key, default: ["server"]].sorted() {
                 frames += messageFrames(message, named: key, direction: direction, at: location)
             }
@@ -53,13 +96,11 @@ extension AsyncAPISpecBuilder {
         return frames
     }
 
-    /// The reply's messages, sent the other way from the operation's own.
-    private mutating func replyFrames(_ reply: Located, of operation: String, into add: (String, Located, SourceLocation, String?) -> Void) {
-        guard let reply = translator.resolved(reply), let action = root["operations"]?[operation]?["action"]?.text else { return }
-        for message in reply["messages"]?.items ?? [] {
-            guard let resolved = translator.resolved(message) else { continue }
-            add(messageKey(resolved), resolved, message.location, action == "receive" ? "server" : "client")
-        }
+    /// The messages an operation (or a reply) lists, else every message of its channel.
+    private mutating func operationMessages(_ operation: Located) -> [Located] {
+        if let listed = operation["messages"]?.items, !listed.isEmpty { return listed }
+        guard let channel = operation["channel"].flatMap({ translator.resolved($0) }) else { return [] }
+        return channel["messages"]?.entries.map(\.value) ?? []
     }
 
     /// A message's name: the component it was reached through, else its `name`.
@@ -72,7 +113,7 @@ extension AsyncAPISpecBuilder {
             report(.error, "message '\(name)' has content type '\(type)'; only JSON payloads are imported", at: message.location)
             return []
         }
-        for key in ["headers", "correlationId", "bindings", "traits"] {
+        for key in ["headers", "bindings", "traits"] {
             if let value = message[key] {
                 report(.warning, "message '\(name)': '\(key)' is not modelled by the spec language; it is left out", at: value.location)
             }
@@ -90,25 +131,30 @@ extension AsyncAPISpecBuilder {
             return []
         }
         let schema = translator.merged(payload)
+        var frame = Frame(
+            direction: direction, schema: schema, messageName: name, messageKey: name, description: description, examples: examples,
+            location: location)
+        guard let variants = (schema.keywords["oneOf"] ?? schema.keywords["anyOf"])?.items else { return [frame] }
+        let shapes = variants.map { translator.merged($0) }
         let fixesItsTag = schema.properties.contains { schema.constValue(of: $0.name) != nil }
-        if let variants = schema.keywords["oneOf"] ?? schema.keywords["anyOf"], fixesItsTag {
-            var frame = Frame(
-                direction: direction, schema: schema, messageName: name, description: description, examples: examples, location: location)
-            frame.cases = variants.items
+        if fixesItsTag || (SchemaTranslator.sharedTag(shapes) == nil && MergedSchema.sameFixedValue(in: shapes) != nil) {
+            // One frame whose fields depend on a second property (or on nothing, and are joined).
+            if !fixesItsTag { frame.schema = MergedSchema.joined(shapes, onto: schema) }
+            frame.cases = zip(variants, shapes).map { variant, shape in
+                let target = fixesItsTag ? nil : translator.resolved(variant)
+                return Case(
+                    schema: shape, name: target?.reference.flatMap(SchemaTranslator.componentName), description: target?["description"]?.text)
+            }
             return [frame]
         }
-        if let variants = schema.keywords["oneOf"] ?? schema.keywords["anyOf"] {
-            return variants.items.enumerated().map { index, variant in
-                let shape = translator.merged(variant)
-                // A variant named by its component (`update`), its own description before the message's.
-                let target = translator.resolved(variant)
-                let variantName = target?.reference.flatMap(SchemaTranslator.componentName) ?? "\(name) \(index + 1)"
-                return Frame(
-                    direction: direction, schema: shape, messageName: variantName, description: target?["description"]?.text ?? description,
-                    examples: examples, location: variant.location)
-            }
+        return zip(variants, shapes).enumerated().map { index, pair in
+            // A variant named by its component (`update`), its own description before the message's.
+            let target = translator.resolved(pair.0)
+            let variantName = target?.reference.flatMap(SchemaTranslator.componentName) ?? "\(name) \(index + 1)"
+            return Frame(
+                direction: direction, schema: pair.1, messageName: variantName, messageKey: name,
+                description: target?["description"]?.text ?? description, examples: examples, location: pair.0.location)
         }
-        return [Frame(direction: direction, schema: schema, messageName: name, description: description, examples: examples, location: location)]
     }
 
     /// The property that tells frames apart: the option, else a property every frame fixes to a
@@ -138,67 +184,5 @@ extension AsyncAPISpecBuilder {
             }
         }
         return "type"
-    }
-
-    /// The `messages` section, and a diagnostic for each frame that cannot be told apart.
-    mutating func messages(_ frames: [Frame], tag: String) -> [(String, SpecYAML)] {
-        var sections: [String: [(String, SpecYAML)]] = [:]
-        for frame in frames {
-            guard let value = frame.schema.constValue(of: tag) else {
-                report(
-                    .error,
-                    "frame '\(frame.messageName)' does not fix '\(tag)' to a string, so it cannot be told apart from the others; "
-                        + "add `\(tag): {const: \(frame.messageName)}` to its payload",
-                    at: frame.location)
-                continue
-            }
-            if sections[frame.direction, default: []].contains(where: { $0.0 == value }) {
-                report(
-                    .error, "two \(frame.direction) frames have \(tag) '\(value)' and cannot be told apart on the wire; give them different values",
-                    at: frame.location)
-                continue
-            }
-            var body: [(String, SpecYAML)] = []
-            let typeName = translator.freshName(frame.messageName)
-            if SchemaTranslator.lowerCamel(frame.messageName) != SchemaTranslator.lowerCamel(value) { body.append(("typeName", .string(typeName))) }
-            if let description = frame.description { body.append(("description", .string(description))) }
-            if frame.cases.isEmpty {
-                body += translator.objectBody(frame.schema, context: typeName, skipping: [tag]).filter { $0.0 != "description" }
-            } else {
-                body += unionMessage(frame, typeName: typeName, tag: tag)
-            }
-            for example in frame.examples where example[tag]?.text == value {
-                exampleSites.append(ExampleCheck.Site(direction: frame.direction == "client" ? .client : .server, tag: value, example: example))
-            }
-            sections[frame.direction, default: []].append((value, .mapping(body)))
-        }
-        return ["client", "server"].compactMap { direction in sections[direction].map { (direction, .mapping($0)) } }
-    }
-
-    /// A frame whose fields depend on one of them: `tag` and `cases`, each case an object type
-    /// without the frame's tag and the case's own.
-    mutating func unionMessage(_ frame: Frame, typeName: String, tag: String) -> [(String, SpecYAML)] {
-        let shapes = frame.cases.map { translator.merged($0) }
-        let candidates = Set(shapes.flatMap { $0.properties.map(\.name) }).subtracting([tag]).sorted().filter { name in
-            let values = shapes.map { $0.constValue(of: name, booleans: true) }
-            return values.allSatisfy { $0 != nil } && Set(values.compactMap { $0 }).count == shapes.count
-        }
-        guard let discriminator = candidates.first else {
-            report(
-                .error, "frame '\(frame.messageName)': no property tells its oneOf variants apart; give each a property fixed to a value of its own",
-                at: frame.location)
-            return translator.objectBody(frame.schema, context: typeName, skipping: [tag]).filter { $0.0 != "description" }
-        }
-        var cases: [(String, SpecYAML)] = []
-        for shape in shapes {
-            let value = shape.constValue(of: discriminator, booleans: true)!
-            let caseType = translator.freshName("\(typeName) \(value == "true" ? "success" : value == "false" ? "failure" : value)")
-            var caseBody = translator.objectBody(shape, context: caseType, skipping: [tag, discriminator])
-            // A case type may not refuse unknown fields: the frame's tag is in every object.
-            caseBody.removeAll { $0.0 == "unknownFields" && $0.1 == .string("reject") }
-            translator.addType(caseType, .mapping(caseBody))
-            cases.append((value, .string(caseType)))
-        }
-        return [("tag", .string(discriminator)), ("cases", .mapping(cases))]
     }
 }

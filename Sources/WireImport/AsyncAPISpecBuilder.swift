@@ -10,18 +10,47 @@ struct AsyncAPISpecBuilder {
     struct Frame {
         var direction: String
         var schema: MergedSchema
+        /// The frame's name: its message's, or its `oneOf` variant's component.
         var messageName: String
+        /// The message it came from (the key correlations and replies name).
+        var messageKey: String
         var description: String?
         var examples: [Located]
         var location: SourceLocation
-        /// The `oneOf` variants of a frame that fixes its own tag: the cases of a union message.
-        var cases: [Located] = []
+        /// The shapes of a frame whose fields depend on a second property: the cases of a union
+        /// message (the `oneOf` variants of a message that fixes its own tag, or messages that share a tag).
+        var cases: [Case] = []
+        /// Whether its variants could be told apart by nothing and were joined (a warning said so).
+        var joinedVariants = false
+    }
+
+    /// One case of a union message, with the name and description its type takes.
+    struct Case {
+        var schema: MergedSchema
+        var name: String?
+        var description: String?
+    }
+
+    /// An operation with a `reply`: which messages answer which.
+    struct Exchange {
+        var operation: String
+        var location: SourceLocation
+        var requests: [String]
+        var replies: [String]
     }
 
     var translator: SchemaTranslator
     let options: AsyncAPIImporter.Options
     /// The document's examples, to check once the spec exists.
     var exampleSites: [ExampleCheck.Site] = []
+    /// What `receive` and `send` mean: judged once, before the frames are read.
+    var perspective: AsyncAPIImporter.Perspective = .provider
+    /// Operations with replies, for the correlations they state.
+    var exchanges: [Exchange] = []
+    /// Each message's node, by its key (for its `correlationId`).
+    var messageNodes: [String: Located] = [:]
+    /// The frames (direction and tag value) each message became, by its key (for correlations).
+    var framesByMessage: [String: [(direction: String, tag: String)]] = [:]
     var root: Located { translator.source.root }
 
     init(source: AsyncAPISource, options: AsyncAPIImporter.Options) {
@@ -45,6 +74,7 @@ struct AsyncAPISpecBuilder {
                 ])
         }
         var document: [(String, SpecYAML)] = []
+        perspective = judgePerspective()
         let frames = collectFrames()
         let tag = tagField(frames)
         let header = protocolHeader(frames: frames, tag: tag)
@@ -56,8 +86,20 @@ struct AsyncAPISpecBuilder {
         let messages = self.messages(frames, tag: tag)
         if !translator.types.isEmpty { document.append(("types", .mapping(translator.types))) }
         document.append(("messages", .mapping(messages)))
+        let correlations = self.correlations()
+        if !correlations.isEmpty { document.append(("session", .mapping([("correlations", .mapping(correlations))]))) }
+        let rateLimits = self.rateLimits()
+        if !rateLimits.isEmpty { document.append(("rateLimits", .mapping(rateLimits))) }
+        let constants = self.constants()
+        if !constants.isEmpty { document.append(("constants", .mapping(constants))) }
         for key in root.entries.map(\.key) where !Self.topLevelKeys.contains(key) {
-            if key.hasPrefix("x-") {
+            if key == "x-session-rules" {
+                report(
+                    .warning,
+                    "'x-session-rules' is left out: the export writes each rule's answer resolved, so the rules cannot be read back as "
+                        + "written; copy the 'session' section from the spec the document was exported from",
+                    at: root.entries.first { $0.key == key }!.keyLocation)
+            } else if key.hasPrefix("x-") {
                 report(
                     .warning, "extension '\(key)' is not one this import reads; it is left out", at: root.entries.first { $0.key == key }!.keyLocation
                 )
@@ -65,6 +107,7 @@ struct AsyncAPISpecBuilder {
                 report(.warning, "'\(key)' is not an AsyncAPI 3 key; it is left out", at: root.entries.first { $0.key == key }!.keyLocation)
             }
         }
+        reportLeftOut()
         let withExamples = addingExamples(to: document)
         return AsyncAPIImporter.Result(spec: SpecYAML.mapping(withExamples).document, diagnostics: translator.diagnostics.sortedByLocation())
     }
@@ -96,10 +139,35 @@ struct AsyncAPISpecBuilder {
         }
     }
 
+    /// What the document states that no spec has a place for: components nothing uses, security
+    /// schemes, `info` beyond the title, version and description, and the document's `id`.
+    mutating func reportLeftOut() {
+        for (kind, kindLocation, entries) in root["components"]?.entries ?? [] {
+            if kind == "securitySchemes" {
+                report(
+                    .warning, "components 'securitySchemes' are not modelled (a spec describes frames, not how a connection authenticates); left out",
+                    at: kindLocation)
+                continue
+            }
+            for (name, location, _) in entries.entries {
+                let pointer = "/components/\(kind)/" + name.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                guard !translator.source.followed.contains("\(root.file)#\(pointer)") else { continue }
+                report(.warning, "component '\(kind)/\(name)' is used by no channel, operation or message; left out", at: location)
+            }
+        }
+        for (key, location, _) in root["info"]?.entries ?? [] where !["title", "version", "description"].contains(key) {
+            report(.note, "info '\(key)' has no place in a spec; left out", at: location)
+        }
+        if let id = root.entries.first(where: { $0.key == "id" }) {
+            report(.note, "'id' (the application's identifier) has no place in a spec; left out", at: id.keyLocation)
+        }
+    }
+
     static let channelKeys: Set<String> = ["address", "messages", "title", "summary", "description", "servers", "tags", "externalDocs"]
 
     static let topLevelKeys: Set<String> = [
         "asyncapi", "id", "info", "servers", "defaultContentType", "channels", "operations", "components", "x-transport", "x-error-codes",
+        "x-rate-limits", "x-constants",
     ]
 
     // MARK: Header
@@ -172,7 +240,11 @@ struct AsyncAPISpecBuilder {
             }
         }
         for (name, location, server) in root["servers"]?.entries ?? [] {
-            guard let resolved = translator.resolved(server), let scheme = resolved["protocol"]?.text else { continue }
+            guard let resolved = translator.resolved(server) else { continue }
+            for (key, keyLocation, _) in resolved.entries where ["security", "bindings", "variables"].contains(key) {
+                report(.warning, "server '\(name)': '\(key)' is not modelled by the spec language; left out", at: keyLocation)
+            }
+            guard let scheme = resolved["protocol"]?.text else { continue }
             if !["ws", "wss"].contains(scheme.lowercased()) {
                 report(
                     .warning, "server '\(name)' speaks '\(scheme)'; frames are imported as JSON over a WebSocket, the transport this tool models",

@@ -10,6 +10,8 @@ struct SchemaTranslator {
     private(set) var diagnostics: [Diagnostic] = []
     /// The type name given to each `$ref` target already translated.
     private var namesByReference: [String: String] = [:]
+    /// The translation of each `$ref` target that is not a named type (an array of a named item).
+    private var inlineByReference: [String: FieldType] = [:]
     private var takenNames: Set<String> = []
     /// The schemas whose keywords were checked, by where they start.
     private var checkedSchemas: Set<SourceLocation> = []
@@ -127,9 +129,11 @@ struct SchemaTranslator {
     /// names what it is for (the type name an object or enum gets when it has none).
     mutating func fieldType(_ schema: AsyncAPISource.Located, context: String) -> FieldType {
         guard let target = resolved(schema) else { return FieldType(type: "json") }
-        // A schema reached by `$ref` to a named component is a named type of its own.
+        // A schema reached by `$ref` to a named component is a named type of its own; any other
+        // (an array, a plain scalar) is translated once, and what it needs named is named after it.
         if let reference = target.reference, let component = Self.componentName(reference) {
             if let name = namesByReference[reference] { return FieldType(type: name) }
+            if let known = inlineByReference[reference] { return known }
             let kind = merged(target)
             if kind.isNamedWorthy {
                 let name = freshName(component)
@@ -137,6 +141,9 @@ struct SchemaTranslator {
                 if let body = namedType(kind, name: name) { addType(name, body) }
                 return FieldType(type: name)
             }
+            let type = inlineType(kind, context: component)
+            inlineByReference[reference] = type
+            return type
         }
         return inlineType(merged(target), context: context)
     }
@@ -366,7 +373,10 @@ struct SchemaTranslator {
         var options: [(label: String, type: FieldType)] = []
         for (index, variant) in variants.enumerated() {
             let type = fieldType(variant, context: "\(name) option \(index + 1)")
-            options.append((variant.reference.flatMap(Self.componentName).map(Self.lowerCamel) ?? "option\(index + 1)", type))
+            // Labelled by the component a variant names (read once resolved: the `$ref` node itself has no reference).
+            var label = resolved(variant)?.reference.flatMap(Self.componentName).map(Self.lowerCamel) ?? "option\(index + 1)"
+            if options.contains(where: { $0.label == label }) { label += "\(index + 1)" }
+            options.append((label, type))
         }
         guard options.count >= 2 else {
             report(.warning, "a oneOf/anyOf of one schema is imported as that schema", at: schema.location)
@@ -475,6 +485,31 @@ struct MergedSchema {
         guard let type = keywords["type"] else { return ([], keywords["nullable"]?.text == "true") }
         let names = type.text.map { [$0] } ?? type.items.compactMap(\.text)
         return (Set(names), names.contains("null") || keywords["nullable"]?.text == "true")
+    }
+
+    /// The `oneOf` variants of `base` joined into one object: every variant's properties (the
+    /// first schema each is stated with), required where every variant requires it.
+    static func joined(_ shapes: [MergedSchema], onto base: MergedSchema) -> MergedSchema {
+        var result = base
+        result.keywords["oneOf"] = nil
+        result.keywords["anyOf"] = nil
+        for shape in shapes {
+            for property in shape.properties where !result.properties.contains(where: { $0.name == property.name }) {
+                result.properties.append(property)
+            }
+        }
+        if let first = shapes.first { result.required.formUnion(shapes.dropFirst().reduce(first.required) { $0.intersection($1.required) }) }
+        return result
+    }
+
+    /// A property every shape fixes to one and the same string (a message's tag repeated in each
+    /// of its variants), if any.
+    static func sameFixedValue(in shapes: [MergedSchema]) -> String? {
+        guard let first = shapes.first else { return nil }
+        return first.properties.map(\.name).first { name in
+            guard let value = first.constValue(of: name) else { return false }
+            return shapes.allSatisfy { $0.constValue(of: name) == value }
+        }
     }
 
     /// `{type: null}`: only `null`.

@@ -3,6 +3,8 @@ import Foundation
 import WireImport
 import WireSpec
 
+extension AsyncAPIImporter.Perspective: ExpressibleByArgument {}
+
 /// `wire import`: specs from protocol descriptions written in other languages.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,8 +38,15 @@ struct ImportAsyncAPICommand: ParsableCommand {
     @Option(name: .long, help: "The protocol's machine name (default: made from the document's title).")
     var name: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The application the document describes: provider (receive = client frames) or client (send = client frames).",
+            discussion: "Default: judged from the operations; a note says which was chosen and why.", valueName: "provider|client"))
+    var describes: AsyncAPIImporter.Perspective?
+
     func run() throws {
-        let result = AsyncAPIImporter.importDocument(atPath: document, options: .init(tagField: tagField, name: name))
+        let result = AsyncAPIImporter.importDocument(atPath: document, options: .init(tagField: tagField, name: name, describes: describes))
         for diagnostic in result.diagnostics.sortedByLocation() { printError(diagnostic.description) }
         guard let spec = result.spec else { throw ExitCode(ExitStatus.usage) }
         // What the spec language itself refuses in the written spec, at the spec's lines.

@@ -11,6 +11,12 @@ import Testing
         #expect(wrapper.wrap("    let a = f(b, c)") == ["    let a = f(b, c)"])
     }
 
+    @Test("A comment is never broken at its brackets (a pattern such as [0-9]{4} in a doc comment)")
+    func commentsStayWhole() {
+        let line = "    /// matches `(?:[0-9]{4}-(?:0[1-9]|1[0-2]))` exactly"
+        #expect(wrapper.wrap(line) == [line])
+    }
+
     @Test func anArgumentListGoesOneArgumentPerLine() {
         #expect(
             wrapper.wrap("    let value = compute(first, second: 2, third: [1, 2])") == [

@@ -139,7 +139,9 @@ import WireValidator
         #expect(diagnostics.contains { $0.hasPrefix("19: warning: 'multipleOf' is left out") }, "\(diagnostics)")
         #expect(diagnostics.contains { $0.hasPrefix("20: warning: 'not' is left out") }, "\(diagnostics)")
         #expect(diagnostics.contains { $0.hasPrefix("22: error: message 'b' has content type 'application/octet-stream'") }, "\(diagnostics)")
-        #expect(diagnostics.contains { $0.contains("error: two client frames have type 'a' and cannot be told apart") }, "\(diagnostics)")
+        #expect(
+            diagnostics.contains { $0.contains("error: client frames 'a' and 'c' both have type 'a' and nothing else tells them apart") },
+            "\(diagnostics)")
         #expect(!diagnostics.contains { $0.contains("no property tells") }, "'type' is fixed in both; the clash is the error")
     }
 

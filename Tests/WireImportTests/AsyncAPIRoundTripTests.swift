@@ -31,7 +31,28 @@ import WireTestSupport
                 #expect(back.shape.fields.filter(\.required).map(\.name).sorted() == message.shape.fields.filter(\.required).map(\.name).sorted())
             }
         }
+        // The tables AsyncAPI has no place for, carried by the export's x- extensions.
+        #expect(imported.rateLimits.map(\.name) == original.rateLimits.map(\.name))
+        for limit in original.rateLimits {
+            guard let back = imported.rateLimits.first(where: { $0.name == limit.name }) else { continue }
+            #expect(back.limit == limit.limit && back.windowMilliseconds == limit.windowMilliseconds && back.scope == limit.scope, "\(limit.name)")
+            #expect(Self.counted(back.counts) == Self.counted(limit.counts), "\(limit.name)")
+            let (was, now) = (limit.answer.map(original.resolved), back.answer.map(imported.resolved))
+            #expect(was?.code == now?.code && was?.closesConnection == now?.closesConnection && was?.closeCode == now?.closeCode, "\(limit.name)")
+        }
+        #expect(imported.constants.map(\.name) == original.constants.map(\.name))
+        for constant in original.constants {
+            let back = imported.constants.first { $0.name == constant.name }
+            #expect(back?.kind == constant.kind && back?.value == constant.value && back?.providerLimit == constant.providerLimit, "\(constant.name)")
+        }
         let errors = result.diagnostics.filter { $0.severity == .error }
         #expect(errors.isEmpty, "\(errors)")
+    }
+
+    static func counted(_ counts: RateLimit.Counted) -> [String] {
+        switch counts {
+        case .frames(let frames): frames.map(\.description)
+        case .violations(let codes): codes
+        }
     }
 }

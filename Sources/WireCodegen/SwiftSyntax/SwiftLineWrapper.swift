@@ -16,6 +16,9 @@ struct SwiftLineWrapper {
         guard line.count > limit else { return [line] }
         let indent = String(line.prefix { $0 == " " })
         let code = Array(line.dropFirst(indent.count))
+        // A comment is prose, not structure: a pattern such as `[0-9]{4}` in a doc comment must
+        // not be broken at its brackets (the lines after the first would no longer be comments).
+        if code.starts(with: ["/", "/"]) { return [line] }
         let tokens = Self.scan(code)
         if let lines = breakList(code, tokens, indent: indent) ?? breakClosure(code, tokens, indent: indent)
             ?? splitLiteral(code, tokens, indent: indent)

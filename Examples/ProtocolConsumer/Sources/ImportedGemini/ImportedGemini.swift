@@ -1,0 +1,3 @@
+// Generated at build time from the SDK's Tests/WireImportTests/Corpus/websocket-gemini.imported.yaml, the spec
+// `wire import asyncapi` writes from the public AsyncAPI document beside it.
+@_exported import WireRuntime
