@@ -190,7 +190,8 @@ let package = Package(
         .testTarget(name: "WireCodegenTests", dependencies: ["WireCodegen", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "WireDiffTests", dependencies: ["WireDiff", "WireSpec", "WireTestSupport"], exclude: ["Golden"]),
         .testTarget(
-            name: "WireImportTests", dependencies: ["WireImport", "WireSpec", "WireCodegen", "WireValidator", "WireRuntime", "WireTestSupport"],
+            name: "WireImportTests",
+            dependencies: ["WireImport", "WireSpec", "WireCodegen", "WireValidator", "WireRuntime", "WireDiff", "WireTestSupport"],
             exclude: ["Corpus"]),
         .testTarget(name: "GeneratedFixtureTests", dependencies: ["WireRuntime", "WireSpec", "WireValidator"], plugins: ["WireCodegenPlugin"]),
         .testTarget(name: "GeneratedNamesTests", dependencies: ["WireRuntime"], plugins: ["WireCodegenPlugin"]),

@@ -75,7 +75,7 @@ extension ChangeCollector {
                     group, subject, .changed, "scope changed", old: previous.scope.rawValue, new: limit.scope.rawValue, effect: .changesBehaviour,
                     directions: directions, at: limit.location)
             }
-            if previous.answer != limit.answer {
+            if !sameAnswer(previous.answer, limit.answer) {
                 record(
                     group, subject, .changed, "answer changed", old: previous.answer.map(answerText), new: limit.answer.map(answerText),
                     effect: .changesBehaviour, directions: directions, at: limit.location)
@@ -207,7 +207,7 @@ extension ChangeCollector {
                         directions: [direction], at: phase.location)
                 }
             }
-            if previous.otherwise != phase.otherwise {
+            if !sameAnswer(previous.otherwise, phase.otherwise) {
                 record(
                     group, "phase '\(phase.name)'", .changed, "answer to a frame not allowed changed", old: previous.otherwise.map(answerText),
                     new: phase.otherwise.map(answerText), effect: .changesBehaviour, directions: Self.both, at: phase.location)
@@ -217,7 +217,7 @@ extension ChangeCollector {
             for tag in Set(previous.otherwiseFor.map(\.tag) + phase.otherwiseFor.map(\.tag)).sorted() where clientTags.contains(tag) {
                 let old = previous.otherwiseFor.first { $0.tag == tag }?.answer
                 let new = phase.otherwiseFor.first { $0.tag == tag }?.answer
-                guard old != new else { continue }
+                guard !sameAnswer(old ?? previous.otherwise, new ?? phase.otherwise) else { continue }
                 record(
                     group, "phase '\(phase.name)'", .changed, "answer to client \(tag) when not allowed changed",
                     old: (old ?? previous.otherwise).map(answerText), new: (new ?? phase.otherwise).map(answerText), effect: .changesBehaviour,

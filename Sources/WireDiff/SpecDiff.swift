@@ -63,7 +63,9 @@ struct ChangeCollector {
 
     /// Records a changed description (`info`, no verdict).
     mutating func recordDescription(_ group: String, _ subject: String, old oldText: String?, new newText: String?, at location: SourceLocation) {
-        guard oldText != newText else { return }
+        // A YAML block scalar's closing newline is not a change of the text.
+        func trimmed(_ text: String?) -> String? { text.map { String($0.reversed().drop { $0.isWhitespace }.reversed()) } }
+        guard trimmed(oldText) != trimmed(newText) else { return }
         changes.append(
             SpecChange(
                 group: group, subject: subject, kind: .changed, summary: "description changed", old: oldText.map(Self.short),
@@ -111,7 +113,7 @@ struct ChangeCollector {
         for (subject, before, after) in [
             ("answer to bytes that are not JSON", old.notJSONAnswer, new.notJSONAnswer),
             ("answer to JSON that is not a frame", old.notAFrameAnswer, new.notAFrameAnswer),
-        ] where before != after {
+        ] where !sameAnswer(before, after) {
             record(
                 "validation", subject, .changed, "changed", old: answerText(before), new: answerText(after), effect: .changesBehaviour,
                 directions: [.client, .server], at: location)
@@ -157,7 +159,7 @@ struct ChangeCollector {
                 continue
             }
             recordDescription(group, "the message", old: before.description, new: message.description, at: message.location)
-            if before.violation != message.violation {
+            if !sameAnswer(before.violation, message.violation) {
                 record(
                     group, "answer to a broken rule", .changed, "changed", old: before.violation.map(answerText),
                     new: message.violation.map(answerText),
@@ -289,7 +291,7 @@ struct ChangeCollector {
                 group, subject, .changed, "default changed", old: before.defaultValue?.description, new: after.defaultValue?.description,
                 effect: .changesBehaviour, directions: directions, at: location)
         }
-        if before.violation != after.violation {
+        if !sameAnswer(before.violation, after.violation) {
             record(
                 group, subject, .changed, "answer to a broken rule changed", old: before.violation.map(answerText),
                 new: after.violation.map(answerText), effect: .changesBehaviour, directions: directions, at: location)
@@ -345,6 +347,16 @@ struct ChangeCollector {
 
     func typeText(_ field: Field) -> String {
         field.type.description + (field.required ? "" : ", optional") + (field.nullable ? ", nullable" : "")
+    }
+
+    /// Whether two answers do the same on the wire once each spec's error table has filled in what
+    /// they leave to it (`{error: auth_failed}` and `{error: auth_failed, close: true, closeCode:
+    /// 1008}` are one answer when the code closes with 1008). An absent answer is not a present one.
+    func sameAnswer(_ before: Answer?, _ after: Answer?) -> Bool {
+        if before == after { return true }
+        guard let before, let after else { return false }
+        let (was, now) = (old.resolved(before), new.resolved(after))
+        return was.code == now.code && was.closesConnection == now.closesConnection && was.closeCode == now.closeCode
     }
 
     func answerText(_ answer: Answer) -> String {

@@ -143,7 +143,8 @@ extension AsyncAPISpecBuilder {
             frame.cases = zip(variants, shapes).map { variant, shape in
                 let target = fixesItsTag ? nil : translator.resolved(variant)
                 return Case(
-                    schema: shape, name: target?.reference.flatMap(SchemaTranslator.componentName), description: target?["description"]?.text)
+                    schema: shape, name: shape.wire("name")?.text ?? target?.reference.flatMap(SchemaTranslator.componentName),
+                    description: target?["description"]?.text)
             }
             return [frame]
         }

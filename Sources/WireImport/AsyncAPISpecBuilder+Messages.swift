@@ -28,6 +28,7 @@ extension AsyncAPISpecBuilder {
             let typeName = translator.freshName(frame.messageName)
             if SchemaTranslator.lowerCamel(frame.messageName) != SchemaTranslator.lowerCamel(value) { body.append(("typeName", .string(typeName))) }
             if let description = frame.description { body.append(("description", .string(description))) }
+            if let violation = frame.schema.wire("violation") { body.append(("violation", SpecYAML(violation.node))) }
             if frame.cases.isEmpty {
                 body += translator.objectBody(frame.schema, context: typeName, skipping: [tag]).filter { $0.0 != "description" }
             } else {
@@ -91,18 +92,20 @@ extension AsyncAPISpecBuilder {
         var cases: [(String, SpecYAML)] = []
         for shape in frame.cases {
             let value = shape.schema.constValue(of: discriminator, booleans: true)!
-            let caseType = translator.freshName(
-                shape.name ?? "\(typeName) \(value == "true" ? "success" : value == "false" ? "failure" : value)")
-            var caseBody = translator.objectBody(shape.schema, context: caseType, skipping: [tag, discriminator])
-            if let description = shape.description, !caseBody.contains(where: { $0.0 == "description" }) {
-                caseBody.insert(("description", .string(description)), at: 0)
+            let fallback = shape.name ?? "\(typeName) \(value == "true" ? "success" : value == "false" ? "failure" : value)"
+            let caseType = translator.caseType(shape.schema, fallback: fallback) { translator, name in
+                var caseBody = translator.objectBody(shape.schema, context: name, skipping: [tag, discriminator])
+                if let description = shape.description, !caseBody.contains(where: { $0.0 == "description" }) {
+                    caseBody.insert(("description", .string(description)), at: 0)
+                }
+                // A case type may not refuse unknown fields: the frame's tag is in every object.
+                caseBody.removeAll { $0.0 == "unknownFields" && $0.1 == .string("reject") }
+                return .mapping(caseBody)
             }
-            // A case type may not refuse unknown fields: the frame's tag is in every object.
-            caseBody.removeAll { $0.0 == "unknownFields" && $0.1 == .string("reject") }
-            translator.addType(caseType, .mapping(caseBody))
             cases.append((value, .string(caseType)))
         }
-        return [("tag", .string(discriminator)), ("cases", .mapping(cases))]
+        let open: [(String, SpecYAML)] = frame.schema.wire("open")?.text == "true" ? [("open", .literal("true"))] : []
+        return [("tag", .string(discriminator))] + open + [("cases", .mapping(cases))]
     }
 
     // MARK: Correlations

@@ -81,25 +81,21 @@ struct AsyncAPISpecBuilder {
         document.append(("protocol", .mapping(header)))
         document.append(("transport", .mapping(transport())))
         let errors = errorTable()
-        document.append(("validation", .mapping([("errorCode", .string(errors.defaultCode))])))
+        document.append(("validation", .mapping(validation(defaultCode: errors.defaultCode))))
         document.append(("errors", .mapping(errors.entries)))
         let messages = self.messages(frames, tag: tag)
+        let endpoints = self.endpoints()
         if !translator.types.isEmpty { document.append(("types", .mapping(translator.types))) }
         document.append(("messages", .mapping(messages)))
-        let correlations = self.correlations()
-        if !correlations.isEmpty { document.append(("session", .mapping([("correlations", .mapping(correlations))]))) }
+        let session = self.session(correlations: correlations())
+        if !session.isEmpty { document.append(("session", .mapping(session))) }
         let rateLimits = self.rateLimits()
         if !rateLimits.isEmpty { document.append(("rateLimits", .mapping(rateLimits))) }
+        if !endpoints.isEmpty { document.append(("endpoints", .mapping(endpoints))) }
         let constants = self.constants()
         if !constants.isEmpty { document.append(("constants", .mapping(constants))) }
         for key in root.entries.map(\.key) where !Self.topLevelKeys.contains(key) {
-            if key == "x-session-rules" {
-                report(
-                    .warning,
-                    "'x-session-rules' is left out: the export writes each rule's answer resolved, so the rules cannot be read back as "
-                        + "written; copy the 'session' section from the spec the document was exported from",
-                    at: root.entries.first { $0.key == key }!.keyLocation)
-            } else if key.hasPrefix("x-") {
+            if key.hasPrefix("x-") {
                 report(
                     .warning, "extension '\(key)' is not one this import reads; it is left out", at: root.entries.first { $0.key == key }!.keyLocation
                 )
@@ -167,7 +163,7 @@ struct AsyncAPISpecBuilder {
 
     static let topLevelKeys: Set<String> = [
         "asyncapi", "id", "info", "servers", "defaultContentType", "channels", "operations", "components", "x-transport", "x-error-codes",
-        "x-rate-limits", "x-constants",
+        "x-rate-limits", "x-constants", "x-session-rules", "x-validation", "x-endpoints",
     ]
 
     // MARK: Header

@@ -10,6 +10,9 @@ struct SchemaTranslator {
     private(set) var diagnostics: [Diagnostic] = []
     /// The type name given to each `$ref` target already translated.
     private var namesByReference: [String: String] = [:]
+    /// The type made for each alias (and each union case type) the export named in `x-wire`.
+    private var aliasNames: [String: String] = [:]
+    private var caseNames: [String: String] = [:]
     /// The translation of each `$ref` target that is not a named type (an array of a named item).
     private var inlineByReference: [String: FieldType] = [:]
     private var takenNames: Set<String> = []
@@ -117,6 +120,8 @@ struct SchemaTranslator {
                     result.properties.append((name, location, property))
                 }
             case "required": result.required.formUnion(value.items.compactMap(\.text))
+            case "if": result.conditionals.append((value, schema["then"], schema["else"], keyLocation))
+            case "then" where schema["if"] != nil, "else" where schema["if"] != nil: break
             default:
                 if result.keywords[key] == nil { result.keywords[key] = value }
                 result.keywordLocations[key] = keyLocation
@@ -129,6 +134,30 @@ struct SchemaTranslator {
     /// names what it is for (the type name an object or enum gets when it has none).
     mutating func fieldType(_ schema: AsyncAPISource.Located, context: String) -> FieldType {
         guard let target = resolved(schema) else { return FieldType(type: "json") }
+        // `allOf: [{$ref: X}]` beside a `const`: the type X, fixed to one value.
+        if let parts = target["allOf"]?.items, parts.count == 1, parts[0]["$ref"] != nil, let constant = target["const"],
+            Set(target.entries.map(\.key)).isSubset(of: ["allOf", "const", "description", "title"])
+        {
+            var type = fieldType(parts[0], context: context)
+            type.constraints.append(("const", SpecYAML(constant.node)))
+            type.description = target["description"]?.text ?? type.description
+            return type
+        }
+        // An alias the export inlined, named again.
+        let shape = merged(target)
+        if let alias = shape.wire("alias")?.text {
+            if let known = aliasNames[alias] { return FieldType(type: known, nullable: shape.types.1, description: shape.text("description")) }
+            let name = freshName(alias)
+            aliasNames[alias] = name
+            let inner = inlineType(shape, context: name)
+            let description = shape.wire("aliasDescription")?.text.map { [("description", SpecYAML.string($0))] } ?? []
+            addType(name, .mapping(description + [("type", .string(inner.type))] + inner.constraints))
+            return FieldType(type: name, nullable: inner.nullable, description: inner.description)
+        }
+        // The spec language's own table of error codes, as the export writes it.
+        if target.reference.flatMap(Self.componentName) == "ErrorCode", merged(target).wire("openEnum") != nil {
+            return FieldType(type: "ErrorCode")
+        }
         // A schema reached by `$ref` to a named component is a named type of its own; any other
         // (an array, a plain scalar) is translated once, and what it needs named is named after it.
         if let reference = target.reference, let component = Self.componentName(reference) {
@@ -163,6 +192,17 @@ struct SchemaTranslator {
         var (kinds, nullable) = schema.types
         var result = FieldType(type: "json", nullable: nullable)
         result.description = schema.text("description") ?? schema.text("title")
+        // An open enum, as the export marks it (`examples` and `x-wire.openEnum`).
+        if let values = schema.wire("openEnum")?.items.compactMap(\.text), !values.isEmpty {
+            let name = freshName(context)
+            var body: [(String, SpecYAML)] = []
+            if let description = result.description { body.append(("description", .string(description))) }
+            body += [("open", .literal("true")), ("enum", .list(values.map(SpecYAML.string)))]
+            addType(name, .mapping(body))
+            result.type = name
+            result.description = nil
+            return result
+        }
         if let values = schema.keywords["enum"]?.items {
             let texts = values.compactMap { $0.node.isStringScalar ? $0.text : nil }
             let nonNull = values.filter { !$0.node.isNull }
@@ -218,6 +258,11 @@ struct SchemaTranslator {
         switch kind {
         case "string":
             result.type = "string"
+            // The spec's own constraints, as the export writes them beside their approximation.
+            if let exact = schema.wire("constraints") {
+                result.constraints = exact.entries.map { ($0.key, SpecYAML($0.value.node)) }
+                break
+            }
             for keyword in ["minLength", "maxLength"] {
                 if let value = schema.keywords[keyword] { result.constraints.append((keyword, SpecYAML(value.node))) }
             }
@@ -236,6 +281,10 @@ struct SchemaTranslator {
             }
         case "integer", "number":
             result.type = kind
+            if let exact = schema.wire("constraints") {
+                result.constraints = exact.entries.map { ($0.key, SpecYAML($0.value.node)) }
+                break
+            }
             if let value = schema.keywords["minimum"] { result.constraints.append(("minimum", SpecYAML(value.node))) }
             if let value = schema.keywords["maximum"] { result.constraints.append(("maximum", SpecYAML(value.node))) }
             if kind == "integer" {
@@ -260,7 +309,10 @@ struct SchemaTranslator {
         case "object":
             if schema.properties.isEmpty, let additional = schema.keywords["additionalProperties"], additional.isMapping {
                 let value = fieldType(additional, context: context + " value")
-                result.type = "map<\(aliasIfNeeded(value, context: context + " value"))>"
+                let valueType = aliasIfNeeded(value, context: context + " value")
+                // Keys with a schema of their own (`propertyNames`) make a map with a key type.
+                let key = schema.keywords["propertyNames"].map { aliasIfNeeded(fieldType($0, context: context + " key"), context: context + " key") }
+                result.type = key.map { $0 == "string" ? "map<\(valueType)>" : "map<\($0), \(valueType)>" } ?? "map<\(valueType)>"
                 if let value = schema.keywords["minProperties"] { result.constraints.append(("minItems", SpecYAML(value.node))) }
                 if let value = schema.keywords["maxProperties"] { result.constraints.append(("maxItems", SpecYAML(value.node))) }
             } else if schema.properties.isEmpty {
@@ -320,7 +372,23 @@ struct SchemaTranslator {
         body.append(("fields", .mapping(fields(schema, context: context, skipping: skipped))))
         let rejected = schema.properties.filter { $0.schema.text == "false" && !skipped.contains($0.name) }.map(\.name)
         if !rejected.isEmpty { body.append(("rejectFields", .list(rejected.map(SpecYAML.string)))) }
-        if let additional = schema.keywords["additionalProperties"], additional.text == "false" {
+        var rules: [SpecYAML] = []
+        for conditional in schema.conditionals {
+            if let rule = conditionalRule(conditional, in: schema) {
+                rules.append(rule)
+            } else {
+                report(
+                    .warning,
+                    "this if/then is left out, so the spec checks less than the document: only an `if` that fixes properties it requires "
+                        + "(const or enum) and a `then` that requires, forbids or fixes properties has an equivalent (a conditional rule)",
+                    at: conditional.location)
+            }
+        }
+        for budget in schema.wire("budgets")?.items ?? [] { rules.append(SpecYAML(budget.node)) }
+        if !rules.isEmpty { body.append(("rules", .list(rules))) }
+        if schema.wire("unknownFields")?.text == "keep" {
+            body.append(("unknownFields", .string("keep")))
+        } else if let additional = schema.keywords["additionalProperties"], additional.text == "false" {
             body.append(("unknownFields", .string("reject")))
         } else if let additional = schema.keywords["additionalProperties"], additional.isMapping {
             report(.warning, "an object with both properties and typed additional properties keeps the extra ones unchecked", at: additional.location)
@@ -342,7 +410,12 @@ struct SchemaTranslator {
             if !schema.required.contains(name) { entry.append(("optional", .literal("true"))) }
             if type.nullable { entry.append(("nullable", .literal("true"))) }
             entry += type.constraints
-            if let description = type.description ?? resolved(property).flatMap({ $0["description"]?.text }) {
+            // The answer to breaking this field, as the export writes it (beside a `$ref`, or in a nullable's first variant).
+            if let violation = property["x-wire"]?["violation"] ?? property["anyOf"]?.items.first?["x-wire"]?["violation"] {
+                entry.append(("violation", SpecYAML(violation.node)))
+            }
+            // The field's own description (beside a `$ref`) before its type's.
+            if let description = property["description"]?.text ?? type.description ?? resolved(property).flatMap({ $0["description"]?.text }) {
                 entry.append(("description", .string(description)))
             }
             result.append((name, entry.count == 1 ? .string(type.type) : .mapping(entry)))
@@ -354,27 +427,99 @@ struct SchemaTranslator {
         return result
     }
 
+    /// The type of a union case: the one already made for the type the export names in `x-wire`,
+    /// else a new one (named so, or by `fallback`) with the body `make` writes.
+    mutating func caseType(_ shape: MergedSchema, fallback: String, make: (inout SchemaTranslator, String) -> SpecYAML) -> String {
+        let exported = shape.wire("name")?.text
+        if let exported, let known = caseNames[exported] { return known }
+        let name = freshName(exported ?? fallback)
+        if let exported { caseNames[exported] = name }
+        let body = make(&self, name)
+        addType(name, body)
+        return name
+    }
+
+    /// An `if`/`then` as a conditional rule (`when`, `require`, `forbid`, `then`), when it has one:
+    /// `if` fixes properties it also requires (to a `const` or an `enum`); `then` requires them not
+    /// null (`{not: {type: null}}`, or `required` alone on a property that cannot be null), forbids
+    /// them (`false`) or fixes required ones. No `else`.
+    mutating func conditionalRule(_ conditional: MergedSchema.Conditional, in schema: MergedSchema) -> SpecYAML? {
+        guard conditional.otherwise == nil, let condition = resolved(conditional.condition), let then = conditional.then.flatMap({ resolved($0) }),
+            Set(condition.entries.map(\.key)).isSubset(of: ["properties", "required", "type"]),
+            Set(then.entries.map(\.key)).isSubset(of: ["properties", "required", "type"]),
+            let tested = condition["properties"]?.entries, !tested.isEmpty
+        else { return nil }
+        let conditionRequired = Set(condition["required"]?.items.compactMap(\.text) ?? [])
+        var when: [(String, SpecYAML)] = []
+        for (name, _, value) in tested {
+            guard conditionRequired.contains(name), let values = Self.fixedValues(value) else { return nil }
+            when.append((name, values))
+        }
+        let thenRequired = then["required"]?.items.compactMap(\.text) ?? []
+        var require: [String] = []
+        var forbid: [String] = []
+        var fixed: [(String, SpecYAML)] = []
+        for (name, _, value) in then["properties"]?.entries ?? [] {
+            if value.text == "false" {
+                forbid.append(name)
+            } else if value.entries.count == 1, let not = value["not"], not.entries.count == 1, not["type"]?.text == "null" {
+                require.append(name)
+            } else if thenRequired.contains(name), let values = Self.fixedValues(value) {
+                fixed.append((name, values))
+            } else {
+                return nil
+            }
+        }
+        for name in thenRequired where !require.contains(name) && !fixed.contains(where: { $0.0 == name }) {
+            // JSON Schema's `required` lets the value be null; the spec's `require` does not, so
+            // the two agree only on a property that cannot be null.
+            guard let property = schema.properties.first(where: { $0.name == name }), !merged(property.schema).types.1 else { return nil }
+            require.append(name)
+        }
+        guard !require.isEmpty || !forbid.isEmpty || !fixed.isEmpty else { return nil }
+        var rule: [(String, SpecYAML)] = [("when", .mapping(when))]
+        if !require.isEmpty { rule.append(("require", .list(require.map(SpecYAML.string)))) }
+        if !forbid.isEmpty { rule.append(("forbid", .list(forbid.map(SpecYAML.string)))) }
+        if !fixed.isEmpty { rule.append(("then", .mapping(fixed))) }
+        return .mapping(rule)
+    }
+
+    /// `{const: v}` as `v`, `{enum: [a, b]}` as `[a, b]` (with `type` beside them allowed).
+    static func fixedValues(_ schema: AsyncAPISource.Located) -> SpecYAML? {
+        guard Set(schema.entries.map(\.key)).isSubset(of: ["const", "enum", "type"]) else { return nil }
+        if let value = schema["const"] { return SpecYAML(value.node) }
+        guard let values = schema["enum"]?.items, !values.isEmpty else { return nil }
+        return values.count == 1 ? SpecYAML(values[0].node) : .list(values.map { SpecYAML($0.node) })
+    }
+
     /// A `oneOf`/`anyOf` field: a tagged union when every variant is an object with a `const`
     /// on one shared property, a one-of tried in order otherwise.
     mutating func unionType(_ variants: [AsyncAPISource.Located], schema: MergedSchema, context: String) -> String {
-        let shapes = variants.map { merged($0) }
+        var shapes = variants.map { merged($0) }
+        // An open union, as the export writes it: its cases, and a last variant for any other tag.
+        let open = schema.wire("open")?.text == "true"
+        if open { shapes.removeAll { $0.keywords["not"] != nil } }
         let name = freshName(context)
+        let description = (schema.text("description") ?? schema.text("title")).map { [("description", SpecYAML.string($0))] } ?? []
         if let tag = Self.sharedTag(shapes) {
             var cases: [(String, SpecYAML)] = []
             for shape in shapes {
                 guard let value = shape.constValue(of: tag) else { continue }
-                let caseName = freshName("\(name) \(value)")
-                addType(caseName, .mapping(objectBody(shape, context: caseName, skipping: [tag])))
+                let caseName = caseType(shape, fallback: "\(name) \(value)") { translator, name in
+                    .mapping(translator.objectBody(shape, context: name, skipping: [tag]))
+                }
                 cases.append((value, .string(caseName)))
             }
-            addType(name, .mapping([("tag", .string(tag)), ("cases", .mapping(cases))]))
+            addType(name, .mapping(description + [("tag", .string(tag))] + (open ? [("open", .literal("true"))] : []) + [("cases", .mapping(cases))]))
             return name
         }
         var options: [(label: String, type: FieldType)] = []
         for (index, variant) in variants.enumerated() {
             let type = fieldType(variant, context: "\(name) option \(index + 1)")
-            // Labelled by the component a variant names (read once resolved: the `$ref` node itself has no reference).
-            var label = resolved(variant)?.reference.flatMap(Self.componentName).map(Self.lowerCamel) ?? "option\(index + 1)"
+            // Labelled as the export names it, else by the component a variant names (read once
+            // resolved: the `$ref` node itself has no reference).
+            let exported = schema.wire("variants")?.items.dropFirst(index).first?.text
+            var label = exported ?? resolved(variant)?.reference.flatMap(Self.componentName).map(Self.lowerCamel) ?? "option\(index + 1)"
             if options.contains(where: { $0.label == label }) { label += "\(index + 1)" }
             options.append((label, type))
         }
@@ -383,7 +528,7 @@ struct SchemaTranslator {
             return options.first?.type.type ?? "json"
         }
         let body = options.map { ($0.label, SpecYAML.mapping([("type", .string($0.type.type))] + $0.type.constraints)) }
-        addType(name, .mapping([("oneOf", .mapping(body))]))
+        addType(name, .mapping(description + [("oneOf", .mapping(body))]))
         return name
     }
 
@@ -446,6 +591,10 @@ struct SchemaTranslator {
     /// document (a component used by several fields, an object read as a field and as a type).
     mutating func checkKeywords(_ schema: MergedSchema) {
         guard checkedSchemas.insert(schema.location).inserted else { return }
+        // An object's conditionals become its rules (objectBody); anything else's have no equivalent.
+        if !schema.isObject, let conditional = schema.conditionals.first {
+            report(.warning, "'if' is left out, so the spec checks less than the document: \(Self.refused["if"]!)", at: conditional.location)
+        }
         for (key, _) in schema.keywords.sorted(by: { $0.key < $1.key }) {
             let location = schema.keywordLocations[key] ?? schema.location
             if let why = Self.refused[key] {
@@ -463,7 +612,7 @@ struct SchemaTranslator {
 
     static let understood: Set<String> = [
         "type", "enum", "const", "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "items", "minItems", "maxItems",
-        "additionalProperties", "oneOf", "anyOf", "discriminator", "nullable",
+        "additionalProperties", "oneOf", "anyOf", "discriminator", "nullable", "propertyNames",
     ]
 }
 
@@ -475,6 +624,13 @@ struct MergedSchema {
     var required: Set<String> = []
     var keywords: [String: AsyncAPISource.Located] = [:]
     var keywordLocations: [String: SourceLocation] = [:]
+    /// Each `if` (of the schema or of an `allOf` part), with its `then` and `else`.
+    var conditionals: [Conditional] = []
+
+    /// An `if`/`then`/`else` of an object schema.
+    typealias Conditional = (
+        condition: AsyncAPISource.Located, then: AsyncAPISource.Located?, otherwise: AsyncAPISource.Located?, location: SourceLocation
+    )
 
     init(location: SourceLocation) { self.location = location }
 
@@ -522,8 +678,11 @@ struct MergedSchema {
     }
 
     /// Whether a `$ref` to it becomes a named type (anything but a bare built-in).
+    /// A fact the export states in `x-wire` (`constraints`, `openEnum`, `open`, `name`, `budgets`, `violation`).
+    func wire(_ key: String) -> AsyncAPISource.Located? { keywords["x-wire"]?[key] }
+
     var isNamedWorthy: Bool {
-        isObject || keywords["enum"] != nil || keywords["oneOf"] != nil || keywords["anyOf"] != nil
+        isObject || keywords["enum"] != nil || keywords["oneOf"] != nil || keywords["anyOf"] != nil || keywords["x-wire"] != nil
             || keywords.keys.contains { ["minLength", "maxLength", "pattern", "format", "minimum", "maximum"].contains($0) }
     }
 

@@ -5,6 +5,7 @@ import WireSpec
 public enum AsyncAPIGenerator {
     public static func document(for spec: ProtocolSpec) -> String {
         var builder = SchemaBuilder(spec: spec, refPrefix: "#/components/schemas/")
+        builder.annotated = true
         var root = JSONObject()
         root["asyncapi"] = .string("3.0.0")
         var info = JSONObject()
@@ -33,6 +34,8 @@ public enum AsyncAPIGenerator {
             componentMessages[key] = entry.value
             schemas[key] = builder.messageSchema(message)
         }
+        // The endpoints' types join the components, so they are read first.
+        let endpoints = Self.endpoints(spec, builder: &builder)
         for (name, schema) in builder.definitions() { schemas[name] = schema }
 
         var channel = JSONObject()
@@ -60,7 +63,15 @@ public enum AsyncAPIGenerator {
             .init(key: "kind", value: .string(spec.transport.kind.rawValue)), .init(key: "path", value: .string(spec.transport.path)),
         ])
         root["x-error-codes"] = .array(spec.errorCodes.map(errorCode))
+        var validation = JSONObject()
+        validation["errorCode"] = .string(spec.defaultErrorCode)
+        validation["sizeErrorCode"] = .string(spec.sizeErrorCode)
+        validation["notJSON"] = spec.notJSON.map(builder.answer) ?? .null
+        validation["notAFrame"] = spec.notAFrame.map(builder.answer) ?? .null
+        validation["unknownServerFrames"] = .string(spec.unknownServerFrames.rawValue)
+        root["x-validation"] = validation.value
         root["x-rate-limits"] = .array(spec.rateLimits.map { rateLimit($0, spec: spec) })
+        if !spec.endpoints.isEmpty { root["x-endpoints"] = endpoints }
         root["x-constants"] = .array(
             spec.constants.map { constant in
                 var entries: [SpecValue.Member] = [

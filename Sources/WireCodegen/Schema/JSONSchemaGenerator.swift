@@ -85,6 +85,10 @@ public enum JSONSchemaGenerator {
 struct SchemaBuilder {
     let spec: ProtocolSpec
     let refPrefix: String
+    /// Whether schemas carry `x-wire`: what the spec says that JSON Schema cannot (byte limits,
+    /// formats, open enums, answers, budgets, type names), so `wire import asyncapi` can read the
+    /// spec back as it was. The AsyncAPI export sets it; the JSON Schema export stays plain.
+    var annotated = false
     private var used: [String] = []
 
     init(spec: ProtocolSpec, refPrefix: String) {
@@ -123,7 +127,9 @@ struct SchemaBuilder {
             // The frame's tag, and one of the case objects chosen by the union's tag.
             let cases: [SpecValue] = variants.cases.compactMap { unionCase in
                 guard case .object(_, let shape) = spec.resolve(.named(unionCase.type)).type else { return nil }
-                return objectSchema(shape, tag: (variants.tag, unionCase.tagValue))
+                return annotate(
+                    caseSchema(shape, tag: (variants.tag, unionCase.tagValue), type: unionCase.type),
+                    [.init(key: "name", value: .string(unionCase.type))])
             }
             if case .object(var members) = schema {
                 members.append(.init(key: "oneOf", value: .array(cases)))
@@ -135,6 +141,8 @@ struct SchemaBuilder {
         if let description = message.description { object["description"] = .string(description.trimmingTrailingNewlines()) }
         if case .object(let members) = schema { for member in members { object[member.key] = member.value } }
         schema = object.value
+        if let violation = message.violation { schema = annotate(schema, [.init(key: "violation", value: answer(violation))]) }
+        if message.variants?.open == true { schema = annotate(schema, [.init(key: "open", value: .bool(true))]) }
         return schema
     }
 
@@ -157,6 +165,7 @@ struct SchemaBuilder {
         object["properties"] = properties.value
         if !required.isEmpty { object["required"] = .strings(required) }
         if shape.unknownFields == .reject { object["additionalProperties"] = .bool(false) }
+        if shape.unknownFields == .keep, annotated { object["x-wire"] = .object([.init(key: "unknownFields", value: .string("keep"))]) }
         let conditionals: [SpecValue] = shape.rules.compactMap { rule in
             guard case .conditional(let rule) = rule else { return nil }
             var condition = JSONObject()
@@ -185,6 +194,17 @@ struct SchemaBuilder {
             return .object([.init(key: "if", value: condition.value), .init(key: "then", value: then.value)])
         }
         if !conditionals.isEmpty { object["allOf"] = .array(conditionals) }
+        let budgets: [SpecValue] = shape.rules.compactMap { rule in
+            guard case .byteBudget(let budget) = rule else { return nil }
+            var members: [SpecValue.Member] = [
+                .init(key: "budget", value: .string(budget.name)), .init(key: "sum", value: .strings(budget.paths)),
+                .init(key: "max", value: .integer(budget.max)),
+            ]
+            if let description = budget.description { members.append(.init(key: "description", value: .string(description))) }
+            if let violation = budget.violation { members.append(.init(key: "violation", value: answer(violation))) }
+            return .object(members)
+        }
+        if !budgets.isEmpty { return annotate(object.value, [.init(key: "budgets", value: .array(budgets))]) }
         return object.value
     }
 
@@ -198,16 +218,80 @@ struct SchemaBuilder {
             members.append(.init(key: "default", value: value))
             schema = .object(members)
         }
+        if let violation = field.violation { schema = annotate(schema, [.init(key: "violation", value: answer(violation))]) }
         if field.nullable {
             return .object([.init(key: "anyOf", value: .array([schema, .object([.init(key: "type", value: .string("null"))])]))])
         }
         return schema
     }
 
+    /// A union case's object, with its type's description.
+    mutating func caseSchema(_ shape: ObjectShape, tag: (String, SpecValue), type: String) -> SpecValue {
+        let schema = objectSchema(shape, tag: tag)
+        guard let description = spec.type(named: type)?.description, case .object(var members) = schema else { return schema }
+        members.insert(.init(key: "description", value: .string(description.trimmingTrailingNewlines())), at: 0)
+        return .object(members)
+    }
+
+    /// `schema` with `entries` added to its `x-wire` (only when `annotated`).
+    func annotate(_ schema: SpecValue, _ entries: [SpecValue.Member]) -> SpecValue {
+        guard annotated, !entries.isEmpty, case .object(var members) = schema else { return schema }
+        if let index = members.firstIndex(where: { $0.key == "x-wire" }), case .object(let existing) = members[index].value {
+            members[index].value = .object(existing + entries)
+        } else {
+            members.append(.init(key: "x-wire", value: .object(entries)))
+        }
+        return .object(members)
+    }
+
+    /// An answer as the spec writes it in full: `{error, close, closeCode}`.
+    func answer(_ answer: Answer) -> SpecValue {
+        let resolved = spec.resolved(answer)
+        var members: [SpecValue.Member] = []
+        if let code = resolved.code { members.append(.init(key: "error", value: .string(code))) }
+        members.append(.init(key: "close", value: .bool(resolved.closesConnection)))
+        if let code = resolved.closeCode { members.append(.init(key: "closeCode", value: .integer(code))) }
+        return .object(members)
+    }
+
+    /// The spec's own constraints of a string or number, when JSON Schema says them only
+    /// approximately (byte limits, `notBlank`, formats, a prefix or a whole-string pattern).
+    func exactConstraints(_ c: Constraints) -> [SpecValue.Member] {
+        guard
+            c.minBytes != nil || c.maxBytes != nil || c.notBlank || c.format != nil || c.maxDecodedBytes != nil || c.prefix != nil
+                || c.pattern != nil
+        else { return [] }
+        var members: [SpecValue.Member] = []
+        for (key, value) in [("minLength", c.minLength), ("maxLength", c.maxLength), ("minBytes", c.minBytes), ("maxBytes", c.maxBytes)] {
+            if let value { members.append(.init(key: key, value: .integer(value))) }
+        }
+        if c.notBlank { members.append(.init(key: "notBlank", value: .bool(true))) }
+        if let prefix = c.prefix { members.append(.init(key: "prefix", value: .string(prefix))) }
+        if let pattern = c.pattern { members.append(.init(key: "pattern", value: .string(pattern))) }
+        if let format = c.format { members.append(.init(key: "format", value: .string(format.rawValue))) }
+        if let bytes = c.maxDecodedBytes { members.append(.init(key: "maxDecodedBytes", value: .integer(bytes))) }
+        if let value = c.minimum { members.append(.init(key: "minimum", value: Self.number(value))) }
+        if let value = c.maximum { members.append(.init(key: "maximum", value: Self.number(value))) }
+        return [.init(key: "constraints", value: .object(members))]
+    }
+
     // MARK: Values
 
     /// The schema of a type with its constraints; aliases are inlined so their constraints merge with the field's.
     mutating func valueSchema(_ type: TypeRef, _ own: Constraints) -> SpecValue {
+        let schema = inlinedValueSchema(type, own)
+        // An alias is inlined; its name goes with it, when the field adds nothing to it.
+        if case .named(let name) = type, own.isEmpty, let named = spec.type(named: name), case .alias = named.kind {
+            var facts: [SpecValue.Member] = [.init(key: "alias", value: .string(name))]
+            if let description = named.description {
+                facts.append(.init(key: "aliasDescription", value: .string(description.trimmingTrailingNewlines())))
+            }
+            return annotate(schema, facts)
+        }
+        return schema
+    }
+
+    private mutating func inlinedValueSchema(_ type: TypeRef, _ own: Constraints) -> SpecValue {
         let (resolved, aliasConstraints) = spec.resolve(type)
         let c = own.merged(over: aliasConstraints)
         var object = JSONObject()
@@ -215,6 +299,7 @@ struct SchemaBuilder {
         case .string:
             object["type"] = .string("string")
             stringConstraints(c, into: &object)
+            if annotated, case .object(let members) = annotate(object.value, exactConstraints(c)) { object = JSONObject(members: members) }
         case .integer, .number:
             object["type"] = .string(resolved == .integer ? "integer" : "number")
             if let value = c.minimum { object["minimum"] = Self.number(value) }
@@ -224,6 +309,9 @@ struct SchemaBuilder {
                 object["maximum"] = Self.number(min(c.maximum ?? 253_402_300_799_999, 253_402_300_799_999))
             }
             if let value = c.const { object["const"] = value }
+            if annotated, c.format == .epochMillis, case .object(let members) = annotate(object.value, exactConstraints(c)) {
+                object = JSONObject(members: members)
+            }
         case .boolean:
             object["type"] = .string("boolean")
             if let value = c.const { object["const"] = value }
@@ -308,7 +396,9 @@ struct SchemaBuilder {
             let list = SpecValue.strings(values.values.map(\.value))
             schema =
                 values.open
-                ? .object([.init(key: "type", value: .string("string")), .init(key: "examples", value: list)])
+                ? annotate(
+                    .object([.init(key: "type", value: .string("string")), .init(key: "examples", value: list)]),
+                    [.init(key: "openEnum", value: list)])
                 : .object([.init(key: "type", value: .string("string")), .init(key: "enum", value: list)])
         case .union(let union):
             var cases: [SpecValue] = union.cases.map { ref(type.name + "-" + $0.tagValue.plainText) }
@@ -325,8 +415,10 @@ struct SchemaBuilder {
                     ]))
             }
             schema = .object([.init(key: "oneOf", value: .array(cases))])
+            if union.open { schema = annotate(schema, [.init(key: "open", value: .bool(true))]) }
         case .oneOf(let oneOf):
             schema = .object([.init(key: "anyOf", value: .array(oneOf.variants.map { valueSchema($0.type, $0.constraints) }))])
+            schema = annotate(schema, [.init(key: "variants", value: .strings(oneOf.variants.map(\.name)))])
         case .alias(let alias):
             schema = valueSchema(alias.type, alias.constraints)
         }
@@ -341,7 +433,8 @@ struct SchemaBuilder {
         guard case .union(let union) = type.kind else { return [] }
         return union.cases.compactMap { unionCase in
             guard case .object(_, let shape) = spec.resolve(.named(unionCase.type)).type else { return nil }
-            return (type.name + "-" + unionCase.tagValue.plainText, objectSchema(shape, tag: (union.tag, unionCase.tagValue)))
+            let schema = caseSchema(shape, tag: (union.tag, unionCase.tagValue), type: unionCase.type)
+            return (type.name + "-" + unionCase.tagValue.plainText, annotate(schema, [.init(key: "name", value: .string(unionCase.type))]))
         }
     }
 }
