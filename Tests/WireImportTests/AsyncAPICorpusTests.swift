@@ -44,21 +44,30 @@ import WireValidator
     @Test("Each kept example validates; a copy with one field broken is refused at that field", arguments: documents)
     func examples(_ name: String) throws {
         let (_, _, spec) = try Self.importing(name)
+        #expect(Self.checkExamples(of: spec) == Self.keptExamples[name], "\(name): the examples the spec keeps")
+    }
+
+    /// Checks that every example of `spec` validates and that a copy with its first field made an
+    /// array of arrays is refused at that field (or, for an array field, at its first item);
+    /// returns how many examples were broken that way.
+    static func checkExamples(of spec: ProtocolSpec) -> Int {
         let validator = FrameValidator(spec: spec)
         var checked = 0
         for message in spec.messages {
             for example in message.examples {
                 let frame = JSONValue(spec: example)
-                #expect(Self.errors(frame, message.direction, validator).isEmpty, "\(message.tag): \(frame)")
+                #expect(errors(frame, message.direction, validator).isEmpty, "\(message.tag): \(frame)")
                 guard case .object(var members) = frame, let field = message.shape.fields.first(where: { members[$0.name] != nil }) else { continue }
                 members[field.name] = .array([.array([])])
                 #expect(
-                    Self.errors(.object(members), message.direction, validator).contains { $0.hasSuffix("at $.\(field.name)") },
+                    errors(.object(members), message.direction, validator).contains {
+                        $0.hasSuffix("at $.\(field.name)") || $0.hasSuffix("at $.\(field.name)[0]")
+                    },
                     "\(message.tag).\(field.name)")
                 checked += 1
             }
         }
-        #expect(checked == Self.keptExamples[name], "\(name): the examples the spec keeps")
+        return checked
     }
 
     static func importing(_ name: String) throws -> (text: String, diagnostics: [String], spec: ProtocolSpec) {

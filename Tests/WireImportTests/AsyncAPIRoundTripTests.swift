@@ -54,6 +54,9 @@ import WireTestSupport
         // renamed, or a type no frame uses left out: information only).
         let changes = SpecDiff.changes(from: original, to: imported).filter { $0.severity > .info }
         #expect(changes.isEmpty, "\(changes.map { "\($0.group): \($0.subject) \($0.summary)" })")
+        // Every example comes back, validates, and a broken copy is refused at the broken field.
+        #expect(imported.messages.map(\.examples.count) == original.messages.map(\.examples.count))
+        #expect(AsyncAPICorpusTests.checkExamples(of: imported) > 0, "\(path) has examples")
         let problems = result.diagnostics.filter { $0.severity != .note }
         #expect(problems.isEmpty, "\(problems)")
     }
