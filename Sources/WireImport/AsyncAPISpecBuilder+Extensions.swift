@@ -1,8 +1,8 @@
 import WireSpec
 
 /// The `x-` extensions `wire schema --asyncapi` writes for what AsyncAPI has no place for, read
-/// back: `x-rate-limits` and `x-constants` (`x-transport` and `x-error-codes` are read with the
-/// header).
+/// back: `x-rate-limits`, `x-validation`, `x-endpoints` and `x-constants` (`x-transport` and
+/// `x-error-codes` are read with the header, `x-session-rules` in AsyncAPISpecBuilder+Session).
 extension AsyncAPISpecBuilder {
     /// `rateLimits`, from `x-rate-limits`.
     mutating func rateLimits() -> [(String, SpecYAML)] {
