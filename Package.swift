@@ -101,7 +101,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .plugin(name: "WireCodegenPlugin", capability: .buildTool(), dependencies: ["wire"]),
+        // The build-tool plugin's tool: `wire generate` alone. A plugin's tool is compiled again for
+        // the host, with this package's traits, so it links the generator and nothing else.
+        .executableTarget(name: "wire-generate", dependencies: ["WireCodegen", "WireSpec"]),
+        .plugin(name: "WireCodegenPlugin", capability: .buildTool(), dependencies: ["wire-generate"]),
         .plugin(
             name: "GenerateProtocolDocs",
             capability: .command(

@@ -11,7 +11,7 @@ import PackagePlugin
 ///
 /// `spec` is relative to the config file; `namespace` defaults to the protocol's `name` in
 /// UpperCamelCase (`wire generate` decides it; the plugin passes only a configured one) and
-/// `accessLevel` to `public`. The spec, the config and the `wire` tool are the command's inputs, so
+/// `accessLevel` to `public`. The spec, the config and the `wire-generate` tool are the command's inputs, so
 /// editing the spec regenerates on the next build.
 @main
 struct WireCodegenPlugin: BuildToolPlugin {
@@ -21,11 +21,11 @@ struct WireCodegenPlugin: BuildToolPlugin {
             sourceTarget.sourceFiles.first { $0.url.lastPathComponent == WireConfig.fileName }?.url
             ?? target.directoryURL.appending(path: WireConfig.fileName)
         let config = try WireConfig.load(configFile, targetName: target.name)
-        let tool = try context.tool(named: "wire")
+        let tool = try context.tool(named: "wire-generate")
         let outputDirectory = context.pluginWorkDirectoryURL.appending(path: "GeneratedSources")
         let outputs = WireConfig.outputFileNames.map { outputDirectory.appending(path: $0) }
         var arguments = [
-            "generate", config.spec.path(percentEncoded: false),
+            config.spec.path(percentEncoded: false),
             "--output", outputDirectory.path(percentEncoded: false),
             "--access-level", config.accessLevel,
         ]

@@ -23,19 +23,14 @@ struct GenerateCommand: ParsableCommand {
     var namespace: String?
 
     func run() throws {
-        let model = try loadCheckedSpec(spec.path)
-        let options = SwiftGeneratorOptions(accessLevel: accessLevel, namespace: namespace)
-        let files: [GeneratedFile]
-        do {
-            files = try SwiftGenerator.generate(model, options: options)
-        } catch {
-            for diagnostic in error.diagnostics { printError(diagnostic.description) }
-            throw ExitCode(ExitStatus.failure)
-        }
-        do {
-            try GeneratedFileWriter.writeChanged(files, to: output)
-        } catch {
-            printError("error: \(error)")
+        let result = SwiftGenerationJob.run(
+            specPath: spec.path, outputDirectory: output, options: SwiftGeneratorOptions(accessLevel: accessLevel, namespace: namespace))
+        for diagnostic in result.diagnostics { printError(diagnostic.description) }
+        switch result.outcome {
+        case .generated: break
+        case .invalidSpec: throw ExitCode(ExitStatus.failure)
+        case .unusable(let message):
+            printError(message)
             throw ExitCode(ExitStatus.usage)
         }
     }
