@@ -38,10 +38,13 @@ struct Fleet {
         let adminSocket = try await open(url: url, deviceID: adminID, token: admin.token)
         var fleet = Fleet(url: url, devices: [])
         for _ in 1..<max(devices, 2) {
-            fleet.devices.append(try await pairApproved(url: url, admin: adminSocket, into: UUID().uuidString.lowercased()))
+            fleet.devices.append(try await pairApproved(url: url, admin: adminSocket, into: newAccountID()))
         }
         return fleet
     }
+
+    /// A new account's id: `user_` and a version 4 UUID, as the provider requires.
+    static func newAccountID() -> String { "user_" + UUID().uuidString.lowercased() }
 
     /// Pairs a new device that the admin on `admin` approves into the account `userID`.
     static func pairApproved(url: String, admin: BenchSocket, into userID: String) async throws -> (deviceID: String, token: String) {

@@ -6,6 +6,7 @@ import Foundation
 //     swift build -c release --product clawline-server
 //     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS] [--sync-every-commit] [--compare-metrics | --metrics-first]
 //     swift run -c release ServerBenchmarks nodes POSTGRES-URL [DEVICES] [SECONDS]
+//     swift run -c release ServerBenchmarks idle [SOCKETS (20000)] [SECONDS (35)]
 //
 // It starts the bare Hummingbird echo server (the upper bound) and `clawline-server` in their
 // own processes and measures, side by side: messages per second with their p50/p99 latency and
@@ -20,6 +21,9 @@ import Foundation
 // (`--metrics-on-public-listener`, scraped once a second as Prometheus would) beside the first,
 // which reports to swift-metrics' no-op backend: the cost of metrics, side by side
 // (`--metrics-first` measures it first instead).
+//
+// `idle` holds SOCKETS idle authenticated sockets on one server (raising the open-file limit)
+// and reports the memory each costs, with one chatting device's ack latency alone and beside them.
 
 /// Prints a line at once (standard output may be a pipe).
 func say(_ line: String) {
@@ -64,6 +68,17 @@ func report(_ name: String, _ run: LoadRun) {
 
 if let nodesURL {
     try await Nodes.compare(database: nodesURL, server: clawlineServer, devices: devices, seconds: seconds, report: report)
+    exit(0)
+}
+
+if CommandLine.arguments.dropFirst().first == "idle" {
+    let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    do {
+        try await IdleSockets.run(server: clawlineServer, sockets: numbers.first ?? 20_000, seconds: numbers.dropFirst().first ?? 35)
+    } catch {
+        say("error: \(error)")
+        exit(1)
+    }
     exit(0)
 }
 

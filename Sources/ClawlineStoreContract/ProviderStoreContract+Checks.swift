@@ -4,7 +4,7 @@ import Foundation
 extension ProviderStoreContract {
     /// Every check of the contract.
     public static let checks: [Check] = [
-        devices, assets, clientMessages, pairingNotes, replay, unknownCursor, concurrency, numbering, assetBytes,
+        devices, devicesRevision, assets, clientMessages, pairingNotes, replay, unknownCursor, concurrency, numbering, assetBytes,
     ]
 
     /// What a replay page says, its events by id (the checks of numbers are apart).
@@ -88,6 +88,29 @@ extension ProviderStoreContract {
         let page = try await store.events(userID: "u", after: nil, limit: 10)
         check.expectEqual(page.events.map(\.eventID), ["s_1", "s_4", "s_6"], "the events stored")
         check.expectEqual(page.events.first?.frame, #"{"id":"s_1"}"#, "an event's frame as stored")
+    }
+
+    static let devicesRevision = Check(
+        name: "The devices' revision (when the store has one) moves when a device's status, account or pairing time changes, or it is removed"
+    ) { store, check in
+        try await store.save(device("a"))
+        try await store.save(device("b"))
+        guard var last = try await store.devicesRevision() else { return }
+        check.expectEqual(try await store.devicesRevision(), last, "the revision with nothing changed")
+        var changes: [(String, DeviceRecord?)] = [("a device revoked", device("a", status: .revoked))]
+        var moved = device("b")
+        moved.userID = "another account"
+        changes.append(("a device moved to another account", moved))
+        var paired = device("b")
+        paired.pairedAt = Date(timeIntervalSince1970: 1_704_672_999)
+        changes.append(("a device paired again", paired))
+        changes.append(("a device removed", nil))
+        for (change, record) in changes {
+            if let record { try await store.save(record) } else { try await store.removeDevice("a") }
+            let now = try await store.devicesRevision()
+            check.expect(now != nil && now != last, "\(change) moves the revision (it stayed \(last))")
+            last = now ?? last
+        }
     }
 
     static let pairingNotes = Check(name: "A pairing note is kept with the device, changed alone, and survives a save that carries it") {

@@ -79,6 +79,13 @@ struct ProviderStoreContractTests {
         let old = try await PostgresProviderStore.open(url: StoreKind.postgresURL!, schema: schema)
         let logger = Logger(label: "test")
         try await old.client.query("ALTER TABLE events DROP COLUMN number", logger: logger)
+        // Nor the devices' revision, which came after.
+        for statement in [
+            "DROP TRIGGER device_standing_changed ON devices", "DROP TRIGGER device_removed ON devices", "DROP FUNCTION device_revision_bump()",
+            "DROP TABLE device_revision",
+        ] {
+            try await old.client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
         for (id, user) in [("s_1", "u"), ("s_2", "v"), ("s_3", "u")] {
             try await old.client.query("INSERT INTO events (event_id, user_id, frame) VALUES (\(id), \(user), '{}')", logger: logger)
         }

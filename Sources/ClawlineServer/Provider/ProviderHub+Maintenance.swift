@@ -15,16 +15,26 @@ extension ProviderHub {
         sampleMetrics()
         closeUnidentifiedSockets()
         rateLimits.prune(now: environment.elapsed())
+        // Taken before the store is read: a device that authenticates meanwhile is looked up next tick.
+        let recent = registry.takeRecentlyRegistered()
         do {
-            // Only the sockets looked up are judged: one that authenticated while the store was
-            // read (the actor is free meanwhile) has no record here, and is not closed for it.
-            let looked = registry.all
+            // Every connected device is looked up when a device changed since the last full look
+            // (the revision is read first, so a change during the look shows next tick); otherwise
+            // only those that authenticated since, whose records may predate a change the last
+            // look saw. Only the sockets looked up are judged: one that authenticated while the
+            // store was read (the actor is free meanwhile) has no record here, and is looked up
+            // next tick.
+            let revision = try await store.devicesRevision()
+            let everyDevice = revision == nil || revision != devicesRevisionLookedUp
+            devicesRevisionLookedUp = nil
+            let looked = everyDevice ? registry.all : recent
             let records = Dictionary(
                 try await store.devices(withIDs: Array(looked.keys)).map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
             for (deviceID, socket) in looked where registry.socket(of: deviceID) === socket {
                 guard let device = socket.device, !Self.mayStay(device, as: records[deviceID]) else { continue }
                 evict(deviceID, .tokenRevoked, "this device's token was revoked")
             }
+            devicesRevisionLookedUp = revision
             let retention = TimeInterval(limits.uploadRetention.components.seconds)
             for asset in try await store.removeUnreferencedAssets(uploadedBefore: environment.now().addingTimeInterval(-retention)) {
                 try? FileManager.default.removeItem(atPath: AssetRecord.path(of: asset.assetID, in: uploadsDirectory))

@@ -49,6 +49,9 @@ actor ProviderHub {
     nonisolated let storeCalls: BoundedStoreCall
     /// Per device, how many of its messages' store calls outlived the bound and have not ended.
     var lateMessages: [String: Int] = [:]
+    /// The store's ``ProviderStore/devicesRevision()`` when the maintenance last looked up every
+    /// connected device; `nil` before that, after a failed look, and for a store that cannot tell.
+    var devicesRevisionLookedUp: Int?
 
     init(
         store: any ProviderStore, tokens: TokenAuthority, assistant: any Assistant, environment: ServerEnvironment, logger: Logger,

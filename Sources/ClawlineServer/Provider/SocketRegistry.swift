@@ -6,11 +6,14 @@ struct SocketRegistry {
     private var sockets: [String: ServerConnection] = [:]
     /// The devices with a socket, by account (fan-out reads this, not every socket).
     private var devicesByAccount: [String: Set<String>] = [:]
+    /// The devices registered since the maintenance last took them (see ``takeRecentlyRegistered()``).
+    private var recentlyRegistered: Set<String> = []
 
     /// Makes `connection` the socket of `device`; returns the socket it replaces, if any.
     mutating func register(_ connection: ServerConnection, as device: AuthenticatedDevice) -> ServerConnection? {
         let previous = sockets.updateValue(connection, forKey: device.deviceID)
         devicesByAccount[device.userID, default: []].insert(device.deviceID)
+        recentlyRegistered.insert(device.deviceID)
         return previous === connection ? nil : previous
     }
 
@@ -39,6 +42,15 @@ struct SocketRegistry {
 
     /// Every socket, by device.
     var all: [String: ServerConnection] { sockets }
+
+    /// The sockets of the devices registered since the last call (those still registered), and
+    /// forgets them: what the maintenance has not looked up yet.
+    mutating func takeRecentlyRegistered() -> [String: ServerConnection] {
+        defer { recentlyRegistered.removeAll(keepingCapacity: true) }
+        var taken: [String: ServerConnection] = [:]
+        for deviceID in recentlyRegistered { taken[deviceID] = sockets[deviceID] }
+        return taken
+    }
 
     /// The sockets of admin devices.
     var admins: [ServerConnection] { sockets.values.filter { $0.device?.isAdmin == true } }

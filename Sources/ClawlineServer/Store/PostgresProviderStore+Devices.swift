@@ -87,6 +87,13 @@ extension PostgresProviderStore {
             """)
     }
 
+    public func devicesRevision() async throws -> Int? {
+        for try await value in try await client.query("SELECT value FROM device_revision", logger: logger).decode(Int.self) {
+            return value
+        }
+        return nil
+    }
+
     public func accountExists(_ userID: String) async throws -> Bool {
         let rows = try await client.query(
             "SELECT 1 FROM devices WHERE user_id = \(userID) UNION ALL SELECT 1 FROM events WHERE user_id = \(userID) LIMIT 1", logger: logger

@@ -56,6 +56,27 @@ extension PostgresProviderStore {
             """,
             "CREATE UNIQUE INDEX events_by_number ON events (user_id, number)",
         ],
+        [
+            // A counter of the changes that can end a device's sockets (`devicesRevision()`),
+            // shared by every node: the maintenance looks up every connected device only when it moved.
+            "CREATE TABLE device_revision (value BIGINT NOT NULL)",
+            "INSERT INTO device_revision (value) VALUES (0)",
+            """
+            CREATE FUNCTION device_revision_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE device_revision SET value = value + 1;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER device_standing_changed AFTER UPDATE OF status, user_id, paired_at ON devices FOR EACH ROW
+            WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.user_id IS DISTINCT FROM NEW.user_id
+                OR OLD.paired_at IS DISTINCT FROM NEW.paired_at)
+            EXECUTE FUNCTION device_revision_bump()
+            """,
+            "CREATE TRIGGER device_removed AFTER DELETE ON devices FOR EACH ROW EXECUTE FUNCTION device_revision_bump()",
+        ],
     ]
 
     /// A key of PostgreSQL's advisory locks that no other use of the database takes: the schema's.

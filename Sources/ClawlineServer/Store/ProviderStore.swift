@@ -176,6 +176,11 @@ public protocol ProviderStore: Sendable {
     func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord]
     /// Whether the account `userID` exists: a device was paired into it, or it has events.
     func accountExists(_ userID: String) async throws -> Bool
+    /// A number that changes whenever a device's status, account or pairing time changes or a
+    /// device is removed, by any process or node sharing the store; `nil` when the store cannot
+    /// tell (the default). While it stays the same, the provider's maintenance looks up only the
+    /// devices that authenticated since its last look, not every connected one.
+    func devicesRevision() async throws -> Int?
 
     /// Records an upload.
     func save(_ asset: AssetRecord) async throws
@@ -222,4 +227,10 @@ public protocol AssetBytesStore: ProviderStore {
     func save(_ asset: AssetRecord, bytesFromFile path: String) async throws
     /// The `index`th chunk of an upload's bytes, `nil` past the last.
     func assetBytes(_ assetID: String, chunk index: Int) async throws -> [UInt8]?
+}
+
+extension ProviderStore {
+    /// A store that cannot tell when devices change: every connected device is looked up on each
+    /// maintenance tick.
+    public func devicesRevision() async throws -> Int? { nil }
 }

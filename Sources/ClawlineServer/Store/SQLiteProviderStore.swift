@@ -158,6 +158,25 @@ public final class SQLiteProviderStore: ProviderStore {
             END
             """,
         ],
+        [
+            // A counter of the changes that can end a device's sockets (`devicesRevision()`): the
+            // maintenance looks up every connected device only when it moved.
+            "CREATE TABLE device_revision (value INTEGER NOT NULL)",
+            "INSERT INTO device_revision (value) VALUES (0)",
+            """
+            CREATE TRIGGER device_standing_changed AFTER UPDATE OF status, user_id, paired_at ON devices
+            WHEN OLD.status IS NOT NEW.status OR OLD.user_id IS NOT NEW.user_id OR OLD.paired_at IS NOT NEW.paired_at
+            BEGIN
+                UPDATE device_revision SET value = value + 1;
+            END
+            """,
+            """
+            CREATE TRIGGER device_removed AFTER DELETE ON devices
+            BEGIN
+                UPDATE device_revision SET value = value + 1;
+            END
+            """,
+        ],
     ]
 
     /// The number the next event of the account `userID` (an SQL expression) gets. Writes are
@@ -265,6 +284,10 @@ public final class SQLiteProviderStore: ProviderStore {
                 .compactMap(Self.device)
         }
         return records
+    }
+
+    public func devicesRevision() async throws -> Int? {
+        try await query("SELECT value FROM device_revision").first?.column("value")?.integer
     }
 
     public func accountExists(_ userID: String) async throws -> Bool {
