@@ -14,6 +14,7 @@ enum IdleSockets {
     static func run(server executable: String, sockets: Int, seconds: Int) async throws {
         // The chatting device's socket counts too.
         let sockets = try raiseDescriptorLimit(for: sockets + 1) - 1
+        try await measureEcho(sockets: sockets)
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-idle-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
         let server = try ServerProcess(
@@ -46,6 +47,25 @@ enum IdleSockets {
         let beside = try await Load.clawline(fleet: fleet, devices: 1, seconds: seconds, server: server)
         report("one device chatting beside \(idle.count) idle sockets", beside)
         say("resident memory after the second run: \(server.residentBytes / 1048576) MiB (\(server.residentBytes / 1048576 - before / 1048576) MiB above the start)")
+    }
+
+    /// The floor: the resident memory each idle socket costs the bare Hummingbird echo (one
+    /// message echoed on each, so every socket is open and upgraded before it is counted).
+    static func measureEcho(sockets: Int) async throws {
+        let echo = try ServerProcess(CommandLine.arguments[0], ["echo-server"])
+        defer { echo.stop() }
+        let url = "ws://127.0.0.1:\(echo.port)/ws"
+        let before = echo.residentBytes
+        let held = try await concurrently(sockets, width: width) { _ in
+            let socket = BenchSocket(url)
+            socket.send("hello")
+            guard await socket.next() != nil else { throw BenchmarkError("the echo closed a socket") }
+            return socket
+        }
+        defer { for socket in held { socket.close() } }
+        try await Task.sleep(for: .seconds(2))
+        let perSocket = Double(echo.residentBytes - before) / Double(held.count)
+        say("bare Hummingbird echo: \(held.count) idle sockets, " + String(format: "%.1f KiB resident memory each", perSocket / 1024))
     }
 
     /// The time since `start`, in seconds with one decimal.

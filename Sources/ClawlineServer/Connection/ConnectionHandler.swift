@@ -141,7 +141,15 @@ struct ConnectionHandler: ClientFrameHandler {
                     connection.close(code: hub.faults.has(.frameLimitClosesWith1008) ? 1008 : 1009, reason: "frame too large")
                     return
                 }
-                await receive(bytes)
+                if connection.device == nil {
+                    // Pairing and authentication run deep (token checks, store calls, the replay),
+                    // and a task keeps the largest stack it ever had until it ends: they run in a
+                    // child task that ends with them, so an idle authenticated socket does not
+                    // hold that stack for its whole life.
+                    await withTaskGroup(of: Void.self) { group in group.addTask { await receive(bytes) } }
+                } else {
+                    await receive(bytes)
+                }
                 if connection.isClosed { return }
             }
         } catch {
