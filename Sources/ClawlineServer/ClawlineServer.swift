@@ -132,7 +132,8 @@ public enum ClawlineServer {
         AssetRoutes(hub: hub, directory: configuration.uploadsDirectory, quota: quota).register(on: router)
         HealthRoutes(hub: hub).register(on: router)
         var services: [any Service] = [
-            MaintenanceService(hub: hub, interval: configuration.maintenanceInterval, uploadsDirectory: configuration.uploadsDirectory)
+            MaintenanceService(hub: hub, interval: configuration.maintenanceInterval, uploadsDirectory: configuration.uploadsDirectory),
+            KeepaliveWatchService(watch: hub.keepalives, clock: environment.keepaliveClock),
         ]
         switch (configuration.metricsEndpoint, registry) {
         case (.publicListener?, let registry?):

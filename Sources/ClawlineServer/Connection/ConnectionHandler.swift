@@ -42,13 +42,11 @@ struct ConnectionHandler: ClientFrameHandler {
             group.addTask { await write(connection.outbox, to: outbound, through: writer, on: channel.eventLoop) }
             let keepalive = Keepalive(now: environment.keepaliveElapsed)
             await keepalive.observePongs(on: channel, logger: connection.logger)
-            await withTaskGroup(of: Void.self) { reading in
-                reading.addTask { try? await keepalive.run(on: connection, clock: environment.keepaliveClock) }
-                await handler.read(inbound)
-                connection.finish()
-                // The keepalive stops with the socket; the writer still sends what was queued before.
-                reading.cancelAll()
-            }
+            let watched = hub.keepalives.watch(connection, keepalive: keepalive)
+            await handler.read(inbound)
+            connection.finish()
+            // The keepalive stops with the socket; the writer still sends what was queued before.
+            hub.keepalives.forget(watched)
             await hub.disconnected(connection)
         }
     }

@@ -4,50 +4,27 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 
-/// One socket's keepalive, as the spec states it: a ping every `pingInterval`, and the socket
-/// closed (1001) once no pong has come for `pongTimeout`. Pongs are seen below Hummingbird's
-/// WebSocket handler (which answers and swallows control frames) by a ``PongObserver``; time is
-/// the environment's keepalive clock.
+/// One socket's pongs, for the keepalive the spec states: a ping every `pingInterval`, and the
+/// socket closed (1001) once no pong has come for `pongTimeout` (``KeepaliveWatch`` does both for
+/// every socket). Pongs are seen below Hummingbird's WebSocket handler (which answers and swallows
+/// control frames) by a ``PongObserver``; time is the environment's keepalive clock.
 final class Keepalive: Sendable {
-    private let lastPong: NIOLockedValueBox<Duration>
+    private let lastPongTime: NIOLockedValueBox<Duration>
     private let now: @Sendable () -> Duration
-    let interval: Duration
-    let timeout: Duration
 
-    init(
-        now: @escaping @Sendable () -> Duration, interval: Duration = Clawline.Constants.pingInterval,
-        timeout: Duration = Clawline.Constants.pongTimeout
-    ) {
+    /// A socket that opened now: its silence counts from here.
+    init(now: @escaping @Sendable () -> Duration) {
         self.now = now
-        self.interval = interval
-        self.timeout = timeout
-        lastPong = NIOLockedValueBox(now())
+        lastPongTime = NIOLockedValueBox(now())
     }
+
+    /// When the last pong arrived (the socket's opening before the first).
+    var lastPong: Duration { lastPongTime.withLockedValue { $0 } }
 
     /// A pong arrived (solicited or not: RFC 6455 lets a pong be a heartbeat).
     func pong() {
         let now = now()
-        lastPong.withLockedValue { $0 = now }
-    }
-
-    /// Pings `connection` every interval on `clock` and closes it once the peer has been silent
-    /// for the timeout; returns then, or throws when cancelled (the socket ended).
-    func run(on connection: ServerConnection, clock: any Clock<Duration>) async throws {
-        var nextPing = now() + interval
-        while !connection.isClosed {
-            let deadline = min(nextPing, lastPong.withLockedValue { $0 } + timeout)
-            let start = now()
-            if deadline > start { try await clock.sleep(for: deadline - start) }
-            let current = now()
-            if current - lastPong.withLockedValue({ $0 }) >= timeout {
-                connection.close(code: 1001, reason: "no pong for \(timeout)")
-                return
-            }
-            if current >= nextPing {
-                connection.ping()
-                nextPing = current + interval
-            }
-        }
+        lastPongTime.withLockedValue { $0 = now }
     }
 
     /// Puts a ``PongObserver`` for this keepalive right after the WebSocket frame decoder of an

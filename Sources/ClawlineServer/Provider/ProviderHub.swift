@@ -47,6 +47,8 @@ actor ProviderHub {
     var unidentified: [ObjectIdentifier: ServerConnection] = [:]
     /// The bound on the store calls a socket waits for (``ProviderLimits/storeCallLimit``).
     nonisolated let storeCalls: BoundedStoreCall
+    /// Every socket's keepalive, on one task (``KeepaliveWatchService`` runs it).
+    nonisolated let keepalives: KeepaliveWatch
     /// Per device, how many of its messages' store calls outlived the bound and have not ended.
     var lateMessages: [String: Int] = [:]
     /// The store's ``ProviderStore/devicesRevision()`` when the maintenance last looked up every
@@ -62,6 +64,7 @@ actor ProviderHub {
         self.faults = faults
         self.limits = limits
         storeCalls = BoundedStoreCall(limit: limits.storeCallLimit, clock: environment.keepaliveClock)
+        keepalives = KeepaliveWatch(now: environment.keepaliveElapsed)
         self.metrics = metrics
         (store as? any ReportsCommitBatches)?.reportCommitBatches(to: metrics)
         (cluster as? any ReportsDeliveryLag)?.reportDeliveryLag(to: metrics)
