@@ -212,3 +212,56 @@ enum HWServerMessage: Decodable {
         }
     }
 }
+
+// Encoding in the same style: the tag, then the payload's fields into the same object.
+extension HWClientMessage: Encodable {
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .pairRequest(let m):
+            try container.encode("pair_request", forKey: .type)
+            try m.encode(to: encoder)
+        case .auth(let m):
+            try container.encode("auth", forKey: .type)
+            try m.encode(to: encoder)
+        case .pairDecision(let m):
+            try container.encode("pair_decision", forKey: .type)
+            try m.encode(to: encoder)
+        case .message(let m):
+            try container.encode("message", forKey: .type)
+            try m.encode(to: encoder)
+        case .typing(let m):
+            try container.encode("typing", forKey: .type)
+            try m.encode(to: encoder)
+        }
+    }
+}
+
+extension HWServerMessage: Encodable {
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .pairResult(let m):
+            try container.encode("pair_result", forKey: .type)
+            try m.encode(to: encoder)
+        case .pairApprovalRequest(let m):
+            try container.encode("pair_approval_request", forKey: .type)
+            try m.encode(to: encoder)
+        case .authResult(let m):
+            try container.encode("auth_result", forKey: .type)
+            try m.encode(to: encoder)
+        case .message(let m):
+            try container.encode("message", forKey: .type)
+            try m.encode(to: encoder)
+        case .ack(let m):
+            try container.encode("ack", forKey: .type)
+            try m.encode(to: encoder)
+        case .typing(let m):
+            try container.encode("typing", forKey: .type)
+            try m.encode(to: encoder)
+        case .error(let m):
+            try container.encode("error", forKey: .type)
+            try m.encode(to: encoder)
+        }
+    }
+}

@@ -158,3 +158,13 @@ measure("generated: canonical encode") {
     for frame in decodedServer { bytes += frame.encoded().count }
     return decodedClient.count + decodedServer.count
 }
+
+let handWrittenClient = datas.compactMap { $0.client ? try? decoder.decode(HWClientMessage.self, from: $0.data) : nil }
+let handWrittenServer = datas.compactMap { $0.client ? nil : try? decoder.decode(HWServerMessage.self, from: $0.data) }
+let encoder = JSONEncoder()
+measure("hand-written Codable: encode (JSONEncoder)") {
+    var encoded = 0
+    for message in handWrittenClient where (try? encoder.encode(message)) != nil { encoded += 1 }
+    for message in handWrittenServer where (try? encoder.encode(message)) != nil { encoded += 1 }
+    return encoded
+}

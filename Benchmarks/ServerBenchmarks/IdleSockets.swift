@@ -40,13 +40,15 @@ enum IdleSockets {
         // Let the server finish what the last authentications started before reading its memory.
         try await Task.sleep(for: .seconds(2))
         let perSocket = Double(server.residentBytes - before) / Double(idle.count)
+        let allMiB = Double(server.residentBytes - before) / 1_048_576
         say(
             "\(idle.count) idle authenticated sockets opened in \(opened): "
-                + String(format: "%.1f KiB resident memory each (%.0f MiB in all)", perSocket / 1024, Double(server.residentBytes - before) / 1048576))
+                + String(format: "%.1f KiB resident memory each (%.0f MiB in all)", perSocket / 1024, allMiB))
 
         let beside = try await Load.clawline(fleet: fleet, devices: 1, seconds: seconds, server: server)
         report("one device chatting beside \(idle.count) idle sockets", beside)
-        say("resident memory after the second run: \(server.residentBytes / 1048576) MiB (\(server.residentBytes / 1048576 - before / 1048576) MiB above the start)")
+        let after = server.residentBytes
+        say("resident memory after the second run: \(after >> 20) MiB (\((after - before) >> 20) MiB above the start)")
     }
 
     /// The floor: the resident memory each idle socket costs the bare Hummingbird echo (one
@@ -112,9 +114,13 @@ extension Fleet {
         let approvals = max(devices, 2) - 1
         let approver = Task {
             for _ in 0..<approvals {
-                guard case .pairApprovalRequest(let request) = try await read(adminSocket, until: { frame in
-                    if case .pairApprovalRequest = frame { true } else { false }
-                }) else { continue }
+                guard
+                    case .pairApprovalRequest(let request) = try await read(
+                        adminSocket,
+                        until: { frame in
+                            if case .pairApprovalRequest = frame { true } else { false }
+                        })
+                else { continue }
                 adminSocket.send(
                     ClientFrame.pairDecision(PairDecision(deviceId: request.deviceId, approve: true, userId: UserId(newAccountID())))
                         .encodedText())

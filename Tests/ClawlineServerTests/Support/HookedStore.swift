@@ -21,6 +21,11 @@ struct HookedStore: ProviderStore {
     var afterEvents: (@Sendable (_ userID: String) async -> Void)?
     /// Runs before each replay page is read (it waits, say, until an answer has ended).
     var beforeEvents: (@Sendable (_ userID: String) async -> Void)?
+    /// Told the ids of each lookup of several devices (the maintenance's, say).
+    var devicesLookedUp: (@Sendable (_ deviceIDs: [String]) -> Void)?
+    /// Whether the base store's devices revision is passed on; without it the store cannot tell
+    /// when devices change, as the protocol's default.
+    var tellsDeviceChanges = true
 
     func device(_ deviceID: String) async throws -> DeviceRecord? {
         try await deviceLookup?()
@@ -34,7 +39,11 @@ struct HookedStore: ProviderStore {
     func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws {
         try await base.setPairingNote(note, of: deviceID)
     }
-    func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] { try await base.devices(withIDs: deviceIDs) }
+    func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] {
+        devicesLookedUp?(deviceIDs)
+        return try await base.devices(withIDs: deviceIDs)
+    }
+    func devicesRevision() async throws -> Int? { tellsDeviceChanges ? try await base.devicesRevision() : nil }
     func accountExists(_ userID: String) async throws -> Bool { try await base.accountExists(userID) }
     func storedUploadBytes(userID: String) async throws -> Int { try await base.storedUploadBytes(userID: userID) }
     func save(_ asset: AssetRecord) async throws { try await base.save(asset) }

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import Testing
+import WireTestSupport
+
+@testable import ClawlineServer
+
+/// One watch for every socket's keepalive: its deadline heap, and sockets watched at different
+/// times each closed at their own timeout (the pings themselves are checked over real sockets in
+/// `KeepaliveTests`).
+@Suite struct KeepaliveWatchTests {
+    @Test func theDeadlineHeapGivesDeadlinesInOrder() {
+        var heap = DeadlineHeap()
+        var generator = SystemRandomNumberGenerator()
+        var expected: [Int64] = []
+        for id in 0..<500 {
+            let seconds = Int64.random(in: 0..<100, using: &generator)
+            expected.append(seconds)
+            heap.insert(deadline: .seconds(seconds), id: id)
+        }
+        var taken: [Int64] = []
+        while let first = heap.first {
+            taken.append(first.deadline.components.seconds)
+            heap.removeFirst()
+        }
+        #expect(taken == expected.sorted())
+        #expect(heap.count == 0)
+    }
+
+    @Test func socketsWatchedAtDifferentTimesCloseAtTheirOwnTimeoutsAndAPongPutsItOff() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        let now: @Sendable () -> Duration = { start.duration(to: clock.now) }
+        let watch = KeepaliveWatch(now: now, interval: .seconds(30), timeout: .seconds(90))
+        let running = Task { try await watch.run(clock: clock) }
+        defer { running.cancel() }
+        let logger = Logger(label: "test")
+        let first = ServerConnection(now: now, logger: logger)
+        let firstKeepalive = Keepalive(now: now)
+        _ = watch.watch(first, keepalive: firstKeepalive)
+        await clock.waitForSleepers(atLeast: 1)
+        clock.advance(by: .seconds(20))
+        let second = ServerConnection(now: now, logger: logger)
+        let secondKeepalive = Keepalive(now: now)
+        _ = watch.watch(second, keepalive: secondKeepalive)
+        await clock.waitForSleepers(atLeast: 1)
+        for _ in 0..<3 {
+            clock.advance(by: .seconds(20))
+            await clock.waitForSleepers(atLeast: 1)
+        }
+        // 80 s: neither silent for 90 s. The second answers a ping.
+        #expect(!first.isClosed && !second.isClosed)
+        secondKeepalive.pong()
+        clock.advance(by: .seconds(10))
+        await clock.waitForSleepers(atLeast: 1)
+        #expect(first.isClosed, "silent for 90 s")
+        #expect(!second.isClosed, "its pong came 10 s ago")
+        #expect(watch.count == 1)
+        clock.advance(by: .seconds(80))
+        await clock.waitForSleepers(atLeast: 1)
+        #expect(second.isClosed, "silent for 90 s since its pong")
+        #expect(watch.count == 0)
+    }
+}
