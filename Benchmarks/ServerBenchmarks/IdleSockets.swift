@@ -17,12 +17,7 @@ enum IdleSockets {
         try await measureEcho(sockets: sockets)
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-idle-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let server = try ServerProcess(
-            executable,
-            [
-                "serve", "--port", "0", "--data-dir", data, "--max-connections-per-address", "1000000", "--max-pending-pairings-per-address",
-                "1000", "--max-device-ids-per-address", "1000000",
-            ])
+        let server = try ServerProcess.clawline(executable, dataDirectory: data)
         defer { server.stop() }
         let url = "ws://127.0.0.1:\(server.port)/ws"
         let pairing = ContinuousClock.now

@@ -25,6 +25,17 @@ final class ServerProcess {
         self.port = port
     }
 
+    /// `clawline-server serve` on a free port with `dataDirectory`, its per-address limits raised
+    /// for a load generator whose every socket comes from one address, and `flags`.
+    static func clawline(_ executable: String, dataDirectory: String, flags: [String] = []) throws -> ServerProcess {
+        try ServerProcess(
+            executable,
+            [
+                "serve", "--port", "0", "--data-dir", dataDirectory, "--max-connections-per-address", "1000000",
+                "--max-pending-pairings-per-address", "1000", "--max-device-ids-per-address", "1000000",
+            ] + flags)
+    }
+
     /// CPU seconds (user and system) the process used so far.
     var cpuSeconds: Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),

@@ -102,12 +102,7 @@ if CommandLine.arguments.contains("--compare-metrics") { try await withMetrics()
 func measureClawline(_ name: String, flags: [String], scrapes: Bool = false) async throws {
     let data = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-bench-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: data) }
-    let server = try ServerProcess(
-        clawlineServer,
-        [
-            "serve", "--port", "0", "--data-dir", data, "--max-connections-per-address", "100000", "--max-pending-pairings-per-address",
-            "1000", "--max-device-ids-per-address", "100000",
-        ] + flags)
+    let server = try ServerProcess.clawline(clawlineServer, dataDirectory: data, flags: flags)
     defer { server.stop() }
     let scraper = scrapes ? Scraper(port: server.port) : nil
     defer { scraper?.stop() }
