@@ -19,9 +19,8 @@ enum IdleSockets {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let server = try ServerProcess.clawline(executable, dataDirectory: data)
         defer { server.stop() }
-        let url = "ws://127.0.0.1:\(server.port)/ws"
         let pairing = ContinuousClock.now
-        let fleet = try await Fleet.pairConcurrently(url: url, devices: sockets + 1, width: width)
+        let fleet = try await Fleet.pair(port: server.port, devices: sockets + 1, width: width)
         say("paired \(fleet.devices.count) devices in \(elapsedText(since: pairing))")
 
         let alone = try await Load.clawline(fleet: fleet, devices: 1, seconds: seconds, server: server)
@@ -34,8 +33,9 @@ enum IdleSockets {
         let opened = elapsedText(since: opening)
         // Let the server finish what the last authentications started before reading its memory.
         try await Task.sleep(for: .seconds(2))
-        let perSocket = Double(server.residentBytes - before) / Double(idle.count)
-        let allMiB = Double(server.residentBytes - before) / 1_048_576
+        let heldBytes = Double(server.residentBytes - before)
+        let perSocket = heldBytes / Double(idle.count)
+        let allMiB = heldBytes / 1_048_576
         say(
             "\(idle.count) idle authenticated sockets opened in \(opened): "
                 + String(format: "%.1f KiB resident memory each (%.0f MiB in all)", perSocket / 1024, allMiB))
@@ -101,7 +101,8 @@ enum IdleSockets {
 extension Fleet {
     /// Pairs `devices` devices, each into an account of its own, `width` at a time: the first
     /// device becomes admin and approves every other as its request arrives.
-    static func pairConcurrently(url: String, devices: Int, width: Int) async throws -> Fleet {
+    static func pair(port: Int, devices: Int, width: Int = IdleSockets.width) async throws -> Fleet {
+        let url = "ws://127.0.0.1:\(port)/ws"
         let adminID = UUID().uuidString
         let admin = try await pairFirst(url: url, deviceID: adminID)
         let adminSocket = try await open(url: url, deviceID: adminID, token: admin.token)

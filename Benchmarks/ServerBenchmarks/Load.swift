@@ -30,19 +30,6 @@ struct Fleet {
 
     static let info = DeviceInfo(platform: "Linux", model: "load generator")
 
-    /// Pairs `devices` devices (the first becomes admin and approves the rest).
-    static func pair(port: Int, devices: Int) async throws -> Fleet {
-        let url = "ws://127.0.0.1:\(port)/ws"
-        let adminID = UUID().uuidString
-        let admin = try await pairFirst(url: url, deviceID: adminID)
-        let adminSocket = try await open(url: url, deviceID: adminID, token: admin.token)
-        var fleet = Fleet(url: url, devices: [])
-        for _ in 1..<max(devices, 2) {
-            fleet.devices.append(try await pairApproved(url: url, admin: adminSocket, into: newAccountID()))
-        }
-        return fleet
-    }
-
     /// A new account's id: `user_` and a version 4 UUID, as the provider requires.
     static func newAccountID() -> String { "user_" + UUID().uuidString.lowercased() }
 

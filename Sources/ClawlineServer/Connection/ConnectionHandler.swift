@@ -126,6 +126,8 @@ struct ConnectionHandler: ClientFrameHandler {
 
     /// Reads and handles the client's frames until either side closes the socket.
     private func read(_ inbound: WebSocketInboundStream) async {
+        // Once authenticated, a socket stays so: the connection's lock is not taken to ask again.
+        var authenticated = false
         do {
             for try await message in inbound.messages(maxSize: Self.hardFrameLimit) {
                 guard case .text(let text) = message else {
@@ -139,12 +141,13 @@ struct ConnectionHandler: ClientFrameHandler {
                     connection.close(code: hub.faults.has(.frameLimitClosesWith1008) ? 1008 : 1009, reason: "frame too large")
                     return
                 }
-                if connection.device == nil {
+                if !authenticated {
                     // Pairing and authentication run deep (token checks, store calls, the replay),
                     // and a task keeps the largest stack it ever had until it ends: they run in a
                     // child task that ends with them, so an idle authenticated socket does not
                     // hold that stack for its whole life.
                     await withTaskGroup(of: Void.self) { group in group.addTask { await receive(bytes) } }
+                    authenticated = connection.device != nil
                 } else {
                     await receive(bytes)
                 }

@@ -1,4 +1,3 @@
-import ClawlineProtocol
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

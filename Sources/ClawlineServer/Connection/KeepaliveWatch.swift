@@ -69,7 +69,8 @@ final class KeepaliveWatch: Sendable {
             let (pings, closes, next) = state.withLockedValue { state in takeDue(at: current, from: &state) }
             for connection in pings { connection.ping() }
             for connection in closes { connection.close(code: 1001, reason: "no pong for \(timeout)") }
-            try await clock.sleep(for: max(.zero, min(next ?? current + interval, current + interval) - current))
+            // Every due deadline was taken, so the next one is later than now.
+            try await clock.sleep(for: (next.map { min($0, current + interval) } ?? current + interval) - current)
         }
     }
 
