@@ -112,8 +112,10 @@ func measureClawline(_ name: String, flags: [String], scrapes: Bool = false) asy
     let before = server.residentBytes
     let idle = try await fleet.authenticate(count: idleSockets)
     try await Task.sleep(for: .seconds(1))
-    let perSocket = Double(server.residentBytes - before) / Double(idle.count)
-    say("\(name) resident memory per idle authenticated socket: \(String(format: "%.1f", perSocket / 1024)) KiB (\(idle.count) sockets)")
+    if !idle.isEmpty {
+        let perSocket = Double(server.residentBytes - before) / Double(idle.count)
+        say("\(name) resident memory per idle authenticated socket: \(String(format: "%.1f", perSocket / 1024)) KiB (\(idle.count) sockets)")
+    }
     for socket in idle { socket.close() }
     let ceiling = try await Load.clawline(fleet: fleet, devices: devices, seconds: seconds, server: server)
     report("\(name), \(devices) devices (offer \(Int(Double(devices) * Load.messagesPerDevice)) msg/s)", ceiling)

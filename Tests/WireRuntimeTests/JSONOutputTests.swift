@@ -29,6 +29,41 @@ import Testing
         #expect(written { $0.string("") } == #""""#)
     }
 
+    /// The writer finds the bytes to escape eight at a time: each one is found wherever it falls
+    /// in a word, next to plain ASCII and non-ASCII runs, and at the end of the text.
+    @Test func everyByteToEscapeIsFoundWhereverItFallsInAWord() {
+        func expected(_ text: String) -> String {
+            var escaped = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": escaped += "\\\""
+                case "\\": escaped += "\\\\"
+                case "\n": escaped += "\\n"
+                case "\r": escaped += "\\r"
+                case "\t": escaped += "\\t"
+                case "\u{8}": escaped += "\\b"
+                case "\u{C}": escaped += "\\f"
+                case let control where control.value < 0x20:
+                    let hex = String(control.value, radix: 16)
+                    escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped + "\""
+        }
+        let special = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) } + ["\"", "\\"]
+        for byte in special {
+            for before in 0..<17 {
+                for text in [
+                    String(repeating: "a", count: before) + byte, String(repeating: "a", count: before) + byte + "é😀" + byte + "zzzzzzzzz",
+                    String(repeating: "é", count: before) + byte + String(repeating: "\u{7F}", count: before),
+                ] {
+                    #expect(written { $0.string(text) } == expected(text), "\(Array(text.utf8))")
+                }
+            }
+        }
+    }
+
     @Test func containersPutCommasBetweenMembersAndItems() {
         let text = written { output in
             output.beginObject()

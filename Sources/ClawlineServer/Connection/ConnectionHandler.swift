@@ -8,7 +8,7 @@ import WireRuntime
 
 /// Serves one WebSocket: every received frame is decoded by the generated `ClientFrame`, checked
 /// by the session machine, answered as the decode result or the broken rule says, and otherwise
-/// dispatched; one writer task sends what the server has for the socket.
+/// dispatched; the socket's ``SocketFrameWriter`` drains what the server has for it.
 struct ConnectionHandler: ClientFrameHandler {
     let hub: ProviderHub
     let connection: ServerConnection
@@ -37,82 +37,35 @@ struct ConnectionHandler: ClientFrameHandler {
             onMissingEvent: { connection, number in Task { await hub.watchMissingEvent(number, on: connection) } })
         await hub.opened(connection)
         let handler = ConnectionHandler(hub: hub, connection: connection, checkedToken: nil)
-        await withTaskGroup(of: Void.self) { group in
-            let writer = await SocketFrameWriter.install(on: channel)
-            group.addTask { await write(connection.outbox, to: outbound, through: writer, on: channel.eventLoop) }
-            let keepalive = Keepalive(now: environment.keepaliveElapsed)
-            await keepalive.observePongs(on: channel, logger: connection.logger)
-            let watched = hub.keepalives.watch(connection, keepalive: keepalive)
-            await handler.read(inbound)
-            connection.finish()
-            // The keepalive stops with the socket; the writer still sends what was queued before.
-            hub.keepalives.forget(watched)
-            await hub.disconnected(connection)
+        let drain = await SocketFrameWriter.drain(connection.outbox, onto: channel) { code, reason in
+            Self.sendClose(code: code, reason: reason, through: outbound, on: channel.eventLoop)
         }
+        let keepalive = Keepalive(now: environment.keepaliveElapsed)
+        await keepalive.observePongs(on: channel, logger: connection.logger)
+        let watched = hub.keepalives.watch(connection, keepalive: keepalive)
+        await handler.read(inbound)
+        connection.finish()
+        // The keepalive stops with the socket; the writer still sends what was queued before.
+        hub.keepalives.forget(watched)
+        await hub.disconnected(connection)
+        await drain?.wait()
     }
 
-    /// Writes what the server has for the socket, in order, until the close (or the outbox's end).
-    /// Each batch taken from the outbox goes to the socket's ``SocketFrameWriter`` in one hop to
-    /// its event loop and leaves in one flush; the close goes through the WebSocket writer (whose
-    /// close handshake it is), after the frames before it. Without a frame writer (the socket
-    /// closed as it opened), every frame goes through the WebSocket writer.
-    private static func write(
-        _ outbox: Outbox, to outbound: WebSocketOutboundWriter, through writer: NIOLoopBound<SocketFrameWriter>?, on eventLoop: any EventLoop
-    ) async {
-        /// Hands `frames` to the socket and waits until it can take more. Their bytes stop counting
-        /// against the outbox as they are handed over, on the event loop, before the flush: the
-        /// outbox then holds only what the peer cannot have received, never frames it has read.
-        /// What waits in the channel meanwhile is one batch, and the next batch is taken only once
-        /// the channel can take more.
-        func send(_ frames: [WebSocketFrame], byteCount: Int) async {
-            guard let writer else {
-                for frame in frames {
-                    try? await outbound.write(.custom(frame))
-                    outbox.written(frame.data.readableBytes)
-                }
-                return
-            }
-            guard !frames.isEmpty else { return }
-            let writable = try? await eventLoop.submit {
-                outbox.written(byteCount)
-                return writer.value.write(frames, on: eventLoop)
-            }.get()
-            guard let writable else { return }
-            // A future's `get()` ignores cancellation; a cancelled writer stops waiting for a peer
-            // that reads nothing and writes no more, as the WebSocket writer does.
-            try? await withTaskCancellationHandler {
-                try await writable.get()
-            } onCancel: {
-                eventLoop.execute { writer.value.cancel() }
+    /// Sends a close frame through the WebSocket handler, whose close handshake it is; the future
+    /// completes once it was sent (or could not be).
+    private static func sendClose(
+        code: Int, reason: String?, through outbound: WebSocketOutboundWriter, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<Void> {
+        let sent = eventLoop.makePromise(of: Void.self)
+        sent.completeWithTask {
+            if code == ServerConnection.noStatusCode {
+                // A close frame without a status code, which the peer reads as 1005.
+                try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer())))
+            } else {
+                try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
             }
         }
-        while let batch = await outbox.next() {
-            var frames: [WebSocketFrame] = []
-            frames.reserveCapacity(batch.count)
-            var byteCount = 0
-            for item in batch {
-                switch item {
-                case .frame(let json):
-                    // A text frame over the shared buffer (`.text(String)` would copy it per socket).
-                    frames.append(WebSocketFrame(fin: true, opcode: .text, data: json))
-                case .ping:
-                    frames.append(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer()))
-                case .close(let code, let reason):
-                    // The close waits for the peer's answer: what the batch wrote goes first.
-                    await send(frames, byteCount: byteCount)
-                    if code == ServerConnection.noStatusCode {
-                        // A close frame without a status code, which the peer reads as 1005.
-                        try? await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer())))
-                    } else {
-                        try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
-                    }
-                    outbox.written(item.byteCount)
-                    return
-                }
-                byteCount += item.byteCount
-            }
-            await send(frames, byteCount: byteCount)
-        }
+        return sent.futureResult
     }
 
     /// A socket fell too far behind and was told to close: if its writer is still stuck on a

@@ -21,8 +21,12 @@ enum Outgoing: Sendable {
 }
 
 /// What a socket's writer has yet to send, bounded in bytes: the frames queued and the batch the
-/// writer took but has not written yet both count. One writer takes everything queued at once
-/// (``next()``), so a socket that reads quickly gets its frames in batches.
+/// writer took but has not written yet both count. One writer takes everything queued at once,
+/// so a socket that reads quickly gets its frames in batches.
+///
+/// The writer is either a drain woken when there is work (``startDraining(wake:)`` and
+/// ``take()``: a socket's ``SocketFrameWriter``, on its event loop, with no task of its own), or a
+/// task that waits for work (``next()``).
 final class Outbox: Sendable {
     /// The most bytes the outbox holds; a push past it fails and the owner closes the socket.
     let limit: Int
@@ -36,6 +40,21 @@ final class Outbox: Sendable {
         var peak = 0
         var finished = false
         var waiter: CheckedContinuation<Void, Never>?
+        /// How the drain is told there is work, once it started.
+        var wake: (@Sendable () -> Void)?
+        /// Whether the drain was woken and has not yet found the outbox empty since: until then,
+        /// new work needs no wake-up.
+        var drainAwake = false
+    }
+
+    /// What a drain finds when it takes from the outbox.
+    enum Taken {
+        /// Everything queued, oldest first.
+        case items([Outgoing])
+        /// Nothing is queued; the drain is woken when something is.
+        case idle
+        /// The outbox is finished and empty.
+        case ended
     }
 
     /// An empty outbox holding at most `limit` bytes.
@@ -74,14 +93,66 @@ final class Outbox: Sendable {
 
     /// Changes the state and wakes the writer if it waits and now has something to do.
     private func update<T>(_ body: (inout State) -> T) -> T {
-        let (result, waiter) = state.withLockedValue { state -> (T, CheckedContinuation<Void, Never>?) in
-            let result = body(&state)
-            guard !state.items.isEmpty || state.finished, let waiter = state.waiter else { return (result, nil) }
-            state.waiter = nil
-            return (result, waiter)
+        let (result, wakeUp) = state.withLockedValue { state -> (T, WakeUp?) in
+            (body(&state), Self.wakeUp(&state))
         }
-        waiter?.resume()
+        wakeUp?.run()
         return result
+    }
+
+    /// How the writer is woken, run outside the lock.
+    private enum WakeUp {
+        case resume(CheckedContinuation<Void, Never>)
+        case drain(@Sendable () -> Void)
+
+        func run() {
+            switch self {
+            case .resume(let waiter): waiter.resume()
+            case .drain(let wake): wake()
+            }
+        }
+    }
+
+    /// The writer's wake-up, when it is idle and now has something to do.
+    private static func wakeUp(_ state: inout State) -> WakeUp? {
+        guard !state.items.isEmpty || state.finished else { return nil }
+        if let waiter = state.waiter {
+            state.waiter = nil
+            return .resume(waiter)
+        }
+        guard let wake = state.wake, !state.drainAwake else { return nil }
+        state.drainAwake = true
+        return .drain(wake)
+    }
+
+    /// Hands the outbox to a drain: from now on `wake` is called (outside the outbox's lock)
+    /// whenever the outbox has something new while the drain is idle, that is, once ``take()``
+    /// answered ``Taken/idle``. Called at once when there is work already.
+    func startDraining(wake: @escaping @Sendable () -> Void) {
+        let wakeUp = state.withLockedValue { state -> WakeUp? in
+            state.wake = wake
+            return Self.wakeUp(&state)
+        }
+        wakeUp?.run()
+    }
+
+    /// The drain is over: it is never woken again (and what it held, the drain, is released).
+    func stopDraining() {
+        state.withLockedValue { $0.wake = nil }
+    }
+
+    /// For the drain: everything queued, or whether the outbox is idle (the drain is woken when
+    /// that changes) or has ended.
+    func take() -> Taken {
+        state.withLockedValue { state in
+            guard state.items.isEmpty else {
+                defer { state.items = [] }
+                return .items(state.items)
+            }
+            if state.finished { return .ended }
+            state.drainAwake = false
+            return .idle
+        }
     }
 
     /// Everything queued, oldest first, once there is something; `nil` when the outbox is

@@ -1,32 +1,53 @@
 import NIOCore
 import NIOWebSocket
 
-/// Writes a socket's frames on its event loop a batch at a time: one hop to the loop and one
-/// flush for every batch the socket's writer takes from its outbox.
+/// Drains a socket's ``Outbox`` onto the socket, on its event loop, with no task of its own: the
+/// outbox wakes the writer when something is queued while it is idle, and the writer takes
+/// everything queued, writes it and flushes once.
 ///
-/// Hummingbird's `WebSocketOutboundWriter` hops to the event loop and flushes once per frame: it
-/// has no call that writes several frames at once (NIO's `NIOAsyncChannelOutboundWriter` has
-/// `write(contentsOf:)`, but the WebSocket writer does not pass it on). A broadcast of one frame
-/// to many sockets, or a burst of stream snapshots to one, paid that hop and flush per frame.
+/// A frame sent to many sockets (a broadcast) costs each socket one hop to its event loop, not a
+/// task's wake-up and then a hop; an idle socket holds no parked task. Hummingbird's
+/// `WebSocketOutboundWriter` hops to the event loop and flushes once per frame, and needs a task
+/// to call it.
 ///
 /// The writer sits in the socket's pipeline just after the WebSocket frame encoder, so the frames
 /// the WebSocket handler writes itself (its pongs and its close) pass through it. Once a close
-/// frame has gone out, batches are dropped, as RFC 6455 asks (no frames after a close).
+/// frame has gone out, what is left is dropped, as RFC 6455 asks (no frames after a close). A
+/// close the server queues goes through the WebSocket handler (whose close handshake it is), after
+/// the frames before it.
 ///
-/// Backpressure: when the channel cannot take more after a batch's flush, the batch's future
-/// completes once it can, and the socket's writer takes its next batch only then; what it cannot
-/// send waits in the socket's bounded outbox, as it did behind the async writer.
+/// Backpressure: when the channel cannot take more after a flush, the writer takes nothing more
+/// from the outbox until it can; what the socket cannot take waits in its bounded outbox. A batch's
+/// bytes stop counting against the outbox as they are handed to the channel, before the flush:
+/// the outbox then holds only what the peer cannot have received, never frames it has read.
 final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
+    /// Sends a close frame with a code and a reason through the WebSocket handler; the future
+    /// completes once it was sent (or could not be).
+    typealias Close = @Sendable (_ code: Int, _ reason: String?) -> EventLoopFuture<Void>
+
+    /// The drain in progress: what it drains, how it closes, and the promise of its end.
+    private struct Drain {
+        let outbox: Outbox
+        let close: Close
+        let finished: EventLoopPromise<Void>
+    }
+
     private var context: ChannelHandlerContext?
     /// Whether a close frame went out (or the channel closed, or the writer was cancelled):
     /// nothing more is written.
     private var closed = false
-    /// The batch that waits for the channel to become writable again.
-    private var waiting: EventLoopPromise<Void>?
+    private var drain: Drain?
+    /// The close taken from the outbox, waiting for the channel to take more (the frames before it first).
+    private var pendingClose: Outgoing?
+    /// Whether the queued close is being sent: the drain takes nothing more meanwhile.
+    private var closing = false
+    /// Whether ``pump()`` runs: a write or a flush may call back into the writer (the channel's
+    /// writability changes), and the running pump carries on instead.
+    private var pumping = false
 
     /// Flushes this writer sent (one per batch written), for tests and figures.
     private(set) var flushes = 0
@@ -38,7 +59,7 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         closed = true
-        resumeWaiting()
+        pump()
     }
 
     /// Frames written by others (the WebSocket handler's pongs and close) pass on; a close is noted.
@@ -48,57 +69,139 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { resumeWaiting() }
+        if context.channel.isWritable { pump() }
         context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
-        resumeWaiting()
+        pump()
         context.fireChannelInactive()
     }
 
-    /// Writes `frames` and flushes once; called on the channel's event loop, `eventLoop`. Returns
-    /// `nil` when the channel can take more at once (or nothing is written any more), and otherwise
-    /// a future that completes when it can (or when the channel closes or the writer is cancelled).
-    func write(_ frames: [WebSocketFrame], on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
-        guard let context, !closed else { return nil }
-        for frame in frames { context.write(wrapOutboundOut(frame), promise: nil) }
-        flushes += 1
-        context.flush()
-        guard !context.channel.isWritable, !closed else { return nil }
-        // One writer waits at a time; an earlier wait (there is none) would not be left hanging.
-        resumeWaiting()
-        let promise = eventLoop.makePromise(of: Void.self)
-        waiting = promise
-        return promise.futureResult
+    /// Drains `outbox` onto the socket from now on; called once, on the channel's event loop,
+    /// `eventLoop`. A close in the outbox is sent with `close`, and ends the drain. The future
+    /// completes when the drain is over: the outbox ended and all of it was written (or dropped,
+    /// the socket being closed), or its close was sent, or the writer was cancelled.
+    func drain(_ outbox: Outbox, on eventLoop: any EventLoop, close: @escaping Close) -> EventLoopFuture<Void> {
+        let finished = eventLoop.makePromise(of: Void.self)
+        drain = Drain(outbox: outbox, close: close, finished: finished)
+        let writer = NIOLoopBound(self, eventLoop: eventLoop)
+        outbox.startDraining { eventLoop.execute { writer.value.pump() } }
+        return finished.futureResult
     }
 
-    /// The socket's writer was cancelled: the batch waiting for writability ends, and nothing
-    /// more is written (as the WebSocket writer, which checks for cancellation, drops its writes).
+    /// The socket's server task was cancelled: the drain ends, and nothing more is written (as
+    /// the WebSocket writer, which checks for cancellation, drops its writes).
     func cancel() {
         closed = true
-        resumeWaiting()
+        if closing { end() }
+        pump()
     }
 
-    private func resumeWaiting() {
-        let promise = waiting
-        waiting = nil
-        promise?.succeed()
+    /// Writes what the outbox has while the channel can take it.
+    private func pump() {
+        guard !pumping, let drain, !closing else { return }
+        pumping = true
+        defer { pumping = false }
+        while !closing {
+            if let close = pendingClose {
+                guard !closed else {
+                    pendingClose = nil
+                    drain.outbox.written(close.byteCount)
+                    return end()
+                }
+                guard context?.channel.isWritable ?? false, case .close(let code, let reason) = close else { return }
+                pendingClose = nil
+                closing = true
+                let eventLoop = drain.finished.futureResult.eventLoop
+                drain.close(code, reason).hop(to: eventLoop).assumeIsolated().whenComplete { [self] _ in
+                    drain.outbox.written(close.byteCount)
+                    end()
+                }
+                return
+            }
+            // Nothing more is taken while the channel cannot take it (unless it is dropped anyway).
+            guard closed || context?.channel.isWritable ?? false else { return }
+            switch drain.outbox.take() {
+            case .idle: return
+            case .ended: return end()
+            case .items(let batch): write(batch, from: drain.outbox)
+            }
+        }
+    }
+
+    /// Writes a batch in one flush, up to a close (kept for when the channel can take more).
+    private func write(_ batch: [Outgoing], from outbox: Outbox) {
+        var byteCount = 0
+        var wrote = false
+        for item in batch {
+            // Nothing goes after a close: what follows it is dropped.
+            guard pendingClose == nil else {
+                byteCount += item.byteCount
+                continue
+            }
+            let frame: WebSocketFrame
+            switch item {
+            case .frame(let json):
+                // A text frame over the shared buffer (`.text(String)` would copy it per socket).
+                frame = WebSocketFrame(fin: true, opcode: .text, data: json)
+            case .ping:
+                frame = WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())
+            case .close:
+                pendingClose = item
+                continue
+            }
+            byteCount += item.byteCount
+            if let context, !closed {
+                context.write(wrapOutboundOut(frame), promise: nil)
+                wrote = true
+            }
+        }
+        outbox.written(byteCount)
+        guard wrote, let context else { return }
+        flushes += 1
+        context.flush()
+    }
+
+    /// The drain is over: the outbox never wakes the writer again.
+    private func end() {
+        guard let drain else { return }
+        self.drain = nil
+        closing = false
+        drain.outbox.stopDraining()
+        drain.finished.succeed()
     }
 }
 
 extension SocketFrameWriter {
-    /// Puts a writer just after the WebSocket frame encoder of an upgraded socket's pipeline;
-    /// `nil` when the socket has already closed or has no encoder (its frames then go through
-    /// the WebSocket writer, one flush each).
-    static func install(on channel: any Channel) async -> NIOLoopBound<SocketFrameWriter>? {
+    /// A drain in progress, seen from the socket's server task.
+    struct Running: Sendable {
+        let writer: NIOLoopBound<SocketFrameWriter>
+        let finished: EventLoopFuture<Void>
+
+        /// Waits until the drain is over; a cancelled wait ends the drain (nothing more is written).
+        func wait() async {
+            let eventLoop = finished.eventLoop
+            await withTaskCancellationHandler {
+                try? await finished.get()
+            } onCancel: { [writer] in
+                eventLoop.execute { writer.value.cancel() }
+            }
+        }
+    }
+
+    /// Puts a writer just after the WebSocket frame encoder of an upgraded socket's pipeline and
+    /// starts draining `outbox` onto it; `nil` when the socket has already closed or has no
+    /// encoder (nothing can be written to it).
+    static func drain(_ outbox: Outbox, onto channel: any Channel, close: @escaping Close) async -> Running? {
         try? await channel.eventLoop.submit {
             let operations = channel.pipeline.syncOperations
             let encoder = try operations.handler(type: WebSocketFrameEncoder.self)
             let writer = SocketFrameWriter()
             try operations.addHandler(writer, position: .after(encoder))
-            return NIOLoopBound(writer, eventLoop: channel.eventLoop)
+            let finished = writer.drain(outbox, on: channel.eventLoop, close: close)
+            return Running(writer: NIOLoopBound(writer, eventLoop: channel.eventLoop), finished: finished)
         }.get()
     }
 }

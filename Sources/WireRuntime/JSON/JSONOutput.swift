@@ -223,15 +223,19 @@
     }
 
     @usableFromInline mutating func writeDigits(_ number: Int) {
-        if number < 0 { storage.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
-        var divisor: UInt = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        repeat {
-            storage.append(UInt8(ascii: "0") &+ UInt8(magnitude / divisor))
-            magnitude %= divisor
-            divisor /= 10
-        } while divisor > 0
+        // Digits are made from the last one back, dividing by a constant (which the compiler
+        // turns into a multiplication), into a buffer as long as the longest Int.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = number.magnitude
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if number < 0 { storage.append(UInt8(ascii: "-")) }
+            storage.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
     }
 
     mutating func writeDouble(_ number: Double) {
@@ -241,28 +245,58 @@
 
     @usableFromInline static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// Writes `text` as a JSON string. Runs of bytes that need no escape (all but the quote, the
+    /// backslash and control bytes) are found eight bytes at a time and copied whole.
     @usableFromInline mutating func writeEscaped(_ text: UnsafeBufferPointer<UInt8>) {
         storage.append(UInt8(ascii: "\""))
-        var start = 0
-        for (index, byte) in text.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            storage.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
-            switch byte {
-            case UInt8(ascii: "\""): storage.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): storage.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: storage.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: storage.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: storage.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x08: storage.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-            case 0x0C: storage.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-            default:
-                storage.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                storage.append(Self.hexDigits[Int(byte >> 4)])
-                storage.append(Self.hexDigits[Int(byte & 0xF)])
-            }
-            start = index + 1
+        guard let base = text.baseAddress else {
+            storage.append(UInt8(ascii: "\""))
+            return
         }
-        storage.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
+        let count = text.count
+        var start = 0
+        var index = 0
+        while index < count {
+            while index + 8 <= count {
+                let special = JSONTape.Scanner.quoteBackslashOrControl(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                if special == 0 {
+                    index += 8
+                } else {
+                    // Only the lowest set bit is exact: it marks the first byte to escape.
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
+            }
+            guard index < count else { break }
+            let byte = base[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            if index > start { storage.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start)) }
+            writeEscape(byte)
+            index += 1
+            start = index
+        }
+        if count > start { storage.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count - start)) }
         storage.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes the escape of a quote, a backslash or a control byte.
+    mutating func writeEscape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): storage.append(contentsOf: [0x5C, 0x22])
+        case UInt8(ascii: "\\"): storage.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: storage.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: storage.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: storage.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        case 0x08: storage.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+        case 0x0C: storage.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+        default:
+            storage.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            storage.append(Self.hexDigits[Int(byte >> 4)])
+            storage.append(Self.hexDigits[Int(byte & 0xF)])
+        }
     }
 }
 
