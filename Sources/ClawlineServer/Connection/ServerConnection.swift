@@ -7,8 +7,9 @@ import WireRuntime
 
 /// One client socket as the rest of the server sees it: frames sent to it go through its session
 /// machine (the shared rules see both directions, in wire order) and into its bounded outbox,
-/// which one writer task drains. While the socket is *held* (authenticating and replaying, or
-/// catching up after the node lost frames), live frames wait; each stored event goes out once.
+/// which the socket's ``SocketFrameWriter`` drains. While the socket is *held* (authenticating and
+/// replaying, or catching up after the node lost frames), live frames wait; each stored event goes
+/// out once.
 ///
 /// Numbered events (see `StoredEvent.number`) go out in their account's order: once the replay
 /// says which number comes next, an event that arrives before its predecessor waits for it, and
