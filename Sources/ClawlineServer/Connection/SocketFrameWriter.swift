@@ -41,8 +41,9 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     /// nothing more is written.
     private var closed = false
     private var drain: Drain?
-    /// The close taken from the outbox, waiting for the channel to take more (the frames before it first).
-    private var pendingClose: Outgoing?
+    /// The close taken from the outbox, waiting for the channel to take more (the frames before
+    /// it first), with the bytes it counts against the outbox.
+    private var pendingClose: (code: Int, reason: String?, byteCount: Int)?
     /// Whether the queued close is being sent: the drain takes nothing more meanwhile.
     private var closing = false
     /// Whether ``pump()`` runs: a write or a flush may call back into the writer (the channel's
@@ -84,6 +85,7 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     /// completes when the drain is over: the outbox ended and all of it was written (or dropped,
     /// the socket being closed), or its close was sent, or the writer was cancelled.
     func drain(_ outbox: Outbox, on eventLoop: any EventLoop, close: @escaping Close) -> EventLoopFuture<Void> {
+        precondition(drain == nil, "a socket's writer drains one outbox")
         let finished = eventLoop.makePromise(of: Void.self)
         drain = Drain(outbox: outbox, close: close, finished: finished)
         let writer = NIOLoopBound(self, eventLoop: eventLoop)
@@ -111,11 +113,11 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
                     drain.outbox.written(close.byteCount)
                     return end()
                 }
-                guard context?.channel.isWritable ?? false, case .close(let code, let reason) = close else { return }
+                guard context?.channel.isWritable ?? false else { return }
                 pendingClose = nil
                 closing = true
                 let eventLoop = drain.finished.futureResult.eventLoop
-                drain.close(code, reason).hop(to: eventLoop).assumeIsolated().whenComplete { [self] _ in
+                drain.close(close.code, close.reason).hop(to: eventLoop).assumeIsolated().whenComplete { [self] _ in
                     drain.outbox.written(close.byteCount)
                     end()
                 }
@@ -148,8 +150,8 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
                 frame = WebSocketFrame(fin: true, opcode: .text, data: json)
             case .ping:
                 frame = WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())
-            case .close:
-                pendingClose = item
+            case .close(let code, let reason):
+                pendingClose = (code, reason, item.byteCount)
                 continue
             }
             byteCount += item.byteCount
