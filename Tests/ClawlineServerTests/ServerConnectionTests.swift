@@ -13,14 +13,36 @@ import WireRuntime
         .message(ServerMessage(id: id, role: .assistant, content: content, timestamp: 1_704_672_000_000, streaming: streaming))
     }
 
+    /// The batches a socket's writer takes from `outbox`, until it ends: a drain woken by the
+    /// outbox that takes everything queued (``Outbox/take()``), as a socket's writer does, for a
+    /// test without a socket. Each item counts as written once the test has it.
+    static func batches(of outbox: Outbox) -> AsyncStream<[Outgoing]> {
+        let (batches, continuation) = AsyncStream<[Outgoing]>.makeStream()
+        // The outbox wakes the drain only once it went idle, so one `take` loop runs at a time.
+        outbox.startDraining {
+            while true {
+                switch outbox.take() {
+                case .items(let batch):
+                    for item in batch { outbox.written(item.byteCount) }
+                    continuation.yield(batch)
+                case .idle:
+                    return
+                case .ended:
+                    outbox.stopDraining()
+                    continuation.finish()
+                    return
+                }
+            }
+        }
+        return batches
+    }
+
     /// The frames in the outbox so far (the writer side of the socket), until `count` or the end.
     static func written(_ outbox: Outbox, count: Int) async -> [String] {
         var frames: [String] = []
-        while frames.count < count, let batch = await outbox.next() {
-            for item in batch {
-                if case .frame(let json) = item { frames.append(String(buffer: json)) }
-                outbox.written(item.byteCount)
-            }
+        for await batch in batches(of: outbox) {
+            for case .frame(let json) in batch { frames.append(String(buffer: json)) }
+            if frames.count >= count { break }
         }
         return frames
     }
@@ -74,10 +96,7 @@ import WireRuntime
         #expect(sent > 1 && sent <= 5, "about four frames of a kilobyte fit in four kilobytes (\(sent) were offered)")
         #expect(connection.outbox.peakBytes <= 4096)
         var items: [Outgoing] = []
-        while let batch = await connection.outbox.next() {
-            items += batch
-            for item in batch { connection.outbox.written(item.byteCount) }
-        }
+        for await batch in Self.batches(of: connection.outbox) { items += batch }
         guard case .close(let code, _)? = items.last else {
             Issue.record("the outbox did not end with a close: \(items)")
             return

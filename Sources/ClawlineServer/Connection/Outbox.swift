@@ -21,12 +21,10 @@ enum Outgoing: Sendable {
 }
 
 /// What a socket's writer has yet to send, bounded in bytes: the frames queued and the batch the
-/// writer took but has not written yet both count. One writer takes everything queued at once,
-/// so a socket that reads quickly gets its frames in batches.
-///
-/// The writer is either a drain woken when there is work (``startDraining(wake:)`` and
-/// ``take()``: a socket's ``SocketFrameWriter``, on its event loop, with no task of its own), or a
-/// task that waits for work (``next()``).
+/// writer took but has not written yet both count. The writer is a drain that the outbox wakes
+/// when there is work (``startDraining(wake:)``), which then takes everything queued at once
+/// (``take()``), so a socket that reads quickly gets its frames in batches: a socket's
+/// ``SocketFrameWriter``, on its event loop, with no task of its own.
 final class Outbox: Sendable {
     /// The most bytes the outbox holds; a push past it fails and the owner closes the socket.
     let limit: Int
@@ -39,7 +37,6 @@ final class Outbox: Sendable {
         /// The most ``bytes`` ever held.
         var peak = 0
         var finished = false
-        var waiter: CheckedContinuation<Void, Never>?
         /// How the drain is told there is work, once it started.
         var wake: (@Sendable () -> Void)?
         /// Whether the drain was woken and has not yet found the outbox empty since: until then,
@@ -91,49 +88,32 @@ final class Outbox: Sendable {
         update { $0.finished = true }
     }
 
-    /// Changes the state and wakes the writer if it waits and now has something to do.
+    /// Changes the state and wakes the drain (outside the lock) if it is idle and now has
+    /// something to do.
     private func update<T>(_ body: (inout State) -> T) -> T {
-        let (result, wakeUp) = state.withLockedValue { state -> (T, WakeUp?) in
-            (body(&state), Self.wakeUp(&state))
-        }
-        wakeUp?.run()
+        let (result, wake) = state.withLockedValue { state in (body(&state), Self.wakeUp(&state)) }
+        wake?()
         return result
     }
 
-    /// How the writer is woken, run outside the lock.
-    private enum WakeUp {
-        case resume(CheckedContinuation<Void, Never>)
-        case drain(@Sendable () -> Void)
-
-        func run() {
-            switch self {
-            case .resume(let waiter): waiter.resume()
-            case .drain(let wake): wake()
-            }
-        }
-    }
-
-    /// The writer's wake-up, when it is idle and now has something to do.
-    private static func wakeUp(_ state: inout State) -> WakeUp? {
-        guard !state.items.isEmpty || state.finished else { return nil }
-        if let waiter = state.waiter {
-            state.waiter = nil
-            return .resume(waiter)
-        }
-        guard let wake = state.wake, !state.drainAwake else { return nil }
+    /// The drain's wake-up, when it is idle and now has something to do.
+    private static func wakeUp(_ state: inout State) -> (@Sendable () -> Void)? {
+        guard !state.items.isEmpty || state.finished, let wake = state.wake, !state.drainAwake else { return nil }
         state.drainAwake = true
-        return .drain(wake)
+        return wake
     }
 
     /// Hands the outbox to a drain: from now on `wake` is called (outside the outbox's lock)
     /// whenever the outbox has something new while the drain is idle, that is, once ``take()``
-    /// answered ``Taken/idle``. Called at once when there is work already.
+    /// answered ``Taken/idle``. Called at once when there is work already (the new drain has
+    /// taken nothing yet).
     func startDraining(wake: @escaping @Sendable () -> Void) {
-        let wakeUp = state.withLockedValue { state -> WakeUp? in
+        let wake = state.withLockedValue { state in
             state.wake = wake
+            state.drainAwake = false
             return Self.wakeUp(&state)
         }
-        wakeUp?.run()
+        wake?()
     }
 
     /// The drain is over: it is never woken again (and what it held, the drain, is released).
@@ -152,29 +132,6 @@ final class Outbox: Sendable {
             if state.finished { return .ended }
             state.drainAwake = false
             return .idle
-        }
-    }
-
-    /// Everything queued, oldest first, once there is something; `nil` when the outbox is
-    /// finished and empty. For one writer only.
-    func next() async -> [Outgoing]? {
-        while true {
-            let batch = state.withLockedValue { state -> [Outgoing]? in
-                guard state.items.isEmpty else {
-                    defer { state.items = [] }
-                    return state.items
-                }
-                return state.finished ? [] : nil
-            }
-            if let batch { return batch.isEmpty ? nil : batch }
-            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let ready = state.withLockedValue { state in
-                    guard state.items.isEmpty, !state.finished else { return true }
-                    state.waiter = waiter
-                    return false
-                }
-                if ready { waiter.resume() }
-            }
         }
     }
 
