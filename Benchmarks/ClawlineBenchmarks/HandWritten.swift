@@ -214,54 +214,37 @@ enum HWServerMessage: Decodable {
 }
 
 // Encoding in the same style: the tag, then the payload's fields into the same object.
+private enum TagKey: String, CodingKey { case type }
+
+/// Writes `type` and then `payload`'s own fields into one object.
+private func encodeTagged(_ type: String, _ payload: some Encodable, to encoder: Encoder) throws {
+    var container = encoder.container(keyedBy: TagKey.self)
+    try container.encode(type, forKey: .type)
+    try payload.encode(to: encoder)
+}
+
 extension HWClientMessage: Encodable {
     func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case .pairRequest(let m):
-            try container.encode("pair_request", forKey: .type)
-            try m.encode(to: encoder)
-        case .auth(let m):
-            try container.encode("auth", forKey: .type)
-            try m.encode(to: encoder)
-        case .pairDecision(let m):
-            try container.encode("pair_decision", forKey: .type)
-            try m.encode(to: encoder)
-        case .message(let m):
-            try container.encode("message", forKey: .type)
-            try m.encode(to: encoder)
-        case .typing(let m):
-            try container.encode("typing", forKey: .type)
-            try m.encode(to: encoder)
+        case .pairRequest(let m): try encodeTagged("pair_request", m, to: encoder)
+        case .auth(let m): try encodeTagged("auth", m, to: encoder)
+        case .pairDecision(let m): try encodeTagged("pair_decision", m, to: encoder)
+        case .message(let m): try encodeTagged("message", m, to: encoder)
+        case .typing(let m): try encodeTagged("typing", m, to: encoder)
         }
     }
 }
 
 extension HWServerMessage: Encodable {
     func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case .pairResult(let m):
-            try container.encode("pair_result", forKey: .type)
-            try m.encode(to: encoder)
-        case .pairApprovalRequest(let m):
-            try container.encode("pair_approval_request", forKey: .type)
-            try m.encode(to: encoder)
-        case .authResult(let m):
-            try container.encode("auth_result", forKey: .type)
-            try m.encode(to: encoder)
-        case .message(let m):
-            try container.encode("message", forKey: .type)
-            try m.encode(to: encoder)
-        case .ack(let m):
-            try container.encode("ack", forKey: .type)
-            try m.encode(to: encoder)
-        case .typing(let m):
-            try container.encode("typing", forKey: .type)
-            try m.encode(to: encoder)
-        case .error(let m):
-            try container.encode("error", forKey: .type)
-            try m.encode(to: encoder)
+        case .pairResult(let m): try encodeTagged("pair_result", m, to: encoder)
+        case .pairApprovalRequest(let m): try encodeTagged("pair_approval_request", m, to: encoder)
+        case .authResult(let m): try encodeTagged("auth_result", m, to: encoder)
+        case .message(let m): try encodeTagged("message", m, to: encoder)
+        case .ack(let m): try encodeTagged("ack", m, to: encoder)
+        case .typing(let m): try encodeTagged("typing", m, to: encoder)
+        case .error(let m): try encodeTagged("error", m, to: encoder)
         }
     }
 }
