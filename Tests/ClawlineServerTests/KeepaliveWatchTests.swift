@@ -36,13 +36,11 @@ import WireTestSupport
         defer { running.cancel() }
         let logger = Logger(label: "test")
         let first = ServerConnection(now: now, logger: logger)
-        let firstKeepalive = Keepalive(now: now)
-        _ = watch.watch(first, keepalive: firstKeepalive)
+        _ = watch.watch(first)
         await clock.waitForSleepers(atLeast: 1)
         clock.advance(by: .seconds(20))
         let second = ServerConnection(now: now, logger: logger)
-        let secondKeepalive = Keepalive(now: now)
-        _ = watch.watch(second, keepalive: secondKeepalive)
+        _ = watch.watch(second)
         await clock.waitForSleepers(atLeast: 1)
         for _ in 0..<3 {
             clock.advance(by: .seconds(20))
@@ -50,7 +48,7 @@ import WireTestSupport
         }
         // 80 s: neither silent for 90 s. The second answers a ping.
         #expect(!first.isClosed && !second.isClosed)
-        secondKeepalive.pong()
+        second.recordPong(at: now())
         clock.advance(by: .seconds(10))
         await clock.waitForSleepers(atLeast: 1)
         #expect(first.isClosed, "silent for 90 s")

@@ -7,13 +7,15 @@ import Testing
 @testable import ClawlineServer
 
 /// The writer that drains a socket's outbox: a batch in one flush, nothing after a close, nothing
-/// taken while the channel cannot take more, and a queued close sent after the frames before it.
+/// taken while the channel cannot take more, and a queued close sent after the frames before it;
+/// it tells the keepalive of the pongs it sees arrive.
 @Suite struct SocketFrameWriterTests {
     /// An embedded channel whose writer drains an outbox; `readOutbound` sees the frames written,
     /// `closes` the closes the writer asked for, which complete when the test says.
     final class Harness {
         let channel = EmbeddedChannel()
-        let writer = SocketFrameWriter()
+        let pongs = NIOLockedValueBox(0)
+        let writer: SocketFrameWriter
         let outbox = Outbox(limit: 1 << 20)
         let closes = NIOLockedValueBox<[(code: Int, reason: String?)]>([])
         private let closeSent: EventLoopPromise<Void>
@@ -21,6 +23,7 @@ import Testing
         let finished: Completion
 
         init() throws {
+            writer = SocketFrameWriter { [pongs] in pongs.withLockedValue { $0 += 1 } }
             try channel.pipeline.syncOperations.addHandler(writer)
             let closeSent = channel.eventLoop.makePromise(of: Void.self)
             self.closeSent = closeSent
@@ -98,6 +101,18 @@ import Testing
         #expect(!socket.finished.isFulfilled, "the drain goes on until the outbox ends")
         socket.finishOutbox()
         #expect(socket.finished.isFulfilled)
+    }
+
+    @Test func everyPongThatArrivesIsToldAndEveryFramePassesOn() throws {
+        let socket = try Harness()
+        let opcodes: [WebSocketOpcode] = [.pong, .text, .ping, .pong]
+        for opcode in opcodes {
+            try socket.channel.writeInbound(WebSocketFrame(fin: true, opcode: opcode, data: ByteBuffer(string: "x")))
+        }
+        #expect(socket.pongs.withLockedValue { $0 } == 2)
+        var passed: [WebSocketOpcode] = []
+        while let frame = try socket.channel.readInbound(as: WebSocketFrame.self) { passed.append(frame.opcode) }
+        #expect(passed == opcodes, "the WebSocket handler after the writer still sees every frame, pongs included")
     }
 
     @Test func nothingIsWrittenAfterTheWebSocketHandlersCloseFrame() throws {

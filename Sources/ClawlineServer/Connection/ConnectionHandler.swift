@@ -37,12 +37,13 @@ struct ConnectionHandler: ClientFrameHandler {
             onMissingEvent: { connection, number in Task { await hub.watchMissingEvent(number, on: connection) } })
         await hub.opened(connection)
         let handler = ConnectionHandler(hub: hub, connection: connection, checkedToken: nil)
-        let drain = await SocketFrameWriter.drain(connection.outbox, onto: channel) { code, reason in
+        let keepaliveNow = environment.keepaliveElapsed
+        let drain = await SocketFrameWriter.drain(connection.outbox, onto: channel) {
+            connection.recordPong(at: keepaliveNow())
+        } close: { code, reason in
             Self.sendClose(code: code, reason: reason, through: outbound, on: channel.eventLoop)
         }
-        let keepalive = Keepalive(now: environment.keepaliveElapsed)
-        await keepalive.observePongs(on: channel, logger: connection.logger)
-        let watched = hub.keepalives.watch(connection, keepalive: keepalive)
+        let watched = hub.keepalives.watch(connection)
         await handler.read(inbound)
         connection.finish()
         // The keepalive stops with the socket; the writer still sends what was queued before.
@@ -117,7 +118,7 @@ struct ConnectionHandler: ClientFrameHandler {
         let result = ClientFrame.decode(bytes)
         let type = result.frame?.tag ?? "invalid"
         hub.metrics.received(type: type)
-        if logger.logLevel <= .trace {
+        if connection.logLevel <= .trace {
             logger.trace(
                 "received", metadata: connection.logMetadata(type: type, text: String(decoding: bytes, as: UTF8.self), byteCount: bytes.count))
         }

@@ -3,15 +3,19 @@ import NIOConcurrencyHelpers
 import ServiceLifecycle
 
 /// Every socket's keepalive on one task: each watched socket is pinged every interval and closed
-/// (1001) once no pong has come for the timeout, as ``Keepalive`` states it. One task and one
+/// (1001) once no pong (which its ``SocketFrameWriter`` sees) has come for the timeout. One task and one
 /// timer serve every socket, instead of a task and a timer per socket: an idle socket costs a heap
 /// entry here, and the watch wakes only when some socket's ping or timeout is due.
 final class KeepaliveWatch: Sendable {
     private struct Watched {
         let connection: ServerConnection
-        let keepalive: Keepalive
+        /// When the watch began: the socket's silence counts from here until its first pong.
+        let since: Duration
         /// When the socket is pinged next, on the keepalive clock.
         var nextPing: Duration
+
+        /// When the socket was last heard from: its last pong, or the watch's start.
+        var lastHeard: Duration { connection.lastPong ?? since }
     }
 
     private struct State {
@@ -37,15 +41,16 @@ final class KeepaliveWatch: Sendable {
         self.timeout = timeout
     }
 
-    /// Starts watching `connection`, whose pongs `keepalive` records; returns the id that
-    /// ``forget(_:)`` takes. Its first ping is due one interval from now.
-    func watch(_ connection: ServerConnection, keepalive: Keepalive) -> Int {
-        let nextPing = now() + interval
+    /// Starts watching `connection`; returns the id that ``forget(_:)`` takes. Its silence counts
+    /// from now, and its first ping is due one interval from now.
+    func watch(_ connection: ServerConnection) -> Int {
+        let current = now()
+        let watched = Watched(connection: connection, since: current, nextPing: current + interval)
         return state.withLockedValue { state in
             let id = state.nextID
             state.nextID += 1
-            state.watched[id] = Watched(connection: connection, keepalive: keepalive, nextPing: nextPing)
-            state.due.insert(deadline: min(nextPing, keepalive.lastPong + timeout), id: id)
+            state.watched[id] = watched
+            state.due.insert(deadline: min(watched.nextPing, watched.lastHeard + timeout), id: id)
             return id
         }
     }
@@ -85,8 +90,8 @@ final class KeepaliveWatch: Sendable {
                 state.watched[id] = nil
                 continue
             }
-            let lastPong = watched.keepalive.lastPong
-            if current - lastPong >= timeout {
+            let lastHeard = watched.lastHeard
+            if current - lastHeard >= timeout {
                 state.watched[id] = nil
                 closes.append(watched.connection)
                 continue
@@ -96,7 +101,7 @@ final class KeepaliveWatch: Sendable {
                 watched.nextPing = current + interval
                 state.watched[id] = watched
             }
-            state.due.insert(deadline: min(watched.nextPing, lastPong + timeout), id: id)
+            state.due.insert(deadline: min(watched.nextPing, lastHeard + timeout), id: id)
         }
         return (pings, closes, state.due.first?.deadline)
     }

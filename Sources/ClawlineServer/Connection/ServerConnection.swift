@@ -16,8 +16,10 @@ import WireRuntime
 /// the socket tells its owner (`onMissingEvent`), which fetches the missing ones from the store
 /// if they do not arrive in time.
 final class ServerConnection: Sendable {
+    /// The socket's diagnostic id, kept as 16 bytes; ``sessionID`` spells it.
+    private let sessionUUID: UUID
     /// A diagnostic id, unique per socket (`sess_…`, sent in `auth_result`).
-    let sessionID: String
+    var sessionID: String { "sess_" + sessionUUID.uuidString.lowercased() }
     /// The peer's IP address, when known.
     let remoteAddress: String?
     /// When the socket opened, on the server's clock.
@@ -60,9 +62,13 @@ final class ServerConnection: Sendable {
         var missingWatched = false
         /// The device once authenticated.
         var device: AuthenticatedDevice?
-        /// Where the socket logs: with its session id, and its device and account once known.
-        var logger: Logger
+        /// When the last pong arrived, on the keepalive clock; `nil` before the first.
+        var lastPong: Duration?
     }
+
+    /// Where the server logs, without the socket's metadata: ``logger`` adds it when something is
+    /// logged, so an idle socket holds no metadata of its own.
+    private let baseLogger: Logger
 
     /// A connection whose outbox holds at most `outboxLimit` bytes.
     /// `now` is the server's time base, shared by every connection (a device's rate windows span them).
@@ -71,13 +77,12 @@ final class ServerConnection: Sendable {
         logger: Logger, logsContent: Bool = false, metrics: ServerMetrics = .none, onOverflow: @escaping @Sendable () -> Void = {},
         abort: @escaping @Sendable () -> Void = {}, onMissingEvent: @escaping @Sendable (ServerConnection, Int) -> Void = { _, _ in }
     ) {
-        sessionID = "sess_" + UUID().uuidString.lowercased()
+        sessionUUID = UUID()
         self.remoteAddress = remoteAddress
         openedAt = now()
         outbox = Outbox(limit: outboxLimit)
-        var logger = logger
-        logger[metadataKey: "session"] = .string(sessionID)
-        state = NIOLockedValueBox(State(machine: SessionMachine(engine: OutboundFrame.engine, now: now), logger: logger))
+        baseLogger = logger
+        state = NIOLockedValueBox(State(machine: SessionMachine(engine: OutboundFrame.engine, now: now)))
         self.logsContent = logsContent
         self.metrics = metrics
         self.onOverflow = onOverflow
@@ -89,15 +94,33 @@ final class ServerConnection: Sendable {
     var device: AuthenticatedDevice? { state.withLockedValue { $0.device } }
 
     /// Where the socket logs: with its session id, and its device and account once known.
-    var logger: Logger { state.withLockedValue { $0.logger } }
+    var logger: Logger { state.withLockedValue { logger(for: $0) } }
+
+    /// The level the socket logs at (read without building the socket's metadata).
+    var logLevel: Logger.Level { baseLogger.logLevel }
+
+    /// The logger with the socket's metadata: its session id, and its device and account once known.
+    private func logger(for state: State) -> Logger {
+        var logger = baseLogger
+        logger[metadataKey: "session"] = .string(sessionID)
+        if let device = state.device {
+            logger[metadataKey: "device"] = .string(device.deviceID)
+            logger[metadataKey: "account"] = .string(device.userID)
+        }
+        return logger
+    }
+
+    /// When the last pong arrived, on the keepalive clock (its ``SocketFrameWriter`` sees them); `nil` before the first.
+    var lastPong: Duration? { state.withLockedValue { $0.lastPong } }
+
+    /// A pong arrived at `time`, on the keepalive clock.
+    func recordPong(at time: Duration) {
+        state.withLockedValue { $0.lastPong = time }
+    }
 
     /// Marks the socket authenticated.
     func authenticate(_ device: AuthenticatedDevice) {
-        state.withLockedValue { state in
-            state.device = device
-            state.logger[metadataKey: "device"] = .string(device.deviceID)
-            state.logger[metadataKey: "account"] = .string(device.userID)
-        }
+        state.withLockedValue { $0.device = device }
     }
 
     /// What a frame's log line carries: its type and size, and its text when content is logged
@@ -252,10 +275,10 @@ final class ServerConnection: Sendable {
     private func write(_ frame: OutboundFrame, state: inout State) -> Bool {
         // Parsed once for every socket: each session machine checks the frame that goes on the wire.
         for violation in state.machine.observe(parsed: frame.parsed) where violation.severity == .error {
-            state.logger.error("the server broke a session rule", metadata: ["violation": "\(violation)"])
+            logger(for: state).error("the server broke a session rule", metadata: ["violation": "\(violation)"])
         }
-        if state.logger.logLevel <= .trace {
-            state.logger.trace("sending", metadata: logMetadata(type: frame.type, text: frame.text, byteCount: frame.wire.readableBytes))
+        if logLevel <= .trace {
+            logger(for: state).trace("sending", metadata: logMetadata(type: frame.type, text: frame.text, byteCount: frame.wire.readableBytes))
         }
         guard outbox.push(.frame(frame.wire)) else { return false }
         metrics.sent(type: frame.type)
@@ -269,7 +292,7 @@ final class ServerConnection: Sendable {
         state.closed = true
         state.heldFrames = nil
         state.waiting = [:]
-        state.logger.warning("a socket fell too far behind and is closed", metadata: ["limit": "\(outbox.limit)"])
+        logger(for: state).warning("a socket fell too far behind and is closed", metadata: ["limit": "\(outbox.limit)"])
         outbox.abandon(with: .close(code: Self.tooFarBehindCode, reason: "the client read too slowly"))
         return true
     }

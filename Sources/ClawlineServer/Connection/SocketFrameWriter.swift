@@ -10,8 +10,11 @@ import NIOWebSocket
 /// `WebSocketOutboundWriter` hops to the event loop and flushes once per frame, and needs a task
 /// to call it.
 ///
-/// The writer sits in the socket's pipeline just after the WebSocket frame encoder, so the frames
-/// the WebSocket handler writes itself (its pongs and its close) pass through it. Once a close
+/// The writer sits in the socket's pipeline just after the WebSocket frame decoder (the encoder is
+/// before it), so the frames the WebSocket handler writes itself (its pongs and its close) pass
+/// through it. It also sees every frame the peer sends before the WebSocket handler answers and
+/// swallows the control frames, and tells the keepalive of each pong (``KeepaliveWatch`` pings and
+/// closes): a socket has one handler of the server's in its pipeline. Once a close
 /// frame has gone out, what is left is dropped, as RFC 6455 asks (no frames after a close). A
 /// close the server queues goes through the WebSocket handler (whose close handshake it is), after
 /// the frames before it.
@@ -21,7 +24,7 @@ import NIOWebSocket
 /// bytes stop counting against the outbox as they are handed to the channel, before the flush:
 /// the outbox then holds only what the peer cannot have received, never frames it has read.
 final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
+    typealias InboundIn = WebSocketFrame
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
@@ -37,6 +40,8 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private var context: ChannelHandlerContext?
+    /// Told of every pong the peer sends (solicited or not: RFC 6455 lets a pong be a heartbeat).
+    private let onPong: (@Sendable () -> Void)?
     /// Whether a close frame went out (or the channel closed, or the writer was cancelled):
     /// nothing more is written.
     private var closed = false
@@ -53,6 +58,11 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
     /// Flushes this writer sent (one per batch written), for tests and figures.
     private(set) var flushes = 0
 
+    /// A writer that tells `onPong` of every pong it sees arrive.
+    init(onPong: (@Sendable () -> Void)? = nil) {
+        self.onPong = onPong
+    }
+
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
     }
@@ -61,6 +71,12 @@ final class SocketFrameWriter: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = nil
         closed = true
         pump()
+    }
+
+    /// Frames the peer sends pass on; a pong is told to `onPong` first.
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if unwrapInboundIn(data).opcode == .pong { onPong?() }
+        context.fireChannelRead(data)
     }
 
     /// Frames written by others (the WebSocket handler's pongs and close) pass on; a close is noted.
@@ -193,15 +209,17 @@ extension SocketFrameWriter {
         }
     }
 
-    /// Puts a writer just after the WebSocket frame encoder of an upgraded socket's pipeline and
-    /// starts draining `outbox` onto it; `nil` when the socket has already closed or has no
-    /// encoder (nothing can be written to it).
-    static func drain(_ outbox: Outbox, onto channel: any Channel, close: @escaping Close) async -> Running? {
+    /// Puts a writer just after the WebSocket frame decoder of an upgraded socket's pipeline, telling
+    /// `onPong` of every pong, and starts draining `outbox` onto it; `nil` when the socket has
+    /// already closed or has no decoder (nothing can be written to it).
+    static func drain(
+        _ outbox: Outbox, onto channel: any Channel, onPong: @escaping @Sendable () -> Void, close: @escaping Close
+    ) async -> Running? {
         try? await channel.eventLoop.submit {
             let operations = channel.pipeline.syncOperations
-            let encoder = try operations.handler(type: WebSocketFrameEncoder.self)
-            let writer = SocketFrameWriter()
-            try operations.addHandler(writer, position: .after(encoder))
+            let decoder = try operations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+            let writer = SocketFrameWriter(onPong: onPong)
+            try operations.addHandler(writer, position: .after(decoder))
             let finished = writer.drain(outbox, on: channel.eventLoop, close: close)
             return Running(writer: NIOLoopBound(writer, eventLoop: channel.eventLoop), finished: finished)
         }.get()

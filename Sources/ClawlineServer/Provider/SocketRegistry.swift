@@ -4,15 +4,18 @@
 struct SocketRegistry {
     /// The authenticated socket of each device.
     private var sockets: [String: ServerConnection] = [:]
-    /// The devices with a socket, by account (fan-out reads this, not every socket).
-    private var devicesByAccount: [String: Set<String>] = [:]
+    /// The devices with a socket, by account (fan-out reads this, not every socket). An account has
+    /// a few devices, so a list: one device's account holds one small array, not a hash table.
+    private var devicesByAccount: [String: [String]] = [:]
     /// The devices registered since the maintenance last took them (see ``takeRecentlyRegistered()``).
     private var recentlyRegistered: Set<String> = []
 
     /// Makes `connection` the socket of `device`; returns the socket it replaces, if any.
     mutating func register(_ connection: ServerConnection, as device: AuthenticatedDevice) -> ServerConnection? {
         let previous = sockets.updateValue(connection, forKey: device.deviceID)
-        devicesByAccount[device.userID, default: []].insert(device.deviceID)
+        if devicesByAccount[device.userID]?.contains(device.deviceID) != true {
+            devicesByAccount[device.userID, default: []].append(device.deviceID)
+        }
         recentlyRegistered.insert(device.deviceID)
         return previous === connection ? nil : previous
     }
@@ -24,7 +27,7 @@ struct SocketRegistry {
         guard let socket = sockets[deviceID], connection == nil || socket === connection else { return nil }
         sockets[deviceID] = nil
         if let userID = socket.device?.userID {
-            devicesByAccount[userID]?.remove(deviceID)
+            devicesByAccount[userID]?.removeAll { $0 == deviceID }
             if devicesByAccount[userID]?.isEmpty == true { devicesByAccount[userID] = nil }
         }
         return socket
