@@ -1,7 +1,7 @@
+import Dispatch
 import Foundation
+import GRDB
 import Logging
-import NIOConcurrencyHelpers
-import SQLiteNIO
 import Testing
 import WireTestSupport
 
@@ -9,115 +9,127 @@ import WireTestSupport
 
 /// The SQLite store's group commit and its background checkpoints.
 @Suite struct GroupCommitTests {
-    /// Runs `body` with a connection to a fresh in-memory database with one table whose `name`
-    /// is unique, and closes it however `body` ends.
-    static func withDatabase(_ body: (SQLiteConnection) async throws -> Void) async throws {
-        let connection = try await SQLiteConnection.open(storage: .memory)
-        do {
-            _ = try await connection.query("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
-            try await body(connection)
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        try await connection.close()
+    /// A fresh in-memory database with one table whose `name` is unique.
+    static func database() throws -> DatabaseQueue {
+        let database = try DatabaseQueue()
+        try database.writeWithoutTransaction { try $0.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)") }
+        return database
     }
 
-    /// Starts a task per name that inserts it through `commits` and returns its row id, while
-    /// the test holds `lock`, so every insert is queued before any batch starts.
-    static func queueInserts(
-        _ names: [String], commits: GroupCommit, lock: AsyncLock, on connection: SQLiteConnection
-    ) async throws -> [Task<Int, any Error>] {
+    /// Holds the connection's queue (a job blocks on it) until ``release()``, so every write
+    /// started meanwhile is queued before any batch starts.
+    final class Gate: Sendable {
+        private let opened = DispatchSemaphore(value: 0)
+        private let entered = AsyncSignal()
+
+        /// Blocks `database`'s queue, returning once the blocking job runs.
+        init(on database: DatabaseQueue) async {
+            database.asyncWriteWithoutTransaction { [opened, entered] _ in
+                entered.fire()
+                opened.wait()
+            }
+            await entered.wait()
+        }
+
+        func release() { opened.signal() }
+    }
+
+    /// Starts a task per name that inserts it through `commits` and returns its row id; each is
+    /// queued before the next starts, so the queue's order is the order of `names`.
+    static func queueInserts(_ names: [String], commits: GroupCommit, on database: DatabaseQueue) async throws -> [Task<Int, any Error>] {
         var tasks: [Task<Int, any Error>] = []
         for name in names {
             let queued = commits.queuedCount
             tasks.append(
                 Task {
-                    try await commits.write(on: connection, lock: lock, isOneStatement: true) { connection in
-                        let rows = try await connection.query("INSERT INTO items (name) VALUES (?) RETURNING id", [.text(name)])
-                        guard let id = rows.first?.column("id")?.integer else { throw StoreFailure("no id returned") }
+                    try await commits.write(on: database, isOneStatement: true) { database in
+                        guard let id = try Int.fetchOne(database, sql: "INSERT INTO items (name) VALUES (?) RETURNING id", arguments: [name])
+                        else { throw StoreFailure("no id returned") }
                         return id
                     }
                 })
-            // One at a time, so the queue's order and the lock's are the order of `names`.
             #expect(try await eventually { commits.queuedCount == queued + 1 })
-            #expect(try await eventually { await lock.waiting == queued + 1 })
         }
         return tasks
     }
 
-    static func names(on connection: SQLiteConnection) async throws -> [String] {
-        try await connection.query("SELECT name FROM items ORDER BY id").compactMap { $0.column("name")?.string }
+    static func names(in database: DatabaseQueue) throws -> [String] {
+        try database.read { try String.fetchAll($0, sql: "SELECT name FROM items ORDER BY id") }
     }
 
     @Test func writesQueuedWhileTheConnectionIsBusyShareTransactionsOfAtMostTheBatchSizeAndEachGetsItsOwnResult() async throws {
-        try await Self.withDatabase { connection in
-            let commits = GroupCommit()
-            let lock = AsyncLock()
-            // One full batch and a second with the rest.
-            let count = GroupCommit.maxBatchSize + 44
-            let names = (1...count).map { "item \($0)" }
-            let release = AsyncSignal()
-            let holder = Task { try await lock.withLock { await release.wait() } }
-            let tasks = try await Self.queueInserts(names, commits: commits, lock: lock, on: connection)
-            release.fire()
-            try await holder.value
+        let database = try Self.database()
+        let commits = GroupCommit()
+        // One full batch and a second with the rest.
+        let count = GroupCommit.maxBatchSize + 44
+        let names = (1...count).map { "item \($0)" }
+        let gate = await Gate(on: database)
+        let tasks = try await Self.queueInserts(names, commits: commits, on: database)
+        gate.release()
 
-            var ids: [Int] = []
-            for task in tasks { ids.append(try await task.value) }
-            #expect(ids == Array(1...count))
-            #expect(commits.batchCount == 2)
-            #expect(try await Self.names(on: connection) == names)
+        var ids: [Int] = []
+        for task in tasks { ids.append(try await task.value) }
+        #expect(ids == Array(1...count))
+        #expect(commits.batchCount == 2)
+        #expect(try Self.names(in: database) == names)
+    }
+
+    @Test func aWriteQueuedOnAnIdleConnectionRunsAloneAndTheNextFindsTheDrainOver() async throws {
+        let database = try Self.database()
+        let commits = GroupCommit()
+        for (index, name) in ["first", "second"].enumerated() {
+            let id = try await commits.write(on: database, isOneStatement: true) { database in
+                try Int.fetchOne(database, sql: "INSERT INTO items (name) VALUES (?) RETURNING id", arguments: [name])
+            }
+            #expect(id == index + 1)
+            #expect(commits.batchCount == index + 1, "each write, queued alone, is a batch of its own")
         }
+        #expect(commits.queuedCount == 0)
     }
 
     @Test func aFailingWriteInABatchFailsAloneAndTheOthersCommit() async throws {
-        try await Self.withDatabase { connection in
-            _ = try await connection.query("INSERT INTO items (name) VALUES ('taken')")
-            let commits = GroupCommit()
-            let lock = AsyncLock()
-            let release = AsyncSignal()
-            let holder = Task { try await lock.withLock { await release.wait() } }
-            let tasks = try await Self.queueInserts(["a", "taken", "b"], commits: commits, lock: lock, on: connection)
-            release.fire()
-            try await holder.value
+        let database = try Self.database()
+        try await database.writeWithoutTransaction { try $0.execute(sql: "INSERT INTO items (name) VALUES ('taken')") }
+        let commits = GroupCommit()
+        let gate = await Gate(on: database)
+        let tasks = try await Self.queueInserts(["a", "taken", "b"], commits: commits, on: database)
+        gate.release()
 
-            #expect(try await tasks[0].value == 2)
-            await #expect(throws: SQLiteError.self) { try await tasks[1].value }
-            #expect(try await tasks[2].value > 2)
-            #expect(try await Self.names(on: connection) == ["taken", "a", "b"])
-        }
+        #expect(try await tasks[0].value == 2)
+        await #expect(throws: DatabaseError.self) { try await tasks[1].value }
+        #expect(try await tasks[2].value > 2)
+        #expect(try Self.names(in: database) == ["taken", "a", "b"])
     }
 
-    @Test func aCancelledCallerStillCommitsTheBatchItRunsAndLeavesNoTransactionOpen() async throws {
-        try await Self.withDatabase { connection in
-            let commits = GroupCommit()
-            let lock = AsyncLock()
-            let release = AsyncSignal()
-            let holder = Task { try await lock.withLock { await release.wait() } }
-            // The first queued caller takes the lock first, so it commits the batch for all three.
-            let tasks = try await Self.queueInserts(["leader", "second", "third"], commits: commits, lock: lock, on: connection)
-            tasks[0].cancel()
-            release.fire()
-            try await holder.value
+    @Test func aCancelledCallerStillHasItsWriteCommittedWithTheOthersAndNoTransactionIsLeftOpen() async throws {
+        let database = try Self.database()
+        let commits = GroupCommit()
+        let gate = await Gate(on: database)
+        let tasks = try await Self.queueInserts(["first", "second", "third"], commits: commits, on: database)
+        tasks[0].cancel()
+        gate.release()
 
-            #expect(try await tasks[1].value == 2)
-            #expect(try await tasks[2].value == 3)
-            #expect(try await Self.names(on: connection) == ["leader", "second", "third"])
-            // No transaction was left open: a transaction of its own still begins and commits.
-            try await GroupCommit.transaction(on: connection) { _ = try await connection.query("INSERT INTO items (name) VALUES ('later')") }
-            #expect(try await Self.names(on: connection).last == "later")
+        #expect(try await tasks[0].value == 1, "a cancelled caller waits for the batch that holds its write")
+        #expect(try await tasks[1].value == 2)
+        #expect(try await tasks[2].value == 3)
+        #expect(try Self.names(in: database) == ["first", "second", "third"])
+        // No transaction was left open: a transaction of its own still begins and commits.
+        try await database.writeWithoutTransaction { database in
+            try GroupCommit.transaction(in: database) { try database.execute(sql: "INSERT INTO items (name) VALUES ('later')") }
         }
+        #expect(try Self.names(in: database).last == "later")
     }
 
     @Test func theCheckpointerCopiesTheLogIntoTheDatabaseFileWhileTheWriterNeverDoes() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-checkpoint-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let writer = try await SQLiteConnection.open(storage: .file(path: path))
-        _ = try await writer.query("PRAGMA journal_mode=WAL")
-        _ = try await writer.query("PRAGMA wal_autocheckpoint = 0")
-        _ = try await writer.query("CREATE TABLE blobs (data BLOB NOT NULL)")
-        for _ in 1...20 { _ = try await writer.query("INSERT INTO blobs (data) VALUES (zeroblob(16384))") }
+        let writer = try DatabaseQueue(path: path)
+        try await writer.writeWithoutTransaction { database in
+            try database.execute(sql: "PRAGMA journal_mode=WAL")
+            try database.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            try database.execute(sql: "CREATE TABLE blobs (data BLOB NOT NULL)")
+            for _ in 1...20 { try database.execute(sql: "INSERT INTO blobs (data) VALUES (zeroblob(16384))") }
+        }
         func databaseFileSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
         // Everything written so far is in the log only.
         #expect(databaseFileSize() < 16384)
@@ -126,6 +138,6 @@ import WireTestSupport
         #expect(try await eventually { databaseFileSize() > 20 * 16384 })
         await checkpointer.stop()
         #expect(databaseFileSize() > 20 * 16384)
-        try await writer.close()
+        try writer.close()
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import SQLiteNIO
+import GRDB
 import Testing
 
 @testable import ClawlineServer
@@ -11,12 +11,14 @@ import Testing
     @Test func aVersionOneDatabaseIsMigratedKeepingItsRows() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-v1-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let old = try await SQLiteConnection.open(storage: .file(path: path))
-        for statement in SQLiteProviderStore.migrations[0] { _ = try await old.query(statement) }
-        _ = try await old.query("INSERT INTO events (event_id, user_id, frame) VALUES ('s_old', 'u', '{}')")
-        _ = try await old.query("INSERT INTO client_messages (device_id, client_id, fingerprint, event_id) VALUES ('d', 'c_0', 'f', 's_old')")
-        _ = try await old.query("PRAGMA user_version = 1")
-        try await old.close()
+        let old = try DatabaseQueue(path: path)
+        try await old.writeWithoutTransaction { database in
+            for statement in SQLiteProviderStore.migrations[0] { try database.execute(sql: statement) }
+            try database.execute(sql: "INSERT INTO events (event_id, user_id, frame) VALUES ('s_old', 'u', '{}')")
+            try database.execute(sql: "INSERT INTO client_messages (device_id, client_id, fingerprint, event_id) VALUES ('d', 'c_0', 'f', 's_old')")
+            try database.execute(sql: "PRAGMA user_version = 1")
+        }
+        try old.close()
 
         let store = try await SQLiteProviderStore.open(path: path)
         // The claim made before the migration still holds: the same message again is a retry.

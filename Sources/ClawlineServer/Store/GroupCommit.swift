@@ -1,26 +1,35 @@
+import GRDB
 import NIOConcurrencyHelpers
-import SQLiteNIO
 
 /// Group commit for one SQLite connection: writes that queue up while a commit is on its way
 /// share the next transaction, so a busy server pays for one commit (its log pages, and its
 /// fsync under `FULL`) per batch instead of one per write.
 ///
-/// There is no writer task: each caller queues its write and then takes the connection's lock;
-/// whoever holds the lock commits everything queued so far, so a caller finds its write either
-/// done by an earlier holder or in the batch it commits itself. Every caller returns only after
-/// the transaction holding its write has committed (or failed).
+/// There is no writer task and no lock to wait for: each caller queues its write, and the first
+/// write queued while no drain is on its way schedules one job on the connection's serial queue.
+/// That job runs what is queued, a batch at a time, synchronously and with cached statements,
+/// until it finds the queue empty; a write queued meanwhile joins the next batch without a job of
+/// its own. Every caller returns only after the transaction holding its write has committed (or
+/// failed): one hop to the connection's queue per batch, not per statement.
 ///
 /// A batch of one write that is a single statement runs without `BEGIN` and `COMMIT` (SQLite
 /// commits a statement on its own), so a quiet server pays nothing for the grouping.
 ///
-/// A commit runs to its end even when the caller that runs it is cancelled: the others' writes
-/// are in it.
+/// A commit runs to its end whatever happens to the callers' tasks: the others' writes are in it,
+/// and a caller waits for its outcome even when cancelled.
 ///
 /// When a batch fails, it is rolled back and each of its writes is run again in a transaction of
 /// its own, so one bad write fails alone.
 final class GroupCommit: Sendable {
-    private let queue = NIOLockedValueBox<[PendingWrite]>([])
-    private let batches = NIOLockedValueBox(0)
+    private struct State {
+        var queue: [PendingWrite] = []
+        /// Whether a drain job is scheduled or running: until it finds the queue empty, new writes
+        /// need no job of their own.
+        var draining = false
+        var batches = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
     /// Told the size of each batch committed (the server's metrics).
     private let batchObserver = ObserverSlot<Int>()
 
@@ -28,7 +37,7 @@ final class GroupCommit: Sendable {
     static let maxBatchSize = 256
 
     /// How many batches were committed (or tried) so far.
-    var batchCount: Int { batches.withLockedValue { $0 } }
+    var batchCount: Int { state.withLockedValue { $0.batches } }
 
     /// Tells `observer` the number of writes of each batch from now on.
     func observeBatches(_ observer: @escaping @Sendable (Int) -> Void) {
@@ -36,77 +45,94 @@ final class GroupCommit: Sendable {
     }
 
     /// How many writes wait for the next batch.
-    var queuedCount: Int { queue.withLockedValue { $0.count } }
+    var queuedCount: Int { state.withLockedValue { $0.queue.count } }
 
-    /// A queued write: runs its statements (inside the batch's transaction) and keeps its outcome.
+    /// A queued write: runs its statements (inside the batch's transaction), keeping its value,
+    /// and once the batch has committed (or failed) hands the caller the value (or the error).
     private struct PendingWrite: Sendable {
-        var run: @Sendable (SQLiteConnection) async throws -> Void
-        var fail: @Sendable (any Error) -> Void
+        var run: @Sendable (Database) throws -> Void
+        var finish: @Sendable ((any Error)?) -> Void
         /// Whether the write is one statement, atomic without a transaction around it.
         var isOneStatement: Bool
     }
 
     /// Queues `body` and returns its result once the transaction holding it has committed.
-    /// `lock` serialises every use of `connection`; `isOneStatement` tells that `body` runs a
-    /// single statement.
+    /// `database` is the one connection every write goes through; `isOneStatement` tells that
+    /// `body` runs a single statement.
     func write<T: Sendable>(
-        on connection: SQLiteConnection, lock: AsyncLock, isOneStatement: Bool = false,
-        _ body: @escaping @Sendable (SQLiteConnection) async throws -> T
+        on database: DatabaseQueue, isOneStatement: Bool = false, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        let outcome = NIOLockedValueBox<Result<T, any Error>?>(nil)
-        let pending = PendingWrite(
-            run: { connection in
-                let value = try await body(connection)
-                outcome.withLockedValue { $0 = .success(value) }
-            },
-            fail: { error in outcome.withLockedValue { $0 = .failure(error) } }, isOneStatement: isOneStatement)
-        queue.withLockedValue { $0.append(pending) }
-        try await lock.withLock {
-            // Batches of the oldest writes until this one has run (an earlier holder may have).
-            while outcome.withLockedValue({ $0 == nil }) {
-                let batch = queue.withLockedValue { queue in
-                    let count = min(queue.count, Self.maxBatchSize)
-                    defer { queue.removeFirst(count) }
-                    return Array(queue.prefix(count))
-                }
-                guard !batch.isEmpty else { return }
-                batches.withLockedValue { $0 += 1 }
-                batchObserver.report(batch.count)
-                // The batch holds other callers' writes: it must not stop half way because this
-                // caller's task was cancelled (sqlite-nio's queries throw when theirs is).
-                await Task { await Self.commit(batch, on: connection) }.value
+        try await withCheckedThrowingContinuation { continuation in
+            // Set and read on the connection's queue only, by `run` and then `finish`.
+            let value = NIOLockedValueBox<T?>(nil)
+            let pending = PendingWrite(
+                run: { database in
+                    let result = try body(database)
+                    value.withLockedValue { $0 = result }
+                },
+                finish: { error in
+                    if let error { return continuation.resume(throwing: error) }
+                    guard let result = value.withLockedValue({ $0 }) else {
+                        return continuation.resume(throwing: StoreFailure("a queued write was never run"))
+                    }
+                    continuation.resume(returning: result)
+                },
+                isOneStatement: isOneStatement)
+            let startsDrain = state.withLockedValue { state in
+                state.queue.append(pending)
+                defer { state.draining = true }
+                return !state.draining
             }
+            if startsDrain { database.asyncWriteWithoutTransaction { self.drain($0) } }
         }
-        guard let result = outcome.withLockedValue({ $0 }) else { throw StoreFailure("a queued write was never run") }
-        return try result.get()
+    }
+
+    /// Commits what is queued, a batch at a time, until the queue is empty.
+    private func drain(_ database: Database) {
+        while true {
+            let batch = state.withLockedValue { state -> [PendingWrite] in
+                let count = min(state.queue.count, Self.maxBatchSize)
+                guard count > 0 else {
+                    state.draining = false
+                    return []
+                }
+                defer { state.queue.removeFirst(count) }
+                state.batches += 1
+                return Array(state.queue.prefix(count))
+            }
+            guard !batch.isEmpty else { return }
+            batchObserver.report(batch.count)
+            Self.commit(batch, in: database)
+        }
     }
 
     /// Runs `batch` in one transaction; if it fails, runs each write in a transaction of its own.
-    private static func commit(_ batch: [PendingWrite], on connection: SQLiteConnection) async {
+    private static func commit(_ batch: [PendingWrite], in database: Database) {
         if batch.count == 1, batch[0].isOneStatement {
-            do { try await batch[0].run(connection) } catch { batch[0].fail(error) }
+            do {
+                try batch[0].run(database)
+                batch[0].finish(nil)
+            } catch {
+                batch[0].finish(error)
+            }
             return
         }
         do {
-            try await transaction(on: connection) {
-                for write in batch { try await write.run(connection) }
+            try transaction(in: database) {
+                for write in batch { try write.run(database) }
             }
+            for write in batch { write.finish(nil) }
         } catch {
-            guard batch.count > 1 else { return batch[0].fail(error) }
-            for write in batch { await commit([write], on: connection) }
+            guard batch.count > 1 else { return batch[0].finish(error) }
+            for write in batch { commit([write], in: database) }
         }
     }
 
     /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT`, rolling back if it throws.
-    static func transaction<T: Sendable>(on connection: SQLiteConnection, _ body: () async throws -> T) async throws -> T {
-        _ = try await connection.query("BEGIN IMMEDIATE")
-        do {
-            let value = try await body()
-            _ = try await connection.query("COMMIT")
-            return value
-        } catch {
-            _ = try? await connection.query("ROLLBACK")
-            throw error
+    static func transaction(in database: Database, _ body: () throws -> Void) throws {
+        try database.inTransaction(.immediate) {
+            try body()
+            return .commit
         }
     }
 }

@@ -1,5 +1,5 @@
+import GRDB
 import Logging
-import SQLiteNIO
 
 /// Copies a SQLite database's write-ahead log back into the database file, from a connection of
 /// its own, every `interval`.
@@ -10,30 +10,32 @@ import SQLiteNIO
 /// checkpoint never blocks them, and the log is rewound by the first commit after a checkpoint
 /// that copied all of it.
 final class LogCheckpointer: Sendable {
-    private let connection: SQLiteConnection
+    private let connection: DatabaseQueue
     private let task: Task<Void, Never>
 
-    private init(connection: SQLiteConnection, task: Task<Void, Never>) {
+    private init(connection: DatabaseQueue, task: Task<Void, Never>) {
         self.connection = connection
         self.task = task
     }
 
     /// Opens a second connection to the database at `path` and starts checkpointing it.
     static func start(path: String, interval: Duration = .milliseconds(500), logger: Logger) async throws -> LogCheckpointer {
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        var configuration = Configuration()
+        configuration.label = "clawline.store.checkpoints"
+        configuration.busyMode = .timeout(5)
+        let connection = try DatabaseQueue(path: path, configuration: configuration)
         do {
-            _ = try await connection.query("PRAGMA busy_timeout = 5000")
             // Once rewound, the log file is cut back to this size (64 MiB) rather than kept at its peak.
-            _ = try await connection.query("PRAGMA journal_size_limit = 67108864")
+            try await connection.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_size_limit = 67108864") }
         } catch {
-            try? await connection.close()
+            try? connection.close()
             throw error
         }
         let task = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 do {
-                    _ = try await connection.query("PRAGMA wal_checkpoint(PASSIVE)")
+                    try await connection.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
                 } catch {
                     if Task.isCancelled { return }
                     logger.warning("the write-ahead log could not be checkpointed", metadata: ["error": "\(error)"])
@@ -47,6 +49,6 @@ final class LogCheckpointer: Sendable {
     func stop() async {
         task.cancel()
         await task.value
-        try? await connection.close()
+        try? connection.close()
     }
 }

@@ -1,12 +1,14 @@
 import Foundation
+import GRDB
 import Logging
-import SQLiteNIO
 
-/// The default ``ProviderStore``: one SQLite file (sqlite-nio, which carries SQLite itself, so
-/// nothing needs installing), in write-ahead-log mode, used by one connection one operation at
-/// a time. Writes are group-committed: those that queue up while a commit is on its way share the
-/// next transaction (a group commit), and each returns once its transaction has committed.
-/// A second connection checkpoints the log in the background, so the writes never wait for it.
+/// The default ``ProviderStore``: one SQLite file (through GRDB, on the system's SQLite: on Linux,
+/// `libsqlite3-dev`), in write-ahead-log mode, used by one connection one operation at a time, on
+/// that connection's serial queue. Statements are prepared once and kept. Writes are
+/// group-committed: those that queue up while a commit is on its way share the next transaction
+/// (a group commit), which runs as one job on the connection's queue, and each returns once its
+/// transaction has committed. A second connection checkpoints the log in the background, so the
+/// writes never wait for it.
 ///
 /// Durability: with `synchronous` `NORMAL` (the default here) a commit is in the log before the
 /// call returns, so a process that dies (SIGKILL, a crash) loses nothing acknowledged; a power
@@ -14,12 +16,11 @@ import SQLiteNIO
 /// commit; group commit shares that fsync among the writes that waited for it, so a busy node
 /// pays one per batch rather than one per message.
 public final class SQLiteProviderStore: ProviderStore {
-    private let connection: SQLiteConnection
-    private let lock = AsyncLock()
+    private let connection: DatabaseQueue
     private let writes = GroupCommit()
     private let checkpointer: LogCheckpointer?
 
-    private init(connection: SQLiteConnection, checkpointer: LogCheckpointer?) {
+    private init(connection: DatabaseQueue, checkpointer: LogCheckpointer?) {
         self.connection = connection
         self.checkpointer = checkpointer
     }
@@ -46,16 +47,20 @@ public final class SQLiteProviderStore: ProviderStore {
                     metadata: ["directory": "\(directory)", "fix": "chmod 700 \(directory)"])
             }
         }
-        let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
+        var configuration = Configuration()
+        configuration.label = "clawline.store"
+        // Another process (the operator commands) may hold the write lock for a moment.
+        configuration.busyMode = .timeout(5)
+        let connection = try path.map { try DatabaseQueue(path: $0, configuration: configuration) } ?? DatabaseQueue(configuration: configuration)
         do {
-            try await migrate(connection, durability: durability)
+            try await connection.writeWithoutTransaction { try migrate($0, durability: durability) }
             // The log is checkpointed by a connection of its own, off the writers' path.
             guard let path else { return SQLiteProviderStore(connection: connection, checkpointer: nil) }
-            _ = try await connection.query("PRAGMA wal_autocheckpoint = 0")
+            try await connection.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
             let checkpointer = try await LogCheckpointer.start(path: path, logger: logger)
             return SQLiteProviderStore(connection: connection, checkpointer: checkpointer)
         } catch {
-            try? await connection.close()
+            try? connection.close()
             throw error
         }
     }
@@ -63,7 +68,7 @@ public final class SQLiteProviderStore: ProviderStore {
     /// Closes the database (the last checkpoint runs on the way).
     public func close() async throws {
         await checkpointer?.stop()
-        try await lock.withLock { try await connection.close() }
+        try connection.close()
     }
 
     /// The schema, one list of statements per version; a database at version N runs the lists after N.
@@ -185,37 +190,33 @@ public final class SQLiteProviderStore: ProviderStore {
         "(SELECT COALESCE(MAX(number), 0) + 1 FROM events WHERE user_id = \(userID))"
     }
 
-    private static func migrate(_ connection: SQLiteConnection, durability: Durability) async throws {
-        _ = try await connection.query("PRAGMA journal_mode=WAL")
-        _ = try await connection.query("PRAGMA synchronous=\(durability.rawValue)")
-        // Another process (the operator commands) may hold the write lock for a moment.
-        _ = try await connection.query("PRAGMA busy_timeout = 5000")
-        let version = Int(try await connection.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0)
+    private static func migrate(_ database: Database, durability: Durability) throws {
+        try database.execute(sql: "PRAGMA journal_mode=WAL")
+        try database.execute(sql: "PRAGMA synchronous=\(durability.rawValue)")
+        let version = try Int.fetchOne(database, sql: "PRAGMA user_version") ?? 0
         guard version < Self.migrations.count else { return }
-        try await GroupCommit.transaction(on: connection) {
+        try GroupCommit.transaction(in: database) {
             for statement in Self.migrations[version...].joined() {
-                _ = try await connection.query(statement)
+                try database.execute(sql: statement)
             }
-            _ = try await connection.query("PRAGMA user_version = \(Self.migrations.count)")
+            try database.execute(sql: "PRAGMA user_version = \(Self.migrations.count)")
         }
     }
 
-    /// Runs a read.
-    private func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
-        try await lock.withLock { try await connection.query(sql, binds) }
+    /// Runs a read on the connection's queue (in no transaction: each read is one statement, or
+    /// reads rows that are never changed).
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await connection.unsafeRead(body)
     }
 
     /// Runs a write in the next group commit and returns once it has committed.
-    private func write<T: Sendable>(
-        isOneStatement: Bool = false, _ body: @escaping @Sendable (SQLiteConnection) async throws -> T
-    ) async throws -> T {
-        try await writes.write(on: connection, lock: lock, isOneStatement: isOneStatement, body)
+    private func write<T: Sendable>(isOneStatement: Bool = false, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writes.write(on: connection, isOneStatement: isOneStatement, body)
     }
 
     /// Runs one statement that writes, in the next group commit.
-    @discardableResult
-    private func write(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
-        try await write(isOneStatement: true) { try await $0.query(sql, binds) }
+    private func write(_ sql: String, _ arguments: StatementArguments = []) async throws {
+        try await write(isOneStatement: true) { try $0.execute(sql: sql, arguments: arguments) }
     }
 
     // MARK: Devices
@@ -223,20 +224,20 @@ public final class SQLiteProviderStore: ProviderStore {
     private static let deviceColumns = "device_id, user_id, claimed_name, device_info, is_admin, status, paired_at, last_seen, pairing_note"
 
     public func device(_ deviceID: String) async throws -> DeviceRecord? {
-        try await query("SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", [.text(deviceID)]).first.flatMap(Self.device)
+        try await read { try $0.rows("SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", [deviceID]).first.flatMap(Self.device) }
     }
 
     public func devices() async throws -> [DeviceRecord] {
-        try await query("SELECT \(Self.deviceColumns) FROM devices ORDER BY position").compactMap(Self.device)
+        try await read { try $0.rows("SELECT \(Self.deviceColumns) FROM devices ORDER BY position").compactMap(Self.device) }
     }
 
     public func save(_ device: DeviceRecord) async throws {
-        try await write(isOneStatement: true) { try await Self.insert(device, on: $0) }
+        try await write(isOneStatement: true) { try Self.insert(device, in: $0) }
     }
 
     /// Inserts or replaces a device (inside a write).
-    private static func insert(_ device: DeviceRecord, on connection: SQLiteConnection) async throws {
-        _ = try await connection.query(
+    private static func insert(_ device: DeviceRecord, in database: Database) throws {
+        _ = try database.rows(
             """
             INSERT INTO devices (\(Self.deviceColumns), position)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM devices))
@@ -245,65 +246,66 @@ public final class SQLiteProviderStore: ProviderStore {
                 paired_at = excluded.paired_at, last_seen = excluded.last_seen, pairing_note = excluded.pairing_note
             """,
             [
-                .text(device.deviceID), device.userID.map(SQLiteData.text) ?? .null, device.claimedName.map(SQLiteData.text) ?? .null,
-                .text(device.deviceInfo), .integer(device.isAdmin ? 1 : 0), .text(device.status.rawValue),
-                .float(device.pairedAt.timeIntervalSince1970), device.lastSeen.map { .float($0.timeIntervalSince1970) } ?? .null,
-                .text(device.pairingNote.rawValue),
+                device.deviceID, device.userID, device.claimedName, device.deviceInfo, device.isAdmin ? 1 : 0, device.status.rawValue,
+                device.pairedAt.timeIntervalSince1970, device.lastSeen?.timeIntervalSince1970, device.pairingNote.rawValue,
             ])
     }
 
     public func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool {
         // A write is a transaction's part: nothing comes between the check and the insert.
-        try await write { connection in
-            let admins = try await connection.query("SELECT 1 FROM devices WHERE is_admin = 1 AND status = 'approved' LIMIT 1")
+        try await write { database in
+            let admins = try database.rows("SELECT 1 FROM devices WHERE is_admin = 1 AND status = 'approved' LIMIT 1")
             guard admins.isEmpty else { return false }
-            try await Self.insert(device, on: connection)
+            try Self.insert(device, in: database)
             return true
         }
     }
 
     public func removeDevice(_ deviceID: String) async throws {
-        try await write("DELETE FROM devices WHERE device_id = ?", [.text(deviceID)])
+        try await write("DELETE FROM devices WHERE device_id = ?", [deviceID])
     }
 
     public func markSeen(_ deviceID: String, at date: Date) async throws {
-        try await write("UPDATE devices SET last_seen = ? WHERE device_id = ?", [.float(date.timeIntervalSince1970), .text(deviceID)])
+        try await write("UPDATE devices SET last_seen = ? WHERE device_id = ?", [date.timeIntervalSince1970, deviceID])
     }
 
     public func setPairingNote(_ note: DeviceRecord.PairingNote, of deviceID: String) async throws {
-        try await write("UPDATE devices SET pairing_note = ? WHERE device_id = ?", [.text(note.rawValue), .text(deviceID)])
+        try await write("UPDATE devices SET pairing_note = ? WHERE device_id = ?", [note.rawValue, deviceID])
     }
 
     public func devices(withIDs deviceIDs: [String]) async throws -> [DeviceRecord] {
-        var records: [DeviceRecord] = []
-        // At most 500 binds a statement, well within SQLite's limit.
-        for start in stride(from: 0, to: deviceIDs.count, by: 500) {
-            let ids = deviceIDs[start..<min(start + 500, deviceIDs.count)]
-            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-            records += try await query("SELECT \(Self.deviceColumns) FROM devices WHERE device_id IN (\(marks))", ids.map { .text($0) })
-                .compactMap(Self.device)
+        try await read { database in
+            var records: [DeviceRecord] = []
+            // At most 500 binds a statement, well within SQLite's limit; a statement of its own
+            // for each count of ids, not kept.
+            for start in stride(from: 0, to: deviceIDs.count, by: 500) {
+                let ids = Array(deviceIDs[start..<min(start + 500, deviceIDs.count)])
+                let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                let sql = "SELECT \(Self.deviceColumns) FROM devices WHERE device_id IN (\(marks))"
+                records += try Row.fetchAll(database, sql: sql, arguments: StatementArguments(ids)).compactMap(Self.device)
+            }
+            return records
         }
-        return records
     }
 
     public func devicesRevision() async throws -> Int? {
-        try await query("SELECT value FROM device_revision").first?.column("value")?.integer
+        try await read { try $0.rows("SELECT value FROM device_revision").first?["value"] }
     }
 
     public func accountExists(_ userID: String) async throws -> Bool {
         let sql = "SELECT 1 FROM devices WHERE user_id = ? UNION ALL SELECT 1 FROM events WHERE user_id = ? LIMIT 1"
-        return try await !query(sql, [.text(userID), .text(userID)]).isEmpty
+        return try await read { try !$0.rows(sql, [userID, userID]).isEmpty }
     }
 
-    private static func device(_ row: SQLiteRow) -> DeviceRecord? {
-        guard let deviceID = row.column("device_id")?.string, let status = row.column("status")?.string.flatMap(DeviceRecord.Status.init),
-            let pairedAt = row.column("paired_at")?.double
+    private static func device(_ row: Row) -> DeviceRecord? {
+        guard let deviceID: String = row["device_id"], let status = (row["status"] as String?).flatMap(DeviceRecord.Status.init),
+            let pairedAt: Double = row["paired_at"]
         else { return nil }
         return DeviceRecord(
-            deviceID: deviceID, userID: row.column("user_id")?.string, claimedName: row.column("claimed_name")?.string,
-            deviceInfo: row.column("device_info")?.string ?? "{}", isAdmin: row.column("is_admin")?.bool ?? false, status: status,
-            pairedAt: Date(timeIntervalSince1970: pairedAt), lastSeen: row.column("last_seen")?.double.map(Date.init(timeIntervalSince1970:)),
-            pairingNote: row.column("pairing_note")?.string.flatMap(DeviceRecord.PairingNote.init) ?? .none)
+            deviceID: deviceID, userID: row["user_id"], claimedName: row["claimed_name"], deviceInfo: row["device_info"] ?? "{}",
+            isAdmin: row["is_admin"] ?? false, status: status, pairedAt: Date(timeIntervalSince1970: pairedAt),
+            lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            pairingNote: (row["pairing_note"] as String?).flatMap(DeviceRecord.PairingNote.init) ?? .none)
     }
 
     // MARK: Assets
@@ -311,43 +313,40 @@ public final class SQLiteProviderStore: ProviderStore {
     public func save(_ asset: AssetRecord) async throws {
         try await write(
             "INSERT OR REPLACE INTO assets (asset_id, user_id, mime_type, size, uploaded_at, referenced) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                .text(asset.assetID), .text(asset.userID), .text(asset.mimeType), .integer(asset.size),
-                .float(asset.uploadedAt.timeIntervalSince1970), .integer(asset.referenced ? 1 : 0),
-            ])
+            [asset.assetID, asset.userID, asset.mimeType, asset.size, asset.uploadedAt.timeIntervalSince1970, asset.referenced ? 1 : 0])
     }
 
     public func asset(_ assetID: String) async throws -> AssetRecord? {
-        try await query("SELECT * FROM assets WHERE asset_id = ?", [.text(assetID)]).first.flatMap(Self.asset)
+        try await read { try $0.rows("SELECT * FROM assets WHERE asset_id = ?", [assetID]).first.flatMap(Self.asset) }
     }
 
     public func storedUploadBytes(userID: String) async throws -> Int {
-        let rows = try await query("SELECT COALESCE(SUM(size), 0) AS bytes FROM assets WHERE user_id = ?", [.text(userID)])
-        return rows.first?.column("bytes")?.integer ?? 0
+        try await read { try $0.rows("SELECT COALESCE(SUM(size), 0) AS bytes FROM assets WHERE user_id = ?", [userID]).first?["bytes"] ?? 0 }
     }
 
     public func markReferenced(_ assetIDs: [String]) async throws {
         guard !assetIDs.isEmpty else { return }
-        try await write { connection in
+        try await write { database in
             for assetID in assetIDs {
-                _ = try await connection.query("UPDATE assets SET referenced = 1 WHERE asset_id = ?", [.text(assetID)])
+                _ = try database.rows("UPDATE assets SET referenced = 1 WHERE asset_id = ?", [assetID])
             }
         }
     }
 
     public func removeUnreferencedAssets(uploadedBefore date: Date) async throws -> [AssetRecord] {
-        try await write("DELETE FROM assets WHERE referenced = 0 AND uploaded_at < ? RETURNING *", [.float(date.timeIntervalSince1970)])
-            .compactMap(Self.asset)
+        try await write(isOneStatement: true) { database in
+            try database.rows("DELETE FROM assets WHERE referenced = 0 AND uploaded_at < ? RETURNING *", [date.timeIntervalSince1970])
+                .compactMap(Self.asset)
+        }
     }
 
-    private static func asset(_ row: SQLiteRow) -> AssetRecord? {
-        guard let assetID = row.column("asset_id")?.string, let userID = row.column("user_id")?.string,
-            let mimeType = row.column("mime_type")?.string, let size = row.column("size")?.integer,
-            let uploadedAt = row.column("uploaded_at")?.double
+    private static func asset(_ row: Row) -> AssetRecord? {
+        guard let assetID: String = row["asset_id"], let userID: String = row["user_id"], let mimeType: String = row["mime_type"],
+            let size: Int = row["size"], let uploadedAt: Double = row["uploaded_at"]
         else { return nil }
         return AssetRecord(
             assetID: assetID, userID: userID, mimeType: mimeType, size: size, uploadedAt: Date(timeIntervalSince1970: uploadedAt),
-            referenced: row.column("referenced")?.bool ?? false)
+            referenced: row["referenced"] ?? false)
     }
 
     // MARK: Messages and events
@@ -356,70 +355,91 @@ public final class SQLiteProviderStore: ProviderStore {
         // One statement, atomic on its own: it claims the id and (by the trigger) stores the
         // echo, or leaves the earlier claim as it was and returns it. The read after it only
         // learns the new event's number.
-        let (rows, number) = try await write(isOneStatement: true) { connection in
-            let rows = try await connection.query(
+        let (claim, number) = try await write(isOneStatement: true) { database -> (Claim?, Int?) in
+            let row = try database.rows(
                 """
                 INSERT INTO client_messages (device_id, client_id, fingerprint, event_id, echo_user_id, echo_frame) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (device_id, client_id) DO UPDATE SET device_id = excluded.device_id
                 RETURNING fingerprint, event_id, failed
                 """,
-                [.text(deviceID), .text(clientMessageID), .text(fingerprint), .text(echo.eventID), .text(echo.userID), .text(echo.frame)])
-            guard rows.first?.column("event_id")?.string == echo.eventID else { return (rows, nil as Int?) }
-            let stored = try await connection.query("SELECT number FROM events WHERE event_id = ?", [.text(echo.eventID)])
-            return (rows, stored.first?.column("number")?.integer)
+                [deviceID, clientMessageID, fingerprint, echo.eventID, echo.userID, echo.frame]
+            ).first
+            guard let row, let eventID: String = row["event_id"] else { return (nil, nil) }
+            let claim = Claim(eventID: eventID, fingerprint: row["fingerprint"], failed: row["failed"] ?? false)
+            guard eventID == echo.eventID else { return (claim, nil) }
+            return (claim, try database.rows("SELECT number FROM events WHERE event_id = ?", [echo.eventID]).first?["number"])
         }
-        guard let claim = rows.first, let eventID = claim.column("event_id")?.string else { throw StoreFailure("the message was not stored") }
+        guard let claim else { throw StoreFailure("the message was not stored") }
+        let eventID = claim.eventID
         if eventID == echo.eventID { return .accepted(number: number) }
-        if claim.column("failed")?.bool == true {
+        if claim.failed {
             return .conflict(reason: "the answer to '\(clientMessageID)' failed; send the message again under a new id")
         }
-        guard claim.column("fingerprint")?.string == fingerprint else {
+        guard claim.fingerprint == fingerprint else {
             return .conflict(reason: "'\(clientMessageID)' was sent before with other content or attachments")
         }
         return .retry(eventID: eventID)
     }
 
+    /// A client message id's claim, as `accept` found or made it.
+    private struct Claim: Sendable {
+        var eventID: String
+        var fingerprint: String?
+        var failed: Bool
+    }
+
     public func markFailed(clientMessageID: String, deviceID: String) async throws {
-        try await write(
-            "UPDATE client_messages SET failed = 1 WHERE device_id = ? AND client_id = ?", [.text(deviceID), .text(clientMessageID)])
+        try await write("UPDATE client_messages SET failed = 1 WHERE device_id = ? AND client_id = ?", [deviceID, clientMessageID])
     }
 
     @discardableResult
     public func append(_ event: StoredEvent) async throws -> Int? {
-        let rows = try await write(
-            "INSERT INTO events (event_id, user_id, frame, number) VALUES (?, ?, ?, \(Self.nextNumber("?"))) RETURNING number",
-            [.text(event.eventID), .text(event.userID), .text(event.frame), .text(event.userID)])
-        return rows.first?.column("number")?.integer
+        try await write(isOneStatement: true) { database in
+            try database.rows(
+                "INSERT INTO events (event_id, user_id, frame, number) VALUES (?, ?, ?, \(Self.nextNumber("?"))) RETURNING number",
+                [event.eventID, event.userID, event.frame, event.userID]
+            ).first?["number"]
+        }
     }
 
     public func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
-        // The cursor's place in the account's history, looked up once: it bounds the page and says
-        // whether the cursor is known (an event id is never removed, so the two reads agree).
-        var cursorSeq: Int?
-        var cursorNumber = 0
-        if let cursor {
-            let found = try await query("SELECT seq, number FROM events WHERE event_id = ? AND user_id = ?", [.text(cursor), .text(userID)])
-            cursorSeq = found.first?.column("seq")?.integer
-            cursorNumber = found.first?.column("number")?.integer ?? 0
+        try await read { database in
+            // The cursor's place in the account's history, looked up once: it bounds the page and
+            // says whether the cursor is known (an event id is never removed, so the two reads agree).
+            var cursorSeq: Int?
+            var cursorNumber = 0
+            if let cursor {
+                let found = try database.rows("SELECT seq, number FROM events WHERE event_id = ? AND user_id = ?", [cursor, userID]).first
+                cursorSeq = found?["seq"]
+                cursorNumber = found?["number"] ?? 0
+            }
+            // The newest `limit + 1` after the cursor (all events when it is unknown), to tell
+            // whether older ones were left out.
+            let rows = try database.rows(
+                "SELECT event_id, frame, number FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
+                [userID, cursorSeq ?? 0, limit + 1])
+            let events = rows.prefix(limit).reversed().compactMap { row -> StoredEvent? in
+                guard let eventID: String = row["event_id"], let frame: String = row["frame"] else { return nil }
+                return StoredEvent(eventID: eventID, userID: userID, frame: frame, number: row["number"])
+            }
+            // With nothing after the cursor, the cursor is the newest event.
+            return ReplayPage(
+                events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil,
+                newestNumber: events.last?.number ?? cursorNumber)
         }
-        // The newest `limit + 1` after the cursor (all events when it is unknown), to tell whether
-        // older ones were left out.
-        let rows = try await query(
-            "SELECT event_id, frame, number FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
-            [.text(userID), .integer(cursorSeq ?? 0), .integer(limit + 1)])
-        let events = rows.prefix(limit).reversed().compactMap { row -> StoredEvent? in
-            guard let eventID = row.column("event_id")?.string, let frame = row.column("frame")?.string else { return nil }
-            return StoredEvent(eventID: eventID, userID: userID, frame: frame, number: row.column("number")?.integer)
-        }
-        // With nothing after the cursor, the cursor is the newest event.
-        return ReplayPage(
-            events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil,
-            newestNumber: events.last?.number ?? cursorNumber)
     }
 }
 
 extension SQLiteProviderStore: ReportsCommitBatches {
     func reportCommitBatches(to metrics: ServerMetrics) {
         writes.observeBatches { metrics.committedBatch(of: $0) }
+    }
+}
+
+extension Database {
+    /// The rows of `sql` with `arguments`, through a statement prepared once for this connection
+    /// and kept (SQL with a varying shape, such as an `IN` list of any length, should not come here).
+    fileprivate func rows(_ sql: String, _ arguments: StatementArguments = []) throws -> [Row] {
+        try Row.fetchAll(cachedStatement(sql: sql), arguments: arguments)
     }
 }
