@@ -216,7 +216,7 @@ public final class SQLiteProviderStore: ProviderStore {
 
     /// Runs one statement that writes, in the next group commit.
     private func write(_ sql: String, _ arguments: StatementArguments = []) async throws {
-        try await write(isOneStatement: true) { try $0.execute(sql: sql, arguments: arguments) }
+        try await write(isOneStatement: true) { try $0.cachedStatement(sql: sql).execute(arguments: arguments) }
     }
 
     // MARK: Devices
