@@ -92,17 +92,18 @@ public struct CaptureReader: Sendable {
             return .har
         }
         var current: LineReader.Line? = first
+        var session = ""
         while let line = current {
             // The frames handed out hold the last tapes; parse into one nobody holds.
             if let recycler { tape = recycler.take() }
-            lines.withBytes(of: line) { readJSONLine($0, line, &tape, &frameTape, frame: frame, problem: problem) }
+            lines.withBytes(of: line) { readJSONLine($0, line, &tape, &frameTape, &session, frame: frame, problem: problem) }
             current = try lines.next()
         }
         return .jsonl
     }
 
-    static let envelopeKeys = (dir: UTF8Key("dir"), ts: UTF8Key("ts"), session: UTF8Key("session"), frame: UTF8Key("frame"))
-    static let directionKeys = (client: UTF8Key(Direction.client.rawValue), server: UTF8Key(Direction.server.rawValue))
+    /// The envelope's keys, in the order unknown keys are reported against.
+    static let envelopeKeyNames = ["dir", "ts", "session", "frame"]
 
     static func looksLikeHAR(firstLine: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let start = firstLine.firstIndex(where: { !$0.isJSONWhitespace }), firstLine[start] == UInt8(ascii: "{") else { return false }
@@ -115,7 +116,7 @@ public struct CaptureReader: Sendable {
 
     private func readJSONLine(
         _ bytes: UnsafeBufferPointer<UInt8>, _ line: LineReader.Line, _ tape: inout JSONTape, _ frameTape: inout JSONTape,
-        frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
+        _ lastSession: inout String, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
     ) {
         guard bytes.contains(where: { !$0.isJSONWhitespace }) else { return }
         do {
@@ -125,7 +126,7 @@ public struct CaptureReader: Sendable {
             problem(CaptureProblem(file: file, line: line.number, session: nil, message: message))
             return
         }
-        switch tape.withView({ readEnvelope($0) }) {
+        switch tape.withView({ readEnvelope($0, lastSession: &lastSession) }) {
         case .problem(let message, let session):
             problem(CaptureProblem(file: file, line: line.number, session: session, message: message))
         case .bare(let direction):
@@ -147,28 +148,30 @@ public struct CaptureReader: Sendable {
         case envelope(session: String, direction: Direction?, timestamp: Double?, frame: Int, frameIsText: Bool)
     }
 
-    private func readEnvelope(_ tape: JSONTape.View) -> LineContent {
+    /// Reads the envelope of a line; `lastSession` is the session of the line before, whose
+    /// text is reused (not made again) when this line's session is the same.
+    private func readEnvelope(_ tape: JSONTape.View, lastSession: inout String) -> LineContent {
         let root = JSONTape.root
         guard tape.kind(root) == .object else {
             return .problem(
                 "a line must be a frame object or an envelope {\"dir\", \"ts\", \"session\", \"frame\"}, found \(tape.kindDescription(root))",
                 session: nil)
         }
-        let keys = Self.envelopeKeys
         var dirIndex: Int?
         var tsIndex: Int?
         var sessionIndex: Int?
         var frameIndex: Int?
         var tagIndex: Int?
         var hasUnknownKeys = false
+        // Literals, not keys kept in objects: reading a kept key costs a reference count per line.
         tape.forEachMember(of: root) { key, value in
-            if tape.stringEquals(key, keys.frame.bytes) {
+            if tape.stringEquals(key, "frame") {
                 frameIndex = value
-            } else if tape.stringEquals(key, keys.dir.bytes) {
+            } else if tape.stringEquals(key, "dir") {
                 dirIndex = value
-            } else if tape.stringEquals(key, keys.ts.bytes) {
+            } else if tape.stringEquals(key, "ts") {
                 tsIndex = value
-            } else if tape.stringEquals(key, keys.session.bytes) {
+            } else if tape.stringEquals(key, "session") {
                 sessionIndex = value
             } else {
                 if tape.stringEquals(key, tagKey.bytes) { tagIndex = value }
@@ -189,7 +192,7 @@ public struct CaptureReader: Sendable {
             var unknown: [String] = []
             tape.forEachMember(of: root) { key, _ in
                 let name = tape.string(key)
-                if ![keys.dir, keys.ts, keys.session, keys.frame].contains(where: { $0.text == name }) { unknown.append(name) }
+                if !Self.envelopeKeyNames.contains(name) { unknown.append(name) }
                 return true
             }
             let first = unknown.min() ?? ""
@@ -199,7 +202,9 @@ public struct CaptureReader: Sendable {
         if let index = sessionIndex {
             switch tape.kind(index) {
             case .null: break
-            case .string: session = tape.string(index)
+            case .string:
+                if !lastSession.withUTF8({ tape.stringEquals(index, $0) }) { lastSession = tape.string(index) }
+                session = lastSession
             case .integer: session = String(tape.integer(index))
             default: return .problem("envelope 'session' must be a string, found \(tape.kindDescription(index))", session: nil)
             }
@@ -207,9 +212,9 @@ public struct CaptureReader: Sendable {
         var direction = self.direction
         if let dirIndex {
             let isString = tape.kind(dirIndex) == .string
-            if isString, tape.stringEquals(dirIndex, Self.directionKeys.client.bytes) {
+            if isString, tape.stringEquals(dirIndex, "client") {
                 direction = .client
-            } else if isString, tape.stringEquals(dirIndex, Self.directionKeys.server.bytes) {
+            } else if isString, tape.stringEquals(dirIndex, "server") {
                 direction = .server
             } else {
                 return .problem("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)
@@ -395,6 +400,14 @@ struct LineReader {
             }
             if try fill() == 0 { atEnd = true }
         }
+    }
+}
+
+extension JSONTape.View {
+    /// Whether the string token at `index` holds exactly the bytes of `literal` (after unescaping).
+    @inline(__always)
+    fileprivate func stringEquals(_ index: Int, _ literal: StaticString) -> Bool {
+        stringEquals(index, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }
 

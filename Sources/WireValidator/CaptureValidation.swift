@@ -54,6 +54,8 @@ public struct CaptureValidation {
     /// The sessions of the file of the last frame, looked up once per file change.
     private var lastFile: String?
     private var lastFileSessions: [String: SessionState] = [:]
+    /// The session of the last frame, in the file of the last frame.
+    private var lastState: SessionState?
 
     /// One session's frame count and rule state; a class so it is updated in place.
     private final class SessionState {
@@ -84,10 +86,18 @@ public struct CaptureValidation {
             if let lastFile { sessions[lastFile] = lastFileSessions }
             lastFileSessions = sessions.removeValue(forKey: file) ?? [:]
             lastFile = file
+            lastState = nil
         }
-        if let existing = lastFileSessions[session] { return existing }
+        // A session's frames mostly follow one another: comparing the id with the last frame's
+        // costs less than hashing it.
+        if let lastState, lastState.id == session { return lastState }
+        if let existing = lastFileSessions[session] {
+            lastState = existing
+            return existing
+        }
         let created = SessionState(id: session, ordinal: summary.sessions, machine: SessionMachine(engine: engine))
         lastFileSessions[session] = created
+        lastState = created
         summary.sessions += 1
         return created
     }
@@ -196,6 +206,7 @@ public struct CaptureValidation {
         if let lastFile { sessions[lastFile] = lastFileSessions }
         lastFile = nil
         lastFileSessions = [:]
+        lastState = nil
         // Most sessions owe nothing: ask each, and sort only the ones that do.
         var owing: [(file: String, state: SessionState, violations: [SessionViolation])] = []
         for (file, states) in sessions {

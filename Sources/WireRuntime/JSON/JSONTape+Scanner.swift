@@ -91,11 +91,26 @@ extension JSONTape {
         mutating func parseObject(depth: Int) throws(JSONSyntaxError) {
             guard let index = try open(.object, closedBy: UInt8(ascii: "}"), depth: depth) else { return }
             var count = 0
+            // The key sketch of the first `sketchedKeys` keys, built as they are scanned: a key whose
+            // bit is already set (or any key after an escaped one) is compared with the earlier keys
+            // there, so a frame's keys are not walked a second time.
+            var sketch: UInt64 = 0
+            var sawEscapes = false
             while true {
                 skipWhitespace()
                 guard position < bytes.count else { throw error("unexpected end of input in an object") }
                 guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
+                let key = tokens.count
                 try parseString()
+                if count < Self.sketchedKeys {
+                    let token = tokens[key]
+                    let length = token.end - token.start
+                    let bit = length == 0 ? 1 : JSONTape.keySignature(length: length, first: bytes[token.start], last: bytes[token.end - 1])
+                    sawEscapes = sawEscapes || token.hasEscapes
+                    // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
+                    if count > 0, sketch & bit != 0 || sawEscapes { try checkRepeat(of: key, in: index) }
+                    sketch |= bit
+                }
                 skipWhitespace()
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
                 position += 1
@@ -109,7 +124,11 @@ extension JSONTape {
                 case UInt8(ascii: "}"):
                     position += 1
                     close(index, count: count)
-                    try checkDuplicateKeys(object: index)
+                    if count <= Self.sketchedKeys {
+                        tokens[index].keys = sawEscapes ? ~0 : sketch
+                    } else {
+                        try checkDuplicateKeys(ofLarge: index)
+                    }
                     return
                 default: throw error("expected ',' or '}' in an object")
                 }
@@ -143,39 +162,27 @@ extension JSONTape {
             tokens[index].count = count
         }
 
-        /// Reports the first key that repeats an earlier key of the same object, and records the
-        /// object's key sketch.
-        mutating func checkDuplicateKeys(object index: Int) throws(JSONSyntaxError) {
-            let count = tokens[index].count
-            if count <= 32 {
-                // Only a key whose sketch bit is already set is compared with the earlier keys.
-                var sketch: UInt64 = 0
-                var sawEscapes = false
-                var later = index + 1
-                for position in 0..<count {
-                    let token = tokens[later]
-                    let length = token.end - token.start
-                    let bit = length == 0 ? 1 : JSONTape.keySignature(length: length, first: bytes[token.start], last: bytes[token.end - 1])
-                    sawEscapes = sawEscapes || token.hasEscapes
-                    // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
-                    if position > 0, sketch & bit != 0 || sawEscapes {
-                        var earlier = index + 1
-                        while earlier != later {
-                            if sameKey(earlier, later) { throw duplicate(later) }
-                            earlier = tokens[earlier + 1].next
-                        }
-                    }
-                    sketch |= bit
-                    later = tokens[later + 1].next
-                }
-                tokens[index].keys = sawEscapes ? ~0 : sketch
-            } else {
-                var seen = Set<String>()
-                var member = index + 1
-                for _ in 0..<count {
-                    if !seen.insert(text(member)).inserted { throw duplicate(member) }
-                    member = tokens[member + 1].next
-                }
+        /// How many keys of an object are checked for repeats as they are scanned, with a sketch;
+        /// a larger object's keys are checked once it closes, with a set, and it keeps no sketch.
+        static let sketchedKeys = 32
+
+        /// Reports the key token `key` when it repeats an earlier key of the object at `index`.
+        func checkRepeat(of key: Int, in index: Int) throws(JSONSyntaxError) {
+            var earlier = index + 1
+            while earlier != key {
+                if sameKey(earlier, key) { throw duplicate(key) }
+                earlier = tokens[earlier + 1].next
+            }
+        }
+
+        /// Reports the first key that repeats an earlier key of an object of more than
+        /// ``sketchedKeys`` members, once it is closed.
+        func checkDuplicateKeys(ofLarge index: Int) throws(JSONSyntaxError) {
+            var seen = Set<String>()
+            var member = index + 1
+            for _ in 0..<tokens[index].count {
+                if !seen.insert(text(member)).inserted { throw duplicate(member) }
+                member = tokens[member + 1].next
             }
         }
 

@@ -94,6 +94,20 @@ extension JSONTape {
             return nil
         }
 
+        /// Whether the object at `index` has a key sketch that tells its keys' signature slots:
+        /// none of its keys holds escapes, and it has at most 32 members.
+        @inlinable
+        func hasExactKeySketch(_ index: Int) -> Bool { tokens[index].keys != ~0 }
+
+        /// The signature slot of the key token at `index`, from its bytes as written (exact only
+        /// when the key holds no escapes).
+        @inlinable
+        func keySignatureSlot(ofKey index: Int) -> Int {
+            let token = tokens[index]
+            let length = token.end - token.start
+            return length == 0 ? 0 : JSONTape.keySignatureSlot(length: length, first: bytes[token.start], last: bytes[token.end - 1])
+        }
+
         /// The value of the member `key` of the object at `index`.
         public func member(of index: Int, key: String) -> Int? {
             WireFormats.withUTF8(key) { member(of: index, key: $0) }

@@ -75,7 +75,18 @@ public struct JSONTape: Sendable {
 
     @inlinable @inline(__always)
     static func keySignature(length: Int, first: UInt8, last: UInt8) -> UInt64 {
-        1 << UInt64((length &* 31 &+ Int(first) &* 7 &+ Int(last)) & 63)
+        1 << UInt64(keySignatureSlot(length: length, first: first, last: last))
+    }
+
+    /// The position (0 to 63) of a key's bit in object key sketches.
+    @inlinable @inline(__always)
+    static func keySignatureSlot(length: Int, first: UInt8, last: UInt8) -> Int {
+        (length &* 31 &+ Int(first) &* 7 &+ Int(last)) & 63
+    }
+
+    /// The position (0 to 63) of a key's bit in object key sketches; 0 for the empty key.
+    static func keySignatureSlot(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+        key.isEmpty ? 0 : keySignatureSlot(length: key.count, first: key[0], last: key[key.count - 1])
     }
 
     /// The document's UTF-8 bytes (a copy; the tape owns them).

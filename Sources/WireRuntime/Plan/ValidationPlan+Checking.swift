@@ -60,12 +60,34 @@ extension ValidationPlan {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(objectPlan.fields.count, 1)) { found in
             // `found[position]`: the value of each declared field, or -1 when it is absent.
             objectPlan.quickFields.withUnsafeBufferPointer { quickFields in
-                // Every field is found first, in key order (the tape's, when it is canonical), then
-                // checked in the spec's order, which is the order its issues are reported in.
-                var cursor = index + 1
-                for position in objectPlan.lookupOrder {
-                    let field = quickFields[position]
-                    found[position] = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) ?? -1
+                // Every field is found first, then checked in the spec's order, which is the order
+                // its issues are reported in.
+                if tape.hasExactKeySketch(index) {
+                    // One walk over the members: each key's signature slot names the fields it can be.
+                    found.initialize(repeating: -1)
+                    objectPlan.firstFieldInSlot.withUnsafeBufferPointer { firstInSlot in
+                        objectPlan.nextFieldInSlot.withUnsafeBufferPointer { nextInSlot in
+                            tape.forEachMember(of: index) { key, value in
+                                var position = firstInSlot[tape.keySignatureSlot(ofKey: key)]
+                                while position >= 0 {
+                                    if tape.stringEquals(key, quickFields[position].keyUTF8) {
+                                        found[position] = value
+                                        break
+                                    }
+                                    position = nextInSlot[position]
+                                }
+                                return true
+                            }
+                        }
+                    }
+                } else {
+                    // Escaped keys, or a large object: each field is looked up, in key order (the
+                    // tape's, when it is canonical).
+                    var cursor = index + 1
+                    for position in objectPlan.lookupOrder {
+                        let field = quickFields[position]
+                        found[position] = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) ?? -1
+                    }
                 }
                 for (position, field) in quickFields.enumerated() {
                     // The same outcomes as `ValidationContext.member`: a value to check, a missing required

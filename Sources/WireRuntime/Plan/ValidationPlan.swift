@@ -159,6 +159,11 @@
         public let knownKeys: Set<String>
         public let rejectUnknown: Bool
         public let rejected: [String]
+        /// For each of the 64 key-signature slots (``JSONTape/keySignatureSlot(length:first:last:)``),
+        /// the position in `fields` of the first field whose key falls in it, or -1.
+        let firstFieldInSlot: [Int]
+        /// For each field, the position of the next field whose key falls in the same slot, or -1.
+        let nextFieldInSlot: [Int]
 
         public init(
             fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)],
@@ -172,6 +177,15 @@
                     node: .passUnretained($0.node))
             }
             lookupOrder = fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) }
+            var firstFieldInSlot = Array(repeating: -1, count: 64)
+            var nextFieldInSlot = Array(repeating: -1, count: fields.count)
+            for position in fields.indices.reversed() {
+                let slot = JSONTape.keySignatureSlot(fields[position].keyBytes.bytes)
+                nextFieldInSlot[position] = firstFieldInSlot[slot]
+                firstFieldInSlot[slot] = position
+            }
+            self.firstFieldInSlot = firstFieldInSlot
+            self.nextFieldInSlot = nextFieldInSlot
             self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.budgets = budgets
             self.knownKeys = knownKeys

@@ -1,0 +1,67 @@
+import Testing
+import WireRuntime
+import WireSpec
+import WireValidator
+
+/// The engine finds a frame's declared fields in one walk over its members: each key's signature
+/// slot names the fields it can be. Keys that share a slot, escaped keys (which fall back to a
+/// lookup per field), members in any order and objects too large for a key sketch must all find
+/// the same fields, so every way of writing a frame gets the same issues.
+@Suite struct FieldLookupTests {
+    /// `ab`, `gx` and `hq` share one signature slot (length 2; first and last bytes).
+    static let yaml = """
+        protocol: {name: slots, title: Slots, version: 1}
+        transport: {kind: websocket, path: /ws}
+        errors:
+          bad: {description: A bad frame.}
+        validation: {errorCode: bad}
+        messages:
+          client:
+            put:
+              fields:
+                ab: integer
+                gx: {type: string, maxLength: 3}
+                hq: {type: boolean, optional: true}
+                note: {type: string, optional: true}
+          server:
+            ok: {fields: {n: integer}}
+        """
+
+    /// The issues `frame` gets as a client frame, as `rule at path`.
+    static func issues(_ frame: String) throws -> [String] {
+        let spec = try SpecLoader.check(yaml: yaml, file: "slots.yaml").get()
+        guard case .checked(_, let issues) = FrameValidator(spec: spec).check(Array(frame.utf8), direction: .client) else {
+            return ["not checked"]
+        }
+        return issues.map { "\($0.rule) at \($0.path)" }
+    }
+
+    @Test func fieldsThatShareASlotAreEachFound() throws {
+        #expect(try Self.issues(#"{"type":"put","ab":1,"gx":"abc","hq":true}"#) == [])
+        #expect(try Self.issues(#"{"type":"put","ab":1,"gx":"abcd"}"#) == ["maxLength at $.gx"])
+        #expect(try Self.issues(#"{"type":"put","ab":1,"gx":"abc","hq":"yes"}"#) == ["type at $.hq"])
+        #expect(try Self.issues(#"{"type":"put","gx":"abc","hq":false}"#) == ["required at $.ab"])
+        #expect(try Self.issues(#"{"type":"put","ab":"one","gx":7}"#) == ["type at $.ab", "type at $.gx"])
+    }
+
+    @Test func escapedKeysAndAnyOrderFindTheSameFields() throws {
+        let expected = ["type at $.ab", "maxLength at $.gx", "type at $.hq"]
+        for frame in [
+            #"{"type":"put","ab":"one","gx":"abcd","hq":1}"#,
+            #"{"hq":1,"gx":"abcd","ab":"one","type":"put"}"#,
+            #"{"type":"put","\u0061b":"one","gx":"abcd","h\u0071":1}"#,
+            #"{"\u0074ype":"put","hq":1,"ab":"one","\u0067x":"abcd"}"#,
+        ] {
+            #expect(try Self.issues(frame) == expected, "\(frame)")
+        }
+    }
+
+    @Test func anObjectTooLargeForAKeySketchFindsItsFields() throws {
+        // 40 unknown members besides the declared ones: the object keeps no key sketch.
+        let extra = (0..<40).map { #""x\#($0)":\#($0)"# }.joined(separator: ",")
+        let large = try Self.issues(#"{"type":"put","ab":"one",\#(extra),"gx":"abcd"}"#)
+        let small = try Self.issues(#"{"type":"put","ab":"one","gx":"abcd"}"#)
+        #expect(small == ["type at $.ab", "maxLength at $.gx"])
+        #expect(large.filter { !$0.hasPrefix("unknownField") } == small)
+    }
+}
