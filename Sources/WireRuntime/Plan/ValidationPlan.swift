@@ -252,10 +252,22 @@
     /// The ids of a direction's messages.
     public func ids(_ direction: FrameDirection) -> [Int] { direction == .client ? client : server }
 
+    /// A message's tag bytes (owned by its `MessagePlan`'s key) and id, read without reference counting.
+    struct TagEntry: @unchecked Sendable {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let id: Int
+    }
+
+    /// Each direction's tags, in message order.
+    let clientTags: [TagEntry]
+    let serverTags: [TagEntry]
+
     /// The id of the message of `direction` whose tag is the string token at `index`.
     public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
-        for id in ids(direction) where tape.stringEquals(index, messages[id].tagKey.bytes) { return id }
-        return nil
+        (direction == .client ? clientTags : serverTags).withUnsafeBufferPointer { tags in
+            for entry in tags where tape.stringEquals(index, entry.bytes) { return entry.id }
+            return nil
+        }
     }
 
     /// The id of the message of `direction` with this tag.
@@ -274,6 +286,8 @@
         self.named = named
         client = messages.filter { $0.ref.direction == .client }.map(\.id)
         server = messages.filter { $0.ref.direction == .server }.map(\.id)
+        clientTags = client.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) }
+        serverTags = server.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) }
         self.defaultAnswer = defaultAnswer
         self.sizeAnswer = sizeAnswer
         self.notJSONAnswer = notJSONAnswer
