@@ -132,6 +132,9 @@ import Testing
                     let bytes = [0x22] + Array(before.utf8) + bad + Array(after.utf8) + [0x22]
                     var scanned = JSONTape()
                     #expect(throws: JSONSyntaxError.self, "\(bad) after \(position) bytes") { try scanned.parse(bytes) }
+                    // Well before the end of the input, where whole words are read past the string.
+                    let inArray = [0x5B] + bytes + Array(", \(String(repeating: " ", count: 12))1]".utf8)
+                    #expect(throws: JSONSyntaxError.self, "\(bad) after \(position) bytes in an array") { try scanned.parse(inArray) }
                 }
             }
         }

@@ -271,6 +271,28 @@ extension JSONTape {
         mutating func parseString() throws(JSONSyntaxError) {
             position += 1
             let start = position
+            // Most strings are ASCII without escapes and end well before the input does: found
+            // eight bytes at a time with the cursor in a register, and done at their quote.
+            if let base = bytes.baseAddress {
+                let count = bytes.count
+                var cursor = start
+                while cursor &+ 8 <= count {
+                    let special = Self.specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+                    if special == 0 {
+                        cursor &+= 8
+                        continue
+                    }
+                    cursor &+= special.trailingZeroBitCount &>> 3
+                    if base[cursor] == UInt8(ascii: "\"") {
+                        append(.string, start: start, end: cursor)
+                        position = cursor &+ 1
+                        return
+                    }
+                    break
+                }
+                // Everything before the cursor is plain ASCII: the full scan goes on from there.
+                position = cursor
+            }
             var ascii = true
             var escapes = false
             while position < bytes.count {
