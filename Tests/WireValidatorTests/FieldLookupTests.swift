@@ -11,10 +11,10 @@ import WireValidator
     /// `ab`, `gx` and `hq` share one signature slot (length 2; first and last bytes).
     static let yaml = """
         protocol: {name: slots, title: Slots, version: 1}
-        transport: {kind: websocket, path: /ws}
+        transport: {kind: websocket, path: /slots}
         errors:
-          bad: {description: A bad frame.}
-        validation: {errorCode: bad}
+          not_put: {description: The frame breaks a field's rule.}
+        validation: {errorCode: not_put}
         messages:
           client:
             put:

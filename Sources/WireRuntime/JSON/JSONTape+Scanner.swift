@@ -23,6 +23,8 @@ extension JSONTape {
 
         @inline(__always)
         mutating func skipWhitespace() {
+            // Compact JSON has none: one comparison settles it.
+            guard position < bytes.count, bytes[position] <= 0x20 else { return }
             while position < bytes.count {
                 switch bytes[position] {
                 case 0x20, 0x0A, 0x0D, 0x09: position += 1
