@@ -106,8 +106,7 @@ extension JSONTape {
                 try parseString()
                 if count < Self.sketchedKeys {
                     let token = tokens[key]
-                    let length = token.end - token.start
-                    let bit = length == 0 ? 1 : JSONTape.keySignature(length: length, first: bytes[token.start], last: bytes[token.end - 1])
+                    let bit: UInt64 = 1 << UInt64(JSONTape.keySignatureSlot(of: token, in: bytes))
                     sawEscapes = sawEscapes || token.hasEscapes
                     // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
                     if count > 0, sketch & bit != 0 || sawEscapes { try checkRepeat(of: key, in: index) }

@@ -102,11 +102,7 @@ extension JSONTape {
         /// The signature slot of the key token at `index`, from its bytes as written (exact only
         /// when the key holds no escapes).
         @inlinable
-        func keySignatureSlot(ofKey index: Int) -> Int {
-            let token = tokens[index]
-            let length = token.end - token.start
-            return length == 0 ? 0 : JSONTape.keySignatureSlot(length: length, first: bytes[token.start], last: bytes[token.end - 1])
-        }
+        func keySignatureSlot(ofKey index: Int) -> Int { JSONTape.keySignatureSlot(of: tokens[index], in: bytes) }
 
         /// The value of the member `key` of the object at `index`.
         public func member(of index: Int, key: String) -> Int? {

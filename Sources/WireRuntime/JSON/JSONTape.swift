@@ -68,25 +68,23 @@ public struct JSONTape: Sendable {
     /// A key's bit in object key sketches, from its length and first and last bytes.
     @inlinable
     @_spi(Generated) public static func keySignature(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let count = key.count
-        guard count > 0 else { return 1 }
-        return keySignature(length: count, first: key[0], last: key[count - 1])
+        1 << UInt64(keySignatureSlot(key))
     }
 
+    /// The position (0 to 63) of a key's bit in object key sketches, from its length and first
+    /// and last bytes; 0 for the empty key.
     @inlinable @inline(__always)
-    static func keySignature(length: Int, first: UInt8, last: UInt8) -> UInt64 {
-        1 << UInt64(keySignatureSlot(length: length, first: first, last: last))
-    }
-
-    /// The position (0 to 63) of a key's bit in object key sketches.
-    @inlinable @inline(__always)
-    static func keySignatureSlot(length: Int, first: UInt8, last: UInt8) -> Int {
-        (length &* 31 &+ Int(first) &* 7 &+ Int(last)) & 63
-    }
-
-    /// The position (0 to 63) of a key's bit in object key sketches; 0 for the empty key.
     static func keySignatureSlot(_ key: UnsafeBufferPointer<UInt8>) -> Int {
-        key.isEmpty ? 0 : keySignatureSlot(length: key.count, first: key[0], last: key[key.count - 1])
+        let count = key.count
+        guard count > 0 else { return 0 }
+        return (count &* 31 &+ Int(key[0]) &* 7 &+ Int(key[count - 1])) & 63
+    }
+
+    /// The signature slot of a key token of `bytes`, from its bytes as written (exact only when
+    /// the key holds no escapes).
+    @inlinable @inline(__always)
+    static func keySignatureSlot(of token: Token, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        keySignatureSlot(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
     }
 
     /// The document's UTF-8 bytes (a copy; the tape owns them).

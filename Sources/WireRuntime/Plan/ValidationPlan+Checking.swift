@@ -158,9 +158,8 @@ extension ValidationPlan {
                 )
             }
         }
-        for budget in objectPlan.budgetPlans where budget.total(in: tape, object: index) > budget.rule.max {
-            // Over budget: reported as generated code reports it.
-            context.check(budget.rule, in: tape, object: index, at: path(), answer: budget.answer)
+        for (rule, ruleAnswer) in objectPlan.budgets {
+            context.check(rule, in: tape, object: index, at: path(), answer: ruleAnswer)
         }
         if objectPlan.rejectUnknown || !objectPlan.rejected.isEmpty {
             var keys: [String] = []

@@ -144,55 +144,6 @@
         let node: Unmanaged<Node>
     }
 
-    /// A byte budget with its keys as UTF-8 bytes, summed on the tape without building a key
-    /// string or counting a reference per key.
-    final class BudgetPlan: @unchecked Sendable {
-        let rule: ByteBudgetRule
-        let answer: ViolationAnswer?
-        /// Each term's keys, owned by `keys`, and whether it counts base64's decoded bytes.
-        let terms: [(path: [UnsafeBufferPointer<UInt8>], decoded: Bool)]
-        /// The keys whose bytes `terms` borrow.
-        private let keys: [UTF8Key]
-
-        init(rule: ByteBudgetRule, answer: ViolationAnswer?) {
-            self.rule = rule
-            self.answer = answer
-            let keyed = rule.terms.map { (keys: $0.keys.map(UTF8Key.init), decoded: $0.decoded) }
-            keys = keyed.flatMap(\.keys)
-            terms = keyed.map { (path: $0.keys.map(\.bytes), decoded: $0.decoded) }
-        }
-
-        /// The budget's total in bytes for the object at `index`: the same sum as
-        /// ``ByteBudgetRule/total(in:object:)``.
-        func total(in tape: JSONTape.View, object index: Int) -> Int {
-            var sum = 0
-            for term in terms {
-                term.path.withUnsafeBufferPointer { path in sum += Self.size(of: index, in: tape, path: path, from: 0, decoded: term.decoded) }
-            }
-            return sum
-        }
-
-        private static func size(
-            of index: Int, in tape: JSONTape.View, path: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>, from step: Int, decoded: Bool
-        ) -> Int {
-            switch tape.kind(index) {
-            case .array:
-                var sum = 0
-                tape.forEachItem(of: index) { _, item in sum += size(of: item, in: tape, path: path, from: step, decoded: decoded) }
-                return sum
-            case .object:
-                guard step < path.count, let member = tape.member(of: index, key: path[step]) else { return 0 }
-                return size(of: member, in: tape, path: path, from: step + 1, decoded: decoded)
-            case .string where step == path.count:
-                return tape.withStringBytes(index) { bytes in
-                    decoded ? (WireFormats.decodedBase64Length(bytes: bytes) ?? bytes.count) : bytes.count
-                }
-            default:
-                return 0
-            }
-        }
-    }
-
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
     /// Immutable; unchecked only because `quickFields` hold pointers to the fields' key bytes.
     public final class ObjectPlan: @unchecked Sendable {
@@ -205,12 +156,10 @@
         let lookupOrder: [Int]
         public let conditionals: [ConditionalPlan]
         public let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
-        /// `budgets`, compiled.
-        let budgetPlans: [BudgetPlan]
         public let knownKeys: Set<String>
         public let rejectUnknown: Bool
         public let rejected: [String]
-        /// For each of the 64 key-signature slots (``JSONTape/keySignatureSlot(length:first:last:)``),
+        /// For each of the 64 key-signature slots (``JSONTape/keySignatureSlot(_:)``),
         /// the position in `fields` of the first field whose key falls in it, or -1.
         let firstFieldInSlot: [Int]
         /// For each field, the position of the next field whose key falls in the same slot, or -1.
@@ -239,7 +188,6 @@
             self.nextFieldInSlot = nextFieldInSlot
             self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.budgets = budgets
-            budgetPlans = budgets.map { BudgetPlan(rule: $0.rule, answer: $0.answer) }
             self.knownKeys = knownKeys
             self.rejectUnknown = rejectUnknown
             self.rejected = rejected
