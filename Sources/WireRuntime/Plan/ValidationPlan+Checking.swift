@@ -27,16 +27,18 @@ extension ValidationPlan {
 
     /// Every issue of the value at `index` as the body of message `id` (its tag is the caller's).
     func checkMessage(_ id: Int, at index: Int, in tape: JSONTape.View) -> [ValidationIssue] {
-        let message = messages[id]
-        var context = ValidationContext(sizeAnswer: sizeAnswer)
-        if let variants = message.variants {
-            check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
-        } else if tape.kind(index) != .object {
-            _ = context.object(tape.value(index), at: .root, answer: message.answer)
-        } else {
-            check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+        // The message is borrowed from `messages`, which the plan keeps, without counting a reference.
+        messagePlans[id]._withUnsafeGuaranteedRef { message in
+            var context = ValidationContext(sizeAnswer: sizeAnswer)
+            if let variants = message.variants {
+                check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+            } else if tape.kind(index) != .object {
+                _ = context.object(tape.value(index), at: .root, answer: message.answer)
+            } else {
+                check(object: index, in: tape, plan: message.object, at: .root, in: &context, answer: message.answer, ignoring: tagField)
+            }
+            return context.issues
         }
-        return context.issues
     }
 
     /// The position of the first of `variants` the value at `index` passes, trying each on a
@@ -59,103 +61,76 @@ extension ValidationPlan {
     ) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(objectPlan.fields.count, 1)) { found in
             // `found[position]`: the value of each declared field, or -1 when it is absent.
-            objectPlan.quickFields.withUnsafeBufferPointer { quickFields in
-                // Every field is found first, then checked in the spec's order, which is the order
-                // its issues are reported in.
-                if tape.hasExactKeySketch(index) {
-                    // One walk over the members: each key's signature slot names the fields it can be.
-                    found.initialize(repeating: -1)
-                    objectPlan.firstFieldInSlot.withUnsafeBufferPointer { firstInSlot in
-                        objectPlan.nextFieldInSlot.withUnsafeBufferPointer { nextInSlot in
-                            tape.forEachMember(of: index) { key, value in
-                                var position = firstInSlot[tape.keySignatureSlot(ofKey: key)]
-                                while position >= 0 {
-                                    if tape.stringEquals(key, quickFields[position].keyUTF8) {
-                                        found[position] = value
-                                        break
-                                    }
-                                    position = nextInSlot[position]
-                                }
-                                return true
-                            }
+            let quickFields = objectPlan.quickFields
+            // Every field is found first, then checked in the spec's order, which is the order
+            // its issues are reported in.
+            if tape.hasExactKeySketch(index) {
+                // One walk over the members: each key's signature slot names the fields it can be.
+                found.initialize(repeating: -1)
+                let firstInSlot = objectPlan.firstFieldInSlot, nextInSlot = objectPlan.nextFieldInSlot
+                tape.forEachMember(of: index) { key, value in
+                    var position = firstInSlot[tape.keySignatureSlot(ofKey: key)]
+                    while position >= 0 {
+                        if tape.stringEquals(key, quickFields[position].keyUTF8) {
+                            found[position] = value
+                            break
                         }
+                        position = nextInSlot[position]
                     }
-                } else {
-                    // Escaped keys, or a large object: each field is looked up, in key order (the
-                    // tape's, when it is canonical).
-                    var cursor = index + 1
-                    for position in objectPlan.lookupOrder {
-                        let field = quickFields[position]
-                        found[position] = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) ?? -1
-                    }
+                    return true
                 }
-                for (position, field) in quickFields.enumerated() {
-                    // The same outcomes as `ValidationContext.member`: a value to check, a missing required
-                    // key, or a null where null is not allowed; a value of a plain kind needs no more.
-                    let member = found[position]
-                    guard member >= 0 else {
-                        if field.required {
-                            let plan = objectPlan.fields[position]
-                            _ = context.check(
-                                MemberPresence.absent, of: plan.key, at: path(), required: true, nullable: field.nullable,
-                                answer: plan.answer ?? answer)
-                        }
-                        continue
+            } else {
+                // Escaped keys, or a large object: each field is looked up, in key order (the
+                // tape's, when it is canonical).
+                var cursor = index + 1
+                for position in objectPlan.lookupOrder {
+                    let field = quickFields[position]
+                    found[position] = tape.member(of: index, key: field.keyUTF8, signature: field.signature, cursor: &cursor) ?? -1
+                }
+            }
+            for (position, field) in quickFields.enumerated() {
+                // The same outcomes as `ValidationContext.member`: a value to check, a missing required
+                // key, or a null where null is not allowed; a value of a plain kind needs no more.
+                let member = found[position]
+                guard member >= 0 else {
+                    if field.required {
+                        let plan = objectPlan.fields[position]
+                        _ = context.check(
+                            MemberPresence.absent, of: plan.key, at: path(), required: true, nullable: field.nullable,
+                            answer: plan.answer ?? answer)
                     }
-                    let kind = tape.kind(member)
-                    if kind == .null {
-                        if !field.nullable {
-                            let plan = objectPlan.fields[position]
-                            _ = context.check(
-                                MemberPresence.null, of: plan.key, at: path(), required: field.required, nullable: false,
-                                answer: plan.answer ?? answer)
-                        }
-                        continue
+                    continue
+                }
+                let kind = tape.kind(member)
+                if kind == .null {
+                    if !field.nullable {
+                        let plan = objectPlan.fields[position]
+                        _ = context.check(
+                            MemberPresence.null, of: plan.key, at: path(), required: field.required, nullable: false,
+                            answer: plan.answer ?? answer)
                     }
-                    if field.plainKinds & 1 << kind.rawValue != 0 { continue }
-                    // The plan outlives the check (the validator holds it); skip counting the references
-                    // to the field plan and to its node (borrowed from `QuickField`).
-                    unowned(unsafe) let plan = objectPlan.fields[position]
-                    // The inherited answer is passed through untouched when the field has none of its own:
-                    // `plan.answer ?? answer` alone copies it for every field (measurably slower).
-                    field.node._withUnsafeGuaranteedRef { node in
-                        if field.hasOwnAnswer {
-                            check(
-                                member, in: tape, node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer,
-                                sizeAnswer: plan.answer)
-                        } else {
-                            check(member, in: tape, node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
-                        }
+                    continue
+                }
+                if field.plainKinds & 1 << kind.rawValue != 0 { continue }
+                // The plan outlives the check (the validator holds it); skip counting the references
+                // to the field plan and to its node (borrowed from `QuickField`).
+                unowned(unsafe) let plan = field.plan.takeUnretainedValue()
+                // The inherited answer is passed through untouched when the field has none of its own:
+                // `plan.answer ?? answer` alone copies it for every field (measurably slower).
+                field.node._withUnsafeGuaranteedRef { node in
+                    if field.hasOwnAnswer {
+                        check(
+                            member, in: tape, node, at: path().appending(plan.key), in: &context, answer: plan.answer ?? answer,
+                            sizeAnswer: plan.answer)
+                    } else {
+                        check(member, in: tape, node, at: path().appending(plan.key), in: &context, answer: answer, sizeAnswer: nil)
                     }
                 }
             }
-            for rulePosition in objectPlan.conditionals.indices {
-                unowned(unsafe) let conditional = objectPlan.conditionals[rulePosition]
-                /// The value of a key the rule reads, found by the walk above when it is a declared field.
-                func member(_ position: Int, _ key: @autoclosure () -> String) -> Int? {
-                    guard position >= 0 else { return tape.member(of: index, key: key()) }
-                    return found[position] >= 0 ? found[position] : nil
+            for conditional in objectPlan.quickConditionals {
+                conditional._withUnsafeGuaranteedRef {
+                    check($0, of: index, in: tape, found: UnsafeBufferPointer(found), at: path(), in: &context, answer: answer)
                 }
-                func presence(_ position: Int, _ key: @autoclosure () -> String) -> MemberPresence {
-                    guard let value = member(position, key()) else { return .absent }
-                    return tape.kind(value) == .null ? .null : .present
-                }
-                // Whether the rule applies is decided on the tape, without building the values.
-                let applies = conditional.conditionValues.indices.allSatisfy { position in
-                    guard let value = member(conditional.conditionFields[position], conditional.rule.conditions[position].key) else {
-                        return false
-                    }
-                    return conditional.conditionValues[position].contains { tape.matches(value, $0) }
-                }
-                guard applies else { continue }
-                // As for fields: the inherited answer is passed through untouched when the rule has
-                // none of its own (`conditional.answer ?? answer` alone would copy it every time).
-                context.checkConsequences(
-                    of: conditional.rule, at: path(), answer: conditional.answer ?? answer,
-                    requiredPresence: { presence(conditional.requiredFields[$0], conditional.rule.required[$0]) },
-                    forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) },
-                    expectedValue: { member(conditional.expectedFields[$0], conditional.rule.expected[$0].key).map { tape.value($0) } }
-                )
             }
         }
         for (rule, ruleAnswer) in objectPlan.budgets {
@@ -177,6 +152,48 @@ extension ValidationPlan {
         }
     }
 
+    /// Checks one conditional rule of the object at `index`, whose declared fields were found at
+    /// `found` (-1: absent).
+    private func check(
+        _ conditional: ConditionalPlan, of index: Int, in tape: JSONTape.View, found: UnsafeBufferPointer<Int>,
+        at path: @autoclosure () -> JSONPath, in context: inout ValidationContext, answer: ViolationAnswer
+    ) {
+        /// The value of a key the rule reads, found by the object's walk when it is a declared field.
+        func member(_ position: Int, _ key: @autoclosure () -> String) -> Int? {
+            guard position >= 0 else { return tape.member(of: index, key: key()) }
+            return found[position] >= 0 ? found[position] : nil
+        }
+        func presence(_ position: Int, _ key: @autoclosure () -> String) -> MemberPresence {
+            guard let value = member(position, key()) else { return .absent }
+            return tape.kind(value) == .null ? .null : .present
+        }
+        // Whether the rule applies is decided on the tape, without building the values.
+        let matches = conditional.quickMatches
+        let applies = conditional.quickConditions.indices.allSatisfy { position in
+            let condition = conditional.quickConditions[position]
+            guard let value = member(condition.field, conditional.rule.conditions[position].key) else { return false }
+            return matches[condition.matches].contains { match in
+                switch match {
+                case .bytes(let bytes): tape.kind(value) == .string && tape.stringEquals(value, bytes)
+                case .kind(let expected): tape.kind(value) == expected
+                case .value(let condition, let index): tape.matches(value, conditional.conditionValues[condition][index])
+                }
+            }
+        }
+        guard applies else { return }
+        // As for fields: the inherited answer is passed through untouched when the rule has
+        // none of its own (`conditional.answer ?? answer` alone would copy it every time).
+        func checkConsequences(answer: ViolationAnswer) {
+            context.checkConsequences(
+                of: conditional.rule, at: path(), answer: answer,
+                requiredPresence: { presence(conditional.requiredFields[$0], conditional.rule.required[$0]) },
+                forbiddenPresence: { presence(conditional.forbiddenFields[$0], conditional.rule.forbidden[$0]) },
+                expectedValue: { member(conditional.expectedFields[$0], conditional.rule.expected[$0].key).map { tape.value($0) } }
+            )
+        }
+        if conditional.hasOwnAnswer { checkConsequences(answer: conditional.answer ?? answer) } else { checkConsequences(answer: answer) }
+    }
+
     /// Checks a value against a node. Values without constraints are judged by their kind alone; a
     /// value is built only for the WireRuntime check that reports on it or needs its content.
     func check(
@@ -187,17 +204,30 @@ extension ValidationPlan {
         if node.plainKinds & 1 << kind.rawValue != 0 { return }
         switch node.kind {
         case .string:
-            guard kind == .string, let rules = node.stringRules else {
+            guard kind == .string, let rules = node.stringRulesRef else {
                 _ = context.string(tape.value(index), at: path(), rules: node.stringRules, answer: answer, sizeAnswer: sizeAnswer)
                 return
             }
-            tape.withStringBytes(index) { bytes in
-                _ = context.check(utf8: bytes, text: { tape.string(index) }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+            // The rules are borrowed from the node (which the plan keeps): binding them to a local
+            // would count a reference to them for every string checked.
+            rules._withUnsafeGuaranteedRef { rules in
+                tape.withStringBytes(index) { bytes in
+                    _ = context.check(utf8: bytes, text: { tape.string(index) }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
+                }
             }
         case .integer:
-            _ = context.integer(tape.value(index), at: path(), rules: node.numberRules, answer: answer)
+            // As for strings, the rules are borrowed from the node.
+            guard let rules = node.numberRulesRef else {
+                _ = context.integer(tape.value(index), at: path(), rules: nil, answer: answer)
+                return
+            }
+            rules._withUnsafeGuaranteedRef { _ = context.integer(tape.value(index), at: path(), rules: $0, answer: answer) }
         case .number:
-            _ = context.number(tape.value(index), at: path(), rules: node.numberRules, answer: answer)
+            guard let rules = node.numberRulesRef else {
+                _ = context.number(tape.value(index), at: path(), rules: nil, answer: answer)
+                return
+            }
+            rules._withUnsafeGuaranteedRef { _ = context.number(tape.value(index), at: path(), rules: $0, answer: answer) }
         case .boolean:
             _ = context.bool(tape.value(index), at: path(), constant: node.booleanConstant, answer: answer)
         case .json, .unresolved:
@@ -259,6 +289,17 @@ extension ValidationPlan {
         _ index: Int, in tape: JSONTape.View, named: Int, at path: @autoclosure () -> JSONPath, in context: inout ValidationContext,
         answer: ViolationAnswer, ignoring: String?
     ) {
+        if let objectPlan = namedObjects[named] {
+            // An object, the most common named type, is borrowed from `named` without copying the enum.
+            guard tape.kind(index) == .object else {
+                _ = context.object(tape.value(index), at: path(), answer: answer)
+                return
+            }
+            objectPlan._withUnsafeGuaranteedRef {
+                check(object: index, in: tape, plan: $0, at: path(), in: &context, answer: answer, ignoring: ignoring)
+            }
+            return
+        }
         switch self.named[named] {
         case .object(let objectPlan):
             guard tape.kind(index) == .object else {

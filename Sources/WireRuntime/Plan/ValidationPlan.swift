@@ -1,7 +1,10 @@
 /// A protocol's frame checks as data: every field's rules worked out once. One engine
 /// (``check(_:at:direction:)``) walks a parsed frame against it; generated code holds the plan of
 /// its protocol, and `wire validate` builds the same plan from a spec at run time.
-@_spi(Generated) public final class ValidationPlan: Sendable {
+///
+/// Immutable. Its `Sendable` conformance is unchecked only because the walk reads some of its
+/// tables through buffers it owns (see `ownedBuffer(_:)`), which the compiler cannot see into.
+@_spi(Generated) public final class ValidationPlan: @unchecked Sendable {
     /// What a value is checked against. A class with the rules as stored properties, so that
     /// checking reads them in place instead of copying them out of an enum.
     public final class Node: Sendable {
@@ -28,6 +31,10 @@
         /// The kinds a value may have when that is all there is to check, one bit per
         /// `JSONTape.Kind` raw value; 0 when the node has more to check.
         public let plainKinds: UInt16
+        /// `stringRules` and `numberRules`, borrowed (this node keeps them) so that checking a value
+        /// against them counts no reference.
+        let stringRulesRef: Unmanaged<StringRules>?
+        let numberRulesRef: Unmanaged<NumberRules>?
 
         private init(
             _ kind: Kind, string: StringRules? = nil, number: NumberRules? = nil, collection: CollectionRules? = nil,
@@ -37,6 +44,8 @@
             self.kind = kind
             stringRules = string
             numberRules = number
+            stringRulesRef = string.map { .passUnretained($0) }
+            numberRulesRef = number.map { .passUnretained($0) }
             collectionRules = collection
             booleanConstant = boolean
             self.element = element
@@ -90,12 +99,20 @@
 
     /// A conditional requirement with the positions (in the object's `fields`) of the keys it
     /// reads; -1 for a key that is not a declared field.
-    public final class ConditionalPlan: Sendable {
+    public final class ConditionalPlan: @unchecked Sendable {
         public let rule: ConditionalRequirement
         public let answer: ViolationAnswer?
+        /// Whether the rule has an answer of its own: read here, because testing `answer` for `nil`
+        /// copies the answer.
+        let hasOwnAnswer: Bool
         public let conditionFields: [Int]
         /// Each condition's values, in the form a parsed frame is compared with in place.
         let conditionValues: [[ValueMatch]]
+        /// What deciding whether the rule applies reads for each condition, as plain values in a
+        /// buffer the plan owns (unchecked `Sendable` for these pointers; immutable).
+        let quickConditions: UnsafeBufferPointer<QuickCondition>
+        /// The values of every condition, each condition's range of them named by its `QuickCondition`.
+        let quickMatches: UnsafeBufferPointer<QuickMatch>
         public let requiredFields: [Int]
         public let forbiddenFields: [Int]
         public let expectedFields: [Int]
@@ -103,13 +120,50 @@
         public init(rule: ConditionalRequirement, answer: ViolationAnswer?, fields: [FieldPlan]) {
             self.rule = rule
             self.answer = answer
+            hasOwnAnswer = answer != nil
             func position(_ key: String) -> Int { fields.firstIndex { $0.key == key } ?? -1 }
             conditionFields = rule.conditions.map { position($0.key) }
             conditionValues = rule.conditions.map { $0.values.map(ValueMatch.init) }
+            var conditions: [QuickCondition] = []
+            var matches: [QuickMatch] = []
+            for (position, values) in conditionValues.enumerated() {
+                let start = matches.count
+                for (index, match) in values.enumerated() {
+                    switch match {
+                    case .string(let key): matches.append(.bytes(key.bytes))
+                    case .kind(let kind): matches.append(.kind(kind))
+                    case .value: matches.append(.value(condition: position, index: index))
+                    }
+                }
+                conditions.append(QuickCondition(field: conditionFields[position], matches: start..<matches.count))
+            }
+            quickConditions = ownedBuffer(conditions)
+            quickMatches = ownedBuffer(matches)
             requiredFields = rule.required.map(position)
             forbiddenFields = rule.forbidden.map(position)
             expectedFields = rule.expected.map { position($0.key) }
         }
+
+        deinit {
+            quickConditions.deallocate()
+            quickMatches.deallocate()
+        }
+    }
+
+    /// One condition of a conditional rule as plain values: the position of the field it reads
+    /// (-1 when the key is not a declared field) and its range of the rule's `quickMatches`.
+    struct QuickCondition {
+        let field: Int
+        let matches: Range<Int>
+    }
+
+    /// A condition's value as a plain value: a string's bytes (owned by the rule's `ValueMatch`),
+    /// a kind (`null`, the booleans), or the position of a number or container among the rule's
+    /// `conditionValues`, compared as a value.
+    enum QuickMatch {
+        case bytes(UnsafeBufferPointer<UInt8>)
+        case kind(JSONTape.Kind)
+        case value(condition: Int, index: Int)
     }
 
     /// A value a rule compares a member with, in the form a tape compares in place: a string by
@@ -142,6 +196,8 @@
         /// The field's node, which its `FieldPlan` keeps alive: borrowed by the walk without
         /// counting the reference.
         let node: Unmanaged<Node>
+        /// The field's plan, which the object's `fields` keep alive: borrowed the same way.
+        let plan: Unmanaged<FieldPlan>
     }
 
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
@@ -149,34 +205,41 @@
     public final class ObjectPlan: @unchecked Sendable {
         public let fields: [FieldPlan]
         /// What a walk over the fields reads for every field, without reference counting; aligned with `fields`.
-        let quickFields: [QuickField]
+        ///
+        /// This and the other tables the walk reads are buffers the plan owns (freed with it), not
+        /// arrays: reading an array held by a class counts a reference to its storage on every
+        /// object checked, which is a measurable share of checking a frame.
+        let quickFields: UnsafeBufferPointer<QuickField>
         /// The positions of `fields` in the order of their keys' UTF-8 bytes: the order canonical
         /// JSON writes members in, so that looking the fields up in it moves the tape's cursor
         /// forward one member at a time.
-        let lookupOrder: [Int]
+        let lookupOrder: UnsafeBufferPointer<Int>
         public let conditionals: [ConditionalPlan]
+        /// `conditionals`, borrowed without counting references to them.
+        let quickConditionals: UnsafeBufferPointer<Unmanaged<ConditionalPlan>>
         public let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
         public let knownKeys: Set<String>
         public let rejectUnknown: Bool
         public let rejected: [String]
         /// For each of the 64 key-signature slots (``JSONTape/keySignatureSlot(_:)``),
         /// the position in `fields` of the first field whose key falls in it, or -1.
-        let firstFieldInSlot: [Int]
+        let firstFieldInSlot: UnsafeBufferPointer<Int>
         /// For each field, the position of the next field whose key falls in the same slot, or -1.
-        let nextFieldInSlot: [Int]
+        let nextFieldInSlot: UnsafeBufferPointer<Int>
 
         public init(
             fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)],
             budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)], knownKeys: Set<String>, rejectUnknown: Bool, rejected: [String]
         ) {
             self.fields = fields
-            quickFields = fields.map {
-                QuickField(
-                    keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
-                    required: $0.required, nullable: $0.nullable, hasOwnAnswer: $0.answer != nil,
-                    node: .passUnretained($0.node))
-            }
-            lookupOrder = fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) }
+            quickFields = ownedBuffer(
+                fields.map {
+                    QuickField(
+                        keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
+                        required: $0.required, nullable: $0.nullable, hasOwnAnswer: $0.answer != nil,
+                        node: .passUnretained($0.node), plan: .passUnretained($0))
+                })
+            lookupOrder = ownedBuffer(fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) })
             var firstFieldInSlot = Array(repeating: -1, count: 64)
             var nextFieldInSlot = Array(repeating: -1, count: fields.count)
             for position in fields.indices.reversed() {
@@ -184,13 +247,23 @@
                 nextFieldInSlot[position] = firstFieldInSlot[slot]
                 firstFieldInSlot[slot] = position
             }
-            self.firstFieldInSlot = firstFieldInSlot
-            self.nextFieldInSlot = nextFieldInSlot
-            self.conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
+            self.firstFieldInSlot = ownedBuffer(firstFieldInSlot)
+            self.nextFieldInSlot = ownedBuffer(nextFieldInSlot)
+            let conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
+            self.conditionals = conditionals
+            quickConditionals = ownedBuffer(conditionals.map { .passUnretained($0) })
             self.budgets = budgets
             self.knownKeys = knownKeys
             self.rejectUnknown = rejectUnknown
             self.rejected = rejected
+        }
+
+        deinit {
+            quickFields.deallocate()
+            lookupOrder.deallocate()
+            firstFieldInSlot.deallocate()
+            nextFieldInSlot.deallocate()
+            quickConditionals.deallocate()
         }
     }
 
@@ -259,15 +332,18 @@
     }
 
     /// Each direction's tags, in message order.
-    let clientTags: [TagEntry]
-    let serverTags: [TagEntry]
+    let clientTags: UnsafeBufferPointer<TagEntry>
+    let serverTags: UnsafeBufferPointer<TagEntry>
+    /// Each message's plan by id, borrowed (`messages` keeps them) so that checking a frame does
+    /// not count references to it.
+    let messagePlans: UnsafeBufferPointer<Unmanaged<MessagePlan>>
+    /// For each named type that is an object, its plan, borrowed from `named`; `nil` for the others.
+    let namedObjects: UnsafeBufferPointer<Unmanaged<ObjectPlan>?>
 
     /// The id of the message of `direction` whose tag is the string token at `index`.
     public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
-        (direction == .client ? clientTags : serverTags).withUnsafeBufferPointer { tags in
-            for entry in tags where tape.stringEquals(index, entry.bytes) { return entry.id }
-            return nil
-        }
+        for entry in direction == .client ? clientTags : serverTags where tape.stringEquals(index, entry.bytes) { return entry.id }
+        return nil
     }
 
     /// The id of the message of `direction` with this tag.
@@ -286,11 +362,33 @@
         self.named = named
         client = messages.filter { $0.ref.direction == .client }.map(\.id)
         server = messages.filter { $0.ref.direction == .server }.map(\.id)
-        clientTags = client.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) }
-        serverTags = server.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) }
+        clientTags = ownedBuffer(client.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) })
+        serverTags = ownedBuffer(server.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) })
+        messagePlans = ownedBuffer(messages.map { .passUnretained($0) })
+        namedObjects = ownedBuffer(
+            named.map { plan -> Unmanaged<ObjectPlan>? in
+                guard case .object(let object) = plan else { return nil }
+                return .passUnretained(object)
+            })
         self.defaultAnswer = defaultAnswer
         self.sizeAnswer = sizeAnswer
         self.notJSONAnswer = notJSONAnswer
         self.notAFrameAnswer = notAFrameAnswer
     }
+
+    deinit {
+        clientTags.deallocate()
+        serverTags.deallocate()
+        messagePlans.deallocate()
+        namedObjects.deallocate()
+    }
+}
+
+/// A buffer holding `elements` (plain values), for a plan to own and free in its `deinit`: the
+/// walk over a frame reads it without counting references, as it would for an array held by a
+/// class.
+func ownedBuffer<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
+    let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(elements.count, 1))
+    _ = buffer.initialize(from: elements)
+    return UnsafeBufferPointer(rebasing: buffer[..<elements.count])
 }
