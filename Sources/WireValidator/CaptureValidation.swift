@@ -116,8 +116,8 @@ public struct CaptureValidation {
     /// applies its session's rules and counts it; returns its findings in order (frame issues,
     /// then session rules). Frames must come in capture order.
     public mutating func process(_ checked: CheckedFrame) -> [LocatedFinding] {
-        let frame = checked.frame
-        let state = state(file: frame.file, session: frame.session)
+        // The frame is read in place: a copy of it would count references to its tape and strings.
+        let state = state(file: checked.frame.file, session: checked.frame.session)
         state.frames += 1
         summary.frames += 1
         var evaluation = Evaluation(message: checked.message)
@@ -138,8 +138,8 @@ public struct CaptureValidation {
         return evaluation.findings.map { finding, type in
             count(finding)
             return LocatedFinding(
-                file: frame.file, line: frame.line, session: frame.session, frame: state.frames, direction: frame.direction, type: type,
-                finding: finding)
+                file: checked.frame.file, line: checked.frame.line, session: checked.frame.session, frame: state.frames,
+                direction: checked.frame.direction, type: type, finding: finding)
         }
     }
 

@@ -53,14 +53,17 @@ public struct FrameValidator: Sendable {
 
     /// Runs a captured frame's own checks (not its session's rules, which need the frames before
     /// it): the part of validating a capture that any thread can do, in any order.
-    public func check(_ frame: CapturedFrame) -> CheckedFrame {
+    public func check(_ frame: consuming CapturedFrame) -> CheckedFrame {
+        // The frame moves into the answer, not copied: a copy counts references to its tape and strings.
         guard let direction = frame.direction else { return CheckedFrame(frame: frame, result: .noDirection, message: nil) }
-        switch frame.payload {
-        case .notJSON(let error):
-            return CheckedFrame(frame: frame, result: .outcome(.notJSON(error), direction), message: nil)
-        case .parsed(let document, let root):
-            let (outcome, message) = document.withView { check($0, at: root, direction: direction) }
-            return CheckedFrame(frame: frame, result: .outcome(outcome, direction), message: message)
+        let (outcome, message) = check(frame.payload, direction: direction)
+        return CheckedFrame(frame: frame, result: .outcome(outcome, direction), message: message)
+    }
+
+    private func check(_ payload: borrowing CapturedFrame.Payload, direction: Direction) -> (outcome: Outcome, message: Int?) {
+        switch payload {
+        case .notJSON(let error): (.notJSON(error), nil)
+        case .parsed(let document, let root): document.withView { check($0, at: root, direction: direction) }
         }
     }
 
