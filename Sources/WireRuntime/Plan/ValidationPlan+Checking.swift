@@ -67,7 +67,8 @@ extension ValidationPlan {
             if tape.hasExactKeySketch(index) {
                 // One walk over the members: each key's signature slot names the fields it can be.
                 found.initialize(repeating: -1)
-                let firstInSlot = objectPlan.firstFieldInSlot, nextInSlot = objectPlan.nextFieldInSlot
+                let firstInSlot = objectPlan.firstFieldInSlot
+                let nextInSlot = objectPlan.nextFieldInSlot
                 tape.forEachMember(of: index) { key, value in
                     var position = firstInSlot[tape.keySignatureSlot(ofKey: key)]
                     while position >= 0 {
