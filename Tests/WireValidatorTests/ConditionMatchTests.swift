@@ -1,0 +1,74 @@
+import Testing
+import WireRuntime
+import WireSpec
+import WireValidator
+
+/// Whether a conditional rule applies is decided on the parsed frame, without building values: a
+/// string condition by its bytes, a boolean by its kind, a number by its value. Each kind of value
+/// must decide the same way however the frame writes it.
+@Suite struct ConditionMatchTests {
+    static let yaml = """
+        protocol: {name: conditions, title: Conditions, version: 1}
+        transport: {kind: websocket, path: /conditions}
+        errors:
+          not_put: {description: The frame breaks a rule.}
+        validation: {errorCode: not_put}
+        messages:
+          client:
+            put:
+              fields:
+                n: integer
+                ratio: {type: number, optional: true}
+                flag: {type: boolean, optional: true}
+                mode: {type: string, optional: true}
+                note: {type: string, optional: true}
+              rules:
+                - when: {n: [1, 2]}
+                  require: [note]
+                - when: {ratio: 0.5, flag: true}
+                  forbid: [note]
+                - when: {mode: [fast, slow]}
+                  then: {flag: false}
+          server:
+            ok: {fields: {n: integer}}
+        """
+
+    /// The issues `frame` gets as a client frame, as `rule at path`.
+    static func issues(_ frame: String) throws -> [String] {
+        let spec = try SpecLoader.check(yaml: yaml, file: "conditions.yaml").get()
+        guard case .checked(_, let issues) = FrameValidator(spec: spec).check(Array(frame.utf8), direction: .client) else {
+            return ["not checked"]
+        }
+        return issues.map { "\($0.rule) at \($0.path)" }
+    }
+
+    @Test func integerConditionsMatchByValue() throws {
+        #expect(try Self.issues(#"{"type":"put","n":1}"#) == ["conditional at $.note"])
+        #expect(try Self.issues(#"{"type":"put","n":2}"#) == ["conditional at $.note"])
+        #expect(try Self.issues(#"{"type":"put","n":2,"note":"x"}"#) == [])
+        #expect(try Self.issues(#"{"type":"put","n":3}"#) == [])
+    }
+
+    @Test func everyConditionOfARuleMustHold() throws {
+        // A number and a boolean: the rule applies only when both hold.
+        #expect(try Self.issues(#"{"type":"put","n":0,"ratio":0.5,"flag":true,"note":"x"}"#) == ["conditional at $.note"])
+        #expect(try Self.issues(#"{"type":"put","n":0,"ratio":5e-1,"flag":true,"note":"x"}"#) == ["conditional at $.note"])
+        #expect(try Self.issues(#"{"type":"put","n":0,"ratio":0.5,"flag":false,"note":"x"}"#) == [])
+        #expect(try Self.issues(#"{"type":"put","n":0,"ratio":0.25,"flag":true,"note":"x"}"#) == [])
+        #expect(try Self.issues(#"{"type":"put","n":0,"flag":true,"note":"x"}"#) == [])
+    }
+
+    @Test func stringConditionsMatchByTheirBytesEscapedOrNot() throws {
+        for mode in ["fast", "slow", #"f\u0061st"#, #"\u0073low"#] {
+            #expect(try Self.issues(#"{"type":"put","n":0,"mode":"\#(mode)","flag":true}"#) == ["conditional at $.flag"], "\(mode)")
+            #expect(try Self.issues(#"{"type":"put","n":0,"mode":"\#(mode)","flag":false}"#) == [], "\(mode)")
+        }
+        for mode in ["fas", "faster", "FAST", ""] {
+            #expect(try Self.issues(#"{"type":"put","n":0,"mode":"\#(mode)","flag":true}"#) == [], "\(mode)")
+        }
+    }
+
+    @Test func rulesReportInTheirOrder() throws {
+        #expect(try Self.issues(#"{"type":"put","n":1,"mode":"fast","flag":true}"#) == ["conditional at $.note", "conditional at $.flag"])
+    }
+}
