@@ -29,11 +29,7 @@ import WireValidator
 
     /// The issues `frame` gets as a client frame, as `rule at path`.
     static func issues(_ frame: String) throws -> [String] {
-        let spec = try SpecLoader.check(yaml: yaml, file: "slots.yaml").get()
-        guard case .checked(_, let issues) = FrameValidator(spec: spec).check(Array(frame.utf8), direction: .client) else {
-            return ["not checked"]
-        }
-        return issues.map { "\($0.rule) at \($0.path)" }
+        try clientFrameIssues(frame, spec: yaml, file: "slots.yaml")
     }
 
     @Test func fieldsThatShareASlotAreEachFound() throws {
