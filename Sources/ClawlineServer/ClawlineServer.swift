@@ -134,6 +134,7 @@ public enum ClawlineServer {
         var services: [any Service] = [
             MaintenanceService(hub: hub, interval: configuration.maintenanceInterval, uploadsDirectory: configuration.uploadsDirectory),
             KeepaliveWatchService(watch: hub.keepalives, clock: environment.keepaliveClock),
+            AnswerWatchService(watch: hub.answerWatch, clock: environment.clock),
         ]
         switch (configuration.metricsEndpoint, registry) {
         case (.publicListener?, let registry?):

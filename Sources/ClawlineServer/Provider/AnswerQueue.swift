@@ -71,9 +71,23 @@ final class AnswerQueue: Sendable {
     /// A stream that had no update for `streamInactivityTimeout`.
     struct StreamStalled: Error {}
 
+    /// What the task answering a message waits for, besides its assistant's result.
+    private enum AnswerEvent: Sendable {
+        /// A snapshot waits for the pacer, which has not run yet.
+        case pacingNeeded
+        /// The assistant returned or threw.
+        case finished
+        /// The hub's ``AnswerWatch`` heard nothing from the assistant for the timeout.
+        case stalled
+    }
+
     /// Streams the assistant's answer to the account's devices and stores the final message;
     /// a failure (the assistant threw, or sent nothing for `streamInactivityTimeout`) is reported
     /// to the sending device as `server_error` naming its message.
+    ///
+    /// The assistant runs in a child task. This task waits for its events: the hub's one
+    /// ``AnswerWatch`` (not a timer of the answer's own) says when it stalled, and the pacer's task
+    /// starts only when a snapshot past the burst waits for it.
     private static func answer(_ job: AnswerJob, hub: ProviderHub) async {
         let request = job.request
         let answerID = ProviderHub.newEventID()
@@ -82,36 +96,46 @@ final class AnswerQueue: Sendable {
         @Sendable func message(_ content: String, streaming: Bool) -> ServerMessage {
             ServerMessage(id: ServerEventId(answerID), role: .assistant, content: content, timestamp: timestamp, streaming: streaming)
         }
+        @Sendable func stream(_ snapshot: String) async {
+            await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
+        }
         let typing = await hub.sendTyping(true, to: request.userID)
-        let lastUpdate = NIOLockedValueBox(environment.elapsed())
         let pacer = SnapshotPacer(burst: hub.limits.snapshotBurst, interval: hub.limits.snapshotInterval)
+        let (events, signal) = AsyncStream<AnswerEvent>.makeStream()
+        let activity = AnswerActivity(startedAt: environment.elapsed()) { signal.yield(.stalled) }
+        let watched = hub.answerWatch.watch(activity)
+        defer { hub.answerWatch.forget(watched) }
         do {
             let final = try await withThrowingTaskGroup(of: String.self) { group in
                 group.addTask {
-                    try await hub.assistant.answer(request) { snapshot in
+                    defer { signal.yield(.finished) }
+                    return try await hub.assistant.answer(request) { snapshot in
                         let now = environment.elapsed()
-                        lastUpdate.withLockedValue { $0 = now }
-                        guard pacer.offer(snapshot, at: now) else { return }
-                        await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
-                    }
-                }
-                group.addTask {
-                    try await pacer.run(clock: environment.clock, now: environment.elapsed) { snapshot in
-                        await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
-                    }
-                    throw CancellationError()
-                }
-                group.addTask {
-                    let timeout = Clawline.Constants.streamInactivityTimeout
-                    while true {
-                        let idle = environment.elapsed() - lastUpdate.withLockedValue { $0 }
-                        if idle >= timeout { throw StreamStalled() }
-                        try await environment.clock.sleep(for: timeout - idle)
+                        activity.touch(at: now)
+                        switch pacer.offer(snapshot, at: now) {
+                        case .send: await stream(snapshot)
+                        case .held(let first): if first { signal.yield(.pacingNeeded) }
+                        }
                     }
                 }
                 defer { group.cancelAll() }
-                guard let final = try await group.next() else { throw CancellationError() }
-                return final
+                for await event in events {
+                    switch event {
+                    case .pacingNeeded:
+                        group.addTask {
+                            try await pacer.run(clock: environment.clock, now: environment.elapsed, send: stream)
+                            throw CancellationError()
+                        }
+                    case .stalled:
+                        throw StreamStalled()
+                    case .finished:
+                        // The assistant's child is the one that ends; the pacer's runs until cancelled.
+                        guard let final = try await group.next() else { throw CancellationError() }
+                        return final
+                    }
+                }
+                // The events end only when this task is cancelled.
+                throw CancellationError()
             }
             try Task.checkCancellation()
             let frame = ServerFrame.message(message(final, streaming: false))

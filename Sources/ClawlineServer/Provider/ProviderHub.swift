@@ -49,6 +49,8 @@ actor ProviderHub {
     nonisolated let storeCalls: BoundedStoreCall
     /// Every socket's keepalive, on one task (``KeepaliveWatchService`` runs it).
     nonisolated let keepalives: KeepaliveWatch
+    /// Every answer's inactivity, on one task (``AnswerWatchService`` runs it).
+    nonisolated let answerWatch: AnswerWatch
     /// Per device, how many of its messages' store calls outlived the bound and have not ended.
     var lateMessages: [String: Int] = [:]
     /// The store's ``ProviderStore/devicesRevision()`` when the maintenance last looked up every
@@ -65,6 +67,7 @@ actor ProviderHub {
         self.limits = limits
         storeCalls = BoundedStoreCall(limit: limits.storeCallLimit, clock: environment.keepaliveClock)
         keepalives = KeepaliveWatch(now: environment.keepaliveElapsed)
+        answerWatch = AnswerWatch(now: environment.elapsed)
         self.metrics = metrics
         (store as? any ReportsCommitBatches)?.reportCommitBatches(to: metrics)
         (cluster as? any ReportsDeliveryLag)?.reportDeliveryLag(to: metrics)

@@ -6,12 +6,15 @@ import NIOConcurrencyHelpers
 ///
 /// The assistant offers each snapshot: one of the burst it sends itself at once (and waits for,
 /// as before any bound); a later one waits for ``run(clock:now:send:)``, the one task that sends
-/// them after the burst, so they go out in order.
+/// them after the burst, so they go out in order. That task is needed only once a snapshot waits
+/// (``Offer/held(first:)`` says when), so an answer within its burst never starts it.
 final class SnapshotPacer: Sendable {
     private struct State {
         var latest: String?
         var sent = 0
         var lastSent: Duration?
+        /// Whether a snapshot was ever held for ``run(clock:now:send:)``.
+        var held = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -26,21 +29,29 @@ final class SnapshotPacer: Sendable {
         (wakeups, signal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Offers the assistant's latest snapshot at `now`: `true` when it is one of the burst, which
-    /// the caller sends; otherwise it waits for ``run(clock:now:send:)`` (replacing one offered
-    /// before it and not yet sent).
-    func offer(_ snapshot: String, at now: Duration) -> Bool {
-        let sendNow = state.withLockedValue { state in
+    /// What becomes of an offered snapshot.
+    enum Offer: Equatable {
+        /// It is one of the burst: the caller sends it now.
+        case send
+        /// It waits for ``run(clock:now:send:)``, replacing one offered before it and not yet
+        /// sent; `first` when no snapshot waited before (the caller starts `run` then).
+        case held(first: Bool)
+    }
+
+    /// Offers the assistant's latest snapshot at `now`.
+    func offer(_ snapshot: String, at now: Duration) -> Offer {
+        let offer = state.withLockedValue { state -> Offer in
             guard state.sent >= burst else {
                 state.sent += 1
                 state.lastSent = now
-                return true
+                return .send
             }
+            defer { state.held = true }
             state.latest = snapshot
-            return false
+            return .held(first: !state.held)
         }
-        if !sendNow { signal.yield() }
-        return sendNow
+        if offer != .send { signal.yield() }
+        return offer
     }
 
     /// Sends the snapshots offered after the burst as the bound allows, until the task is cancelled.

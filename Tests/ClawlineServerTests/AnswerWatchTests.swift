@@ -1,0 +1,89 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+import WireTestSupport
+
+@testable import ClawlineServer
+
+/// One watch for every answer's inactivity, and the pacer's task started only when a snapshot
+/// waits for it (a stalled answer's `server_error` over a real socket is checked in
+/// `StreamAndLimitTests`).
+@Suite struct AnswerWatchTests {
+    /// A watch on a manual clock, and the names of the answers it said stalled, in order.
+    private struct Watching {
+        let clock = ManualClock()
+        let watch: AnswerWatch
+        let stalls: AsyncStream<String>
+        let stalled: AsyncStream<String>.Continuation
+        let now: @Sendable () -> Duration
+
+        init(timeout: Duration) {
+            let clock = clock
+            let start = clock.now
+            now = { start.duration(to: clock.now) }
+            watch = AnswerWatch(now: now, timeout: timeout)
+            (stalls, stalled) = AsyncStream.makeStream()
+        }
+
+        func activity(_ name: String) -> AnswerActivity {
+            let stalled = stalled
+            return AnswerActivity(startedAt: now()) { stalled.yield(name) }
+        }
+    }
+
+    @Test func answersWatchedAtDifferentTimesStallAtTheirOwnTimeoutsAndAnUpdatePutsItOff() async throws {
+        let watching = Watching(timeout: .seconds(30))
+        let (clock, watch) = (watching.clock, watching.watch)
+        let running = Task { try await watch.run(clock: clock) }
+        defer { running.cancel() }
+        var stalls = watching.stalls.makeAsyncIterator()
+
+        let first = watching.activity("first")
+        _ = watch.watch(first)
+        await clock.waitForSleepers(atLeast: 1)
+        clock.advance(by: .seconds(10))
+        _ = watch.watch(watching.activity("second"))
+        clock.advance(by: .seconds(15))
+        // 25 s: the first is heard from, so its silence now ends at 55 s.
+        first.touch(at: watching.now())
+        clock.advance(by: .seconds(15))
+        // 40 s: the second has been silent for 30 s; the first for 15.
+        #expect(await stalls.next() == "second")
+        #expect(watch.count == 1)
+        await clock.waitForSleepers(atLeast: 1)
+        clock.advance(by: .seconds(15))
+        #expect(await stalls.next() == "first")
+        #expect(watch.count == 0)
+    }
+
+    @Test func anAnswerThatEndedNeverStallsAndAnIdleWatchDoesNotSleepOnTheClock() async throws {
+        let watching = Watching(timeout: .seconds(30))
+        let (clock, watch) = (watching.clock, watching.watch)
+        let running = Task { try await watch.run(clock: clock) }
+        defer { running.cancel() }
+        var stalls = watching.stalls.makeAsyncIterator()
+
+        let ended = watch.watch(watching.activity("ended"))
+        await clock.waitForSleepers(atLeast: 1)
+        watch.forget(ended)
+        clock.advance(by: .seconds(30))
+        // The watch wakes at the ended answer's deadline, finds nothing to watch and waits for an
+        // answer, not for the clock; the next answer wakes it.
+        while !watch.waitsForAnswers { await Task.yield() }
+        #expect(clock.sleeperCount == 0)
+        _ = watch.watch(watching.activity("marker"))
+        await clock.waitForSleepers(atLeast: 1)
+        clock.advance(by: .seconds(30))
+        // The stalls come in deadline order from one task: the marker's is the first.
+        #expect(await stalls.next() == "marker")
+        #expect(watch.count == 0)
+    }
+
+    @Test func thePacerIsNeededOnlyOnceASnapshotWaits() {
+        let pacer = SnapshotPacer(burst: 2, interval: .milliseconds(100))
+        #expect(pacer.offer("a", at: .zero) == .send)
+        #expect(pacer.offer("a b", at: .zero) == .send)
+        #expect(pacer.offer("a b c", at: .zero) == .held(first: true))
+        #expect(pacer.offer("a b c d", at: .zero) == .held(first: false))
+    }
+}
