@@ -196,7 +196,9 @@ extension JSONTape {
     @inlinable
     @_spi(Generated) public func withView<R, E: Error>(_ body: (View) throws(E) -> R) throws(E) -> R {
         try bytes.withUnsafeBufferPointer { bytes throws(E) in
-            try tokens.withUnsafeBufferPointer { tokens throws(E) in try body(View(bytes: bytes, tokens: tokens)) }
+            try tokens.withUnsafeBufferPointer { room throws(E) in
+                try body(View(bytes: bytes, tokens: UnsafeBufferPointer(rebasing: room[0..<usedTokens])))
+            }
         }
     }
 

@@ -41,6 +41,9 @@ public struct JSONTape: Sendable {
             keys = ~0
         }
 
+        /// What fills room for tokens not yet written.
+        @usableFromInline static let room = Token(kind: .null, hasEscapes: false, isASCII: true, start: 0, end: 0, next: 0)
+
         /// The value's bytes: a string's without its quotes; a container's from its bracket.
         @inlinable var start: Int {
             get { Int(storedStart) }
@@ -89,7 +92,11 @@ public struct JSONTape: Sendable {
 
     /// The document's UTF-8 bytes (a copy; the tape owns them).
     public private(set) var bytes: [UInt8] = []
+    /// Room for tokens, kept from document to document: every element is room (its count is its
+    /// capacity), and the first ``usedTokens`` are this document's. A scan writes them in place.
     @usableFromInline private(set) var tokens: [Token] = []
+    /// How many of ``tokens`` are this document's.
+    @usableFromInline private(set) var usedTokens = 0
 
     /// An empty tape; a `parse` method fills it.
     public init() {}
@@ -103,16 +110,29 @@ public struct JSONTape: Sendable {
 
     /// Scans `bytes` into `tokens`, keeping the tokens' storage.
     private mutating func scanBytes() throws(JSONSyntaxError) {
+        usedTokens = 0
         var tokens = self.tokens
         self.tokens = []
         defer { self.tokens = tokens }
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try Self.scan(buffer, into: &tokens) }
+        usedTokens = try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try Self.scan(buffer, into: &tokens) }
     }
 
-    /// Scans a whole document into `tokens` (emptied first, its storage kept).
-    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) throws(JSONSyntaxError) {
-        tokens.removeAll(keepingCapacity: true)
-        try withTokens(of: buffer) { tokens.append(contentsOf: $0) }
+    /// Scans a whole document into `room` in place (every element of it is room, and a document
+    /// with more tokens than that grows it); returns the document's token count.
+    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into room: inout [Token]) throws(JSONSyntaxError) -> Int {
+        if room.isEmpty { room = Array(repeating: .room, count: stackTokens) }
+        let (count, grown) = try room.withUnsafeMutableBufferPointer { room throws(JSONSyntaxError) -> (Int, [Token]?) in
+            var storage = TokenStorage(startingIn: room, heapCapacity: min(buffer.count / 8 + 8, 1 << 16))
+            defer { storage.release() }
+            try scan(buffer, into: &storage)
+            return (storage.count, storage.ownsBase ? Array(storage.tokens) : nil)
+        }
+        if var grown {
+            // Twice the room this document needed, so that the next like it is scanned in place.
+            grown.append(contentsOf: repeatElement(.room, count: grown.count))
+            room = grown
+        }
+        return count
     }
 
     /// Scans a whole document into `storage`, which is empty.
@@ -166,5 +186,5 @@ public struct JSONTape: Sendable {
     }
 
     /// The number of tokens.
-    public var tokenCount: Int { tokens.count }
+    public var tokenCount: Int { usedTokens }
 }

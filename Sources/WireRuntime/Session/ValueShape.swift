@@ -75,12 +75,13 @@ extension JSONTape.View {
             var decoded = JSONTape.ValueHash()
             var word: UInt64 = 0
             var pending = 0
+            // Checked and decoded in one pass; what was mixed into `decoded` before a `nil` is dropped.
             guard
-                let count = WireFormats.decodeBase64(
-                    bytes: bytes,
-                    into: { byte in
+                let count = WireFormats.scanBase64(
+                    bytes,
+                    { byte in
                         word = word << 8 | UInt64(byte)
-                        pending += 1
+                        pending &+= 1
                         if pending == 8 {
                             decoded.combine(word)
                             word = 0

@@ -40,16 +40,14 @@ public enum WireFormats {
 
     /// Whether UTF-8 bytes are a UUID in its 36-character form (any letter case).
     public static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == 36 else { return false }
-        for index in 0..<36 {
-            let byte = bytes[index]
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else if !isHexDigit(byte) {
-                return false
-            }
-        }
-        return true
+        guard bytes.count == 36, let base = bytes.baseAddress else { return false }
+        let dash = UInt8(ascii: "-")
+        guard base[8] == dash, base[13] == dash, base[18] == dash, base[23] == dash else { return false }
+        // The four dashes are the only bytes that are not hex digits.
+        let nonHex = nonHexTable
+        var nonHexCount = 0
+        for index in 0..<36 { nonHexCount &+= Int(nonHex[Int(base[index])]) }
+        return nonHexCount == 4
     }
 
     /// Whether UTF-8 bytes are a version 4, RFC 4122 variant UUID (any letter case).
@@ -113,24 +111,7 @@ public enum WireFormats {
     /// ignored anywhere. Text of white space alone is not base64 (only the empty string encodes
     /// no bytes), so it cannot pass for data that must not be empty.
     public static func decodedBase64Length(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        var symbols = 0
-        var padding = 0
-        for byte in bytes {
-            if base64Value(byte) != nil {
-                guard padding == 0 else { return nil }
-                symbols += 1
-            } else if byte == UInt8(ascii: "=") {
-                padding += 1
-                guard padding <= 2 else { return nil }
-            } else if !isBase64WhiteSpace(byte) {
-                return nil
-            }
-        }
-        guard symbols > 0 || bytes.isEmpty else { return nil }
-        let remainder = symbols % 4
-        guard remainder != 1 else { return nil }
-        if padding > 0 { guard remainder != 0, remainder + padding == 4 else { return nil } }
-        return symbols / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        scanBase64(bytes) { _ in }
     }
 
     /// Hands each byte base64 text decodes to to `body`, in order, without building an array;
@@ -139,35 +120,8 @@ public enum WireFormats {
     /// decoded bytes.
     @discardableResult
     public static func decodeBase64(bytes: UnsafeBufferPointer<UInt8>, into body: (UInt8) -> Void) -> Int? {
-        guard let length = decodedBase64Length(bytes: bytes) else { return nil }
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            guard let value = base64Value(byte) else { continue }  // white space and padding
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                body(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        return length
-    }
-
-    /// The 6-bit value of a base64 symbol of the standard alphabet.
-    @inline(__always) static func base64Value(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "+"): return 62
-        case UInt8(ascii: "/"): return 63
-        default: return nil
-        }
-    }
-
-    @inline(__always) static func isBase64WhiteSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+        guard decodedBase64Length(bytes: bytes) != nil else { return nil }
+        return scanBase64(bytes, body)
     }
 
     /// Whether text is an ISO-8601 / RFC 3339 date-time: `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm)`.
@@ -257,12 +211,5 @@ public enum WireFormats {
     /// Whether an integer is a plausible epoch-milliseconds timestamp (years 1970 to 9999).
     public static func isEpochMillis(_ value: Int) -> Bool {
         (0...253_402_300_799_999).contains(value)
-    }
-
-    @inline(__always) static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): return true
-        default: return false
-        }
     }
 }

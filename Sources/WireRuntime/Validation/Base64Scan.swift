@@ -1,0 +1,67 @@
+/// Base64 and hex text read one byte at a time through a 256-entry table: one load a byte instead
+/// of a chain of range comparisons, and one pass that checks base64 and decodes it.
+extension WireFormats {
+    /// What a byte is in base64 text: its value (0 to 63), or one of the marks below.
+    enum Base64Byte {
+        /// The padding byte `=`.
+        static let padding: UInt8 = 64
+        /// ASCII white space, ignored anywhere.
+        static let whiteSpace: UInt8 = 65
+        /// Any other byte: the text is not base64.
+        static let invalid: UInt8 = 0xFF
+    }
+
+    /// Each byte's ``Base64Byte`` value. Built once, never freed.
+    nonisolated(unsafe) static let base64Table: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        table.initialize(repeating: Base64Byte.invalid, count: 256)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
+        table[Int(UInt8(ascii: "="))] = Base64Byte.padding
+        for byte in [0x20, 0x09, 0x0A, 0x0D] { table[byte] = Base64Byte.whiteSpace }
+        return UnsafePointer(table)
+    }()
+
+    /// 0 for each hexadecimal digit (either case), 1 for every other byte. Built once, never freed.
+    nonisolated(unsafe) static let nonHexTable: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        table.initialize(repeating: 1, count: 256)
+        for byte in Array("0123456789abcdefABCDEF".utf8) { table[Int(byte)] = 0 }
+        return UnsafePointer(table)
+    }()
+
+    /// Checks base64 text and hands each byte it decodes to `body`, in order, in one pass; returns
+    /// the number of bytes, or `nil` when the text is not base64 (``decodedBase64Length(bytes:)``'s
+    /// rules). `body` may have been called for a prefix of the bytes before a `nil`.
+    @inline(__always)
+    static func scanBase64(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UInt8) -> Void) -> Int? {
+        let table = base64Table
+        var symbols = 0
+        var padding = 0
+        var accumulator: UInt32 = 0
+        var bits: UInt32 = 0
+        for byte in bytes {
+            let value = table[Int(byte)]
+            if value < Base64Byte.padding {
+                guard padding == 0 else { return nil }
+                symbols &+= 1
+                accumulator = accumulator << 6 | UInt32(value)
+                bits &+= 6
+                if bits >= 8 {
+                    bits &-= 8
+                    body(UInt8(truncatingIfNeeded: accumulator >> bits))
+                }
+            } else if value == Base64Byte.padding {
+                padding &+= 1
+                guard padding <= 2 else { return nil }
+            } else if value != Base64Byte.whiteSpace {
+                return nil
+            }
+        }
+        guard symbols > 0 || bytes.isEmpty else { return nil }
+        let remainder = symbols % 4
+        guard remainder != 1 else { return nil }
+        if padding > 0 { guard remainder != 0, remainder + padding == 4 else { return nil } }
+        return symbols / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+    }
+}
