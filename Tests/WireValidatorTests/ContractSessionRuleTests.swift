@@ -75,6 +75,20 @@ import WireValidator
                 Self.line("client", 7000, Self.message("c_1", "hi", attachments: image(#"iVBORw0K\nGgo"#))), ack,
             ]
         #expect(try Self.validate(padding) == [], "inline images compare by their decoded bytes")
+        let escapedKey =
+            Self.auth() + [
+                Self.line("client", 2000, Self.message("c_1", "hi", attachments: image("iVBORw0KGgo="))),
+                Self.line(
+                    "client", 7000,
+                    Self.message("c_1", "hi", attachments: #"[{"type":"image","mimeType":"image/png","d\u0061ta":"iVBORw0KGgo"}]"#)),
+                ack,
+            ]
+        #expect(try Self.validate(escapedKey) == [], "a member's shape is found by its key's text, escaped or not")
+        let escapedKeyChanged = escapedKey.map { $0.replacingOccurrences(of: #""iVBORw0KGgo"}"#, with: #""iVBORw0KGgA="}"#) }
+        #expect(
+            try Self.validate(escapedKeyChanged) == [
+                #"4: invalid_message reuses 'id' "c_1" with a different content or attachments (client_message_retry)"#
+            ])
         let changed =
             Self.auth() + [
                 Self.line("client", 2000, Self.message("c_1", "hi", attachments: image("iVBORw0KGgo="))),

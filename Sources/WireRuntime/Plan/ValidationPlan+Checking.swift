@@ -349,8 +349,9 @@ extension ValidationPlan {
 }
 
 extension JSONTape.View {
-    /// Whether the value at `index` equals a rule's value, compared in place.
-    fileprivate func matches(_ index: Int, _ match: ValidationPlan.ValueMatch) -> Bool {
+    /// Whether the value at `index` equals a rule's value, compared in place (conditional rules
+    /// and the session rules' field conditions both decide with it).
+    func matches(_ index: Int, _ match: ValidationPlan.ValueMatch) -> Bool {
         switch match {
         case .string(let key): return kind(index) == .string && stringEquals(index, key.bytes)
         case .kind(let expected): return kind(index) == expected

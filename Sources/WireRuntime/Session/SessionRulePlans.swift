@@ -1,19 +1,27 @@
-/// A condition on a top-level field of a frame, with its key ready for a tape.
+/// A condition on a top-level field of a frame, with its key and values ready for a tape: its
+/// values are matched in place, as a conditional rule's are (strings by their bytes, `null` and the
+/// booleans by their kind), so that testing it builds no value.
 struct FieldCondition: Sendable {
     let key: UTF8Key
-    let values: [JSONValue]
+    let values: [ValidationPlan.ValueMatch]
 
     init(_ condition: SessionRuleSet.Condition) {
         key = UTF8Key(condition.field)
-        values = condition.values
+        values = condition.values.map(ValidationPlan.ValueMatch.init)
     }
 
     /// Whether every condition holds for the object at `index`.
     static func allHold(_ conditions: [FieldCondition], in tape: JSONTape.View, at index: Int) -> Bool {
-        conditions.allSatisfy { condition in
+        for condition in conditions {
             guard let member = tape.member(of: index, key: condition.key.bytes) else { return false }
-            return condition.values.contains(tape.value(member))
+            var matched = false
+            for value in condition.values where tape.matches(member, value) {
+                matched = true
+                break
+            }
+            guard matched else { return false }
         }
+        return true
     }
 }
 

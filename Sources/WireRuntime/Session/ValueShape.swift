@@ -26,7 +26,7 @@ extension JSONTape.View {
         }
         switch kind(index) {
         case .string:
-            if shape == .base64, combineDecodedBase64(index, into: &hash) { return }
+            if case .base64? = shape, combineDecodedBase64(index, into: &hash) { return }
             hash.combine(self, index)
         case .array:
             hash.combine(UInt64(JSONTape.Kind.array.rawValue))
@@ -41,7 +41,7 @@ extension JSONTape.View {
                 guard !isEmptyValue(member) else { return true }
                 var pair = JSONTape.ValueHash()
                 pair.combine(self, key)
-                normalizedHash(member, shape: shapes(key), into: &pair)
+                normalizedHash(member, shape: shapes.shape(ofKey: key, in: self), into: &pair)
                 sum &+= UInt64(bitPattern: Int64(pair.value))
                 members += 1
                 return true
@@ -54,18 +54,16 @@ extension JSONTape.View {
         }
     }
 
-    /// The shape of each member of the object at `index`, looked up by the member's key.
-    private func memberShapes(of shape: ValueShape?, at index: Int) -> (Int) -> ValueShape? {
-        let named: [String: ValueShape]
+    /// The shapes of the members of the object at `index`.
+    private func memberShapes(of shape: ValueShape?, at index: Int) -> MemberShapes {
         switch shape {
-        case .map(let element)?: return { _ in element }
-        case .object(let members)?: named = members
+        case .map(let element)?: return .every(element)
+        case .object(let members)?: return members.isEmpty ? .none : .named(members)
         case .union(let tag, let cases)?:
-            guard let tagIndex = member(of: index, key: tag), let members = cases[value(tagIndex)] else { return { _ in nil } }
-            named = members
-        default: return { _ in nil }
+            guard let tagIndex = member(of: index, key: tag), let members = cases[value(tagIndex)], !members.isEmpty else { return .none }
+            return .named(members)
+        default: return .none
         }
-        return { key in named.isEmpty ? nil : named[self.string(key)] }
     }
 
     /// Mixes in the bytes a base64 string decodes to, eight at a time, then their count; returns
@@ -103,6 +101,29 @@ extension JSONTape.View {
         case .null: return true
         case .array, .object: return count(index) == 0
         default: return false
+        }
+    }
+}
+
+/// The shapes of an object's members: none, one for every member (a map), or one per named member.
+private enum MemberShapes {
+    case none
+    case every(ValueShape)
+    case named([String: ValueShape])
+
+    /// The shape of the member whose key is at `key` in `tape`. An object type's few names are
+    /// compared with the key's bytes, so no string is built and nothing is hashed.
+    func shape(ofKey key: Int, in tape: JSONTape.View) -> ValueShape? {
+        switch self {
+        case .none: return nil
+        case .every(let element): return element
+        case .named(let named) where named.count <= 8:
+            for (name, shape) in named {
+                let equal = name.utf8.withContiguousStorageIfAvailable { tape.stringEquals(key, $0) } ?? (tape.string(key) == name)
+                if equal { return shape }
+            }
+            return nil
+        case .named(let named): return named[tape.string(key)]
         }
     }
 }
