@@ -11,17 +11,18 @@ struct FieldCondition: Sendable {
     }
 
     /// Whether every condition holds for the object at `index`.
+    /// The conditions and their values are read where they are, not copied out one by one.
     static func allHold(_ conditions: [FieldCondition], in tape: JSONTape.View, at index: Int) -> Bool {
-        for condition in conditions {
-            guard let member = tape.member(of: index, key: condition.key.bytes) else { return false }
-            var matched = false
-            for value in condition.values where tape.matches(member, value) {
-                matched = true
-                break
+        conditions.withUnsafeBufferPointer { conditions in
+            for position in conditions.indices {
+                guard let member = tape.member(of: index, key: conditions[position].key.bytes) else { return false }
+                let matched = conditions[position].values.withUnsafeBufferPointer { values in
+                    values.indices.contains { tape.matches(member, values[$0]) }
+                }
+                guard matched else { return false }
             }
-            guard matched else { return false }
+            return true
         }
-        return true
     }
 }
 
