@@ -9,21 +9,27 @@ import WireTestSupport
 /// waits for it (a stalled answer's `server_error` over a real socket is checked in
 /// `StreamAndLimitTests`).
 @Suite struct AnswerWatchTests {
-    /// A watch on a manual clock, and the names of the answers it said stalled, in order.
-    private struct Watching {
+    /// A watch running on a manual clock until this is gone, and the names of the answers it
+    /// said stalled, in order.
+    private final class Watching {
         let clock = ManualClock()
         let watch: AnswerWatch
         let stalls: AsyncStream<String>
         let stalled: AsyncStream<String>.Continuation
         let now: @Sendable () -> Duration
+        private var running: Task<Void, any Error>?
 
         init(timeout: Duration) {
             let clock = clock
             let start = clock.now
             now = { start.duration(to: clock.now) }
-            watch = AnswerWatch(now: now, timeout: timeout)
+            let watch = AnswerWatch(now: now, timeout: timeout)
+            self.watch = watch
             (stalls, stalled) = AsyncStream.makeStream()
+            running = Task { try await watch.run(clock: clock) }
         }
+
+        deinit { running?.cancel() }
 
         func activity(_ name: String) -> AnswerActivity {
             let stalled = stalled
@@ -34,8 +40,6 @@ import WireTestSupport
     @Test func answersWatchedAtDifferentTimesStallAtTheirOwnTimeoutsAndAnUpdatePutsItOff() async throws {
         let watching = Watching(timeout: .seconds(30))
         let (clock, watch) = (watching.clock, watching.watch)
-        let running = Task { try await watch.run(clock: clock) }
-        defer { running.cancel() }
         var stalls = watching.stalls.makeAsyncIterator()
 
         let first = watching.activity("first")
@@ -59,8 +63,6 @@ import WireTestSupport
     @Test func anAnswerThatEndedNeverStallsAndAnIdleWatchDoesNotSleepOnTheClock() async throws {
         let watching = Watching(timeout: .seconds(30))
         let (clock, watch) = (watching.clock, watching.watch)
-        let running = Task { try await watch.run(clock: clock) }
-        defer { running.cancel() }
         var stalls = watching.stalls.makeAsyncIterator()
 
         let ended = watch.watch(watching.activity("ended"))
