@@ -81,6 +81,19 @@ import WireTestSupport
         #expect(watch.count == 0)
     }
 
+    @Test func answersThatEndedLeaveABoundedHeapEvenIfTheWatchNeverRuns() {
+        let start = ContinuousClock.now
+        let watch = AnswerWatch(now: { start.duration(to: .now) }, timeout: .seconds(300))
+        let kept = watch.watch(AnswerActivity(startedAt: .zero) {})
+        for _ in 0..<1000 {
+            watch.forget(watch.watch(AnswerActivity(startedAt: .zero) {}))
+        }
+        #expect(watch.count == 1)
+        #expect(watch.pendingDeadlines <= 2 * 1 + 64 + 1, "stale deadlines are dropped once they outnumber the answers")
+        watch.forget(kept)
+        #expect(watch.count == 0)
+    }
+
     @Test func thePacerIsNeededOnlyOnceASnapshotWaits() {
         let pacer = SnapshotPacer(burst: 2, interval: .milliseconds(100))
         #expect(pacer.offer("a", at: .zero) == .send)

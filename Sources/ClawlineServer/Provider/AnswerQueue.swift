@@ -104,7 +104,6 @@ final class AnswerQueue: Sendable {
         let (events, signal) = AsyncStream<AnswerEvent>.makeStream()
         let activity = AnswerActivity(startedAt: environment.elapsed()) { signal.yield(.stalled) }
         let watched = hub.answerWatch.watch(activity)
-        defer { hub.answerWatch.forget(watched) }
         do {
             let final = try await withThrowingTaskGroup(of: String.self) { group in
                 group.addTask {
@@ -118,7 +117,11 @@ final class AnswerQueue: Sendable {
                         }
                     }
                 }
-                defer { group.cancelAll() }
+                defer {
+                    // The assistant finished or stalled: the watch has nothing more to watch here.
+                    hub.answerWatch.forget(watched)
+                    group.cancelAll()
+                }
                 for await event in events {
                     switch event {
                     case .pacingNeeded:

@@ -66,6 +66,7 @@ final class AnswerWatch: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.watched[id] = activity
+            compactIfMostlyStale(&state)
             state.due.insert(deadline: deadline, id: id)
             defer { state.waitsForAnswers = false }
             return (id, state.waitsForAnswers)
@@ -81,6 +82,19 @@ final class AnswerWatch: Sendable {
 
     /// How many answers are watched.
     var count: Int { state.withLockedValue { $0.watched.count } }
+
+    /// How many deadlines the heap holds, stale ones included.
+    var pendingDeadlines: Int { state.withLockedValue { $0.due.count } }
+
+    /// Rebuilds the heap from the answers still watched once stale entries (answers that ended
+    /// before their deadline came up) outnumber them, so the heap stays bounded by the answers in
+    /// progress even before ``run(clock:)`` reaches their deadlines, or if it never runs.
+    private func compactIfMostlyStale(_ state: inout State) {
+        guard state.due.count > 2 * state.watched.count + 64 else { return }
+        var due = DeadlineHeap()
+        for (id, activity) in state.watched { due.insert(deadline: activity.lastHeard + timeout, id: id) }
+        state.due = due
+    }
 
     /// Whether the watch found nothing to watch and waits for an answer rather than the clock.
     var waitsForAnswers: Bool { state.withLockedValue { $0.waitsForAnswers } }
