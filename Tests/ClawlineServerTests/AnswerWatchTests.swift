@@ -85,9 +85,17 @@ import WireTestSupport
         let start = ContinuousClock.now
         let watch = AnswerWatch(now: { start.duration(to: .now) }, timeout: .seconds(300))
         let kept = watch.watch(AnswerActivity(startedAt: .zero) {})
+        var rebuilds = 0
         for _ in 0..<1000 {
-            watch.forget(watch.watch(AnswerActivity(startedAt: .zero) {}))
+            let before = watch.pendingDeadlines
+            let id = watch.watch(AnswerActivity(startedAt: .zero) {})
+            if watch.pendingDeadlines < before {
+                rebuilds += 1
+                #expect(watch.pendingDeadlines == watch.count, "a rebuilt heap holds each answer watched once, and nothing else")
+            }
+            watch.forget(id)
         }
+        #expect(rebuilds > 0)
         #expect(watch.count == 1)
         #expect(watch.pendingDeadlines <= 2 * 1 + 64 + 1, "stale deadlines are dropped once they outnumber the answers")
         watch.forget(kept)

@@ -65,8 +65,9 @@ final class AnswerWatch: Sendable {
         let (id, wakes) = state.withLockedValue { state in
             let id = state.nextID
             state.nextID += 1
-            state.watched[id] = activity
+            // Before the new answer is added, so that the rebuilt heap does not hold it twice.
             compactIfMostlyStale(&state)
+            state.watched[id] = activity
             state.due.insert(deadline: deadline, id: id)
             defer { state.waitsForAnswers = false }
             return (id, state.waitsForAnswers)
