@@ -206,7 +206,7 @@ let package = Package(
             name: "ClawlineServerTests",
             dependencies: [
                 "ClawlineServer", "ClawlineStoreContract", "ServerTraitCheck", "ClawlineProtocol", "WireRuntime", "WireTestSupport",
-                "WireProbe", "WireSpec", "ClawlineConformance",
+                "WireProbe", "WireSpec", "ClawlineConformance", "ClawlineClient",
                 server("WSClient", "swift-websocket"),
                 server("GRDB", "GRDB.swift"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// How the suite reaches the provider and what it may do there.
 public struct ConformanceOptions: Sendable {
     /// The provider's WebSocket URL (`ws://host:port/ws`).
@@ -22,6 +26,10 @@ public struct ConformanceOptions: Sendable {
     /// for a socket to go while it streams, which the stream cases need. Off by default: they are
     /// skipped, since against an answer that is final at once a close cannot be told from a race.
     public var streamingAssistant: Bool
+    /// How the transfer cases send an HTTP request and read its whole response (any status):
+    /// `URLSession.shared` by default. The `clawline conformance` command passes ClawlineClient's
+    /// `NIOHTTPExchange`, which trusts its `--ca-file` and never calls `URLSession` on Linux.
+    public var sendHTTP: @Sendable (URLRequest) async throws -> (Data, URLResponse)
 
     /// Options for the provider at `url`.
     public init(
@@ -35,6 +43,7 @@ public struct ConformanceOptions: Sendable {
         self.operatorCommand = operatorCommand
         self.runTimers = runTimers
         self.streamingAssistant = streamingAssistant
+        self.sendHTTP = { try await URLSession.shared.data(for: $0) }
     }
 
     /// `ws://h:p/ws` → `http://h:p`, `wss://…` → `https://…`.

@@ -32,6 +32,7 @@ struct ProviderHTTP: Sendable {
 
     let base: URL
     let timeout: Duration
+    let sendHTTP: @Sendable (URLRequest) async throws -> (Data, URLResponse)
 
     /// Uploads `bytes` as the one `file` part, of `mimeType`, with `token`.
     func upload(_ bytes: Data, mimeType: String, token: String?) async throws -> Answer {
@@ -59,7 +60,7 @@ struct ProviderHTTP: Sendable {
         request.timeoutInterval = Double(timeout.components.seconds) + 1
         let (data, response): (Data, URLResponse)
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, response) = try await sendHTTP(request)
         } catch {
             throw ConformanceSetupError("\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") failed: \(error)")
         }

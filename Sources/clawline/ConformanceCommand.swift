@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClawlineClient
 import ClawlineConformance
 import Foundation
 import WireProbe
@@ -55,7 +56,7 @@ struct Conformance: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds to wait for an answer the contract says is due.")
     var timeout = 5.0
 
-    @Option(name: .long, help: "A PEM file of certificate authorities to trust for wss://.")
+    @Option(name: .long, help: "A PEM file of certificate authorities to trust for wss:// and https://.")
     var caFile: String?
 
     @Option(name: .long, help: "Output: text (a line per case and a summary) or junit (XML).")
@@ -73,6 +74,7 @@ struct Conformance: AsyncParsableCommand {
             streamingAssistant: streamingAssistant)
         options.httpBase = ConformanceOptions(url: endpoint).httpBase
         #if NIOTransport
+            options.sendHTTP = NIOHTTPExchange(trustedCAFile: caFile).send
             let connector = WebSocketProbeConnector(url: endpoint, trustedCAFile: caFile, maxFrameSize: 1 << 24)
         #else
             throw usage("this clawline was built without the NIOTransport trait, so it cannot open a WebSocket")

@@ -148,6 +148,8 @@ struct ChatServiceTests {
         let conversation = try await session.chat.conversation()
         #expect(conversation.messages.map(\.content) == ["Hello!"])
         #expect(conversation.cursor == "s_1")
+        // The recorder reads the stream on its own task: the final is the last thing yielded.
+        _ = try await messages.first { $0.content == "Hello!" }
         #expect(messages.all.map(\.content) == ["Hel", "Hello", "Hello!"])
     }
 

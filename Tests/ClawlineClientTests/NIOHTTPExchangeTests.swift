@@ -34,7 +34,7 @@ import Testing
 
     @Test("A server that closes without answering is an error that names the URL")
     func closeWithoutAnswer() async throws {
-        let server = try await AnswerOnHeadServer.start(answers: false)
+        let server = try await AnswerOnHeadServer.start(reply: .close)
         defer { server.stop() }
         let url = URL(string: "http://127.0.0.1:\(server.port)/nothing")!
         await #expect {
@@ -43,10 +43,29 @@ import Testing
             error is NIOHTTPExchange.Failure && "\(error)".contains(url.absoluteString)
         }
     }
+
+    @Test("A server that never answers is disconnected at the request's timeoutInterval, and the error says so")
+    func timeoutInterval() async throws {
+        let server = try await AnswerOnHeadServer.start(reply: .nothing)
+        defer { server.stop() }
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/silence")!)
+        request.timeoutInterval = 0.2
+        await #expect {
+            _ = try await NIOHTTPExchange().send(request)
+        } throws: { error in
+            error is NIOHTTPExchange.Failure && "\(error)".contains("no whole response within 0.2 seconds")
+        }
+    }
+
+    @Test("With the trait NIOTransport, the provider's HTTP client goes over SwiftNIO by default, never URLSession")
+    func platformDefault() {
+        #expect(PlatformHTTPExchange.make() is NIOHTTPExchange)
+    }
 }
 
-/// A one-route HTTP/1.1 server on 127.0.0.1 that answers `answer to <path>` the moment a request's
-/// head is read (or answers nothing), then closes the connection without reading the rest.
+/// A one-route HTTP/1.1 server on 127.0.0.1 that, the moment a request's head is read, answers
+/// `answer to <path>` and closes the connection without reading the rest, closes it without an
+/// answer, or does nothing at all.
 private final class AnswerOnHeadServer: Sendable {
     let port: Int
     private let channel: any Channel
@@ -56,13 +75,18 @@ private final class AnswerOnHeadServer: Sendable {
         self.port = channel.localAddress?.port ?? 0
     }
 
-    static func start(answers: Bool = true) async throws -> AnswerOnHeadServer {
+    /// What the server does once a request's head is read.
+    enum Reply: Sendable {
+        case answer, close, nothing
+    }
+
+    static func start(reply: Reply = .answer) async throws -> AnswerOnHeadServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try child.pipeline.syncOperations.addHandler(AnswerOnHead(answers: answers))
+                    try child.pipeline.syncOperations.addHandler(AnswerOnHead(reply: reply))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -74,14 +98,17 @@ private final class AnswerOnHeadServer: Sendable {
     private final class AnswerOnHead: ChannelInboundHandler {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
-        let answers: Bool
-        init(answers: Bool) { self.answers = answers }
+        let reply: Reply
+        init(reply: Reply) { self.reply = reply }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .head(let head) = unwrapInboundIn(data) else { return }
-            guard answers else {
+            switch reply {
+            case .answer: break
+            case .close:
                 context.close(promise: nil)
                 return
+            case .nothing: return
             }
             let body = ByteBuffer(string: "answer to \(head.uri)")
             var headers = HTTPHeaders()

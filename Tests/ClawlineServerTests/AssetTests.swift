@@ -25,11 +25,9 @@ import WireRuntime
             #expect(try await socket.next() == .ack(Ack(id: "c_1")))
             #expect(try await socket.next().serverMessage?.attachments == [.asset(AssetAttachment(assetId: asset.assetId))])
 
-            var request = URLRequest(url: URL(string: server.baseURL + "/download/" + asset.assetId.rawValue)!)
-            request.setValue("Bearer \(device.token)", forHTTPHeaderField: "Authorization")
-            let (data, response) = try await URLSession.shared.data(for: request)
-            #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "image/png")
+            let (data, response) = try await server.fetch("GET", "/download/" + asset.assetId.rawValue, token: device.token)
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "Content-Type") == "image/png")
             #expect(data == bytes)
         }
     }

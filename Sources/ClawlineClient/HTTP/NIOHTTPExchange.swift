@@ -11,7 +11,12 @@
 
     /// ``HTTPExchange`` over SwiftNIO, HTTP/1.1, one connection per request: `https://` with
     /// swift-nio-ssl, trusting `trustedCAFile` besides the system's roots. Use it where
-    /// `URLSession` cannot trust a private CA (Linux).
+    /// `URLSession` cannot trust a private CA (Linux); with the trait `NIOTransport` it is
+    /// ``PlatformHTTPExchange``'s default.
+    ///
+    /// A request's `timeoutInterval` bounds the whole exchange, connecting included, as it bounds
+    /// a `URLSession` task: a provider that has not answered by then is disconnected, and the
+    /// request fails saying so.
     public struct NIOHTTPExchange: HTTPExchange {
         /// A PEM file of certificate authorities trusted besides the system's.
         public var trustedCAFile: String?
@@ -38,18 +43,38 @@
             let tls: NIOSSLContext? =
                 secure
                 ? try NIOSSLContext(configuration: WSClientTransport.tlsConfiguration(trusting: trustedCAFile)) : nil
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        // No server name for an IP address (RFC 6066): the certificate's IP address is checked instead.
-                        let serverName = NIOWebSocketDialer.ipLiteral(of: url) == nil ? host : nil
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+            let timeout = Self.timeout(of: request)
+            let deadline = ContinuousClock.now + timeout
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(TimeAmount(timeout)).connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if let tls {
+                            // No server name for an IP address (RFC 6066): the certificate's IP address is checked instead.
+                            let serverName = NIOWebSocketDialer.ipLiteral(of: url) == nil ? host : nil
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                        }
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }
+            // Past the deadline the connection is closed, which ends the exchange below.
+            let expiry = channel.channel.eventLoop.scheduleTask(in: TimeAmount(deadline - .now)) { channel.channel.close(promise: nil) }
+            defer { expiry.cancel() }
+            do {
+                return try await exchange(request, url: url, host: host, port: port, over: channel, deadline: deadline)
+            } catch let failure as Failure {
+                throw failure
+            } catch  where ContinuousClock.now >= deadline {
+                throw Self.timedOut(url, after: timeout)
             }
-            return try await channel.executeThenClose { inbound, outbound in
+        }
+
+        /// Writes `request` on `channel` and reads the response, until the connection closes.
+        private func exchange(
+            _ request: URLRequest, url: URL, host: String, port: Int,
+            over channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, deadline: ContinuousClock.Instant
+        ) async throws -> (Data, URLResponse) {
+            try await channel.executeThenClose { inbound, outbound in
                 // The request goes out as one write and one flush. A server may answer and close
                 // before it has read all of it (the request asks it to close, and a provider
                 // answers an oversized upload at once), so a failed write is only the error when
@@ -79,11 +104,23 @@
                         return (body, answer)
                     }
                 }
+                if ContinuousClock.now >= deadline { throw Self.timedOut(url, after: Self.timeout(of: request)) }
                 if let writeFailure {
                     throw Failure(description: "\(url.absoluteString): the request could not be sent (\(writeFailure))")
                 }
                 throw Failure(description: "\(url.absoluteString): the connection closed before the response ended")
             }
+        }
+
+        /// The failure of a request that had no whole response by its deadline.
+        private static func timedOut(_ url: URL, after timeout: Duration) -> Failure {
+            Failure(description: "\(url.absoluteString): no whole response within \(timeout) (the request's timeoutInterval)")
+        }
+
+        /// The request's `timeoutInterval` (60 s unless set), at least a millisecond.
+        static func timeout(of request: URLRequest) -> Duration {
+            let seconds = request.timeoutInterval.isFinite ? max(request.timeoutInterval, 0.001) : 60
+            return .milliseconds(Int64(seconds * 1000))
         }
 
         private static func head(of request: URLRequest, url: URL, host: String, port: Int) -> HTTPRequestHead {

@@ -27,8 +27,8 @@ extension ProviderHTTP {
 }
 
 /// The provider's HTTP endpoints: `GET /version`, `POST /upload` and `GET /download/:assetId`,
-/// over `URLSession` by default or any ``HTTPExchange`` (`NIOHTTPExchange` trusts a private CA
-/// on every platform).
+/// over ``PlatformHTTPExchange``'s default or any ``HTTPExchange`` (`NIOHTTPExchange` trusts a
+/// private CA on every platform).
 ///
 /// Every JSON body is decoded with the generated types, so a malformed answer is reported with
 /// what was wrong, never half-read. HTTP errors carry the status and the server's error code.
@@ -37,8 +37,13 @@ public struct ProviderHTTPClient: ProviderHTTP {
     public let baseURL: URL
     private let exchange: any HTTPExchange
 
+    /// A client of the provider at `baseURL`, over ``PlatformHTTPExchange``'s default.
+    public init(baseURL: URL) {
+        self.init(baseURL: baseURL, exchange: PlatformHTTPExchange.make())
+    }
+
     /// A client of the provider at `baseURL`, over `session`.
-    public init(baseURL: URL, session: URLSession = .shared) {
+    public init(baseURL: URL, session: URLSession) {
         self.init(baseURL: baseURL, exchange: URLSessionExchange(session: session))
     }
 

@@ -8,7 +8,7 @@ enum TransferCases {
     static let bytes = Data((0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 7) })
 
     static func http(_ context: ConformanceContext) -> ProviderHTTP {
-        ProviderHTTP(base: context.options.httpBase, timeout: context.timeout)
+        ProviderHTTP(base: context.options.httpBase, timeout: context.timeout, sendHTTP: context.options.sendHTTP)
     }
 
     /// Uploads ``bytes`` as `device` and returns the asset id.

@@ -1,3 +1,4 @@
+import ClawlineClient
 import ClawlineConformance
 import Foundation
 import Testing
@@ -23,7 +24,7 @@ import WireTestSupport
         defer { Task { try await server.stop(with: SIGTERM) } }
         let url = URL(string: "ws://127.0.0.1:\(port)/ws")!
         let revoke = "'\(ServerProcess.executable.path)' devices revoke --data-dir '\(data)' {device}"
-        let options = ConformanceOptions(url: url, timeout: .seconds(5), operatorCommand: revoke, streamingAssistant: true)
+        let options = ConformanceOptions.overNIO(url: url, timeout: .seconds(5), operatorCommand: revoke, streamingAssistant: true)
         let run = try await ConformanceSuite(options: options, connector: WebSocketProbeConnector(url: url)).run()
         #expect(run.providerWasFresh)
         let notPassed = run.results.filter { $0.verdict != .passed }.map { "\($0.conformanceCase.name): \($0.got) \($0.detail)" }
@@ -35,7 +36,7 @@ import WireTestSupport
 
         // Run again on the same provider, which now has devices: the fresh-provider case is skipped with its reason.
         let again = try await ConformanceSuite(
-            options: ConformanceOptions(url: url, admin: run.admin), connector: WebSocketProbeConnector(url: url),
+            options: ConformanceOptions.overNIO(url: url, admin: run.admin), connector: WebSocketProbeConnector(url: url),
             cases: ConformanceSuite.allCases.filter { $0.requirements.contains(.freshProvider) }
         ).run()
         #expect(!again.providerWasFresh)
@@ -47,10 +48,10 @@ import WireTestSupport
     func aProviderWithDevicesNeedsAnAdmin() async throws {
         try await TestServer.run(realTime: true) { server in
             let url = URL(string: server.url)!
-            let first = ConformanceSuite(options: ConformanceOptions(url: url), connector: WebSocketProbeConnector(url: url), cases: [])
+            let first = ConformanceSuite(options: ConformanceOptions.overNIO(url: url), connector: WebSocketProbeConnector(url: url), cases: [])
             _ = try await first.run()
             let second = ConformanceSuite(
-                options: ConformanceOptions(url: url, timeout: .milliseconds(500)), connector: WebSocketProbeConnector(url: url), cases: [])
+                options: ConformanceOptions.overNIO(url: url, timeout: .milliseconds(500)), connector: WebSocketProbeConnector(url: url), cases: [])
             let error = await #expect(throws: ConformanceSetupError.self) { try await second.run() }
             #expect(error?.description.contains("--admin-file") == true)
         }
@@ -63,7 +64,7 @@ import WireTestSupport
     ) async throws -> [ConformanceResult] {
         try await TestServer.run(realTime: true, assistant: pacedAssistant, configure: { $0.faults = faults }) { server in
             let url = URL(string: server.url)!
-            let options = ConformanceOptions(url: url, timeout: timeout, streamingAssistant: true)
+            let options = ConformanceOptions.overNIO(url: url, timeout: timeout, streamingAssistant: true)
             return try await ConformanceSuite(options: options, connector: WebSocketProbeConnector(url: url), cases: cases).run().results
         }
     }
@@ -161,5 +162,19 @@ extension ProviderFault {
             .refusesValidMessages:
             return nil
         }
+    }
+}
+
+extension ConformanceOptions {
+    /// Options whose transfer cases send their HTTP requests over SwiftNIO (`NIOHTTPExchange`),
+    /// never `URLSession`, whose libdispatch event loop has crashed this test process on Linux.
+    static func overNIO(
+        url: URL, timeout: Duration = .seconds(5), admin: ClawlineConformance.PairedDevice? = nil, operatorCommand: String? = nil,
+        streamingAssistant: Bool = false
+    ) -> ConformanceOptions {
+        var options = ConformanceOptions(
+            url: url, timeout: timeout, admin: admin, operatorCommand: operatorCommand, streamingAssistant: streamingAssistant)
+        options.sendHTTP = NIOHTTPExchange().send
+        return options
     }
 }

@@ -1,3 +1,4 @@
+import ClawlineClient
 import ClawlineProtocol
 import Foundation
 import Testing
@@ -74,14 +75,26 @@ extension TestServer {
     func http(
         _ method: String, _ path: String, token: String? = nil, contentType: String? = nil, body: Data? = nil
     ) async throws -> (status: Int, contentType: String?, body: String) {
+        let (data, response) = try await fetch(method, path, token: token, contentType: contentType, body: body)
+        return (response.statusCode, response.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self))
+    }
+
+    /// An HTTP request to the server: the body's bytes and the response's head.
+    ///
+    /// It goes over SwiftNIO (`NIOHTTPExchange`), never `URLSession`: on Linux, `URLSession`'s
+    /// libdispatch event loop has crashed this test process (a bad pointer in
+    /// `_dispatch_event_loop_drain`).
+    func fetch(
+        _ method: String, _ path: String, token: String? = nil, contentType: String? = nil, body: Data? = nil
+    ) async throws -> (body: Data, response: HTTPURLResponse) {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         request.httpBody = body
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await NIOHTTPExchange().send(request)
         guard let http = response as? HTTPURLResponse else { throw TestFailure("not an HTTP response") }
-        return (http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self))
+        return (data, http)
     }
 }
 
