@@ -133,8 +133,8 @@ public enum ClawlineServer {
         HealthRoutes(hub: hub).register(on: router)
         var services: [any Service] = [
             MaintenanceService(hub: hub, interval: configuration.maintenanceInterval, uploadsDirectory: configuration.uploadsDirectory),
-            KeepaliveWatchService(watch: hub.keepalives, clock: environment.keepaliveClock),
-            AnswerWatchService(watch: hub.answerWatch, clock: environment.clock),
+            DeadlineWatchService(watch: hub.keepalives.deadlines, clock: environment.keepaliveClock),
+            DeadlineWatchService(watch: hub.answerWatch.deadlines, clock: environment.clock),
         ]
         switch (configuration.metricsEndpoint, registry) {
         case (.publicListener?, let registry?):

@@ -26,7 +26,7 @@ import WireTestSupport
             let watch = AnswerWatch(now: now, timeout: timeout)
             self.watch = watch
             (stalls, stalled) = AsyncStream.makeStream()
-            running = Task { try await watch.run(clock: clock) }
+            running = Task { try await watch.deadlines.run(clock: clock) }
         }
 
         deinit { running?.cancel() }
@@ -71,7 +71,7 @@ import WireTestSupport
         clock.advance(by: .seconds(30))
         // The watch wakes at the ended answer's deadline, finds nothing to watch and waits for an
         // answer, not for the clock; the next answer wakes it.
-        while !watch.waitsForAnswers { await Task.yield() }
+        while !watch.deadlines.waitsForEntries { await Task.yield() }
         #expect(clock.sleeperCount == 0)
         _ = watch.watch(watching.activity("marker"))
         await clock.waitForSleepers(atLeast: 1)
@@ -87,17 +87,17 @@ import WireTestSupport
         let kept = watch.watch(AnswerActivity(startedAt: .zero) {})
         var rebuilds = 0
         for _ in 0..<1000 {
-            let before = watch.pendingDeadlines
+            let before = watch.deadlines.pendingDeadlines
             let id = watch.watch(AnswerActivity(startedAt: .zero) {})
-            if watch.pendingDeadlines < before {
+            if watch.deadlines.pendingDeadlines < before {
                 rebuilds += 1
-                #expect(watch.pendingDeadlines == watch.count, "a rebuilt heap holds each answer watched once, and nothing else")
+                #expect(watch.deadlines.pendingDeadlines == watch.count, "a rebuilt heap holds each answer watched once, and nothing else")
             }
             watch.forget(id)
         }
         #expect(rebuilds > 0)
         #expect(watch.count == 1)
-        #expect(watch.pendingDeadlines <= 2 * 1 + 64 + 1, "stale deadlines are dropped once they outnumber the answers")
+        #expect(watch.deadlines.pendingDeadlines <= 2 * 1 + 64 + 1, "stale deadlines are dropped once they outnumber the answers")
         watch.forget(kept)
         #expect(watch.count == 0)
     }

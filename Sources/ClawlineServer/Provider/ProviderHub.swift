@@ -47,9 +47,9 @@ actor ProviderHub {
     var unidentified: [ObjectIdentifier: ServerConnection] = [:]
     /// The bound on the store calls a socket waits for (``ProviderLimits/storeCallLimit``).
     nonisolated let storeCalls: BoundedStoreCall
-    /// Every socket's keepalive, on one task (``KeepaliveWatchService`` runs it).
+    /// Every socket's keepalive, on one task (a ``DeadlineWatchService`` runs it).
     nonisolated let keepalives: KeepaliveWatch
-    /// Every answer's inactivity, on one task (``AnswerWatchService`` runs it).
+    /// Every answer's inactivity, on one task (a ``DeadlineWatchService`` runs it).
     nonisolated let answerWatch: AnswerWatch
     /// Per device, how many of its messages' store calls outlived the bound and have not ended.
     var lateMessages: [String: Int] = [:]

@@ -12,23 +12,30 @@ extension WireFormats {
     }
 
     /// Each byte's ``Base64Byte`` value. Built once, never freed.
-    nonisolated(unsafe) static let base64Table: UnsafePointer<UInt8> = {
-        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-        table.initialize(repeating: Base64Byte.invalid, count: 256)
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
-        table[Int(UInt8(ascii: "="))] = Base64Byte.padding
-        for byte in [0x20, 0x09, 0x0A, 0x0D] { table[byte] = Base64Byte.whiteSpace }
-        return UnsafePointer(table)
-    }()
+    nonisolated(unsafe) static let base64Table = byteTable { byte in
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        case UInt8(ascii: "="): Base64Byte.padding
+        case 0x20, 0x09, 0x0A, 0x0D: Base64Byte.whiteSpace
+        default: Base64Byte.invalid
+        }
+    }
 
-    /// 0 for each hexadecimal digit (either case), 1 for every other byte. Built once, never freed.
-    nonisolated(unsafe) static let nonHexTable: UnsafePointer<UInt8> = {
+    /// 0 for each hexadecimal digit (either case, as `JSONTape.hexDigit(_:)` reads them), 1 for
+    /// every other byte. Built once, never freed.
+    nonisolated(unsafe) static let nonHexTable = byteTable { JSONTape.hexDigit($0) == nil ? 1 : 0 }
+
+    /// A 256-entry table of `value(byte)` for every byte, allocated once and never freed (a load
+    /// through it needs no bounds check and no reference count).
+    private static func byteTable(_ value: (UInt8) -> UInt8) -> UnsafePointer<UInt8> {
         let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-        table.initialize(repeating: 1, count: 256)
-        for byte in Array("0123456789abcdefABCDEF".utf8) { table[Int(byte)] = 0 }
+        for byte in 0...255 { (table + byte).initialize(to: value(UInt8(byte))) }
         return UnsafePointer(table)
-    }()
+    }
 
     /// Checks base64 text and hands each byte it decodes to `body`, in order, in one pass; returns
     /// the number of bytes, or `nil` when the text is not base64 (``decodedBase64Length(bytes:)``'s

@@ -1,0 +1,73 @@
+import ClawlineProtocol
+
+/// Every socket's keepalive on one ``DeadlineWatch``: each watched socket is pinged every interval
+/// and closed (1001) once no pong (which its ``SocketFrameWriter`` sees) has come for the timeout.
+/// An idle socket costs a heap entry here, and the watch wakes only when some socket's ping or
+/// timeout is due.
+final class KeepaliveWatch: Sendable {
+    /// The watch itself (``DeadlineWatchService`` runs it).
+    let deadlines: DeadlineWatch<KeepaliveEntry>
+    private let now: @Sendable () -> Duration
+    let interval: Duration
+    let timeout: Duration
+
+    init(
+        now: @escaping @Sendable () -> Duration, interval: Duration = Clawline.Constants.pingInterval,
+        timeout: Duration = Clawline.Constants.pongTimeout
+    ) {
+        self.now = now
+        self.interval = interval
+        self.timeout = timeout
+        deadlines = DeadlineWatch(now: now) { action in
+            switch action {
+            case .ping(let connection): connection.ping()
+            case .close(let connection): connection.close(code: 1001, reason: "no pong for \(timeout)")
+            }
+        }
+    }
+
+    /// Starts watching `connection`; returns the id that ``forget(_:)`` takes. Its silence counts
+    /// from now, and its first ping is due one interval from now.
+    func watch(_ connection: ServerConnection) -> Int {
+        let current = now()
+        return deadlines.watch(
+            KeepaliveEntry(connection: connection, since: current, nextPing: current + interval, interval: interval, timeout: timeout))
+    }
+
+    /// Stops watching a socket (it closed).
+    func forget(_ id: Int) { deadlines.forget(id) }
+
+    /// How many sockets are watched.
+    var count: Int { deadlines.count }
+}
+
+/// One socket's keepalive: when it is pinged next and when its silence reaches the timeout.
+struct KeepaliveEntry: WatchedDeadline {
+    /// What a socket's deadline asks for.
+    enum Action: Sendable {
+        case ping(ServerConnection)
+        case close(ServerConnection)
+    }
+
+    let connection: ServerConnection
+    /// When the watch began: the socket's silence counts from here until its first pong.
+    let since: Duration
+    /// When the socket is pinged next, on the keepalive clock.
+    var nextPing: Duration
+    let interval: Duration
+    let timeout: Duration
+
+    /// When the socket was last heard from: its last pong, or the watch's start.
+    var lastHeard: Duration { connection.lastPong ?? since }
+
+    /// Its next ping, or its timeout if that comes first: at most one interval ahead.
+    var deadline: Duration { min(nextPing, lastHeard + timeout) }
+
+    mutating func comeDue(at now: Duration) -> (action: Action?, staysWatched: Bool) {
+        if connection.isClosed { return (nil, false) }
+        if now - lastHeard >= timeout { return (.close(connection), false) }
+        guard now >= nextPing else { return (nil, true) }
+        nextPing = now + interval
+        return (.ping(connection), true)
+    }
+}
