@@ -50,10 +50,10 @@ public struct CaptureValidation {
     /// Per plan message id: the engine's number for the message.
     private let sessionIDs: [SessionEngine.MessageID]
     /// Sessions by file, then by session id.
-    private var sessions: [String: [String: SessionState]] = [:]
+    private var sessions: [String: [SessionKey: SessionState]] = [:]
     /// The sessions of the file of the last frame, looked up once per file change.
     private var lastFile: String?
-    private var lastFileSessions: [String: SessionState] = [:]
+    private var lastFileSessions: [SessionKey: SessionState] = [:]
     /// The session of the last frame, in the file of the last frame.
     private var lastState: SessionState?
 
@@ -70,6 +70,11 @@ public struct CaptureValidation {
             self.machine = machine
         }
     }
+
+    /// The machines' clock, never read: a captured frame is checked at its own timestamp (or
+    /// counts no rate limit without one). One closure for every session, so a new session reads
+    /// no clock and allocates no closure context.
+    private static let noClock: @Sendable () -> Duration = { .zero }
 
     public init(spec: ProtocolSpec) {
         validator = FrameValidator(spec: spec)
@@ -91,20 +96,28 @@ public struct CaptureValidation {
         // A session's frames mostly follow one another: comparing the id with the last frame's
         // costs less than hashing it.
         if let lastState, lastState.id == session { return lastState }
-        if let existing = lastFileSessions[session] {
-            lastState = existing
-            return existing
-        }
-        let created = SessionState(id: session, ordinal: summary.sessions, machine: SessionMachine(engine: engine))
-        lastFileSessions[session] = created
-        lastState = created
-        summary.sessions += 1
-        return created
+        // One hash of the id, one lookup, and the new session inserted where the lookup ended.
+        let (engine, ordinal) = (engine, summary.sessions)
+        var created = false
+        let state = Self.access(
+            &lastFileSessions[
+                SessionKey(session),
+                default: {
+                    created = true
+                    return SessionState(id: session, ordinal: ordinal, machine: SessionMachine(engine: engine, now: Self.noClock))
+                }()])
+        if created { summary.sessions += 1 }
+        lastState = state
+        return state
     }
+
+    /// `value`, reached in place: with a dictionary's `[key, default:]` subscript, one lookup that
+    /// inserts the default where the key was missing.
+    private static func access<Value>(_ value: inout Value) -> Value { value }
 
     /// The phase the session machine of `session` (in `file`) is in after the frames checked so far.
     public func phase(file: String, session: String) -> String? {
-        (file == lastFile ? lastFileSessions[session] : sessions[file]?[session])?.machine.phase
+        (file == lastFile ? lastFileSessions[SessionKey(session)] : sessions[file]?[SessionKey(session)])?.machine.phase
     }
 
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
@@ -231,4 +244,22 @@ public struct CaptureValidation {
             file: problem.file, line: problem.line, session: problem.session ?? "", frame: nil, direction: nil, type: nil,
             finding: Finding(code: "capture", rule: "capture", message: problem.message))
     }
+}
+
+/// A session id as a dictionary key, hashed once with a fast hash of its UTF-8 (the dictionary
+/// then hashes one word, not the whole id): a capture has a new session every few frames.
+private struct SessionKey: Hashable {
+    let id: String
+    private let hash: Int
+
+    init(_ id: String) {
+        self.id = id
+        var id = id
+        var hash = JSONTape.ValueHash()
+        id.withUTF8 { hash.combine(bytes: $0) }
+        self.hash = hash.value
+    }
+
+    static func == (a: SessionKey, b: SessionKey) -> Bool { a.hash == b.hash && a.id == b.id }
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }

@@ -50,6 +50,39 @@ import WireValidator
         ]
     }
 
+    /// Sessions are told apart by file and id, however their frames interleave: a session id
+    /// seen again (after another session's frame, or in another file) finds its own state.
+    @Test func sessionsAreKeptByFileAndIdWhenTheirFramesInterleave() throws {
+        var validation = CaptureValidation(spec: Self.spec)
+        let (auth, accepted) = (Self.authenticated[0], Self.authenticated[1])
+        let message = Self.line("client", "2000", #"{"type":"message","id":"c_1","content":"hi"}"#)
+        func frame(_ line: String, in session: String) -> String {
+            line.replacingOccurrences(of: #""session":"s""#, with: #""session":"\#(session)""#)
+        }
+        // one/a authenticates; one/b sends before it has; one/a then sends; two/a is a new session.
+        let files = [
+            ("one", [frame(auth, in: "a"), frame(accepted, in: "a"), frame(message, in: "b"), frame(message, in: "a")]),
+            ("two", [frame(message, in: "a")]),
+        ]
+        var findings: [[String]] = []
+        for (file, lines) in files {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID().uuidString).jsonl")
+            try Data(lines.joined(separator: "\n").utf8).write(to: url)
+            defer { try? FileManager.default.removeItem(at: url) }
+            let reader = CaptureReader(file: file, tagField: "type", direction: nil) { [validator = validation.validator] in
+                validator.direction(ofTag: $0)
+            }
+            try reader.read(
+                try FileHandle(forReadingFrom: url), frame: { findings.append(validation.process($0).map(\.finding.rule)) },
+                problem: { _ in Issue.record("every line is a frame") })
+        }
+        #expect(validation.summary.sessions == 3, "one/a, one/b and two/a")
+        #expect(findings[0].isEmpty && findings[1].isEmpty && findings[3].isEmpty, "one/a authenticated, then sent: \(findings)")
+        #expect(!findings[2].isEmpty && !findings[4].isEmpty, "one/b and two/a sent before authenticating: \(findings)")
+        #expect(validation.phase(file: "one", session: "a") != validation.phase(file: "two", session: "a"))
+        #expect(validation.phase(file: "two", session: "b") == nil && validation.phase(file: "three", session: "a") == nil)
+    }
+
     /// Found by the capture fuzzer: timestamps far outside any clock's range are still numbers of
     /// milliseconds, and rate limits compare them without converting them to a duration.
     @Test func timestampsFarOutOfRangeAreCheckedNotTrapped() throws {

@@ -330,10 +330,12 @@ extension ValidationPlan {
                 context.fail(path().appending(tag), "required", answer, "missing required field '\(tag)'")
                 return
             }
-            let tagValue = tape.value(tagIndex)
-            if let match = cases.first(where: { $0.value == tagValue }) {
+            if let match = cases.first(where: { tape.equals(tagIndex, $0.value) }) {
                 check(index, in: tape, named: match.plan, at: path(), in: &context, answer: answer, ignoring: tag)
-            } else if open {
+                return
+            }
+            let tagValue = tape.value(tagIndex)
+            if open {
                 context.report(
                     ValidationIssue(
                         severity: .warning, path: path().appending(tag), rule: "unknownCase", answer: answer,
@@ -349,6 +351,18 @@ extension ValidationPlan {
 }
 
 extension JSONTape.View {
+    /// Whether the value at `index` equals `value`, as `JSONValue`'s `==` says. A string (a
+    /// union's tag, say) is compared with the tape's bytes in place, so no value is built; only
+    /// unequal bytes with non-ASCII text on either side are compared again as `String`s, which
+    /// equate canonically equivalent text.
+    func equals(_ index: Int, _ value: JSONValue) -> Bool {
+        guard case .string(let text) = value else { return self.value(index) == value }
+        guard kind(index) == .string else { return false }
+        if text.utf8.withContiguousStorageIfAvailable({ stringEquals(index, $0) }) == true { return true }
+        if isASCII(index) && text.utf8.allSatisfy({ $0 < 0x80 }) { return false }
+        return string(index) == text
+    }
+
     /// Whether the value at `index` equals a rule's value, compared in place (conditional rules
     /// and the session rules' field conditions both decide with it).
     func matches(_ index: Int, _ match: ValidationPlan.ValueMatch) -> Bool {

@@ -33,18 +33,29 @@ struct SessionMemory {
     /// Stores `value` for `key`, replacing an earlier value.
     mutating func set(_ key: UInt64, _ value: UInt64 = 1) {
         if (count + 1) * 4 > slots.count * 3 { grow() }
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: key) & mask
-        while slots[slot].key != 0 && slots[slot].key != key { slot = (slot + 1) & mask }
-        if slots[slot].key == 0 { count += 1 }
-        slots[slot] = (key, value)
+        let added = slots.withUnsafeMutableBufferPointer { Self.store(key, value, in: $0) }
+        if added { count += 1 }
     }
 
+    /// Stores `value` for `key` in `table` (a power of two slots, at least one empty); returns
+    /// whether `key` was not there before.
+    private static func store(_ key: UInt64, _ value: UInt64, in table: UnsafeMutableBufferPointer<(key: UInt64, value: UInt64)>) -> Bool {
+        let mask = table.count &- 1
+        var slot = Int(truncatingIfNeeded: key) & mask
+        while table[slot].key != 0 && table[slot].key != key { slot = (slot &+ 1) & mask }
+        let added = table[slot].key == 0
+        table[slot] = (key, value)
+        return added
+    }
+
+    /// Doubles the table (16 slots at first: a session's first few values need no second
+    /// allocation) and moves every entry into it in one pass.
     private mutating func grow() {
-        let old = slots
-        slots = Array(repeating: (0, 0), count: max(8, slots.count * 2))
-        count = 0
-        for (key, value) in old where key != 0 { set(key, value) }
+        var larger = [(key: UInt64, value: UInt64)](repeating: (0, 0), count: max(16, slots.count * 2))
+        larger.withUnsafeMutableBufferPointer { table in
+            for (key, value) in slots where key != 0 { _ = Self.store(key, value, in: table) }
+        }
+        slots = larger
     }
 }
 

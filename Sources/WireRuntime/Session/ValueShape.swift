@@ -60,10 +60,20 @@ extension JSONTape.View {
         case .map(let element)?: return .every(element)
         case .object(let members)?: return members.isEmpty ? .none : .named(members)
         case .union(let tag, let cases)?:
-            guard let tagIndex = member(of: index, key: tag), let members = cases[value(tagIndex)], !members.isEmpty else { return .none }
+            guard let tagIndex = member(of: index, key: tag), let members = unionCase(cases, taggedBy: tagIndex), !members.isEmpty else {
+                return .none
+            }
             return .named(members)
         default: return .none
         }
+    }
+
+    /// The members' shapes of the union case whose tag is the value at `tagIndex`. A string tag
+    /// (the usual kind) is compared with each case's bytes, so no value is built and nothing is
+    /// hashed; any other tag is looked up by its value.
+    private func unionCase(_ cases: [JSONValue: [String: ValueShape]], taggedBy tagIndex: Int) -> [String: ValueShape]? {
+        guard kind(tagIndex) == .string else { return cases[value(tagIndex)] }
+        return cases.first { tag, _ in equals(tagIndex, tag) }?.value
     }
 
     /// Mixes in the bytes a base64 string decodes to, eight at a time, then their count; returns
