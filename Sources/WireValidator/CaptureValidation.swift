@@ -50,10 +50,10 @@ public struct CaptureValidation {
     /// Per plan message id: the engine's number for the message.
     private let sessionIDs: [SessionEngine.MessageID]
     /// Sessions by file, then by session id.
-    private var sessions: [String: [SessionKey: SessionState]] = [:]
+    private var sessions: [String: [String: SessionState]] = [:]
     /// The sessions of the file of the last frame, looked up once per file change.
     private var lastFile: String?
-    private var lastFileSessions: [SessionKey: SessionState] = [:]
+    private var lastFileSessions: [String: SessionState] = [:]
     /// The session of the last frame, in the file of the last frame.
     private var lastState: SessionState?
 
@@ -96,12 +96,14 @@ public struct CaptureValidation {
         // A session's frames mostly follow one another: comparing the id with the last frame's
         // costs less than hashing it.
         if let lastState, lastState.id == session { return lastState }
-        // One hash of the id, one lookup, and the new session inserted where the lookup ended.
+        // One hash of the id, one lookup, and a new session inserted where the lookup ended. The
+        // id is hashed by the dictionary's seeded hasher: a capture's session ids are its
+        // author's to choose, and a fixed hash would let them all collide.
         let (engine, ordinal) = (engine, summary.sessions)
         var created = false
         let state = Self.access(
             &lastFileSessions[
-                SessionKey(session),
+                session,
                 default: {
                     created = true
                     return SessionState(id: session, ordinal: ordinal, machine: SessionMachine(engine: engine, now: Self.noClock))
@@ -117,7 +119,7 @@ public struct CaptureValidation {
 
     /// The phase the session machine of `session` (in `file`) is in after the frames checked so far.
     public func phase(file: String, session: String) -> String? {
-        (file == lastFile ? lastFileSessions[SessionKey(session)] : sessions[file]?[SessionKey(session)])?.machine.phase
+        (file == lastFile ? lastFileSessions[session] : sessions[file]?[session])?.machine.phase
     }
 
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
@@ -244,22 +246,4 @@ public struct CaptureValidation {
             file: problem.file, line: problem.line, session: problem.session ?? "", frame: nil, direction: nil, type: nil,
             finding: Finding(code: "capture", rule: "capture", message: problem.message))
     }
-}
-
-/// A session id as a dictionary key, hashed once with a fast hash of its UTF-8 (the dictionary
-/// then hashes one word, not the whole id): a capture has a new session every few frames.
-private struct SessionKey: Hashable {
-    let id: String
-    private let hash: Int
-
-    init(_ id: String) {
-        self.id = id
-        var id = id
-        var hash = JSONTape.ValueHash()
-        id.withUTF8 { hash.combine(bytes: $0) }
-        self.hash = hash.value
-    }
-
-    static func == (a: SessionKey, b: SessionKey) -> Bool { a.hash == b.hash && a.id == b.id }
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }
