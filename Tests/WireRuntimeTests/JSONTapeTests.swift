@@ -1,5 +1,5 @@
 import Testing
-@_spi(Generated) import WireRuntime
+@_spi(Generated) @testable import WireRuntime
 
 /// The token tape behind the parser: reading values in place, member lookups (with a cursor and
 /// key sketches), the same strictness as `JSONParser`, and value hashes.
@@ -182,5 +182,32 @@ import Testing
         #expect(try hash("[1,2]") != hash("[2,1]"))
         #expect(try hash(#""1""#) != hash("1"))
         #expect(try hash(#"{"a":"b"}"#) != hash(#"{"b":"a"}"#))
+    }
+
+    /// The unkeyed mix this hash replaced let a change to a word's top bit leave the same
+    /// difference (bits 63 and 34) whatever the state, so the next word could cancel it and two
+    /// chosen texts always collided. Under the keyed mix that pair collides under no seed tried,
+    /// and one value hashes differently under different seeds.
+    @Test func theHashIsKeyedAndHasNoFixedDifferential() {
+        func hash(seed: UInt64, _ words: [UInt64]) -> Int {
+            var hash = JSONTape.ValueHash(seed: seed)
+            for word in words { hash.combine(word) }
+            return hash.value
+        }
+        let first: [UInt64] = [0x6162_6364_6566_6768, 0x3132_3334_3536_3738]
+        let crafted: [UInt64] = [first[0] ^ 1 << 63, first[1] ^ (1 << 63 | 1 << 34)]
+        var seeds: [UInt64] = [1, 0x243F_6A88_85A3_08D3]
+        var state: UInt64 = 7
+        for _ in 0..<200 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            seeds.append((state ^ state >> 31) &* 0xBF58_476D_1CE4_E5B9 | 1)
+        }
+        for seed in seeds {
+            #expect(hash(seed: seed, first) != hash(seed: seed, crafted), "seed \(seed)")
+            #expect(hash(seed: seed, first) == hash(seed: seed, first))
+        }
+        let keyed = Set(seeds.map { hash(seed: $0, first) })
+        #expect(keyed.count == seeds.count, "each seed gives the value its own hash")
+        #expect(JSONTape.ValueHash().value == JSONTape.ValueHash().value, "one seed for the process")
     }
 }

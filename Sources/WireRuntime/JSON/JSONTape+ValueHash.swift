@@ -1,15 +1,30 @@
 /// Hashing values of a tape.
 extension JSONTape {
-    /// A fast, deterministic 64-bit hash of JSON values (what the tape's view hashes values with).
+    /// A fast 64-bit hash of JSON values, keyed by a seed chosen at random when the process
+    /// starts (what the tape's view hashes values with).
+    ///
+    /// Equal values hash alike within one process. The seed makes the hash differ from run to
+    /// run, so a peer that chooses the values (correlation ids, retried payloads) cannot craft
+    /// two that collide: each step multiplies the state by a constant into 128 bits and folds the
+    /// halves together, so how a change in a word spreads depends on the secret state it meets.
+    /// It is not a cryptographic hash. Do not store it or compare it across processes.
     public struct ValueHash: Sendable {
-        public private(set) var value: Int = 0x243F_6A88_85A3_08D3
+        /// The hash of everything mixed in so far.
+        public private(set) var value: Int
 
-        public init() {}
+        /// A hash keyed by this process's seed.
+        public init() { value = Int(bitPattern: UInt(Self.processSeed)) }
+
+        /// A hash keyed by `seed`; for tests that need two keys in one process.
+        init(seed: UInt64) { value = Int(bitPattern: UInt(seed)) }
+
+        /// The seed of every hash in this process: random, and never zero.
+        private static let processSeed: UInt64 = .random(in: 1 ... .max)
 
         /// Mixes in a word.
         public mutating func combine(_ word: UInt64) {
-            let mixed = (UInt64(bitPattern: Int64(value)) ^ word) &* 0x9E37_79B9_7F4A_7C15
-            value = Int(bitPattern: UInt(mixed ^ (mixed >> 29)))
+            let product = (UInt64(bitPattern: Int64(value)) ^ word).multipliedFullWidth(by: 0x9E37_79B9_7F4A_7C15)
+            value = Int(bitPattern: UInt(product.high ^ product.low))
         }
 
         /// Mixes in bytes, eight at a time, and their count.

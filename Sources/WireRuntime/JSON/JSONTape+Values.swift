@@ -178,8 +178,9 @@ extension JSONTape {
         }
 
         /// A 64-bit hash of the value at `index` that equal values share: strings hash their text,
-        /// other values their canonical JSON. The same in every run, and fast; for telling values
-        /// apart across frames without keeping them (not for untrusted hash tables).
+        /// other values their canonical JSON. Fast, and keyed by a seed chosen when the process
+        /// starts (see ``ValueHash``), so values a peer chooses do not collide by design; for telling
+        /// values apart across frames without keeping them. It differs from run to run.
         public func valueHash(_ index: Int) -> Int {
             var hash = ValueHash()
             hash.combine(self, index)
