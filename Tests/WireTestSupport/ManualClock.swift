@@ -15,6 +15,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private let lock = NSLock()
     private var current = Instant(offset: .zero)
     private var sleepers: [(id: UUID, deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// Signalled whenever a sleeper starts or stops waiting.
+    private let sleepersChanged = ChangeSignal()
 
     public init() {}
 
@@ -31,21 +33,25 @@ public final class ManualClock: Clock, @unchecked Sendable {
             return due
         }
         for sleeper in due { sleeper.continuation.resume() }
+        if !due.isEmpty { sleepersChanged.signal() }
     }
 
     /// How many sleepers wait for the clock to move.
     public var sleeperCount: Int { lock.withLock { sleepers.count } }
 
-    /// Waits (yielding, in real time) until at least `count` sleepers wait, so that a test moves
-    /// the clock only once the timers it means to fire are armed.
-    public func waitForSleepers(atLeast count: Int) async {
-        while sleeperCount < count { try? await Task.sleep(for: .milliseconds(2)) }
+    /// Waits until at least `count` sleepers wait, so that a test moves the clock only once the
+    /// timers it means to fire are armed. Woken by each sleeper that starts or stops; gives up
+    /// after a minute in real time (a guard against a hung test) and returns whether they came.
+    @discardableResult
+    public func waitForSleepers(atLeast count: Int) async -> Bool {
+        await sleepersChanged.wait { sleeperCount >= count }
     }
 
-    /// Waits (yielding, in real time) until at most `count` sleepers wait: the timers a test
-    /// expects to be cancelled are gone.
-    public func waitForSleepers(atMost count: Int) async {
-        while sleeperCount > count { try? await Task.sleep(for: .milliseconds(2)) }
+    /// Waits until at most `count` sleepers wait: the timers a test expects to be cancelled are
+    /// gone. Returns whether they went within the guard's minute.
+    @discardableResult
+    public func waitForSleepers(atMost count: Int) async -> Bool {
+        await sleepersChanged.wait { sleeperCount <= count }
     }
 
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
@@ -57,7 +63,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
                     sleepers.append((id, deadline, continuation))
                     return false
                 }
-                if resumeNow { continuation.resume() }
+                if resumeNow { continuation.resume() } else { sleepersChanged.signal() }
             }
         } onCancel: {
             let cancelled = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
@@ -65,6 +71,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
                 return sleepers.remove(at: index).continuation
             }
             cancelled?.resume(throwing: CancellationError())
+            if cancelled != nil { sleepersChanged.signal() }
         }
         try Task.checkCancellation()
     }

@@ -49,6 +49,8 @@ public final class RunningProcess: @unchecked Sendable {
     /// The exit status, once the process ended (and its pipes were drained).
     private var exitStatus: Int32?
     private var timedOut = false
+    /// Signalled once the process ended.
+    private let exited = ChangeSignal()
 
     /// Starts `executable` with `arguments` in `directory`, with `environment` added to this
     /// process's; `input`, if any, is written to its standard input, which is then closed.
@@ -80,6 +82,7 @@ public final class RunningProcess: @unchecked Sendable {
                 self.errors.append(err.fileHandleForReading.readDataToEndOfFile())
                 self.exitStatus = process.terminationStatus
             }
+            self.exited.signal()
         }
         try process.run()
         if let input {
@@ -107,23 +110,21 @@ public final class RunningProcess: @unchecked Sendable {
 
     public var isRunning: Bool { process.isRunning }
 
-    /// Waits (polling, without blocking a thread) for the process to exit and returns its status;
-    /// after `timeout`, a guard against a hung test, it is killed and the wait fails.
+    /// Waits (woken by the exit, without blocking a thread) for the process to exit and returns
+    /// its status; after `timeout`, a guard against a hung test, it is killed and the wait fails.
     @discardableResult
     public func wait(timeout: Duration = .seconds(60)) async throws -> Int32 {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while true {
+        let hasExited = { self.lock.withLock { self.exitStatus != nil } }
+        if await exited.wait(timeout: timeout, until: hasExited) {
             let (status, timedOut) = lock.withLock { (exitStatus, self.timedOut) }
-            if let status {
-                guard !timedOut else { throw ChildProcessFailure("\(name) did not end within \(timeout); it was killed") }
-                return status
-            }
-            if ContinuousClock.now >= deadline, !timedOut {
-                lock.withLock { self.timedOut = true }
-                kill(process.processIdentifier, SIGKILL)
-            }
-            try await Task.sleep(for: .milliseconds(5))
+            if let status, !timedOut { return status }
+        } else {
+            try Task.checkCancellation()
+            lock.withLock { timedOut = true }
+            kill(process.processIdentifier, SIGKILL)
+            await exited.wait(until: hasExited)
         }
+        throw ChildProcessFailure("\(name) did not end within \(timeout); it was killed")
     }
 
     private var name: String { process.executableURL?.lastPathComponent ?? "the process" }

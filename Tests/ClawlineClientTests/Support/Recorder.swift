@@ -5,30 +5,43 @@ import WireTestSupport
 /// Reads a stream to the end in the background and keeps every element, so a test can wait for
 /// the one it expects without owning the stream's only iterator.
 final class Recorder<Element: Sendable>: Sendable {
-    private let elements = NIOLockedValueBox<[Element]>([])
+    private let elements = NIOLockedValueBox<(recorded: [Element], ended: Bool)>(([], false))
+    /// Signalled after each element, and when the stream ends.
+    private let recorded = ChangeSignal()
     private let task: Task<Void, Never>
 
     init(_ stream: AsyncStream<Element>) {
-        let elements = elements
+        let (elements, recorded) = (elements, recorded)
         task = Task {
-            for await element in stream { elements.withLockedValue { $0.append(element) } }
+            for await element in stream {
+                elements.withLockedValue { $0.recorded.append(element) }
+                recorded.signal()
+            }
+            elements.withLockedValue { $0.ended = true }
+            recorded.signal()
         }
     }
 
     deinit { task.cancel() }
 
     /// Everything recorded so far.
-    var all: [Element] { elements.withLockedValue { $0 } }
+    var all: [Element] { elements.withLockedValue { $0.recorded } }
 
-    /// Waits (in real time, at most `timeout`: a guard against a hung test, not a timing
-    /// assertion) for an element matching `predicate`, and returns the first.
+    /// Waits for an element matching `predicate`, and returns the first. Woken by each element
+    /// recorded; fails when the stream ends without one, or after `timeout` in real time (a
+    /// guard against a hung test, not a timing assertion).
     func first(timeout: Duration = .seconds(60), where predicate: (Element) -> Bool) async throws -> Element {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < deadline {
-            if let match = all.first(where: predicate) { return match }
-            try await Task.sleep(for: .milliseconds(5))
+        var match: Element?
+        var ended = false
+        await recorded.wait(timeout: timeout) {
+            let state = elements.withLockedValue { $0 }
+            match = state.recorded.first(where: predicate)
+            ended = state.ended
+            return match != nil || ended
         }
-        throw ClientTestFailure("nothing matching came within \(timeout); recorded: \(all)")
+        if let match { return match }
+        let why = ended ? "the stream ended with nothing matching" : "nothing matching came within \(timeout)"
+        throw ClientTestFailure("\(why); recorded: \(all)")
     }
 }
 

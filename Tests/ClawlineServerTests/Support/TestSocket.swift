@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOWebSocket
 import WSClient
 import WireRuntime
+import WireTestSupport
 
 /// A client socket for tests: sends generated frames, reads the server's frames one at a time,
 /// and checks every frame both ways with the shared session machine.
@@ -12,6 +13,8 @@ final class TestSocket: Sendable {
     private let commands: AsyncStream<Command>.Continuation
     /// What the server sent, not yet read.
     private let inbox = NIOLockedValueBox<[Received]>([])
+    /// Signalled after each addition to the inbox.
+    private let received = ChangeSignal()
     private let state: NIOLockedValueBox<State>
     private let connection: Task<Void, Never>
 
@@ -40,7 +43,7 @@ final class TestSocket: Sendable {
         state = NIOLockedValueBox(State(machine: SessionMachine(engine: TestSocket.engine, clock: clock)))
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
         self.commands = commands
-        let inbox = inbox
+        let (inbox, received) = (inbox, received)
         var logger = Logger(label: "clawline.test.client")
         logger.logLevel = .warning
         connection = Task {
@@ -58,7 +61,10 @@ final class TestSocket: Sendable {
                     }
                     defer { writer.cancel() }
                     for try await message in inbound.messages(maxSize: Clawline.Constants.maxFrameBytes) {
-                        if case .text(let text) = message { inbox.withLockedValue { $0.append(.text(text)) } }
+                        if case .text(let text) = message {
+                            inbox.withLockedValue { $0.append(.text(text)) }
+                            received.signal()
+                        }
                     }
                 }
                 let code = close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }
@@ -66,6 +72,7 @@ final class TestSocket: Sendable {
             } catch {
                 inbox.withLockedValue { $0.append(.closed(code: nil)) }
             }
+            received.signal()
         }
     }
 
@@ -115,19 +122,20 @@ final class TestSocket: Sendable {
         }
     }
 
-    /// The next event, polled (in real time) until `timeout`; a closed socket stays closed.
+    /// The next event, woken by its arrival; a closed socket stays closed. Fails after `timeout`
+    /// in real time, a guard against a hung test.
     private func nextEvent(timeout: Duration) async throws -> Received {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < deadline {
-            let event = inbox.withLockedValue { events -> Received? in
+        var event: Received?
+        await received.wait(timeout: timeout) {
+            event = inbox.withLockedValue { events -> Received? in
                 guard let first = events.first else { return nil }
                 if case .text = first { events.removeFirst() }
                 return first
             }
-            if let event { return event }
-            try await Task.sleep(for: .milliseconds(1))
+            return event != nil
         }
-        throw TestFailure("nothing came within \(timeout)")
+        guard let event else { throw TestFailure("nothing came within \(timeout)") }
+        return event
     }
 
     /// Whether nothing is waiting to be read (the server sent nothing more, so far).
