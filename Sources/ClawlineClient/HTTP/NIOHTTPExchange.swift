@@ -61,18 +61,22 @@
             let expiry = channel.channel.eventLoop.scheduleTask(in: TimeAmount(deadline - .now)) { channel.channel.close(promise: nil) }
             defer { expiry.cancel() }
             do {
-                return try await exchange(request, url: url, host: host, port: port, over: channel, deadline: deadline)
+                return try await exchange(request, url: url, host: host, port: port, over: channel)
             } catch let failure as Failure {
                 throw failure
             } catch  where ContinuousClock.now >= deadline {
+                // The scheduled close (or the connection's own error) ended it past the deadline.
                 throw Self.timedOut(url, after: timeout)
+            } catch let early as ClosedEarly {
+                throw early.failure(for: url)
             }
         }
 
-        /// Writes `request` on `channel` and reads the response, until the connection closes.
+        /// Writes `request` on `channel` and reads the response, until the connection closes;
+        /// throws ``ClosedEarly`` when it closes with no whole response.
         private func exchange(
             _ request: URLRequest, url: URL, host: String, port: Int,
-            over channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, deadline: ContinuousClock.Instant
+            over channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         ) async throws -> (Data, URLResponse) {
             try await channel.executeThenClose { inbound, outbound in
                 // The request goes out as one write and one flush. A server may answer and close
@@ -104,11 +108,21 @@
                         return (body, answer)
                     }
                 }
-                if ContinuousClock.now >= deadline { throw Self.timedOut(url, after: Self.timeout(of: request)) }
+                throw ClosedEarly(writeFailure: writeFailure)
+            }
+        }
+
+        /// The connection closed before a whole response came: the peer's doing, or the deadline's
+        /// (``send(_:)`` tells which).
+        private struct ClosedEarly: Error {
+            /// Why the request could not be written, if it could not.
+            let writeFailure: (any Error)?
+
+            func failure(for url: URL) -> Failure {
                 if let writeFailure {
-                    throw Failure(description: "\(url.absoluteString): the request could not be sent (\(writeFailure))")
+                    return Failure(description: "\(url.absoluteString): the request could not be sent (\(writeFailure))")
                 }
-                throw Failure(description: "\(url.absoluteString): the connection closed before the response ended")
+                return Failure(description: "\(url.absoluteString): the connection closed before the response ended")
             }
         }
 

@@ -31,16 +31,15 @@ final class AnswerWatch: Sendable {
     /// The watch itself (``DeadlineWatchService`` runs it).
     let deadlines: DeadlineWatch<AnswerEntry>
     /// How long an answer may go without an update.
-    let timeout: Duration
+    var timeout: Duration { deadlines.timing }
 
     init(now: @escaping @Sendable () -> Duration, timeout: Duration = Clawline.Constants.streamInactivityTimeout) {
-        self.timeout = timeout
-        deadlines = DeadlineWatch(now: now) { $0.stall() }
+        deadlines = DeadlineWatch(now: now, timing: timeout) { $0.stall() }
     }
 
     /// Starts watching an answer; returns the id that ``forget(_:)`` takes. Its silence counts from
     /// its last update.
-    func watch(_ activity: AnswerActivity) -> Int { deadlines.watch(AnswerEntry(activity: activity, timeout: timeout)) }
+    func watch(_ activity: AnswerActivity) -> Int { deadlines.watch(AnswerEntry(activity: activity)) }
 
     /// Stops watching an answer (it ended).
     func forget(_ id: Int) { deadlines.forget(id) }
@@ -52,11 +51,11 @@ final class AnswerWatch: Sendable {
 /// One answer's inactivity: its silence reaches the timeout at its last update plus the timeout.
 struct AnswerEntry: WatchedDeadline {
     let activity: AnswerActivity
-    let timeout: Duration
 
-    var deadline: Duration { activity.lastHeard + timeout }
+    /// Its timing is the watch's timeout.
+    func deadline(_ timeout: Duration) -> Duration { activity.lastHeard + timeout }
 
-    mutating func comeDue(at now: Duration) -> (action: AnswerActivity?, staysWatched: Bool) {
+    mutating func comeDue(at now: Duration, _ timeout: Duration) -> (action: AnswerActivity?, staysWatched: Bool) {
         now - activity.lastHeard >= timeout ? (activity, false) : (nil, true)
     }
 }

@@ -5,14 +5,16 @@ import ServiceLifecycle
 protocol WatchedDeadline: Sendable {
     /// What the watch does for an entry, outside its lock, once the entry's deadline came up.
     associatedtype Action: Sendable
+    /// The spans every entry of one watch shares (an interval, a timeout), held once by the watch.
+    associatedtype Timing: Sendable
 
     /// When the entry must next be looked at, on the watch's clock.
-    var deadline: Duration { get }
+    func deadline(_ timing: Timing) -> Duration
 
     /// Looks at the entry at `now`, which is at or past a deadline it had (it may since have
     /// moved later). Runs under the watch's lock, so it only decides: the action to take (if any)
-    /// and whether the entry stays watched, until its new ``deadline``.
-    mutating func comeDue(at now: Duration) -> (action: Action?, staysWatched: Bool)
+    /// and whether the entry stays watched, until its new ``deadline(_:)``.
+    mutating func comeDue(at now: Duration, _ timing: Timing) -> (action: Action?, staysWatched: Bool)
 }
 
 /// Many deadlines on one task: each watched entry is a heap entry, and the watch wakes only when
@@ -39,12 +41,15 @@ final class DeadlineWatch<Entry: WatchedDeadline>: Sendable {
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let now: @Sendable () -> Duration
+    /// The spans every entry is judged by.
+    let timing: Entry.Timing
     private let perform: @Sendable (Entry.Action) -> Void
 
-    /// A watch reading the time from `now`, which does `perform` with each action an entry's
-    /// ``WatchedDeadline/comeDue(at:)`` asks for.
-    init(now: @escaping @Sendable () -> Duration, perform: @escaping @Sendable (Entry.Action) -> Void) {
+    /// A watch reading the time from `now`, which judges every entry by `timing` and does
+    /// `perform` with each action an entry's ``WatchedDeadline/comeDue(at:_:)`` asks for.
+    init(now: @escaping @Sendable () -> Duration, timing: Entry.Timing, perform: @escaping @Sendable (Entry.Action) -> Void) {
         self.now = now
+        self.timing = timing
         self.perform = perform
         (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
@@ -57,7 +62,7 @@ final class DeadlineWatch<Entry: WatchedDeadline>: Sendable {
             // Before the new entry is added, so that the rebuilt heap does not hold it twice.
             compactIfMostlyStale(&state)
             state.watched[id] = entry
-            state.due.insert(deadline: entry.deadline, id: id)
+            state.due.insert(deadline: entry.deadline(timing), id: id)
             defer { state.waitsForEntries = false }
             return (id, state.waitsForEntries)
         }
@@ -85,7 +90,7 @@ final class DeadlineWatch<Entry: WatchedDeadline>: Sendable {
     private func compactIfMostlyStale(_ state: inout State) {
         guard state.due.count > 2 * state.watched.count + 64 else { return }
         var due = DeadlineHeap()
-        for (id, entry) in state.watched { due.insert(deadline: entry.deadline, id: id) }
+        for (id, entry) in state.watched { due.insert(deadline: entry.deadline(timing), id: id) }
         state.due = due
     }
 
@@ -113,11 +118,11 @@ final class DeadlineWatch<Entry: WatchedDeadline>: Sendable {
         while let (deadline, id) = state.due.first, deadline <= current {
             state.due.removeFirst()
             guard var entry = state.watched[id] else { continue }
-            let (action, staysWatched) = entry.comeDue(at: current)
+            let (action, staysWatched) = entry.comeDue(at: current, timing)
             if let action { actions.append(action) }
             if staysWatched {
                 state.watched[id] = entry
-                state.due.insert(deadline: entry.deadline, id: id)
+                state.due.insert(deadline: entry.deadline(timing), id: id)
             } else {
                 state.watched[id] = nil
             }

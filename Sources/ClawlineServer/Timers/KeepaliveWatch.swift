@@ -8,17 +8,18 @@ final class KeepaliveWatch: Sendable {
     /// The watch itself (``DeadlineWatchService`` runs it).
     let deadlines: DeadlineWatch<KeepaliveEntry>
     private let now: @Sendable () -> Duration
-    let interval: Duration
-    let timeout: Duration
+
+    /// How often a socket is pinged.
+    var interval: Duration { deadlines.timing.interval }
+    /// How long a socket may go without a pong.
+    var timeout: Duration { deadlines.timing.timeout }
 
     init(
         now: @escaping @Sendable () -> Duration, interval: Duration = Clawline.Constants.pingInterval,
         timeout: Duration = Clawline.Constants.pongTimeout
     ) {
         self.now = now
-        self.interval = interval
-        self.timeout = timeout
-        deadlines = DeadlineWatch(now: now) { action in
+        deadlines = DeadlineWatch(now: now, timing: KeepaliveEntry.Timing(interval: interval, timeout: timeout)) { action in
             switch action {
             case .ping(let connection): connection.ping()
             case .close(let connection): connection.close(code: 1001, reason: "no pong for \(timeout)")
@@ -31,7 +32,7 @@ final class KeepaliveWatch: Sendable {
     func watch(_ connection: ServerConnection) -> Int {
         let current = now()
         return deadlines.watch(
-            KeepaliveEntry(connection: connection, since: current, nextPing: current + interval, interval: interval, timeout: timeout))
+            KeepaliveEntry(connection: connection, since: current, nextPing: current + interval))
     }
 
     /// Stops watching a socket (it closed).
@@ -49,25 +50,29 @@ struct KeepaliveEntry: WatchedDeadline {
         case close(ServerConnection)
     }
 
+    /// The watch's spans: how often a socket is pinged, and how long it may go without a pong.
+    struct Timing: Sendable {
+        let interval: Duration
+        let timeout: Duration
+    }
+
     let connection: ServerConnection
     /// When the watch began: the socket's silence counts from here until its first pong.
     let since: Duration
     /// When the socket is pinged next, on the keepalive clock.
     var nextPing: Duration
-    let interval: Duration
-    let timeout: Duration
 
     /// When the socket was last heard from: its last pong, or the watch's start.
     var lastHeard: Duration { connection.lastPong ?? since }
 
     /// Its next ping, or its timeout if that comes first: at most one interval ahead.
-    var deadline: Duration { min(nextPing, lastHeard + timeout) }
+    func deadline(_ timing: Timing) -> Duration { min(nextPing, lastHeard + timing.timeout) }
 
-    mutating func comeDue(at now: Duration) -> (action: Action?, staysWatched: Bool) {
+    mutating func comeDue(at now: Duration, _ timing: Timing) -> (action: Action?, staysWatched: Bool) {
         if connection.isClosed { return (nil, false) }
-        if now - lastHeard >= timeout { return (.close(connection), false) }
+        if now - lastHeard >= timing.timeout { return (.close(connection), false) }
         guard now >= nextPing else { return (nil, true) }
-        nextPing = now + interval
+        nextPing = now + timing.interval
         return (.ping(connection), true)
     }
 }

@@ -302,12 +302,10 @@ extension ValidationPlan {
             return
         }
         switch self.named[named] {
-        case .object(let objectPlan):
-            guard tape.kind(index) == .object else {
-                _ = context.object(tape.value(index), at: path(), answer: answer)
-                return
-            }
-            check(object: index, in: tape, plan: objectPlan, at: path(), in: &context, answer: answer, ignoring: ignoring)
+        case .object:
+            // Every object plan is in `namedObjects` too (the plan's init puts it there), so the
+            // branch above has checked it.
+            assertionFailure("the object plan \(named) is missing from namedObjects")
         case .closedEnum(let allowed, let keys):
             guard tape.kind(index) == .string else {
                 context.fail(path(), "type", answer, "expected a string, found \(tape.kindDescription(index))")
