@@ -59,6 +59,17 @@ extension JSONTape {
             }
         }
 
+        /// ``parseValue(depth:)`` for a member or an item: a string, the most common value, is
+        /// scanned inline in the caller's loop, with no call.
+        @inline(__always)
+        mutating func parseNestedValue(depth: Int) throws(JSONSyntaxError) {
+            if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+                try parseString()
+            } else {
+                try parseValue(depth: depth)
+            }
+        }
+
         static func printable(_ byte: UInt8) -> String {
             guard (0x21...0x7E).contains(byte) else {
                 let digits = Array("0123456789ABCDEF")
@@ -116,7 +127,7 @@ extension JSONTape {
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
                 position += 1
                 skipWhitespace()
-                try parseValue(depth: depth)
+                try parseNestedValue(depth: depth)
                 count += 1
                 skipWhitespace()
                 guard position < bytes.count else { throw error("unexpected end of input in an object") }
@@ -141,7 +152,7 @@ extension JSONTape {
             var count = 0
             while true {
                 skipWhitespace()
-                try parseValue(depth: depth)
+                try parseNestedValue(depth: depth)
                 count += 1
                 skipWhitespace()
                 guard position < bytes.count else { throw error("unexpected end of input in an array") }
@@ -205,42 +216,56 @@ extension JSONTape {
             JSONTape.decodeString(bytes, tokens[index])
         }
 
+        /// Scans a number with its cursor in a register (``position`` is stored back once, or
+        /// where an error is reported).
         mutating func parseNumber() throws(JSONSyntaxError) {
             let start = position
+            let count = bytes.count
+            // The scan is at a byte, so there is a base address.
+            let base = bytes.baseAddress!
+            var cursor = start
+            func digit(at offset: Int) -> Bool { offset < count && base[offset] &- UInt8(ascii: "0") < 10 }
+            func digits(from offset: Int) -> Int {
+                var end = offset
+                while digit(at: end) { end &+= 1 }
+                return end
+            }
+            func failure(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
+                position = cursor
+                return error(reason, at: offset)
+            }
             var isInteger = true
-            if bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-            if bytes[position] == UInt8(ascii: "0") {
-                position += 1
-                if position < bytes.count, isDigit(bytes[position]) { throw error("invalid number: leading zero", at: start) }
+            if base[cursor] == UInt8(ascii: "-") { cursor &+= 1 }
+            guard digit(at: cursor) else { throw failure("invalid number") }
+            if base[cursor] == UInt8(ascii: "0") {
+                cursor &+= 1
+                if digit(at: cursor) { throw failure("invalid number: leading zero", at: start) }
             } else {
-                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+                cursor = digits(from: cursor &+ 1)
             }
-            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            if cursor < count, base[cursor] == UInt8(ascii: ".") {
                 isInteger = false
-                position += 1
-                guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number: expected a digit after '.'") }
-                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+                cursor &+= 1
+                guard digit(at: cursor) else { throw failure("invalid number: expected a digit after '.'") }
+                cursor = digits(from: cursor)
             }
-            if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            if cursor < count, base[cursor] | 0x20 == UInt8(ascii: "e") {
                 isInteger = false
-                position += 1
-                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-                guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number: expected a digit in the exponent") }
-                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+                cursor &+= 1
+                if cursor < count, base[cursor] == UInt8(ascii: "+") || base[cursor] == UInt8(ascii: "-") { cursor &+= 1 }
+                guard digit(at: cursor) else { throw failure("invalid number: expected a digit in the exponent") }
+                cursor = digits(from: cursor)
             }
-            let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+            position = cursor
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<cursor])
             // Up to 18 digits always fit in Int; longer integers are checked.
-            if isInteger, position - start <= 18 || JSONTape.integer(slice) != nil {
-                append(.integer, start: start, end: position)
+            if isInteger, cursor - start <= 18 || JSONTape.integer(slice) != nil {
+                append(.integer, start: start, end: cursor)
                 return
             }
             guard let value = JSONTape.double(slice), value.isFinite else { throw error("number out of range", at: start) }
-            append(.number, start: start, end: position)
+            append(.number, start: start, end: cursor)
         }
-
-        @inline(__always)
-        func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
         /// A mask with the high bit set in the first byte (in memory order) of eight that is a
         /// quote, a backslash, a control byte (< 0x20) or non-ASCII, and 0 when there is none.
@@ -269,31 +294,41 @@ extension JSONTape {
 
         /// Scans a string in one pass: its end, its escapes, and its UTF-8, each non-ASCII
         /// sequence checked where the scan meets it (no second pass over the string).
+        ///
+        /// Most strings are ASCII without escapes and end well before the input does: they are
+        /// found eight bytes at a time with the cursor in a register, and done at their quote,
+        /// inline in the caller (a call's prologue cost more than the loop for a short key). The
+        /// rest go on in ``parseString(from:start:)``.
+        @inline(__always)
         mutating func parseString() throws(JSONSyntaxError) {
             position += 1
             let start = position
-            // Most strings are ASCII without escapes and end well before the input does: found
-            // eight bytes at a time with the cursor in a register, and done at their quote.
-            if let base = bytes.baseAddress {
-                let count = bytes.count
-                var cursor = start
-                while cursor &+ 8 <= count {
-                    let special = Self.specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
-                    if special == 0 {
-                        cursor &+= 8
-                        continue
-                    }
-                    cursor &+= special.trailingZeroBitCount &>> 3
-                    if base[cursor] == UInt8(ascii: "\"") {
-                        append(.string, start: start, end: cursor)
-                        position = cursor &+ 1
-                        return
-                    }
-                    break
+            guard let base = bytes.baseAddress else { return try parseString(from: start, start: start) }
+            let count = bytes.count
+            var cursor = start
+            while cursor &+ 8 <= count {
+                let special = Self.specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+                if special == 0 {
+                    cursor &+= 8
+                    continue
                 }
-                // Everything before the cursor is plain ASCII: the full scan goes on from there.
-                position = cursor
+                cursor &+= special.trailingZeroBitCount &>> 3
+                if base[cursor] == UInt8(ascii: "\"") {
+                    append(.string, start: start, end: cursor)
+                    position = cursor &+ 1
+                    return
+                }
+                break
             }
+            // Everything before the cursor is plain ASCII: the full scan goes on from there.
+            try parseString(from: cursor, start: start)
+        }
+
+        /// The rest of ``parseString()``: the string began at `start`, and its bytes before
+        /// `cursor` are plain ASCII.
+        @inline(never)
+        mutating func parseString(from cursor: Int, start: Int) throws(JSONSyntaxError) {
+            position = cursor
             var ascii = true
             var escapes = false
             while position < bytes.count {
