@@ -184,6 +184,23 @@ import Testing
         #expect(try hash(#"{"a":"b"}"#) != hash(#"{"b":"a"}"#))
     }
 
+    /// Byte runs of every length up to 20 compare equal to a copy, and unequal when any one
+    /// byte differs: the short runs' overlapping words cover every byte.
+    @Test func equalBytesComparesEveryByteOfEveryLength() {
+        for count in 0...20 {
+            let first = (0..<count).map { UInt8(truncatingIfNeeded: 0x41 &+ $0) }
+            first.withUnsafeBufferPointer { a in
+                let copy = Array(first)
+                copy.withUnsafeBufferPointer { b in #expect(JSONTape.equalBytes(a, b), "\(count) bytes") }
+                for changed in 0..<count {
+                    var other = first
+                    other[changed] ^= 0x20
+                    other.withUnsafeBufferPointer { b in #expect(!JSONTape.equalBytes(a, b), "\(count) bytes, byte \(changed) differs") }
+                }
+            }
+        }
+    }
+
     /// The unkeyed mix this hash replaced let a change to a word's top bit leave the same
     /// difference (bits 63 and 34) whatever the state, so the next word could cancel it and two
     /// chosen texts always collided. Under the keyed mix that pair collides under no seed tried,

@@ -60,4 +60,43 @@ import WireValidator
         #expect(small == ["type at $.ab", "maxLength at $.gx"])
         #expect(large.filter { !$0.hasPrefix("unknownField") } == small)
     }
+
+    /// Message tags are found the same way: `ab`, `gx` and `hq` share a signature slot, and each
+    /// frame is checked as its own message; an escaped tag is found by its text; a tag of the
+    /// slot that no message has is unknown.
+    @Test func tagsThatShareASlotEachFindTheirMessage() throws {
+        let spec = try SpecLoader.check(
+            yaml: """
+                protocol: {name: tags, title: Tags, version: 1}
+                transport: {kind: websocket, path: /tags}
+                errors:
+                  not_put: {description: The frame breaks a field's rule.}
+                validation: {errorCode: not_put}
+                messages:
+                  client:
+                    ab: {fields: {a: integer}}
+                    gx: {fields: {g: string}}
+                    hq: {fields: {h: boolean}}
+                  server:
+                    ok: {fields: {n: integer}}
+                """, file: "tags.yaml"
+        ).get()
+        let validator = FrameValidator(spec: spec)
+        func outcome(_ frame: String) -> String {
+            switch validator.check(Array(frame.utf8), direction: .client) {
+            case .checked(let tag, let issues): "\(tag): " + issues.map { "\($0.rule) at \($0.path)" }.joined(separator: ", ")
+            case .unknownType(let tag): "unknown \(tag)"
+            case .notAFrame(let reason): "not a frame: \(reason)"
+            case .notJSON(let error): "not JSON: \(error)"
+            }
+        }
+        #expect(outcome(#"{"type":"ab","a":1}"#) == "ab: ")
+        #expect(outcome(#"{"type":"gx","g":"x"}"#) == "gx: ")
+        #expect(outcome(#"{"type":"hq","h":true}"#) == "hq: ")
+        #expect(outcome(#"{"type":"hq","g":"x"}"#) == "hq: required at $.h")
+        #expect(outcome(#"{"type":"\u0067x","g":1}"#) == "gx: type at $.g")
+        #expect(outcome(#"{"type":"a\u0062","a":1}"#) == "ab: ")
+        #expect(outcome(#"{"type":"ok","n":1}"#) == "unknown ok", "a server tag is not a client message")
+        #expect(outcome(#"{"type":"ax","a":1}"#) == "unknown ax")
+    }
 }

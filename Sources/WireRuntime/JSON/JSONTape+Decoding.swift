@@ -110,18 +110,28 @@ extension JSONTape {
     /// Whether `count` bytes at two addresses are equal.
     @inlinable @inline(__always)
     static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        func load<Word: FixedWidthInteger>(_ pointer: UnsafePointer<UInt8>, _ offset: Int, as: Word.Type) -> Word {
+            UnsafeRawPointer(pointer + offset).loadUnaligned(as: Word.self)
+        }
+        // A short run is compared as two words that may overlap (its first and its last), with no
+        // loop over its bytes: most keys and enum values are shorter than eight bytes.
+        guard count >= 8 else {
+            if count >= 4 {
+                return load(a, 0, as: UInt32.self) == load(b, 0, as: UInt32.self)
+                    && load(a, count &- 4, as: UInt32.self) == load(b, count &- 4, as: UInt32.self)
+            }
+            if count >= 2 {
+                return load(a, 0, as: UInt16.self) == load(b, 0, as: UInt16.self)
+                    && load(a, count &- 2, as: UInt16.self) == load(b, count &- 2, as: UInt16.self)
+            }
+            return count == 0 || a[0] == b[0]
+        }
         var offset = 0
-        while offset + 8 <= count {
-            let left = UnsafeRawPointer(a + offset).loadUnaligned(as: UInt64.self)
-            let right = UnsafeRawPointer(b + offset).loadUnaligned(as: UInt64.self)
-            if left != right { return false }
-            offset += 8
+        while offset &+ 8 <= count {
+            if load(a, offset, as: UInt64.self) != load(b, offset, as: UInt64.self) { return false }
+            offset &+= 8
         }
-        while offset < count {
-            if a[offset] != b[offset] { return false }
-            offset += 1
-        }
-        return true
+        return offset == count || load(a, count &- 8, as: UInt64.self) == load(b, count &- 8, as: UInt64.self)
     }
 
     /// The length of the well-formed UTF-8 sequence whose lead byte (≥ 0x80) is at `position`,

@@ -99,6 +99,10 @@ extension JSONTape {
         @inlinable
         func hasExactKeySketch(_ index: Int) -> Bool { tokens[index].keys != ~0 }
 
+        /// Whether the string token at `index` holds escapes (its bytes as written are not its text).
+        @inlinable
+        func hasEscapes(_ index: Int) -> Bool { tokens[index].hasEscapes }
+
         /// The signature slot of the key token at `index`, from its bytes as written (exact only
         /// when the key holds no escapes).
         @inlinable

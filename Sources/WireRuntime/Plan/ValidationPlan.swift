@@ -325,15 +325,9 @@
     /// The ids of a direction's messages.
     public func ids(_ direction: FrameDirection) -> [Int] { direction == .client ? client : server }
 
-    /// A message's tag bytes (owned by its `MessagePlan`'s key) and id, read without reference counting.
-    struct TagEntry: @unchecked Sendable {
-        let bytes: UnsafeBufferPointer<UInt8>
-        let id: Int
-    }
-
-    /// Each direction's tags, in message order.
-    let clientTags: UnsafeBufferPointer<TagEntry>
-    let serverTags: UnsafeBufferPointer<TagEntry>
+    /// Each direction's tags, read without reference counting.
+    let clientTags: TagIndex
+    let serverTags: TagIndex
     /// Each message's plan by id, borrowed (`messages` keeps them) so that checking a frame does
     /// not count references to it.
     let messagePlans: UnsafeBufferPointer<Unmanaged<MessagePlan>>
@@ -342,8 +336,7 @@
 
     /// The id of the message of `direction` whose tag is the string token at `index`.
     public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
-        for entry in direction == .client ? clientTags : serverTags where tape.stringEquals(index, entry.bytes) { return entry.id }
-        return nil
+        (direction == .client ? clientTags : serverTags).message(tagAt: index, in: tape)
     }
 
     /// The id of the message of `direction` with this tag.
@@ -362,8 +355,8 @@
         self.named = named
         client = messages.filter { $0.ref.direction == .client }.map(\.id)
         server = messages.filter { $0.ref.direction == .server }.map(\.id)
-        clientTags = ownedBuffer(client.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) })
-        serverTags = ownedBuffer(server.map { TagEntry(bytes: messages[$0].tagKey.bytes, id: $0) })
+        clientTags = TagIndex(client.map { TagIndex.Entry(bytes: messages[$0].tagKey.bytes, id: $0) })
+        serverTags = TagIndex(server.map { TagIndex.Entry(bytes: messages[$0].tagKey.bytes, id: $0) })
         messagePlans = ownedBuffer(messages.map { .passUnretained($0) })
         namedObjects = ownedBuffer(
             named.map { plan -> Unmanaged<ObjectPlan>? in
