@@ -25,7 +25,11 @@ import WireRuntime
         #expect(WireFormats.decodedBase64Length(text) == expected.utf8.count)
     }
 
-    @Test(arguments: ["Q", "QQ=", "QQ===", "Q===", "QQ==QQ", "QUJD=", "**", "QU-D", "QU_D", " ", "\n\t "])
+    @Test(arguments: [
+        "Q", "QQ=", "QQ===", "Q===", "QQ==QQ", "QUJD=", "**", "QU-D", "QU_D", " ", "\n\t ",
+        // After whole groups of eight symbols (read eight at a time), the same rules hold.
+        "QUJDQUJD*QUJ", "QUJDQUJDQUJD-UJD", "QUJDQUJDQ", "QUJDQUJDQUJDQQ==QQ", "QUJDQUJDQUJDQ===",
+    ])
     func rejectsWhatIsNotBase64(_ text: String) {
         let decoded = Self.decode(text)
         #expect(decoded.count == nil)
@@ -35,10 +39,13 @@ import WireRuntime
 
     @Test func agreesWithFoundationOnRandomBytes() {
         var generator = SystemRandomNumberGenerator()
-        for length in 0..<64 {
+        for length in 0..<160 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let text = Data(bytes).base64EncodedString()
-            for form in [text, text.replacingOccurrences(of: "=", with: "")] {
+            // White space inside a group of eight, and a line break every 76 symbols (MIME's).
+            let spaced = text.count > 9 ? String(text.prefix(9)) + " " + String(text.dropFirst(9)) : text
+            let wrapped = stride(from: 0, to: text.count, by: 76).map { String(text.dropFirst($0).prefix(76)) }.joined(separator: "\r\n")
+            for form in [text, text.replacingOccurrences(of: "=", with: ""), spaced, wrapped] {
                 let decoded = Self.decode(form)
                 #expect(decoded.count == length)
                 #expect(decoded.bytes == bytes)
