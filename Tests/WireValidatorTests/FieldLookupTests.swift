@@ -8,8 +8,10 @@ import WireValidator
 /// lookup per field), members in any order and objects too large for a key sketch must all find
 /// the same fields, so every way of writing a frame gets the same issues.
 @Suite struct FieldLookupTests {
-    /// `ab`, `gx` and `hq` share one signature slot (length 2; first and last bytes).
-    static let yaml = """
+    /// A spec whose client messages are `clientMessages` (YAML, indented for `client:`), and whose
+    /// server has one message, `ok`.
+    static func spec(clientMessages: String) -> String {
+        """
         protocol: {name: slots, title: Slots, version: 1}
         transport: {kind: websocket, path: /slots}
         errors:
@@ -17,15 +19,22 @@ import WireValidator
         validation: {errorCode: not_put}
         messages:
           client:
-            put:
-              fields:
-                ab: integer
-                gx: {type: string, maxLength: 3}
-                hq: {type: boolean, optional: true}
-                note: {type: string, optional: true}
+        \(clientMessages)
           server:
             ok: {fields: {n: integer}}
         """
+    }
+
+    /// `ab`, `gx` and `hq` share one signature slot (length 2; first and last bytes).
+    static let yaml = spec(
+        clientMessages: """
+                put:
+                  fields:
+                    ab: integer
+                    gx: {type: string, maxLength: 3}
+                    hq: {type: boolean, optional: true}
+                    note: {type: string, optional: true}
+            """)
 
     /// The issues `frame` gets as a client frame, as `rule at path`.
     static func issues(_ frame: String) throws -> [String] {
@@ -65,22 +74,13 @@ import WireValidator
     /// frame is checked as its own message; an escaped tag is found by its text; a tag of the
     /// slot that no message has is unknown.
     @Test func tagsThatShareASlotEachFindTheirMessage() throws {
-        let spec = try SpecLoader.check(
-            yaml: """
-                protocol: {name: tags, title: Tags, version: 1}
-                transport: {kind: websocket, path: /tags}
-                errors:
-                  not_put: {description: The frame breaks a field's rule.}
-                validation: {errorCode: not_put}
-                messages:
-                  client:
+        let yaml = Self.spec(
+            clientMessages: """
                     ab: {fields: {a: integer}}
                     gx: {fields: {g: string}}
                     hq: {fields: {h: boolean}}
-                  server:
-                    ok: {fields: {n: integer}}
-                """, file: "tags.yaml"
-        ).get()
+                """)
+        let spec = try SpecLoader.check(yaml: yaml, file: "tags.yaml").get()
         let validator = FrameValidator(spec: spec)
         func outcome(_ frame: String) -> String {
             switch validator.check(Array(frame.utf8), direction: .client) {
