@@ -19,7 +19,7 @@ struct CLITests {
             #expect(sent.status == 0 && sent.output.contains("assistant: Echo: hello there"), "\(sent)")
 
             let waiting = try CLIProcess.start(["pair", "--server", server, "--name", "Tablet"] + tablet)
-            #expect(try await eventually { waiting.standardOutput.contains("waiting for an admin") })
+            #expect(await waiting.waitForOutput { $0.contains("waiting for an admin") })
             let tabletID = try String(contentsOf: root.appendingPathComponent("tablet/device-id"), encoding: .utf8)
             let listed = try await CLIProcess.run(["approvals"] + phone)
             #expect(listed.status == 0 && listed.output.contains("\(tabletID)  Tablet"), "\(listed)")

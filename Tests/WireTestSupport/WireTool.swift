@@ -49,8 +49,8 @@ public final class RunningProcess: @unchecked Sendable {
     /// The exit status, once the process ended (and its pipes were drained).
     private var exitStatus: Int32?
     private var timedOut = false
-    /// Signalled once the process ended.
-    private let exited = ChangeSignal()
+    /// Signalled after each write the process makes, and once it ended.
+    private let changed = ChangeSignal()
 
     /// Starts `executable` with `arguments` in `directory`, with `environment` added to this
     /// process's; `input`, if any, is written to its standard input, which is then closed.
@@ -82,7 +82,7 @@ public final class RunningProcess: @unchecked Sendable {
                 self.errors.append(err.fileHandleForReading.readDataToEndOfFile())
                 self.exitStatus = process.terminationStatus
             }
-            self.exited.signal()
+            self.changed.signal()
         }
         try process.run()
         if let input {
@@ -102,6 +102,21 @@ public final class RunningProcess: @unchecked Sendable {
             let data = handle.availableData
             if error { errors.append(data) } else { output.append(data) }
         }
+        changed.signal()
+    }
+
+    /// Waits until `condition` holds for what the process wrote to standard output so far; woken
+    /// by each write. Returns whether it held: `false` once the process ended without it, or after
+    /// `timeout` in real time (a guard against a hung test, not a timing assertion).
+    @discardableResult
+    public func waitForOutput(timeout: Duration = .seconds(60), until condition: (String) -> Bool) async -> Bool {
+        var held = false
+        await changed.wait(timeout: timeout) {
+            let (text, ended) = lock.withLock { (String(decoding: output, as: UTF8.self), exitStatus != nil) }
+            held = condition(text)
+            return held || ended
+        }
+        return held
     }
 
     /// What the process wrote to standard output and standard error so far.
@@ -115,14 +130,14 @@ public final class RunningProcess: @unchecked Sendable {
     @discardableResult
     public func wait(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let hasExited = { self.lock.withLock { self.exitStatus != nil } }
-        if await exited.wait(timeout: timeout, until: hasExited) {
+        if await changed.wait(timeout: timeout, until: hasExited) {
             let (status, timedOut) = lock.withLock { (exitStatus, self.timedOut) }
             if let status, !timedOut { return status }
         } else {
             try Task.checkCancellation()
             lock.withLock { timedOut = true }
             kill(process.processIdentifier, SIGKILL)
-            await exited.wait(until: hasExited)
+            await changed.wait(until: hasExited)
         }
         throw ChildProcessFailure("\(name) did not end within \(timeout); it was killed")
     }

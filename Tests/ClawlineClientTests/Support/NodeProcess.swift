@@ -46,8 +46,8 @@ final class NodeProcess: Sendable {
     private func announcedURL(_ prefix: String) async throws -> URL {
         var url: URL?
         // A guard against a node that never starts; generous, since CI may run beside other builds.
-        let listening = try await eventually(timeout: .seconds(90)) {
-            guard let line = process.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return false }
+        let listening = await process.waitForOutput(timeout: .seconds(90)) { output in
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return false }
             url = URL(string: String(line.dropFirst(prefix.count)))
             return true
         }

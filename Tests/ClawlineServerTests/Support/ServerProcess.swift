@@ -25,19 +25,15 @@ final class ServerProcess: Sendable {
 
     /// Waits for the `listening on http://HOST:PORT` line and returns the port.
     func port(timeout: Duration = .seconds(60)) async throws -> Int {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < deadline {
-            let text = standardOutput
-            if let line = text.split(separator: "\n").first, text.contains("\n") {
-                guard line.hasPrefix("listening on http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
-                    throw TestFailure("unexpected first line: \(line)")
-                }
-                return port
-            }
-            guard process.isRunning else { throw TestFailure("clawline-server exited: \(standardError)") }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await process.waitForOutput(timeout: timeout, until: { $0.contains("\n") }) else {
+            if process.isRunning { throw TestFailure("clawline-server did not say it was listening: \(standardError)") }
+            throw TestFailure("clawline-server exited: \(standardError)")
         }
-        throw TestFailure("clawline-server did not say it was listening: \(standardError)")
+        let line = standardOutput.split(separator: "\n").first ?? ""
+        guard line.hasPrefix("listening on http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
+            throw TestFailure("unexpected first line: \(line)")
+        }
+        return port
     }
 
     /// Sends `signal` and waits (without blocking a thread, at most a minute) for the process to
