@@ -106,6 +106,40 @@ import WireRuntime
         }
     }
 
+    /// The device asks again while the decision on its request is still being stored: the request
+    /// waits for it and gets it, rather than starting a request that no admin will decide.
+    @Test(arguments: [false, true])
+    func aRequestMadeWhileADecisionIsBeingStoredGetsThatDecision(approve: Bool) async throws {
+        let saves = HeldStoreCalls()
+        try await TestServer.run(wrapStore: { HookedStore(base: $0, beforeSave: { await saves.hold($0.deviceID) }) }) { server in
+            try await askAgainWhileTheDecisionIsStored(approve: approve, saves: saves, on: server)
+        }
+    }
+
+    func askAgainWhileTheDecisionIsStored(approve: Bool, saves: HeldStoreCalls, on server: TestServer) async throws {
+        let (admin, adminSocket, deviceID) = try await deviceAway(on: server)
+        let decision = PairDecision(deviceId: deviceID, approve: approve, userId: approve ? admin.userID : nil)
+        adminSocket.send(.pairDecision(decision))
+        let saving = try await server.eventually { saves.held.contains(deviceID.rawValue) }
+        #expect(saving, "the decision's record is being saved")
+        let again = server.socket()
+        again.send(request(deviceID))
+        let hub = server.hub
+        let waits = try await server.eventually { await hub.pairing.waitsForDecision(deviceID.rawValue) == 1 }
+        #expect(waits, "the new request waits for the decision")
+        saves.release()
+        let answer = try await again.next()
+        if case .pairResult(.success(let success)) = answer {
+            #expect(approve && success.userId == admin.userID, "the token of the approval")
+        } else {
+            #expect(!approve && answer == .pairResult(.failure(reason: .pairDenied)), "the denial, not \(answer)")
+        }
+        // No admin was asked again: a second decision is refused, and is the admin's next frame.
+        adminSocket.send(.pairDecision(PairDecision(deviceId: deviceID, approve: false)))
+        guard case .error(let error) = try await adminSocket.next() else { throw TestFailure("expected the refusal") }
+        #expect(error.code == .invalidMessage)
+    }
+
     @Test func anApprovalMadeWhileTheDeviceIsAwayDeliversTheTokenOnItsNextRequest() async throws {
         try await TestServer.run { server in
             let (admin, adminSocket, deviceID) = try await deviceAway(on: server)

@@ -1,6 +1,5 @@
 import ClawlineProtocol
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 import WireRuntime
 
@@ -10,37 +9,6 @@ import WireRuntime
 /// is refused clearly: the socket answers `server_error` within `storeCallLimit` and reads on,
 /// and what the store takes late is still echoed and answered, never acknowledged twice.
 @Suite struct StoreBoundTests {
-    /// Messages whose store calls wait until the test lets them go.
-    final class HeldStoreCalls: Sendable {
-        private let state = NIOLockedValueBox<(held: Set<String>, waiting: [CheckedContinuation<Void, Never>], open: Bool)>(([], [], false))
-
-        /// Holds the call storing `clientMessageID` until ``release()`` (or passes it, once released).
-        func hold(_ clientMessageID: String) async {
-            await withCheckedContinuation { continuation in
-                let wait = state.withLockedValue { state in
-                    guard !state.open else { return false }
-                    state.held.insert(clientMessageID)
-                    state.waiting.append(continuation)
-                    return true
-                }
-                if !wait { continuation.resume() }
-            }
-        }
-
-        /// The messages held so far.
-        var held: Set<String> { state.withLockedValue { $0.held } }
-
-        /// Lets every held call go on, and every later one pass.
-        func release() {
-            let waiting = state.withLockedValue { state in
-                state.open = true
-                defer { state.waiting = [] }
-                return state.waiting
-            }
-            for continuation in waiting { continuation.resume() }
-        }
-    }
-
     private static func run(_ body: @Sendable @escaping (TestServer, HeldStoreCalls) async throws -> Void) async throws {
         let calls = HeldStoreCalls()
         try await TestServer.run(wrapStore: { HookedStore(base: $0, beforeAccept: { await calls.hold($0) }) }) { server in

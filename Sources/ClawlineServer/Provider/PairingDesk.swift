@@ -38,6 +38,9 @@ struct PairingDesk {
     private(set) var local: [String: Pending] = [:]
     /// Requests waiting on other nodes: their `pair_approval_request`, by device.
     private var remote: [String: ServerFrame] = [:]
+    /// Decisions taken here whose outcome is still being written to the store, by device, with the
+    /// `pair_request`s that wait for it (their answer is in the store once it is written).
+    private var deciding: [String: [CheckedContinuation<Void, Never>]] = [:]
 
     /// How many requests wait, here and on other nodes (a request waits on one node only).
     var count: Int { local.count + remote.count }
@@ -66,6 +69,33 @@ struct PairingDesk {
         guard let pending = local.removeValue(forKey: deviceID) else { return nil }
         pending.expiry.cancel()
         return pending
+    }
+
+    /// Removes the request of `deviceID` waiting here for an admin's decision, and notes the
+    /// decision as under way until ``decisionStored(_:)``.
+    mutating func takeForDecision(_ deviceID: String) -> Pending? {
+        guard let pending = resolve(deviceID) else { return nil }
+        deciding[deviceID] = []
+        return pending
+    }
+
+    /// Whether a decision on `deviceID` is under way: its outcome is not in the store yet.
+    func isBeingDecided(_ deviceID: String) -> Bool { deciding[deviceID] != nil }
+
+    /// How many `pair_request`s wait for the decision on `deviceID` to be stored.
+    func waitsForDecision(_ deviceID: String) -> Int { deciding[deviceID]?.count ?? 0 }
+
+    /// Resumes `continuation` once the decision on `deviceID` is stored (at once when none is
+    /// under way).
+    mutating func waitForDecision(_ deviceID: String, _ continuation: CheckedContinuation<Void, Never>) {
+        guard deciding[deviceID] != nil else { return continuation.resume() }
+        deciding[deviceID]?.append(continuation)
+    }
+
+    /// Ends the decision on `deviceID` (its outcome is stored, or storing it failed) and resumes
+    /// the requests that waited for it.
+    mutating func decisionStored(_ deviceID: String) {
+        for continuation in deciding.removeValue(forKey: deviceID) ?? [] { continuation.resume() }
     }
 
     /// Removes every request waiting here; returns them.

@@ -13,9 +13,12 @@ extension ProviderHub {
     func pair(_ request: PairRequest, on connection: ServerConnection) async throws {
         identified(connection)
         let deviceID = request.deviceId.rawValue
-        if let record = try await store.device(deviceID) {
+        switch try await standing(of: deviceID, on: connection) {
+        case .tookOver: return
+        case .known(let record):
             try await answerKnownDevice(record, request: request, on: connection)
             return
+        case .unknown: break
         }
         if !hasAdmin {
             // The store decides the race, across every node sharing it.
@@ -27,12 +30,7 @@ extension ProviderHub {
             }
             hasAdmin = true
         }
-        if var pending = pairing.pending(deviceID) {
-            // The original request and its timer stay; the answer goes to the newest socket.
-            pending.connection = connection
-            pairing.wait(pending)
-            return
-        }
+        if takeOver(deviceID, on: connection) { return }
         // A request that waits on another node moves here: it is counted already, and the
         // admins everywhere were asked already.
         let moved = pairing.waitsElsewhere(deviceID)
@@ -54,6 +52,42 @@ extension ProviderHub {
         pairing.wait(PairingDesk.Pending(request: request, connection: connection, expiry: expiry))
         if !moved { askAdmins(request.approvalRequest) }
         publish(.pairingPending(deviceID: deviceID, frame: request.approvalRequest.encodedText()))
+    }
+
+    /// What a `pair_request` finds of its device once nothing about it is in flight on this node.
+    enum PairingStanding {
+        /// A request of the device waited here; this socket took it over.
+        case tookOver
+        /// The store knows the device (decided, paired or revoked).
+        case known(DeviceRecord)
+        /// Neither this node nor the store knows the device.
+        case unknown
+    }
+
+    /// Looks `deviceID` up for a `pair_request` on `connection`. A request waiting here is taken
+    /// over before anything is awaited, so a decision taken meanwhile answers this socket. A
+    /// decision whose outcome is still being stored is waited for, so the store's answer includes
+    /// it. Either may begin while the store is asked (the hub is reentrant), so it is asked again.
+    func standing(of deviceID: String, on connection: ServerConnection) async throws -> PairingStanding {
+        while true {
+            if takeOver(deviceID, on: connection) { return .tookOver }
+            if pairing.isBeingDecided(deviceID) {
+                await withCheckedContinuation { pairing.waitForDecision(deviceID, $0) }
+                continue
+            }
+            let record = try await store.device(deviceID)
+            if pairing.pending(deviceID) != nil || pairing.isBeingDecided(deviceID) { continue }
+            return record.map(PairingStanding.known) ?? .unknown
+        }
+    }
+
+    /// Moves the request of `deviceID` waiting here, if any, to `connection`; returns whether
+    /// there was one. The original request and its timer stay; the answer goes to the newest socket.
+    func takeOver(_ deviceID: String, on connection: ServerConnection) -> Bool {
+        guard var pending = pairing.pending(deviceID) else { return false }
+        pending.connection = connection
+        pairing.wait(pending)
+        return true
     }
 
     /// Sends a `pair_approval_request` to the admins connected to this node.
@@ -152,7 +186,9 @@ extension ProviderHub {
     /// answer goes to the device's latest socket; with none open, the store notes it for the
     /// device's next `pair_request` (a token to deliver, or `pair_denied`).
     func apply(_ deviceID: String, approve: Bool, userID: String?) async throws -> Bool {
-        guard let pending = pairing.resolve(deviceID) else { return false }
+        // Until its outcome is stored, the device's next `pair_request` waits for it (``standing``).
+        guard let pending = pairing.takeForDecision(deviceID) else { return false }
+        defer { pairing.decisionStored(deviceID) }
         publish(.pairingResolved(deviceID: deviceID))
         let connection = pending.openConnection
         if approve, let userID {

@@ -14,6 +14,8 @@ struct HookedStore: ProviderStore {
     /// Runs after the real store took a message (it throws, say, as if the answer of a commit
     /// were lost on its way back).
     var afterAccept: (@Sendable (_ clientMessageID: String) async throws -> Void)?
+    /// Runs before a device's record is saved (it waits for the test, say).
+    var beforeSave: (@Sendable (_ device: DeviceRecord) async -> Void)?
     /// Runs before each lookup of one device (it throws, say).
     var deviceLookup: (@Sendable () async throws -> Void)?
     /// Runs after each replay page is read, before it is returned (it waits, say, until another
@@ -32,7 +34,10 @@ struct HookedStore: ProviderStore {
         return try await base.device(deviceID)
     }
     func devices() async throws -> [DeviceRecord] { try await base.devices() }
-    func save(_ device: DeviceRecord) async throws { try await base.save(device) }
+    func save(_ device: DeviceRecord) async throws {
+        await beforeSave?(device)
+        try await base.save(device)
+    }
     func saveFirstAdmin(_ device: DeviceRecord) async throws -> Bool { try await base.saveFirstAdmin(device) }
     func removeDevice(_ deviceID: String) async throws { try await base.removeDevice(deviceID) }
     func markSeen(_ deviceID: String, at date: Date) async throws { try await base.markSeen(deviceID, at: date) }
