@@ -67,17 +67,10 @@ extension ValidationPlan {
             if tape.hasExactKeySketch(index) {
                 // One walk over the members: each key's signature slot names the fields it can be.
                 found.initialize(repeating: -1)
-                let firstInSlot = objectPlan.firstFieldInSlot
-                let nextInSlot = objectPlan.nextFieldInSlot
+                let keySlots = objectPlan.keySlots
                 tape.forEachMember(of: index) { key, value in
-                    var position = firstInSlot[tape.keySignatureSlot(ofKey: key)]
-                    while position >= 0 {
-                        if tape.stringEquals(key, quickFields[position].keyUTF8) {
-                            found[position] = value
-                            break
-                        }
-                        position = nextInSlot[position]
-                    }
+                    let position = keySlots.position(ofPlainKey: key, in: tape)
+                    if position >= 0 { found[position] = value }
                     return true
                 }
             } else {

@@ -221,11 +221,8 @@
         public let knownKeys: Set<String>
         public let rejectUnknown: Bool
         public let rejected: [String]
-        /// For each of the 64 key-signature slots (``JSONTape/keySignatureSlot(_:)``),
-        /// the position in `fields` of the first field whose key falls in it, or -1.
-        let firstFieldInSlot: UnsafeBufferPointer<Int>
-        /// For each field, the position of the next field whose key falls in the same slot, or -1.
-        let nextFieldInSlot: UnsafeBufferPointer<Int>
+        /// The fields' keys by signature slot: positions in `fields`.
+        let keySlots: KeySlotIndex
 
         public init(
             fields: [FieldPlan], conditionals: [(rule: ConditionalRequirement, answer: ViolationAnswer?)],
@@ -240,15 +237,7 @@
                         node: .passUnretained($0.node), plan: .passUnretained($0))
                 })
             lookupOrder = ownedBuffer(fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) })
-            var firstFieldInSlot = Array(repeating: -1, count: 64)
-            var nextFieldInSlot = Array(repeating: -1, count: fields.count)
-            for position in fields.indices.reversed() {
-                let slot = JSONTape.keySignatureSlot(fields[position].keyBytes.bytes)
-                nextFieldInSlot[position] = firstFieldInSlot[slot]
-                firstFieldInSlot[slot] = position
-            }
-            self.firstFieldInSlot = ownedBuffer(firstFieldInSlot)
-            self.nextFieldInSlot = ownedBuffer(nextFieldInSlot)
+            keySlots = KeySlotIndex(fields.map(\.keyBytes.bytes))
             let conditionals = conditionals.map { ConditionalPlan(rule: $0.rule, answer: $0.answer, fields: fields) }
             self.conditionals = conditionals
             quickConditionals = ownedBuffer(conditionals.map { .passUnretained($0) })
@@ -261,8 +250,7 @@
         deinit {
             quickFields.deallocate()
             lookupOrder.deallocate()
-            firstFieldInSlot.deallocate()
-            nextFieldInSlot.deallocate()
+            keySlots.deallocate()
             quickConditionals.deallocate()
         }
     }
@@ -325,9 +313,12 @@
     /// The ids of a direction's messages.
     public func ids(_ direction: FrameDirection) -> [Int] { direction == .client ? client : server }
 
-    /// Each direction's tags, read without reference counting.
-    let clientTags: TagIndex
-    let serverTags: TagIndex
+    /// Each direction's tags by signature slot: positions in `client` and `server`.
+    let clientTags: KeySlotIndex
+    let serverTags: KeySlotIndex
+    /// `client` and `server`, read without reference counting.
+    let clientIDs: UnsafeBufferPointer<Int>
+    let serverIDs: UnsafeBufferPointer<Int>
     /// Each message's plan by id, borrowed (`messages` keeps them) so that checking a frame does
     /// not count references to it.
     let messagePlans: UnsafeBufferPointer<Unmanaged<MessagePlan>>
@@ -336,7 +327,12 @@
 
     /// The id of the message of `direction` whose tag is the string token at `index`.
     public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
-        (direction == .client ? clientTags : serverTags).message(tagAt: index, in: tape)
+        if direction == .client {
+            let position = clientTags.position(ofString: index, in: tape)
+            return position >= 0 ? clientIDs[position] : nil
+        }
+        let position = serverTags.position(ofString: index, in: tape)
+        return position >= 0 ? serverIDs[position] : nil
     }
 
     /// The id of the message of `direction` with this tag.
@@ -355,8 +351,10 @@
         self.named = named
         client = messages.filter { $0.ref.direction == .client }.map(\.id)
         server = messages.filter { $0.ref.direction == .server }.map(\.id)
-        clientTags = TagIndex(client.map { TagIndex.Entry(bytes: messages[$0].tagKey.bytes, id: $0) })
-        serverTags = TagIndex(server.map { TagIndex.Entry(bytes: messages[$0].tagKey.bytes, id: $0) })
+        clientTags = KeySlotIndex(client.map { messages[$0].tagKey.bytes })
+        serverTags = KeySlotIndex(server.map { messages[$0].tagKey.bytes })
+        clientIDs = ownedBuffer(client)
+        serverIDs = ownedBuffer(server)
         messagePlans = ownedBuffer(messages.map { .passUnretained($0) })
         namedObjects = ownedBuffer(
             named.map { plan -> Unmanaged<ObjectPlan>? in
@@ -372,6 +370,8 @@
     deinit {
         clientTags.deallocate()
         serverTags.deallocate()
+        clientIDs.deallocate()
+        serverIDs.deallocate()
         messagePlans.deallocate()
         namedObjects.deallocate()
     }

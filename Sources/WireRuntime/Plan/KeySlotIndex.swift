@@ -1,0 +1,62 @@
+/// Strings a plan looks tokens up among (an object's member keys, a direction's message tags),
+/// grouped by their key-signature slot (see ``JSONTape/keySignatureSlot(_:)``): a token is
+/// compared only with the strings that share its slot (one, for most objects and protocols)
+/// rather than with every string in turn.
+///
+/// The plan that builds one frees it in its `deinit`; lookups count no references. The strings'
+/// bytes are the plan's (its fields' keys, its messages' tags) and must outlive the index.
+struct KeySlotIndex: @unchecked Sendable {
+    /// The strings' UTF-8 bytes, in the order given.
+    private let keys: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
+    /// For each of the 64 slots, the position of its first string in `keys`, or -1.
+    private let firstInSlot: UnsafeBufferPointer<Int>
+    /// For each string, the position of the next string in the same slot, or -1. A slot's strings
+    /// are chained in the order given, so the first of two equal strings is the one found.
+    private let nextInSlot: UnsafeBufferPointer<Int>
+
+    /// An index of `keys` (UTF-8 bytes that outlive it); lookups answer positions in this array.
+    init(_ keys: [UnsafeBufferPointer<UInt8>]) {
+        var first = [Int](repeating: -1, count: 64)
+        var next = [Int](repeating: -1, count: keys.count)
+        for position in keys.indices.reversed() {
+            let slot = JSONTape.keySignatureSlot(keys[position])
+            next[position] = first[slot]
+            first[slot] = position
+        }
+        self.keys = ownedBuffer(keys)
+        firstInSlot = ownedBuffer(first)
+        nextInSlot = ownedBuffer(next)
+    }
+
+    /// Frees the index; its plan calls it once, in its `deinit`.
+    func deallocate() {
+        keys.deallocate()
+        firstInSlot.deallocate()
+        nextInSlot.deallocate()
+    }
+
+    /// The position of the string equal to the key token at `index`, which the caller knows holds
+    /// no escapes (an object whose keys were sketched exactly), or -1.
+    @inline(__always)
+    func position(ofPlainKey index: Int, in tape: JSONTape.View) -> Int {
+        position(of: index, inSlot: tape.keySignatureSlot(ofKey: index), in: tape)
+    }
+
+    /// The position of the string equal to the string token at `index`, or -1. A token written
+    /// with escapes is placed by its text; one without, by its bytes as written.
+    @inline(__always)
+    func position(ofString index: Int, in tape: JSONTape.View) -> Int {
+        let slot = tape.hasEscapes(index) ? tape.withStringBytes(index) { JSONTape.keySignatureSlot($0) } : tape.keySignatureSlot(ofKey: index)
+        return position(of: index, inSlot: slot, in: tape)
+    }
+
+    @inline(__always)
+    private func position(of index: Int, inSlot slot: Int, in tape: JSONTape.View) -> Int {
+        var position = firstInSlot[slot]
+        while position >= 0 {
+            if tape.stringEquals(index, keys[position]) { return position }
+            position = nextInSlot[position]
+        }
+        return -1
+    }
+}
