@@ -9,6 +9,10 @@ import WireTestSupport
 /// `wire probe` against the reference provider (the `clawline-server` binary on a real clock, as
 /// the probe paces by real time), and against broken providers it must catch.
 @Suite(.serialized) struct ProbeTests {
+    /// How long the probe waits for a provider's answer. The probe's marker ends every case a
+    /// provider answers, so this bounds only a provider that does not; it is the probe's default,
+    /// as a loaded machine (the whole suite beside a PostgreSQL restart) once missed 2 seconds.
+    static let probeTimeout: Duration = .seconds(5)
     static let spec = try! SpecLoader.check(contentsOf: Golden.repositoryRoot().appendingPathComponent("Spec/clawline.yaml").path).get()
 
     /// Runs `plan` against a fresh `clawline-server` seen through `fault`.
@@ -21,7 +25,7 @@ import WireTestSupport
         let real = WebSocketProbeConnector(url: URL(string: "ws://127.0.0.1:\(port)/ws")!)
         let connector: any ProbeConnector = fault.map { FaultyConnector(base: real, fault: $0) } ?? real
         let setup = ClawlinePairingSetup()
-        let runner = ProbeRunner(spec: spec, connector: connector, setup: setup, timeout: .seconds(2))
+        let runner = ProbeRunner(spec: spec, connector: connector, setup: setup, timeout: probeTimeout)
         let results = try await runner.run(plan)
         await setup.finish()
         return results
@@ -79,7 +83,8 @@ extension ProbeFaultTests {
         try await TestServer.run(realTime: true, configure: { $0.faults = faults }) { server in
             let setup = ClawlinePairingSetup()
             let runner = ProbeRunner(
-                spec: ProbeTests.spec, connector: WebSocketProbeConnector(url: URL(string: server.url)!), setup: setup, timeout: .seconds(2))
+                spec: ProbeTests.spec, connector: WebSocketProbeConnector(url: URL(string: server.url)!), setup: setup,
+                timeout: ProbeTests.probeTimeout)
             let results = try await runner.run(plan)
             await setup.finish()
             return results
@@ -136,7 +141,7 @@ extension ProbeFaultTests {
         plan.keepCases { $0.name.hasPrefix("typing") }
         let runner = ProbeRunner(
             spec: ProbeTests.spec, connector: WebSocketProbeConnector(url: URL(string: "ws://127.0.0.1:\(port)/ws")!), setup: script,
-            timeout: .seconds(2))
+            timeout: ProbeTests.probeTimeout)
         let results = try await runner.run(plan)
         #expect(results.count > 4)
         #expect(
