@@ -42,6 +42,30 @@ import Testing
         #expect(try tape("123456789012345678901234").double(JSONTape.root) == 123_456_789_012_345_678_901_234.0)
     }
 
+    /// Integers of every length up to 19 digits, each digit in each place, signed and not, read as
+    /// Swift's own parser reads their text.
+    @Test func integersOfEveryLengthReadAsTheirText() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = (1...19).flatMap { length in
+            (0...9).flatMap { digit in
+                // Each digit in each place of a number of nines, and a number of that digit alone.
+                (0..<length).map { place in String((0..<length).map { $0 == place ? Character("\(digit)") : "9" }) }
+                    + [String(repeating: Character("\(digit)"), count: length)]
+            }
+        }
+        texts += (1...18).flatMap { length in (0..<20).map { _ in String((0..<length).map { _ in "0123456789".randomElement(using: &generator)! }) } }
+        for text in texts {
+            // JSON allows no leading zero; a lone zero is the only integer starting with one.
+            let trimmed = text.drop { $0 == "0" }
+            let digits = trimmed.isEmpty ? "0" : String(trimmed)
+            for signed in [digits, "-" + digits] {
+                guard let expected = Int(signed) else { continue }
+                let parsed = try tape(signed)
+                #expect(parsed.kind(JSONTape.root) == .integer && parsed.integer(JSONTape.root) == expected, "\(signed)")
+            }
+        }
+    }
+
     @Test func cursorLookupsFollowTheDocumentAndWrapAround() throws {
         let tape = try tape(#"{"a":1,"b":2,"c":3}"#)
         tape.withView { view in
