@@ -16,6 +16,9 @@ final class AsyncSignal: Sendable {
         }
     }
 
+    /// Whether ``fire()`` was called.
+    var hasFired: Bool { state.withLockedValue { $0.fired } }
+
     /// Lets every waiter go on.
     func fire() {
         let waiters = state.withLockedValue { state in
