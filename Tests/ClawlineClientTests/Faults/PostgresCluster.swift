@@ -86,7 +86,12 @@ final class PostgresCluster: Sendable {
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
-        guard status == 0 else { throw ClientTestFailure("pg_ctl start failed (\(status)); see \(directory.path)/log") }
+        guard status == 0 else {
+            // The directory goes with the cluster, so the failure carries the server's last words.
+            let log = (try? String(contentsOf: directory.appendingPathComponent("log"), encoding: .utf8)) ?? ""
+            let tail = log.split(separator: "\n").suffix(8).joined(separator: "\n")
+            throw ClientTestFailure("pg_ctl start failed (\(status)) on port \(port); the server's log ends:\n\(tail)")
+        }
     }
 
     /// Stops the cluster at once (`pg_ctl stop -m immediate`: every backend is killed, nothing is
@@ -120,19 +125,39 @@ final class PostgresCluster: Sendable {
         return result
     }
 
-    /// A TCP port nothing listens on now.
+    /// A TCP port nothing listens on now, below the kernel's range of ephemeral ports. The fault
+    /// suite stops the cluster and starts it again on its port; while it is down, other tests'
+    /// outgoing connections (thousands, some of them) take ephemeral ports, and one given this
+    /// port would keep the restarted server from binding it. A port below the range is never
+    /// handed out that way.
     static func freePort() async throws -> Int {
+        let ephemeralStart = ephemeralPortRangeStart()
+        guard ephemeralStart > 10_001 else { return try bound(to: 0) }
+        for _ in 0..<200 {
+            if let port = try? bound(to: Int.random(in: 10_000..<ephemeralStart)) { return port }
+        }
+        throw ClientTestFailure("no free port between 10000 and \(ephemeralStart) in 200 tries")
+    }
+
+    /// The first port of the kernel's ephemeral range (Linux's default when it cannot be read).
+    private static func ephemeralPortRangeStart() -> Int {
+        let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+        return range?.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+    }
+
+    /// Binds a socket to `port` on 127.0.0.1 (any free port for 0) and closes it; the port bound.
+    private static func bound(to port: Int) throws -> Int {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
         }
-        guard bound else { throw ClientTestFailure("no free port: errno \(errno)") }
+        guard bound else { throw ClientTestFailure("port \(port) is taken: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
