@@ -107,7 +107,8 @@ import WireRuntime
     }
 
     /// The device asks again while the decision on its request is still being stored: the request
-    /// waits for it and gets it, rather than starting a request that no admin will decide.
+    /// waits for it and gets it, rather than starting a new request the admins are asked about
+    /// again while the decision waits in the store.
     @Test(arguments: [false, true])
     func aRequestMadeWhileADecisionIsBeingStoredGetsThatDecision(approve: Bool) async throws {
         let saves = HeldStoreCalls()
