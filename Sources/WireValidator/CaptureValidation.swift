@@ -124,19 +124,27 @@ public struct CaptureValidation {
 
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
     public mutating func process(_ frame: CapturedFrame) -> [LocatedFinding] {
-        process(validator.check(frame))
+        // Checked in place: a `CheckedFrame` would hold a copy of the frame, counting references
+        // to its tape and strings.
+        let (result, message) = validator.result(of: frame)
+        return process(frame, result, message: message)
     }
 
     /// Takes a frame whose own checks are done (``FrameValidator/check(_:)``, on any thread):
     /// applies its session's rules and counts it; returns its findings in order (frame issues,
     /// then session rules). Frames must come in capture order.
     public mutating func process(_ checked: CheckedFrame) -> [LocatedFinding] {
+        process(checked.frame, checked.result, message: checked.message)
+    }
+
+    /// Applies the session's rules to a frame whose own checks found `result`, and counts it.
+    private mutating func process(_ frame: CapturedFrame, _ result: CheckedFrame.Result, message: Int?) -> [LocatedFinding] {
         // The frame is read in place: a copy of it would count references to its tape and strings.
-        let state = state(file: checked.frame.file, session: checked.frame.session)
+        let state = state(file: frame.file, session: frame.session)
         state.frames += 1
         summary.frames += 1
-        var evaluation = Evaluation(message: checked.message)
-        switch checked.result {
+        var evaluation = Evaluation(message: message)
+        switch result {
         case .noDirection:
             evaluation.findings.append(
                 (
@@ -145,7 +153,7 @@ public struct CaptureValidation {
                         message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil
                 ))
         case .outcome(let outcome, let direction):
-            evaluate(outcome, from: direction, of: checked, session: state, into: &evaluation)
+            evaluate(outcome, from: direction, of: frame, message: message, session: state, into: &evaluation)
         }
         if let message = evaluation.message { summary.countsByMessage[message] += 1 }
         if let unknown = evaluation.unknownType { summary.unknownTypes[unknown, default: 0] += 1 }
@@ -153,8 +161,8 @@ public struct CaptureValidation {
         return evaluation.findings.map { finding, type in
             count(finding)
             return LocatedFinding(
-                file: checked.frame.file, line: checked.frame.line, session: checked.frame.session, frame: state.frames,
-                direction: checked.frame.direction, type: type, finding: finding)
+                file: frame.file, line: frame.line, session: frame.session, frame: state.frames, direction: frame.direction, type: type,
+                finding: finding)
         }
     }
 
@@ -169,7 +177,8 @@ public struct CaptureValidation {
     }
 
     private func evaluate(
-        _ outcome: FrameCheckOutcome, from direction: Direction, of checked: CheckedFrame, session: SessionState, into evaluation: inout Evaluation
+        _ outcome: FrameCheckOutcome, from direction: Direction, of frame: CapturedFrame, message: Int?, session: SessionState,
+        into evaluation: inout Evaluation
     ) {
         switch outcome {
         case .notJSON(let error):
@@ -185,7 +194,7 @@ public struct CaptureValidation {
                         message: "unknown \(direction.rawValue) message type '\(tag)'"), tag
                 ))
         case .checked(let tag, let issues):
-            guard let message = checked.message, case .parsed(let document, let root) = checked.frame.payload else { break }
+            guard let message, case .parsed(let document, let root) = frame.payload else { break }
             var errorCodes: [String] = []
             for issue in issues {
                 evaluation.findings.append((Finding(issue), tag))
@@ -195,7 +204,7 @@ public struct CaptureValidation {
             let violations = document.withView {
                 session.machine.observe(
                     SessionFrame(message: sessionFrame, tape: $0, object: root), answeredCodes: errorCodes,
-                    atMilliseconds: checked.frame.timestamp)
+                    atMilliseconds: frame.timestamp)
             }
             for violation in violations { evaluation.findings.append((Finding(violation), tag)) }
         }

@@ -55,9 +55,15 @@ public struct FrameValidator: Sendable {
     /// it): the part of validating a capture that any thread can do, in any order.
     public func check(_ frame: consuming CapturedFrame) -> CheckedFrame {
         // The frame moves into the answer, not copied: a copy counts references to its tape and strings.
-        guard let direction = frame.direction else { return CheckedFrame(frame: frame, result: .noDirection, message: nil) }
+        let (result, message) = result(of: frame)
+        return CheckedFrame(frame: frame, result: result, message: message)
+    }
+
+    /// What a frame's own checks find, and the plan's id of its message when its tag is known.
+    func result(of frame: CapturedFrame) -> (result: CheckedFrame.Result, message: Int?) {
+        guard let direction = frame.direction else { return (.noDirection, nil) }
         let (outcome, message) = check(frame.payload, direction: direction)
-        return CheckedFrame(frame: frame, result: .outcome(outcome, direction), message: message)
+        return (.outcome(outcome, direction), message)
     }
 
     private func check(_ payload: borrowing CapturedFrame.Payload, direction: Direction) -> (outcome: Outcome, message: Int?) {

@@ -3,7 +3,8 @@
 ///
 /// Build one from the generated tables (`SessionEngine(rules: Clawline.sessionRules, rateLimits:
 /// Clawline.RateLimits.all)`) or, in tools, from a spec loaded at run time; the checks are the same.
-public final class SessionEngine: Sendable {
+/// (`@unchecked Sendable`: immutable after `init`; the buffer it owns is read only.)
+public final class SessionEngine: @unchecked Sendable {
     /// A message of one direction, numbered by the engine; see ``messageID(for:)``.
     public struct MessageID: Sendable, Hashable {
         let index: Int
@@ -19,13 +20,10 @@ public final class SessionEngine: Sendable {
     /// Per phase (by index), per message id: whether the message may be sent.
     let allowed: [[Bool]]
     let initialPhase: Int?
-    /// Per message id: the rules that concern it (indexes into the arrays below).
-    let guards: [[GuardPlan]]
-    let correlations: [[Int]]
-    let uniqueness: [[Int]]
-    let transitions: [[TransitionPlan]]
-    let runsAfter: [[Int]]
-    let windowedByFrame: [[Int]]
+    /// Per message id: the rules that concern it, in one object (see ``MessageRules``).
+    let messageRules: [MessageRules]
+    /// `messageRules`, borrowed, so that checking a frame counts no reference to them.
+    let borrowedMessageRules: UnsafeBufferPointer<Unmanaged<MessageRules>>
     /// Windowed rate limits that count answers with error codes.
     let windowedByViolation: [Int]
     let correlationPlans: [CorrelationPlan]
@@ -79,20 +77,10 @@ public final class SessionEngine: Sendable {
         let flagIndexes = Dictionary(rules.flags.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         allowed = rules.phases.map { phase in keys.map(phase.allows) + [false] }
         initialPhase = rules.initialPhase.flatMap { phaseIndexes[$0] }
-        guards = perMessage(rules.guards.map { ($0.frame, GuardPlan($0, flags: flagIndexes)) })
-        correlations = perMessage(
-            rules.correlations.enumerated().flatMap { index, rule in
-                rule.frame == rule.answers ? [(rule.frame, index)] : [(rule.frame, index), (rule.answers, index)]
-            })
-        uniqueness = perMessage(rules.uniqueness.enumerated().map { ($1.frame, $0) })
-        transitions = perMessage(
-            rules.transitions.map { transition in
-                let from = transition.from.isEmpty ? nil : Set(transition.from.compactMap { phaseIndexes[$0] })
-                return (transition.on, TransitionPlan(transition, to: phaseIndexes[transition.to], from: from, flags: flagIndexes))
-            })
-        runsAfter = perMessage(rules.runs.enumerated().map { ($1.after, $0) })
-        correlationPlans = rules.correlations.map { CorrelationPlan($0, ids: ids) }
-        uniquenessPlans = rules.uniqueness.map(UniquenessPlan.init)
+        let correlationPlans = rules.correlations.map { CorrelationPlan($0, ids: ids) }
+        let uniquenessPlans = rules.uniqueness.map(UniquenessPlan.init)
+        self.correlationPlans = correlationPlans
+        self.uniquenessPlans = uniquenessPlans
         runPlans = rules.runs.map { RunPlan($0, ids: ids) }
         windowed = self.rateLimits.map(WindowPlan.init)
         var byFrame: [(FrameKey, Int)] = []
@@ -103,8 +91,34 @@ public final class SessionEngine: Sendable {
             case .violations: byViolation.append(index)
             }
         }
-        windowedByFrame = perMessage(byFrame.sorted { $0.1 < $1.1 })
         windowedByViolation = byViolation
+        let guards = perMessage(rules.guards.map { ($0.frame, GuardPlan($0, flags: flagIndexes)) })
+        let correlations = perMessage(
+            rules.correlations.enumerated().flatMap { index, rule in
+                let entry = MessageRules.Indexed(index: index, plan: Unmanaged.passUnretained(correlationPlans[index]))
+                return rule.frame == rule.answers ? [(rule.frame, entry)] : [(rule.frame, entry), (rule.answers, entry)]
+            })
+        let uniqueness = perMessage(
+            rules.uniqueness.enumerated().map { index, rule in
+                (rule.frame, MessageRules.Indexed(index: index, plan: Unmanaged.passUnretained(uniquenessPlans[index])))
+            })
+        let transitions = perMessage(
+            rules.transitions.map { transition in
+                let from = transition.from.isEmpty ? nil : Set(transition.from.compactMap { phaseIndexes[$0] })
+                return (transition.on, TransitionPlan(transition, to: phaseIndexes[transition.to], from: from, flags: flagIndexes))
+            })
+        let runsAfter = perMessage(rules.runs.enumerated().map { ($1.after, $0) })
+        let windowedByFrame = perMessage(byFrame.sorted { $0.1 < $1.1 })
+        messageRules = (0..<count).map {
+            MessageRules(
+                guards: guards[$0], correlations: correlations[$0], uniqueness: uniqueness[$0], transitions: transitions[$0],
+                runsAfter: runsAfter[$0], windowedByFrame: windowedByFrame[$0])
+        }
+        borrowedMessageRules = ownedBuffer(messageRules.map { .passUnretained($0) })
+    }
+
+    deinit {
+        borrowedMessageRules.deallocate()
     }
 
     /// The engine's number for a message; every message no rule names shares one number.
@@ -115,6 +129,37 @@ public final class SessionEngine: Sendable {
     /// The message a number stands for (`nil` for the number shared by messages no rule names).
     public func key(for id: MessageID) -> FrameKey? {
         id.index < keys.count ? keys[id.index] : nil
+    }
+}
+
+/// The rules that concern one message, kept together so that checking a frame borrows one object
+/// of the engine's (with `_withUnsafeGuaranteedRef`) and reads its lists in place, counting no
+/// reference to them or to the plans they hold.
+final class MessageRules: Sendable {
+    /// A rule's index in its list (memory keys name it) and its plan, held strongly by the engine.
+    struct Indexed<Plan: AnyObject & Sendable>: @unchecked Sendable {
+        let index: Int
+        let plan: Unmanaged<Plan>
+    }
+
+    let guards: [GuardPlan]
+    let correlations: [Indexed<CorrelationPlan>]
+    let uniqueness: [Indexed<UniquenessPlan>]
+    let transitions: [TransitionPlan]
+    /// Runs this message starts, and windowed rate limits that count it (indexes into the engine's lists).
+    let runsAfter: [Int]
+    let windowedByFrame: [Int]
+
+    init(
+        guards: [GuardPlan], correlations: [Indexed<CorrelationPlan>], uniqueness: [Indexed<UniquenessPlan>],
+        transitions: [TransitionPlan], runsAfter: [Int], windowedByFrame: [Int]
+    ) {
+        self.guards = guards
+        self.correlations = correlations
+        self.uniqueness = uniqueness
+        self.transitions = transitions
+        self.runsAfter = runsAfter
+        self.windowedByFrame = windowedByFrame
     }
 }
 

@@ -150,21 +150,24 @@ public struct SessionMachine: Sendable {
         var violations: [SessionViolation] = []
         let id = frame.message.index
         checkPhase(id, into: &violations)
-        for plan in engine.guards[id] where flags.value(plan.flagIndex) == false {
-            let rule = plan.rule
-            violations.append(
-                SessionViolation(
-                    rule: .guard, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
-                    message: "only allowed while '\(rule.requiredFlag)' is set (\(rule.name))"))
-        }
         checkRun(frame, into: &violations)
-        // A frame with errors is not answered by its receiver, so what it must answer is not checked.
-        let valid = answeredCodes.isEmpty
-        checkCorrelations(frame, valid: valid, into: &violations)
-        if valid { checkUniqueness(frame, into: &violations) }
-        checkRateLimits(id, answeredCodes: answeredCodes, at: time, limiter: &limiter, into: &violations)
-        applyTransition(frame)
-        startRun(after: frame)
+        // The engine (which the machine holds) keeps the message's rules: borrowed, not counted.
+        engine.borrowedMessageRules[id]._withUnsafeGuaranteedRef { rules in
+            for plan in rules.guards where flags.value(plan.flagIndex) == false {
+                let rule = plan.rule
+                violations.append(
+                    SessionViolation(
+                        rule: .guard, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
+                        message: "only allowed while '\(rule.requiredFlag)' is set (\(rule.name))"))
+            }
+            // A frame with errors is not answered by its receiver, so what it must answer is not checked.
+            let valid = answeredCodes.isEmpty
+            checkCorrelations(frame, rules.correlations, valid: valid, into: &violations)
+            if valid { checkUniqueness(frame, rules.uniqueness, into: &violations) }
+            checkRateLimits(rules.windowedByFrame, answeredCodes: answeredCodes, at: time, limiter: &limiter, into: &violations)
+            applyTransition(frame, rules.transitions)
+            startRun(after: frame, rules.runsAfter)
+        }
         return violations
     }
 
@@ -195,11 +198,9 @@ public struct SessionMachine: Sendable {
                 message: "not allowed in phase '\(phase.name)', where the \(key.direction.rawValue) may send \(list)"))
     }
 
-    private mutating func applyTransition(_ frame: SessionFrame) {
+    private mutating func applyTransition(_ frame: SessionFrame, _ transitions: [TransitionPlan]) {
         let current = phaseIndex
-        guard let match = engine.transitions[frame.message.index].first(where: { $0.applies(in: current) && frame.satisfies($0.when) }) else {
-            return
-        }
+        guard let match = transitions.first(where: { $0.applies(in: current) && frame.satisfies($0.when) }) else { return }
         for assignment in match.set {
             // A flag takes a boolean field's value; without the field it stays as it was (unknown until set).
             if case .bool(let value)? = frame.value(assignment.field) { flags.set(assignment.flag, value) }
@@ -211,8 +212,8 @@ public struct SessionMachine: Sendable {
     // MARK: Runs
 
     /// Starts the run a frame opens (a run it cuts short was reported by ``checkRun(_:into:)``).
-    private mutating func startRun(after frame: SessionFrame) {
-        for index in engine.runsAfter[frame.message.index] {
+    private mutating func startRun(after frame: SessionFrame, _ runsAfter: [Int]) {
+        for index in runsAfter {
             let plan = engine.runPlans[index]
             guard frame.satisfies(plan.when), case .integer(let count)? = frame.value(plan.count), count > 0 else { continue }
             run = (index, count)
@@ -243,67 +244,81 @@ public struct SessionMachine: Sendable {
 
     /// Checks the values a frame must answer (only when it is valid) and remembers the values it
     /// can be answered by (even when it has errors: a receiver may answer a rejected frame).
-    private mutating func checkCorrelations(_ frame: SessionFrame, valid: Bool, into violations: inout [SessionViolation]) {
-        for index in engine.correlations[frame.message.index] {
-            let plan = engine.correlationPlans[index]
-            let rule = plan.rule
-            if valid, plan.frame == frame.message.index, let hash = frame.hash(plan.field),
-                !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
-            {
-                let value = frame.value(plan.field) ?? .null
-                // With `scope: peer` the peer may have sent it on a connection this one replaced, which a
-                // one-connection check cannot see: a warning, and nothing to answer.
-                let fromPeer = rule.scope == .peer
-                let message =
-                    fromPeer
-                    ? "'\(rule.field)' \(value) answers no \(rule.answers) on this connection; it is valid only if the "
-                        + "\(rule.answers.direction.rawValue) sent it on a connection this one replaced (\(rule.name))"
-                    : "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"
-                violations.append(
-                    SessionViolation(
-                        severity: fromPeer ? .warning : .error, rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name,
-                        answer: fromPeer ? nil : rule.otherwise, path: JSONPath.root.appending(rule.field), message: message))
-            }
-            if plan.answers == frame.message.index, let hash = frame.hash(plan.answersField) {
-                memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
-            }
+    private mutating func checkCorrelations(
+        _ frame: SessionFrame, _ correlations: [MessageRules.Indexed<CorrelationPlan>], valid: Bool, into violations: inout [SessionViolation]
+    ) {
+        for entry in correlations {
+            // The plan is borrowed from the engine, with no reference counted.
+            entry.plan._withUnsafeGuaranteedRef { checkCorrelation(frame, $0, index: entry.index, valid: valid, into: &violations) }
         }
     }
 
-    private mutating func checkUniqueness(_ frame: SessionFrame, into violations: inout [SessionViolation]) {
-        for index in engine.uniqueness[frame.message.index] {
-            let plan = engine.uniquenessPlans[index]
-            guard let keyHash = frame.hash(plan.key) else { continue }
-            // Only violations need the rule's text; reading it lazily keeps the common path free of copies.
-            let key = { frame.value(plan.key) ?? .null }
-            func report(_ message: String, path: String? = nil) {
-                let rule = plan.rule
-                violations.append(
-                    SessionViolation(
-                        rule: .uniqueness, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
-                        path: JSONPath.root.appending(path ?? rule.key), message: message + " (\(rule.name))"))
+    private mutating func checkCorrelation(
+        _ frame: SessionFrame, _ plan: CorrelationPlan, index: Int, valid: Bool, into violations: inout [SessionViolation]
+    ) {
+        if valid, plan.frame == frame.message.index, let hash = frame.hash(plan.field),
+            !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
+        {
+            let rule = plan.rule
+            let value = frame.value(plan.field) ?? .null
+            // With `scope: peer` the peer may have sent it on a connection this one replaced, which a
+            // one-connection check cannot see: a warning, and nothing to answer.
+            let fromPeer = rule.scope == .peer
+            let message =
+                fromPeer
+                ? "'\(rule.field)' \(value) answers no \(rule.answers) on this connection; it is valid only if the "
+                    + "\(rule.answers.direction.rawValue) sent it on a connection this one replaced (\(rule.name))"
+                : "'\(rule.field)' \(value) answers no earlier \(rule.answers) (\(rule.name))"
+            violations.append(
+                SessionViolation(
+                    severity: fromPeer ? .warning : .error, rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name,
+                    answer: fromPeer ? nil : rule.otherwise, path: JSONPath.root.appending(rule.field), message: message))
+        }
+        if plan.answers == frame.message.index, let hash = frame.hash(plan.answersField) {
+            memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
+        }
+    }
+
+    private mutating func checkUniqueness(
+        _ frame: SessionFrame, _ uniqueness: [MessageRules.Indexed<UniquenessPlan>], into violations: inout [SessionViolation]
+    ) {
+        for entry in uniqueness {
+            // The plan is borrowed from the engine, with no reference counted.
+            entry.plan._withUnsafeGuaranteedRef { checkUniqueness(frame, $0, index: entry.index, into: &violations) }
+        }
+    }
+
+    private mutating func checkUniqueness(_ frame: SessionFrame, _ plan: UniquenessPlan, index: Int, into violations: inout [SessionViolation]) {
+        guard let keyHash = frame.hash(plan.key) else { return }
+        // Only violations need the rule's text; reading it lazily keeps the common path free of copies.
+        let key = { frame.value(plan.key) ?? .null }
+        func report(_ message: String, path: String? = nil) {
+            let rule = plan.rule
+            violations.append(
+                SessionViolation(
+                    rule: .uniqueness, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
+                    path: JSONPath.root.appending(path ?? rule.key), message: message + " (\(rule.name))"))
+        }
+        if !plan.sameFields.isEmpty {
+            let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
+            let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
+            if let earlier = memory.value(for: slot), earlier != fingerprint {
+                report("reuses '\(plan.rule.key)' \(key()) with a different \(plan.rule.sameFields.joined(separator: " or "))")
+            } else {
+                memory.set(slot, fingerprint)
             }
-            if !plan.sameFields.isEmpty {
-                let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
-                let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
-                if let earlier = memory.value(for: slot), earlier != fingerprint {
-                    report("reuses '\(plan.rule.key)' \(key()) with a different \(plan.rule.sameFields.joined(separator: " or "))")
-                } else {
-                    memory.set(slot, fingerprint)
-                }
+        }
+        for (position, field) in plan.grows.enumerated() {
+            checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) {
+                report("'\(field.text)' of \(plan.rule.key) \(key()) \($0)", path: field.text)
             }
-            for (position, field) in plan.grows.enumerated() {
-                checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) {
-                    report("'\(field.text)' of \(plan.rule.key) \(key()) \($0)", path: field.text)
-                }
-            }
-            if !plan.final.isEmpty {
-                let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
-                if memory.contains(slot) {
-                    report("repeats '\(plan.rule.key)' \(key()) after its final frame")
-                } else if frame.satisfies(plan.final) {
-                    memory.set(slot)
-                }
+        }
+        if !plan.final.isEmpty {
+            let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
+            if memory.contains(slot) {
+                report("repeats '\(plan.rule.key)' \(key()) after its final frame")
+            } else if frame.satisfies(plan.final) {
+                memory.set(slot)
             }
         }
     }
@@ -356,7 +371,8 @@ public struct SessionMachine: Sendable {
     // MARK: Rate limits
 
     private mutating func checkRateLimits(
-        _ id: Int, answeredCodes: [String], at time: Double?, limiter: inout RateLimiter, into violations: inout [SessionViolation]
+        _ windowedByFrame: [Int], answeredCodes: [String], at time: Double?, limiter: inout RateLimiter,
+        into violations: inout [SessionViolation]
     ) {
         guard !engine.windowed.isEmpty else { return }
         guard let time else {
@@ -369,7 +385,7 @@ public struct SessionMachine: Sendable {
             }
             return
         }
-        for limit in engine.windowedByFrame[id] {
+        for limit in windowedByFrame {
             count(limit, at: time, limiter: &limiter, into: &violations)
         }
         guard !answeredCodes.isEmpty else { return }
