@@ -319,9 +319,10 @@ struct LineReader {
     let handle: FileHandle?
     /// How many bytes one read asks for.
     let chunk: Int
+    /// The bytes read and not yet handed out are `buffer[start..<end]`; reads land after `end`.
+    /// The buffer is grown (doubled) only when a line is longer than the room a read leaves.
     private var buffer: [UInt8] = []
-    /// Where a read from the file lands (empty until the first read).
-    private var scratch: [UInt8] = []
+    private var end = 0
     private var start = 0
     private var searched = 0
     private var number = 0
@@ -337,21 +338,36 @@ struct LineReader {
         handle = nil
         chunk = 1
         buffer = bytes
+        end = bytes.count
         atEnd = true
     }
 
-    /// Reads up to a chunk from the file into the end of the buffer; returns how many bytes came.
-    /// A read lands in `scratch` (made once, on the first read) and its bytes are then copied to
-    /// the buffer: growing the buffer by a chunk of zeros first cost a pass over a whole chunk
-    /// per read, whatever the read brought (element by element in a debug build).
+    /// Reads up to a chunk from the file straight into the buffer after `end`; returns how many
+    /// bytes came. Room is made first by moving the unfinished line to the front (it holds no
+    /// line break), and by doubling the buffer only when that is not enough. So each byte is
+    /// written once by the read, and the buffer's zeros are paid for once, not on every read.
     private mutating func fill() throws -> Int {
         guard let descriptor = handle?.fileDescriptor else { return 0 }
-        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: chunk) }
+        if buffer.count - end < chunk {
+            if start > 0 {
+                let (from, kept) = (start, end - start)
+                buffer.withUnsafeMutableBufferPointer { bytes in
+                    guard kept > 0 else { return }
+                    bytes.baseAddress!.update(from: bytes.baseAddress! + from, count: kept)
+                }
+                searched -= from
+                start = 0
+                end = kept
+            }
+            if buffer.count - end < chunk {
+                buffer.append(contentsOf: repeatElement(0, count: max(buffer.count * 2, end + chunk) - buffer.count))
+            }
+        }
         var failure: Int32 = 0
-        let chunk = chunk
-        let received = scratch.withUnsafeMutableBytes { storage -> Int in
+        let (chunk, end) = (chunk, end)
+        let received = buffer.withUnsafeMutableBytes { storage -> Int in
             while true {
-                let count = read(descriptor, storage.baseAddress!, chunk)
+                let count = read(descriptor, storage.baseAddress! + end, chunk)
                 if count >= 0 { return count }
                 if errno != EINTR {
                     failure = errno
@@ -360,7 +376,7 @@ struct LineReader {
             }
         }
         if failure != 0 { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(failure))]) }
-        buffer.append(contentsOf: scratch[..<received])
+        self.end += received
         return received
     }
 
@@ -372,12 +388,12 @@ struct LineReader {
     mutating func next() throws -> Line? {
         while true {
             // Bytes before `searched` are known to hold no line break (a long line spans chunks).
-            let from = max(start, searched)
+            let (from, end) = (max(start, searched), end)
             let newline: Int? = buffer.withUnsafeBufferPointer { bytes in
-                guard from < bytes.count, let found = memchr(bytes.baseAddress! + from, 0x0A, bytes.count - from) else { return nil }
+                guard from < end, let found = memchr(bytes.baseAddress! + from, 0x0A, end - from) else { return nil }
                 return bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
             }
-            searched = newline ?? buffer.count
+            searched = newline ?? end
             if let newline {
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
@@ -387,16 +403,11 @@ struct LineReader {
                 return Line(number: number, range: range, endedWithNewline: true, isLast: false)
             }
             if atEnd {
-                guard start < buffer.count else { return nil }
-                let range = start..<buffer.count
-                start = buffer.count
+                guard start < end else { return nil }
+                let range = start..<end
+                start = end
                 number += 1
                 return Line(number: number, range: range, endedWithNewline: false, isLast: true)
-            }
-            if start > 0 {
-                buffer.removeFirst(start)
-                searched -= start
-                start = 0
             }
             if try fill() == 0 { atEnd = true }
         }
