@@ -27,6 +27,8 @@ import Testing
         ("\"a\u{1}\"", "unescaped control character in a string at line 1, column 3"),
         ("{\"a\":1,\"a\":2}", "duplicate key 'a' in an object at line 1, column 8"),
         ("tru", "unexpected end of input at line 1, column 1"),
+        ("[fals]", "invalid literal, expected 'false' at line 1, column 2"),
+        ("[nul]", "invalid literal, expected 'null' at line 1, column 2"),
         ("{} {}", "unexpected data after the JSON value at line 1, column 4"),
         ("// comment\n{}", "unexpected character '/' at line 1, column 1"),
         ("{\n\"a\": [1, 2\n}", "expected ',' or ']' in an array at line 3, column 1"),
@@ -37,6 +39,27 @@ import Testing
             return
         }
         #expect(error.description == expected)
+    }
+
+    /// The literals are compared a word at a time: a change to any byte after the first (which
+    /// chose the literal) is refused, and each literal is read where it ends a document too.
+    @Test func literalsAreReadWholeAndExactly() throws {
+        for (literal, value) in [("true", JSONValue.bool(true)), ("false", .bool(false)), ("null", .null)] {
+            #expect(try JSONParser.parse(literal) == value)
+            #expect(try JSONParser.parse("[\(literal),\(literal)]") == .array([value, value]))
+            let bytes = Array(literal.utf8)
+            for index in 1..<bytes.count {
+                for replacement in [UInt8(ascii: "x"), bytes[index] ^ 0x20] {
+                    var changed = bytes
+                    changed[index] = replacement
+                    guard case .failure(let error) = parse(String(decoding: changed, as: UTF8.self)) else {
+                        Issue.record("accepted \(String(decoding: changed, as: UTF8.self))")
+                        continue
+                    }
+                    #expect(error.reason == "invalid literal, expected '\(literal)'")
+                }
+            }
+        }
     }
 
     @Test func invalidUTF8AndDeepNesting() throws {

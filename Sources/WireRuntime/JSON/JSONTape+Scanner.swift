@@ -78,12 +78,15 @@ extension JSONTape {
             return String(UnicodeScalar(byte))
         }
 
+        /// Scans `true`, `false` or `null`, whose first byte the caller matched: its last four
+        /// bytes (all of `true` and `null`) are compared as one word.
+        @inline(__always)
         mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
             let count = literal.utf8CodeUnitCount
             guard position + count <= bytes.count else { throw error("unexpected end of input") }
-            for index in 0..<count where bytes[position + index] != literal.utf8Start[index] {
-                throw error("invalid literal, expected '\(literal)'")
-            }
+            let found = UnsafeRawPointer(bytes.baseAddress! + position + count - 4).loadUnaligned(as: UInt32.self)
+            let expected = UnsafeRawPointer(literal.utf8Start + count - 4).loadUnaligned(as: UInt32.self)
+            guard found == expected else { throw error("invalid literal, expected '\(literal)'") }
             position += count
         }
 
