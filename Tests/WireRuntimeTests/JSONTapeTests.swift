@@ -97,6 +97,7 @@ import Testing
         (#"{"a":1,"\u0061":2}"#, "duplicate key 'a' in an object at line 1, column 8"),
         (#"{"\u0061":1,"a":2}"#, "duplicate key 'a' in an object at line 1, column 13"),
         (#"{"axb":1,"ayb":2,"axb":3}"#, "duplicate key 'axb' in an object at line 1, column 18"),
+        (#"{"":1,"":2}"#, "duplicate key '' in an object at line 1, column 7"),
     ])
     func duplicateKeysAreFoundWhateverTheirSpelling(_ input: String, _ expected: String) {
         var tape = JSONTape()
@@ -161,6 +162,33 @@ import Testing
                     #expect(throws: JSONSyntaxError.self, "\(bad) after \(position) bytes in an array") { try scanned.parse(inArray) }
                 }
             }
+        }
+    }
+
+    /// The scanner checks for whitespace once at each gap between tokens and skips it only when
+    /// it finds some: a document reads the same with whitespace in any one gap, and stops with an
+    /// error wherever it is cut short.
+    @Test func whitespaceInAnyGapReadsTheSameAndTruncationsFail() throws {
+        let compact = #"{"a":[1,"b",{}],"":{"d":null,"e":[]},"f":true}"#
+        let expected = try tape(compact).value(JSONTape.root)
+        let bytes = Array(compact.utf8)
+        // The gaps between tokens: around each bracket, colon and comma (none is inside a string here).
+        var gaps: [Int] = [0, bytes.count]
+        for (offset, byte) in bytes.enumerated() where Array("{}[]:,".utf8).contains(byte) {
+            gaps += [offset, offset + 1]
+        }
+        for gap in Set(gaps).sorted() {
+            for space in [" ", "\n", "\t\r \n "] {
+                let spaced = Array(bytes[..<gap]) + Array(space.utf8) + Array(bytes[gap...])
+                var scanned = JSONTape()
+                try scanned.parse(spaced)
+                #expect(scanned.value(JSONTape.root) == expected, "whitespace \(Array(space.utf8)) at offset \(gap)")
+                #expect(scanned.member(of: JSONTape.root, key: "f").map { scanned.value($0) } == true)
+            }
+        }
+        for length in 0..<bytes.count {
+            var scanned = JSONTape()
+            #expect(throws: JSONSyntaxError.self, "cut after \(length) bytes") { try scanned.parse(Array(bytes[..<length])) }
         }
     }
 

@@ -33,9 +33,20 @@ extension JSONTape {
             }
         }
 
+        /// The byte at the cursor once whitespace is skipped (not consumed), or `nil` at the end of
+        /// the input. Compact JSON has no whitespace, so one load and comparison settle it.
+        @inline(__always)
+        mutating func nextByte() -> UInt8? {
+            guard position < bytes.count else { return nil }
+            let byte = bytes[position]
+            if byte > 0x20 { return byte }
+            skipWhitespace()
+            return position < bytes.count ? bytes[position] : nil
+        }
+
         @inline(__always)
         mutating func append(_ kind: Kind, start: Int, end: Int, hasEscapes: Bool = false, isASCII: Bool = true) {
-            tokens.append(Token(kind: kind, hasEscapes: hasEscapes, isASCII: isASCII, start: start, end: end, next: tokens.count + 1))
+            tokens.append(Token(kind: kind, hasEscapes: hasEscapes, isASCII: isASCII, start: start, end: end, next: tokens.count &+ 1))
         }
 
         mutating func parseValue(depth: Int) throws(JSONSyntaxError) {
@@ -44,7 +55,7 @@ extension JSONTape {
             switch bytes[position] {
             case UInt8(ascii: "{"): try parseObject(depth: depth + 1)
             case UInt8(ascii: "["): try parseArray(depth: depth + 1)
-            case UInt8(ascii: "\""): try parseString()
+            case UInt8(ascii: "\""): _ = try parseString()
             case UInt8(ascii: "t"):
                 try expectLiteral("true")
                 append(.true, start: start, end: position)
@@ -64,7 +75,7 @@ extension JSONTape {
         @inline(__always)
         mutating func parseNestedValue(depth: Int) throws(JSONSyntaxError) {
             if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
-                try parseString()
+                _ = try parseString()
             } else {
                 try parseValue(depth: depth)
             }
@@ -113,28 +124,28 @@ extension JSONTape {
             var sketch: UInt64 = 0
             var sawEscapes = false
             while true {
-                skipWhitespace()
-                guard position < bytes.count else { throw error("unexpected end of input in an object") }
-                guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
+                guard let first = nextByte() else { throw error("unexpected end of input in an object") }
+                guard first == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
                 let key = tokens.count
-                try parseString()
+                let keyStart = position + 1
+                let keyHasEscapes = try parseString()
                 if count < Self.sketchedKeys {
-                    let token = tokens[key]
-                    let bit: UInt64 = 1 << UInt64(JSONTape.keySignatureSlot(of: token, in: bytes))
-                    sawEscapes = sawEscapes || token.hasEscapes
+                    // The key's bytes are between its quotes: the scan has just passed them, so the
+                    // slot is taken from the bytes, not from the token written.
+                    let keyBytes = UnsafeBufferPointer(start: bytes.baseAddress! + keyStart, count: position - 1 - keyStart)
+                    let bit: UInt64 = 1 << UInt64(JSONTape.keySignatureSlot(keyBytes))
+                    sawEscapes = sawEscapes || keyHasEscapes
                     // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
                     if count > 0, sketch & bit != 0 || sawEscapes { try checkRepeat(of: key, in: index) }
                     sketch |= bit
                 }
-                skipWhitespace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
+                guard nextByte() == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
                 position += 1
                 skipWhitespace()
                 try parseNestedValue(depth: depth)
-                count += 1
-                skipWhitespace()
-                guard position < bytes.count else { throw error("unexpected end of input in an object") }
-                switch bytes[position] {
+                count &+= 1
+                guard let separator = nextByte() else { throw error("unexpected end of input in an object") }
+                switch separator {
                 case UInt8(ascii: ","): position += 1
                 case UInt8(ascii: "}"):
                     position += 1
@@ -156,10 +167,9 @@ extension JSONTape {
             while true {
                 skipWhitespace()
                 try parseNestedValue(depth: depth)
-                count += 1
-                skipWhitespace()
-                guard position < bytes.count else { throw error("unexpected end of input in an array") }
-                switch bytes[position] {
+                count &+= 1
+                guard let separator = nextByte() else { throw error("unexpected end of input in an array") }
+                switch separator {
                 case UInt8(ascii: ","): position += 1
                 case UInt8(ascii: "]"):
                     position += 1
@@ -302,8 +312,10 @@ extension JSONTape {
         /// found eight bytes at a time with the cursor in a register, and done at their quote,
         /// inline in the caller (a call's prologue cost more than the loop for a short key). The
         /// rest go on in ``parseString(from:start:)``.
+        ///
+        /// Returns whether the string holds escapes.
         @inline(__always)
-        mutating func parseString() throws(JSONSyntaxError) {
+        mutating func parseString() throws(JSONSyntaxError) -> Bool {
             position += 1
             let start = position
             guard let base = bytes.baseAddress else { return try parseString(from: start, start: start) }
@@ -319,18 +331,18 @@ extension JSONTape {
                 if base[cursor] == UInt8(ascii: "\"") {
                     append(.string, start: start, end: cursor)
                     position = cursor &+ 1
-                    return
+                    return false
                 }
                 break
             }
             // Everything before the cursor is plain ASCII: the full scan goes on from there.
-            try parseString(from: cursor, start: start)
+            return try parseString(from: cursor, start: start)
         }
 
         /// The rest of ``parseString()``: the string began at `start`, and its bytes before
-        /// `cursor` are plain ASCII.
+        /// `cursor` are plain ASCII. Returns whether the string holds escapes.
         @inline(never)
-        mutating func parseString(from cursor: Int, start: Int) throws(JSONSyntaxError) {
+        mutating func parseString(from cursor: Int, start: Int) throws(JSONSyntaxError) -> Bool {
             position = cursor
             var ascii = true
             var escapes = false
@@ -350,7 +362,7 @@ extension JSONTape {
                 if byte == UInt8(ascii: "\"") {
                     append(.string, start: start, end: position, hasEscapes: escapes, isASCII: ascii)
                     position += 1
-                    return
+                    return escapes
                 }
                 if byte >= 0x80 {
                     let length = JSONTape.utf8SequenceLength(bytes, at: position)

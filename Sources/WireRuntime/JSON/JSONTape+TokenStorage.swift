@@ -36,7 +36,8 @@ extension JSONTape {
         mutating func append(_ token: Token) {
             if count == capacity { grow() }
             (base + count).initialize(to: token)
-            count += 1
+            // No overflow check: the count is below the capacity, which is an allocation's.
+            count &+= 1
         }
 
         @inline(never)

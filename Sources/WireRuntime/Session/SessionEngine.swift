@@ -3,7 +3,7 @@
 ///
 /// Build one from the generated tables (`SessionEngine(rules: Clawline.sessionRules, rateLimits:
 /// Clawline.RateLimits.all)`) or, in tools, from a spec loaded at run time; the checks are the same.
-/// (`@unchecked Sendable`: immutable after `init`; the buffer it owns is read only.)
+// `@unchecked Sendable`: immutable after `init`; the buffer it owns is only read.
 public final class SessionEngine: @unchecked Sendable {
     /// A message of one direction, numbered by the engine; see ``messageID(for:)``.
     public struct MessageID: Sendable, Hashable {
@@ -26,6 +26,7 @@ public final class SessionEngine: @unchecked Sendable {
     let borrowedMessageRules: UnsafeBufferPointer<Unmanaged<MessageRules>>
     /// Windowed rate limits that count answers with error codes.
     let windowedByViolation: [Int]
+    /// The correlation and uniqueness plans, owned here: `messageRules` holds them unretained.
     let correlationPlans: [CorrelationPlan]
     let uniquenessPlans: [UniquenessPlan]
     let runPlans: [RunPlan]
