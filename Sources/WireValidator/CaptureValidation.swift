@@ -44,7 +44,11 @@ public struct ValidationSummary: Sendable {
 
 /// Checks captured frames frame by frame and across each session, and keeps the summary.
 public struct CaptureValidation {
-    public let validator: FrameValidator
+    /// The checks of single frames, against the spec this validation was made with.
+    public var validator: FrameValidator { checks.validator }
+    /// The validator, held by reference: it holds the whole spec, and a value that large in this
+    /// struct was copied for each frame checked (its methods are called while `self` is mutated).
+    private let checks: Checks
     public private(set) var summary: ValidationSummary
     private let engine: SessionEngine
     /// Per plan message id: the engine's number for the message.
@@ -56,6 +60,15 @@ public struct CaptureValidation {
     private var lastFileSessions: [String: SessionState] = [:]
     /// The session of the last frame, in the file of the last frame.
     private var lastState: SessionState?
+
+    private final class Checks: Sendable {
+        let validator: FrameValidator
+        init(_ validator: FrameValidator) { self.validator = validator }
+
+        /// The checks of `frame`; called here, where the validator is used in place (reading it
+        /// out of the class to call it would copy it, counting references to all it holds).
+        func result(of frame: CapturedFrame) -> (CheckedFrame.Result, message: Int?) { validator.result(of: frame) }
+    }
 
     /// One session's frame count and rule state; a class so it is updated in place.
     private final class SessionState {
@@ -77,7 +90,8 @@ public struct CaptureValidation {
     private static let noClock: @Sendable () -> Duration = { .zero }
 
     public init(spec: ProtocolSpec) {
-        validator = FrameValidator(spec: spec)
+        let validator = FrameValidator(spec: spec)
+        checks = Checks(validator)
         engine = SessionEngine(rules: spec.sessionRuleSet, rateLimits: spec.rateLimitRules)
         sessionIDs = validator.plan.messages.map { [engine] in engine.messageID(for: $0.ref) }
         summary = ValidationSummary(plan: validator.plan)
@@ -126,7 +140,7 @@ public struct CaptureValidation {
     public mutating func process(_ frame: CapturedFrame) -> [LocatedFinding] {
         // Checked in place: a `CheckedFrame` would hold a copy of the frame, counting references
         // to its tape and strings.
-        let (result, message) = validator.result(of: frame)
+        let (result, message) = checks.result(of: frame)
         return process(frame, result, message: message)
     }
 
@@ -149,7 +163,7 @@ public struct CaptureValidation {
             evaluation.findings.append(
                 (
                     Finding(
-                        code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction",
+                        code: checks.validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction",
                         message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil
                 ))
         case .outcome(let outcome, let direction):
@@ -176,7 +190,9 @@ public struct CaptureValidation {
         var findings: [(Finding, String?)] = []
     }
 
-    private func evaluate(
+    /// (`mutating`, though it changes nothing of `self`: a non-mutating call from the mutating
+    /// `process` would copy `self` for it.)
+    private mutating func evaluate(
         _ outcome: FrameCheckOutcome, from direction: Direction, of frame: CapturedFrame, message: Int?, session: SessionState,
         into evaluation: inout Evaluation
     ) {

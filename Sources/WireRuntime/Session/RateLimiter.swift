@@ -31,6 +31,9 @@ struct SlidingWindow: Sendable {
             times.removeFirst(start)
             start = 0
         }
+        // Room for a few events at once: most windows never hold more, and growing one at a
+        // time would allocate three times for the first four.
+        if times.isEmpty { times.reserveCapacity(8) }
         times.append(time)
         return times.count - start
     }
