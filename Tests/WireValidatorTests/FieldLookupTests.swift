@@ -99,4 +99,34 @@ import WireValidator
         #expect(outcome(#"{"type":"ok","n":1}"#) == "unknown ok", "a server tag is not a client message")
         #expect(outcome(#"{"type":"ax","a":1}"#) == "unknown ax")
     }
+
+    /// Enumeration values are found the same way: `ab`, `gx` and `hq` share a signature slot, an
+    /// escaped value is known by its text, and a value of the slot that the enumeration does not
+    /// have is reported (an error when the enumeration is closed, a warning when it is open).
+    @Test func enumValuesThatShareASlotAreEachKnown() throws {
+        let yaml = """
+            protocol: {name: slots, title: Slots, version: 1}
+            transport: {kind: websocket, path: /slots}
+            errors:
+              not_put: {description: The frame breaks a field's rule.}
+            validation: {errorCode: not_put}
+            types:
+              Letters: {enum: [ab, gx, hq, red]}
+              Open: {open: true, enum: [ab, gx]}
+            messages:
+              client:
+                pick: {fields: {c: Letters, o: {type: Open, optional: true}}}
+              server:
+                ok: {fields: {n: integer}}
+            """
+        func issues(_ frame: String) throws -> [String] { try clientFrameIssues(frame, spec: yaml, file: "enums.yaml") }
+        for value in ["ab", "gx", "hq", "red", #"\u0067x"#, #"h\u0071"#] {
+            #expect(try issues(#"{"type":"pick","c":"\#(value)","o":"gx"}"#) == [], "\(value)")
+        }
+        #expect(try issues(#"{"type":"pick","c":"ax"}"#) == ["enum at $.c"], "a value of the same slot that is not one")
+        #expect(try issues(#"{"type":"pick","c":"a"}"#) == ["enum at $.c"])
+        #expect(try issues(#"{"type":"pick","c":1}"#) == ["type at $.c"])
+        #expect(try issues(#"{"type":"pick","c":"ab","o":"\u0061b"}"#) == [])
+        #expect(try issues(#"{"type":"pick","c":"ab","o":"hq"}"#) == ["unknownEnumValue at $.o"], "an open enumeration warns")
+    }
 }

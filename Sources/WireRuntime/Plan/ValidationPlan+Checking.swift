@@ -294,6 +294,9 @@ extension ValidationPlan {
             }
             return
         }
+        // A string that is one of an enumeration's values passes, decided without copying the
+        // enumeration out of `named`; anything else is reported below.
+        if let values = namedEnumValues[named], tape.kind(index) == .string, values.position(ofString: index, in: tape) >= 0 { return }
         switch self.named[named] {
         case .object:
             // Every object plan is in `namedObjects` too (the plan's init puts it there), so the

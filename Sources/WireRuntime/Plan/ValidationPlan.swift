@@ -324,6 +324,10 @@
     let messagePlans: UnsafeBufferPointer<Unmanaged<MessagePlan>>
     /// For each named type that is an object, its plan, borrowed from `named`; `nil` for the others.
     let namedObjects: UnsafeBufferPointer<Unmanaged<ObjectPlan>?>
+    /// For each named type that is a string enumeration (closed or open), its values by key slot
+    /// (their bytes are the `UTF8Key`s `named` keeps), so a string is compared with the values
+    /// that share its slot, and the enumeration is not copied out of `named`; `nil` for the others.
+    let namedEnumValues: UnsafeBufferPointer<KeySlotIndex?>
 
     /// The id of the message of `direction` whose tag is the string token at `index`.
     public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
@@ -361,6 +365,13 @@
                 guard case .object(let object) = plan else { return nil }
                 return .passUnretained(object)
             })
+        namedEnumValues = ownedBuffer(
+            named.map { plan -> KeySlotIndex? in
+                switch plan {
+                case .closedEnum(_, let keys), .openEnum(_, _, let keys): KeySlotIndex(keys.map(\.bytes))
+                default: nil
+                }
+            })
         self.defaultAnswer = defaultAnswer
         self.sizeAnswer = sizeAnswer
         self.notJSONAnswer = notJSONAnswer
@@ -374,6 +385,8 @@
         serverIDs.deallocate()
         messagePlans.deallocate()
         namedObjects.deallocate()
+        for values in namedEnumValues { values?.deallocate() }
+        namedEnumValues.deallocate()
     }
 }
 
