@@ -163,7 +163,7 @@ public struct CaptureValidation {
             evaluation.findings.append(
                 (
                     Finding(
-                        code: checks.validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction",
+                        code: validator.notAFrameAnswer.code ?? "not_a_frame", rule: "direction",
                         message: "cannot tell who sent this frame; use an envelope with \"dir\" or --direction"), nil
                 ))
         case .outcome(let outcome, let direction):

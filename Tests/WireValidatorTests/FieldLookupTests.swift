@@ -8,15 +8,16 @@ import WireValidator
 /// lookup per field), members in any order and objects too large for a key sketch must all find
 /// the same fields, so every way of writing a frame gets the same issues.
 @Suite struct FieldLookupTests {
-    /// A spec whose client messages are `clientMessages` (YAML, indented for `client:`), and whose
-    /// server has one message, `ok`.
-    static func spec(clientMessages: String) -> String {
+    /// A spec whose named types are `types` (a YAML flow mapping), whose client messages are
+    /// `clientMessages` (YAML, indented for `client:`), and whose server has one message, `ok`.
+    static func spec(types: String = "{}", clientMessages: String) -> String {
         """
         protocol: {name: slots, title: Slots, version: 1}
         transport: {kind: websocket, path: /slots}
         errors:
           not_put: {description: The frame breaks a field's rule.}
         validation: {errorCode: not_put}
+        types: \(types)
         messages:
           client:
         \(clientMessages)
@@ -104,21 +105,11 @@ import WireValidator
     /// escaped value is known by its text, and a value of the slot that the enumeration does not
     /// have is reported (an error when the enumeration is closed, a warning when it is open).
     @Test func enumValuesThatShareASlotAreEachKnown() throws {
-        let yaml = """
-            protocol: {name: slots, title: Slots, version: 1}
-            transport: {kind: websocket, path: /slots}
-            errors:
-              not_put: {description: The frame breaks a field's rule.}
-            validation: {errorCode: not_put}
-            types:
-              Letters: {enum: [ab, gx, hq, red]}
-              Open: {open: true, enum: [ab, gx]}
-            messages:
-              client:
-                pick: {fields: {c: Letters, o: {type: Open, optional: true}}}
-              server:
-                ok: {fields: {n: integer}}
-            """
+        let yaml = Self.spec(
+            types: "{Letters: {enum: [ab, gx, hq, red]}, Open: {open: true, enum: [ab, gx]}}",
+            clientMessages: """
+                    pick: {fields: {c: Letters, o: {type: Open, optional: true}}}
+                """)
         func issues(_ frame: String) throws -> [String] { try clientFrameIssues(frame, spec: yaml, file: "enums.yaml") }
         for value in ["ab", "gx", "hq", "red", #"\u0067x"#, #"h\u0071"#] {
             #expect(try issues(#"{"type":"pick","c":"\#(value)","o":"gx"}"#) == [], "\(value)")
