@@ -43,7 +43,8 @@ import Testing
     }
 
     /// Integers of every length up to 19 digits, each digit in each place, signed and not, read as
-    /// Swift's own parser reads their text.
+    /// Swift's own parser reads their text: alone, followed by more of the document (the scan reads
+    /// eight digits at a time where eight bytes remain), and as the integer part of a decimal.
     @Test func integersOfEveryLengthReadAsTheirText() throws {
         var generator = SystemRandomNumberGenerator()
         var texts = (1...19).flatMap { length in
@@ -62,7 +63,32 @@ import Testing
                 guard let expected = Int(signed) else { continue }
                 let parsed = try tape(signed)
                 #expect(parsed.kind(JSONTape.root) == .integer && parsed.integer(JSONTape.root) == expected, "\(signed)")
+                #expect(try tape("[\(signed),\(signed)]").value(JSONTape.root) == .array([.integer(expected), .integer(expected)]), "\(signed)")
+                for decimal in [signed + ".5", signed + "e1", signed + "E-1"] {
+                    let number = try tape("{\"n\":\(decimal)}")
+                    let member = try #require(number.member(of: JSONTape.root, key: "n"))
+                    #expect(number.kind(member) == .number && number.double(member) == Double(decimal), "\(decimal)")
+                }
             }
+        }
+    }
+
+    /// Eight bytes read as one number only when every one of them is a digit: each byte that is
+    /// not, in each place, is refused; digits read as their text.
+    @Test func eightDigitsAtOnceOnlyWhenAllAreDigits() {
+        func word(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } }
+        for place in 0..<8 {
+            for byte in UInt8.min...UInt8.max where !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                var bytes = Array("12345678".utf8)
+                bytes[place] = byte
+                #expect(JSONTape.Scanner.eightDigits(word(bytes)) == nil, "byte \(byte) at \(place)")
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<200).map { _ in String((0..<8).map { _ in "0123456789".randomElement(using: &generator)! }) }
+        let texts = ["00000000", "99999999", "12345678", "90000009"] + random
+        for text in texts {
+            #expect(JSONTape.Scanner.eightDigits(word(Array(text.utf8))) == Int(text), "\(text)")
         }
     }
 

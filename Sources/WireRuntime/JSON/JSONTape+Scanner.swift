@@ -243,18 +243,31 @@ extension JSONTape {
                 while digit(at: end) { end &+= 1 }
                 return end
             }
+            // An integer's value is worked out as its digits are passed (the scan reads them anyway),
+            // so reading it later is one load; it is exact for up to 18 digits.
+            var magnitude = 0
             func failure(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
                 position = cursor
                 return error(reason, at: offset)
             }
             var isInteger = true
-            if base[cursor] == UInt8(ascii: "-") { cursor &+= 1 }
+            let negative = base[cursor] == UInt8(ascii: "-")
+            if negative { cursor &+= 1 }
             guard digit(at: cursor) else { throw failure("invalid number") }
             if base[cursor] == UInt8(ascii: "0") {
                 cursor &+= 1
                 if digit(at: cursor) { throw failure("invalid number: leading zero", at: start) }
             } else {
-                cursor = digits(from: cursor &+ 1)
+                // The integer part, accumulated eight digits at a time while eight bytes remain, then
+                // one at a time (wrapping past 18 digits; such a value is read again below).
+                while cursor &+ 8 <= count, let eight = Self.eightDigits(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)) {
+                    magnitude = magnitude &* 100_000_000 &+ eight
+                    cursor &+= 8
+                }
+                while cursor < count, case let value = base[cursor] &- UInt8(ascii: "0"), value < 10 {
+                    magnitude = magnitude &* 10 &+ Int(value)
+                    cursor &+= 1
+                }
             }
             if cursor < count, base[cursor] == UInt8(ascii: ".") {
                 isInteger = false
@@ -272,12 +285,32 @@ extension JSONTape {
             position = cursor
             let slice = UnsafeBufferPointer(rebasing: bytes[start..<cursor])
             // Up to 18 digits always fit in Int; longer integers are checked.
-            if isInteger, cursor - start <= 18 || JSONTape.integer(slice) != nil {
-                append(.integer, start: start, end: cursor)
-                return
+            if isInteger {
+                let value = cursor - start <= 18 ? (negative ? 0 &- magnitude : magnitude) : JSONTape.integer(slice)
+                if let value {
+                    var token = Token(kind: .integer, hasEscapes: false, isASCII: true, start: start, end: cursor, next: tokens.count &+ 1)
+                    token.integerValue = value
+                    tokens.append(token)
+                    return
+                }
             }
             guard let value = JSONTape.double(slice), value.isFinite else { throw error("number out of range", at: start) }
             append(.number, start: start, end: cursor)
+        }
+
+        /// The value of eight ASCII digits (eight bytes as loaded, the first digit in the lowest
+        /// byte), or `nil` when any of the eight is not a digit.
+        @inline(__always)
+        static func eightDigits(_ loaded: UInt64) -> Int? {
+            let word = UInt64(littleEndian: loaded)
+            let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+            // A digit is 0x30 to 0x39: its high nibble is 3, and adding 6 leaves it 3.
+            guard (word & highNibbles) | ((word &+ 0x0606_0606_0606_0606) & highNibbles) >> 4 == 0x3333_3333_3333_3333 else { return nil }
+            // Digit values, then pairs, fours and the eight combined in place, lowest byte first.
+            let digits = word &- 0x3030_3030_3030_3030
+            let pairs = (digits &* 10 &+ digits >> 8) & 0x00FF_00FF_00FF_00FF
+            let fours = (pairs &* 100 &+ pairs >> 16) & 0x0000_FFFF_0000_FFFF
+            return Int(truncatingIfNeeded: (fours &* 10_000 &+ fours >> 32) & 0xFFFF_FFFF)
         }
 
         /// A mask with the high bit set in the first byte (in memory order) of eight that is a

@@ -144,9 +144,11 @@ extension JSONTape {
         /// Whether the string at `index` is all ASCII.
         public func isASCII(_ index: Int) -> Bool { tokens[index].isASCII }
 
-        /// The value of the integer at `index`.
+        /// The value of the integer at `index` (the scan worked it out); 0 for another kind.
+        @inlinable
         public func integer(_ index: Int) -> Int {
-            JSONTape.integer(UnsafeBufferPointer(rebasing: bytes[tokens[index].start..<tokens[index].end])) ?? 0
+            let token = tokens[index]
+            return token.kind == .integer ? token.integerValue : 0
         }
 
         /// The value of the number (integer or decimal) at `index`.

@@ -26,7 +26,8 @@ public struct JSONTape: Sendable {
         @usableFromInline var storedNext: UInt32
         @usableFromInline var storedCount: UInt32
         /// An object's key sketch: the ``JSONTape/keySignature(_:)`` bits of its keys OR-ed
-        /// together, or all bits when unknown. A key whose bit is clear is not a member.
+        /// together, or all bits when unknown. A key whose bit is clear is not a member. For an
+        /// integer, its value (as ``integerValue``), worked out as the scan passed its digits.
         @usableFromInline var keys: UInt64
 
         @usableFromInline
@@ -57,6 +58,11 @@ public struct JSONTape: Sendable {
         @inlinable var next: Int {
             get { Int(storedNext) }
             set { storedNext = UInt32(truncatingIfNeeded: newValue) }
+        }
+        /// An integer token's value (the scan stores it in ``keys``, which only objects use otherwise).
+        @inlinable var integerValue: Int {
+            get { Int(bitPattern: UInt(keys)) }
+            set { keys = UInt64(UInt(bitPattern: newValue)) }
         }
         /// A container's member or item count.
         @inlinable var count: Int {
