@@ -19,6 +19,36 @@ import Testing
         #expect(memory.value(for: SessionMemory.key(table: 1, rule: 2, hash: 5)) == 99, "a later value replaces an earlier one")
     }
 
+    /// A rate window keeps only the latest `limit + 1` times, so a flood within one window leaves
+    /// its memory bounded, and it judges every event as a window of all the times would.
+    @Test func aFloodedRateWindowStaysBoundedAndJudgesAsAFullOne() {
+        let (window, limit) = (1_000.0, 10)
+        var flooded = SlidingWindow()
+        for event in 1...100_000 {
+            let counted = flooded.add(Double(event) * 0.001, window: window, keeping: limit + 1)
+            #expect(counted == min(event, limit + 1))
+        }
+        #expect(flooded.storedCount <= 2 * 64 + 1, "times kept: \(flooded.storedCount)")
+        #expect(flooded.add(100 + window, window: window, keeping: limit + 1) == 1, "the flood has slid out of the window")
+
+        // Against every time kept, at random gaps around the window's length.
+        var generator = SystemRandomNumberGenerator()
+        for limit in [0, 1, 3, 10, 100] {
+            var bounded = SlidingWindow()
+            var all: [Double] = []
+            var time = 0.0
+            for _ in 0..<5_000 {
+                time += Double.random(in: 0...(3 * window / Double(limit + 1)), using: &generator)
+                all.append(time)
+                let inWindow = all.filter { $0 > time - window }.count
+                let counted = bounded.add(time, window: window, keeping: limit + 1)
+                #expect(counted == min(inWindow, limit + 1), "limit \(limit) at \(time)")
+                all.removeAll { $0 <= time - window }
+            }
+            #expect(bounded.storedCount <= 2 * max(64, limit + 1) + 1)
+        }
+    }
+
     @Test func flagsAreUnknownUntilSetAndWorkBeyondSixtyFour() {
         var flags = FlagSet()
         #expect([0, 5, 63, 64, 200].allSatisfy { flags.value($0) == nil }, "every flag starts unknown")

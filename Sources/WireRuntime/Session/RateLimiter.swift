@@ -12,20 +12,28 @@ public struct RateLimiter: Sendable {
     public init() {}
 
     /// Adds an event to window `index` at `time` (milliseconds) and returns how many events fall in
-    /// the window ending at it.
-    mutating func add(to index: Int, at time: Double, window: Double) -> Int {
+    /// the window ending at it, counting at most `limit + 1` (enough to tell that the limit is
+    /// broken, and all a window keeps, however fast a sender floods it).
+    mutating func add(to index: Int, at time: Double, window: Double, limit: Int) -> Int {
         if windows.count <= index { windows.append(contentsOf: repeatElement(SlidingWindow(), count: index + 1 - windows.count)) }
-        return windows[index].add(time, window: window)
+        return windows[index].add(time, window: window, keeping: max(limit, limit &+ 1))
     }
 }
 
-/// Timestamps inside a sliding window.
+/// Timestamps inside a sliding window: the latest `keeping` of them, since a limit needs no more
+/// to be judged, so a flood within one window does not grow memory.
 struct SlidingWindow: Sendable {
     private var times: [Double] = []
     private var start = 0
 
-    /// Adds an event at `time` and returns how many events fall in the window ending at it.
-    mutating func add(_ time: Double, window: Double) -> Int {
+    /// How many times the window holds in storage (kept ones and ones not yet compacted away).
+    var storedCount: Int { times.count }
+
+    /// Adds an event at `time` and returns how many events fall in the window ending at it, or
+    /// `keeping` when more do: the oldest event beyond the latest `keeping` is let go. The count
+    /// decides a limit exactly when `keeping` exceeds it, since the events let go are older than
+    /// the ones kept and leave the window first.
+    mutating func add(_ time: Double, window: Double, keeping: Int) -> Int {
         while start < times.count, times[start] <= time - window { start += 1 }
         if start > 64, start * 2 > times.count {
             times.removeFirst(start)
@@ -35,6 +43,7 @@ struct SlidingWindow: Sendable {
         // time would allocate three times for the first four.
         if times.isEmpty { times.reserveCapacity(8) }
         times.append(time)
+        if times.count - start > keeping { start += 1 }
         return times.count - start
     }
 }
