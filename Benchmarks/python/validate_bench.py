@@ -15,12 +15,19 @@ validator slower than 10 s a pass). Run it on one core:
     python3 -m venv /tmp/bench && /tmp/bench/bin/pip install jsonschema fastjsonschema jsonschema-rs orjson msgspec
     swift build -c release --product wire
     python3 Benchmarks/python/make_capture.py 100000 > /tmp/capture.jsonl
-    taskset -c 0 /tmp/bench/bin/python Benchmarks/python/validate_bench.py /tmp/capture.jsonl [--wire .build/release/wire] [--rounds 3]
+    taskset -c 0 /tmp/bench/bin/python Benchmarks/python/validate_bench.py /tmp/capture.jsonl [--wire .build/release/wire] [--rounds 3] \
+        [--pairs 5] [--stages .build/release/ValidatorBenchmarks] [--turns-only]
+
+The table times each contender in its own minutes. Then msgspec and `wire validate` (and, with
+--stages, the peers' work in process) take turns for --pairs rounds, so their ratio is taken from
+figures of the same minute.
 """
 import argparse
 import json
 import os
 import pathlib
+import re
+import statistics
 import subprocess
 import sys
 import time
@@ -80,16 +87,65 @@ def run_process(name, command, frames, rounds):
     return name, frames / best, result.stdout.strip()
 
 
+def time_wire_one_core(wire, capture):
+    """Seconds for one `wire validate` of the capture, as a whole process on this script's core."""
+    start = time.perf_counter()
+    subprocess.run([wire, "validate", "--spec", str(ROOT / "Spec/clawline.yaml"), capture], capture_output=True, text=True)
+    return time.perf_counter() - start
+
+
+def time_peers_work(stages, capture):
+    """Nanoseconds a line for the peers' work in process (ValidatorBenchmarks, one pass), or None."""
+    result = subprocess.run(
+        [stages, capture, str(ROOT / "Spec/clawline.yaml"), "1", "envelope lines"], capture_output=True, text=True)
+    match = re.search(r"\s([0-9]+) ns each", result.stdout)
+    return float(match.group(1)) if match else None
+
+
+def taking_turns(args, lines):
+    """msgspec in process, `wire validate` on one core and (with --stages) the same work as the peers
+    in process, timed in turn, round after round: this machine's speed can change by a factor of
+    two within minutes, so only figures taken in the same minute are compared. Prints each round,
+    the best of each and the median of the rounds' own ratios."""
+    rounds = []
+    for _ in range(args.pairs):
+        start = time.perf_counter()
+        for line in lines:
+            clawline_msgspec.is_valid(line)
+        msgspec_ns = (time.perf_counter() - start) / len(lines) * 1e9
+        wire_ns = time_wire_one_core(args.wire, args.capture) / len(lines) * 1e9
+        peers_ns = time_peers_work(args.stages, args.capture) if args.stages else None
+        rounds.append((msgspec_ns, wire_ns, peers_ns))
+        peers = f"   peers' work in process {peers_ns:6.0f} ns ({msgspec_ns / peers_ns:4.2f}x)" if peers_ns else ""
+        print(f"  msgspec in process {msgspec_ns:6.0f} ns a frame   wire validate, one core {wire_ns:6.0f} ns ({msgspec_ns / wire_ns:4.2f}x){peers}")
+    best_msgspec = min(r[0] for r in rounds)
+    best_wire = min(r[1] for r in rounds)
+    summary = (f"best of each: msgspec {best_msgspec:.0f} ns, wire validate {best_wire:.0f} ns ({best_msgspec / best_wire:.2f}x); "
+               f"median of the rounds' ratios {statistics.median(r[0] / r[1] for r in rounds):.2f}x")
+    if all(r[2] for r in rounds):
+        best_peers = min(r[2] for r in rounds)
+        summary += (f"; peers' work {best_peers:.0f} ns ({best_msgspec / best_peers:.2f}x, "
+                    f"median {statistics.median(r[0] / r[2] for r in rounds):.2f}x)")
+    print("  " + summary)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("capture")
     parser.add_argument("--wire", default=str(ROOT / ".build/release/wire"))
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=5, help="rounds of msgspec and wire validate timed in turn (0: none)")
+    parser.add_argument("--stages", help="the ValidatorBenchmarks binary, to time the peers' work in process in those rounds too")
+    parser.add_argument("--turns-only", action="store_true", help="only the rounds taken in turn, not the table")
     args = parser.parse_args()
     raw = pathlib.Path(args.capture).read_bytes().splitlines()
     lines = [line for line in raw if line.strip()]
     size = sum(len(line) + 1 for line in lines)
     print(f"capture: {len(lines)} frames, {size / 1e6:.1f} MB")
+    if args.turns_only:
+        print(f"msgspec and wire validate taking turns, {args.pairs} rounds (ratios are msgspec's time over ours):")
+        taking_turns(args, lines)
+        return
 
     # `wire validate` on the core this script is pinned to, then on every core of the machine (it
     # reads and parses on a second thread when it may use more than one core).
@@ -139,6 +195,9 @@ def main():
     for name, rate, verdict in rows:
         ratios = ", ".join(f"{wire_rate / rate:4.2f}x on {label}" for label, wire_rate in wire_rates)
         print(f"{name:48} {rate:10.0f} frames/s  {size / (len(lines) / rate) / 1e6:6.1f} MB/s   {verdict}   wire is {ratios}")
+    if args.pairs > 0:
+        print(f"msgspec and wire validate taking turns, {args.pairs} rounds (ratios are msgspec's time over ours):")
+        taking_turns(args, lines)
 
 
 if __name__ == "__main__":
