@@ -53,6 +53,37 @@ import Testing
         #expect(issues(text, StringRules(prefix: "c_"), fromBytes: true).isEmpty == text.utf8.starts(with: "c_".utf8))
     }
 
+    /// Rules of lengths alone pass a string from its byte count where any bytes would pass; the
+    /// answers are those of counting its scalars, for scalars of one to four bytes, mixed, at
+    /// every length around the bounds.
+    @Test func lengthRulesGiveTheAnswersOfCounting() {
+        let limits: [(minLength: Int?, maxLength: Int?, minBytes: Int?, maxBytes: Int?)] = [
+            (2, 4, nil, nil), (1, nil, nil, nil), (nil, 3, nil, nil), (nil, nil, 2, 6), (3, 5, 4, 9), (0, 0, nil, nil), (5, nil, nil, 8),
+        ]
+        let pieces = ["a", "é", "語", "😀"]
+        for limit in limits {
+            let rules = StringRules(minLength: limit.minLength, maxLength: limit.maxLength, minBytes: limit.minBytes, maxBytes: limit.maxBytes)
+            for count in 0...10 {
+                for first in pieces.indices {
+                    // `count` scalars, cycling through the four widths from `first`.
+                    let text = (0..<count).map { pieces[(first + $0) % pieces.count] }.joined()
+                    let (scalars, bytes) = (text.unicodeScalars.count, text.utf8.count)
+                    var expected: [String] = []
+                    if let minimum = limit.minLength, scalars < minimum { expected.append("minLength") }
+                    if let maximum = limit.maxLength, scalars > maximum { expected.append("maxLength") }
+                    if let minimum = limit.minBytes, bytes < minimum { expected.append("minBytes") }
+                    if let maximum = limit.maxBytes, bytes > maximum { expected.append("maxBytes") }
+                    var context = ValidationContext(sizeAnswer: ViolationAnswer(code: "payload_too_large"))
+                    var copy = text
+                    let passed = copy.withUTF8 {
+                        context.check(utf8: $0, text: { text }, at: .root, rules: rules, answer: Self.answer, sizeAnswer: nil)
+                    }
+                    #expect(context.issues.map(\.rule) == expected && passed == expected.isEmpty, "\(limit) \(text)")
+                }
+            }
+        }
+    }
+
     @Test func countsAndBlanksAreUnicodeAware() {
         #expect(issues("日本語テキスト", StringRules(maxLength: 7), fromBytes: true).isEmpty, "seven characters, 21 bytes")
         #expect(issues("\u{00A0}\u{3000}", StringRules(notBlank: true), fromBytes: true).map { $0.hasSuffix("notBlank invalid_message") } == [true])

@@ -15,6 +15,12 @@
     let constantKey: UTF8Key?
     /// Allowed values (for string enums checked as strings).
     public let allowedValues: Set<String>?
+    /// When the rules are only length and byte limits: the UTF-8 byte counts that pass them all,
+    /// whatever the bytes (a string has at most one scalar a byte and at least one per four), so
+    /// such a string passes without its scalars counted or any other rule asked. Otherwise an
+    /// empty range (`1...0` as bounds), which no count is in.
+    let sureMinBytes: Int
+    let sureMaxBytes: Int
 
     public init(
         minLength: Int? = nil, maxLength: Int? = nil, minBytes: Int? = nil, maxBytes: Int? = nil, notBlank: Bool = false,
@@ -33,6 +39,14 @@
         self.constant = constant
         constantKey = constant.map(UTF8Key.init)
         self.allowedValues = allowedValues
+        let onlyLengths = constant == nil && allowedValues == nil && !notBlank && prefix == nil && pattern == nil && format == nil
+        if onlyLengths {
+            // `minLength` scalars are there for sure from `4 * minLength - 3` bytes on.
+            sureMinBytes = max(minBytes ?? 0, minLength.map { $0 > 0 ? 4 * min($0, Int.max / 4) - 3 : 0 } ?? 0)
+            sureMaxBytes = min(maxBytes ?? .max, maxLength ?? .max)
+        } else {
+            (sureMinBytes, sureMaxBytes) = (1, 0)
+        }
     }
 }
 
