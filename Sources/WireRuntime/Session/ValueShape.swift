@@ -76,33 +76,43 @@ extension JSONTape.View {
         return cases.first { tag, _ in equals(tagIndex, tag) }?.value
     }
 
-    /// Mixes in the bytes a base64 string decodes to, eight at a time, then their count; returns
-    /// `false` (mixing in nothing) when the string is not base64.
+    /// Mixes in what a base64 string decodes to, so that texts of the same bytes (padded or not,
+    /// with white space or not) mix in alike; returns `false` (mixing in nothing) when the string
+    /// is not base64. Most texts hold no white space: their symbols are mixed in where they are,
+    /// eight bytes at a time, with no decoding. Others are checked by the full scan and mixed in
+    /// without their white space.
     private func combineDecodedBase64(_ index: Int, into hash: inout JSONTape.ValueHash) -> Bool {
         withStringBytes(index) { bytes in
-            var decoded = JSONTape.ValueHash()
-            var word: UInt64 = 0
-            var pending = 0
-            // Checked and decoded in one pass; what was mixed into `decoded` before a `nil` is dropped.
-            guard
-                let count = WireFormats.scanBase64(
-                    bytes,
-                    { byte in
-                        word = word << 8 | UInt64(byte)
-                        pending &+= 1
-                        if pending == 8 {
-                            decoded.combine(word)
-                            word = 0
-                            pending = 0
-                        }
-                    })
-            else { return false }
-            decoded.combine(word)
-            hash.combine(UInt64(JSONTape.Kind.string.rawValue))
-            hash.combine(UInt64(bitPattern: Int64(decoded.value)))
-            hash.combine(UInt64(count))
+            if let symbols = WireFormats.compactBase64Symbols(bytes) {
+                Self.combineBase64Symbols(UnsafeBufferPointer(rebasing: bytes[0..<symbols]), into: &hash)
+                return true
+            }
+            guard WireFormats.scanBase64(bytes, { _ in }) != nil else { return false }
+            let symbols = bytes.filter { WireFormats.base64Table[Int($0)] < WireFormats.Base64Byte.padding }
+            symbols.withUnsafeBufferPointer { Self.combineBase64Symbols($0, into: &hash) }
             return true
         }
+    }
+
+    /// Mixes in base64 symbols (valid, without padding or white space) by what they decode to:
+    /// two runs of symbols decode to the same bytes exactly when they have the same count, the
+    /// same symbols but the last, and the same bits of the last symbol that reach a decoded byte
+    /// (all six after a whole group of four, the top two after two, the top four after three).
+    private static func combineBase64Symbols(_ symbols: UnsafeBufferPointer<UInt8>, into hash: inout JSONTape.ValueHash) {
+        var decoded = JSONTape.ValueHash()
+        if let last = symbols.last {
+            decoded.combine(bytes: UnsafeBufferPointer(rebasing: symbols.dropLast()))
+            let significant: UInt8 =
+                switch symbols.count % 4 {
+                case 2: 0b11_0000
+                case 3: 0b11_1100
+                default: 0b11_1111
+                }
+            decoded.combine(UInt64(WireFormats.base64Table[Int(last)] & significant))
+        }
+        hash.combine(UInt64(JSONTape.Kind.string.rawValue))
+        hash.combine(UInt64(bitPattern: Int64(decoded.value)))
+        hash.combine(UInt64(symbols.count))
     }
 
     /// Whether a value counts as absent for normalized comparison: `null`, `[]` or `{}`.

@@ -37,6 +37,34 @@ extension WireFormats {
         return UnsafePointer(table)
     }
 
+    /// The number of symbols of base64 text that holds no white space (its padding, if any, at
+    /// its end), checked eight bytes at a time; `nil` when it holds white space or is not base64
+    /// (``decodedBase64Length(bytes:)``'s rules), which ``scanBase64(_:_:)`` then tells apart.
+    static func compactBase64Symbols(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        let table = base64Table
+        var end = bytes.count
+        while end > 0, base[end &- 1] == UInt8(ascii: "=") { end &-= 1 }
+        let padding = bytes.count &- end
+        var marks: UInt8 = 0
+        var offset = 0
+        while offset &+ 8 <= end {
+            let group = base + offset
+            marks |= table[Int(group[0])] | table[Int(group[1])] | table[Int(group[2])] | table[Int(group[3])]
+            marks |= table[Int(group[4])] | table[Int(group[5])] | table[Int(group[6])] | table[Int(group[7])]
+            offset &+= 8
+        }
+        while offset < end {
+            marks |= table[Int(base[offset])]
+            offset &+= 1
+        }
+        // Every value below 64 is a symbol; padding inside, white space or anything else sets a higher bit.
+        guard marks < Base64Byte.padding, end > 0 else { return nil }
+        let remainder = end % 4
+        guard remainder != 1, padding == 0 || (remainder != 0 && remainder + padding == 4) else { return nil }
+        return end
+    }
+
     /// Checks base64 text and hands each byte it decodes to `body`, in order, in one pass; returns
     /// the number of bytes, or `nil` when the text is not base64 (``decodedBase64Length(bytes:)``'s
     /// rules). `body` may have been called for a prefix of the bytes before a `nil`.
