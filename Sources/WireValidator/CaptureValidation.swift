@@ -75,8 +75,10 @@ public struct CaptureValidation {
         /// The session's id, and its position among the sessions in the order they were first seen.
         let id: String
         let ordinal: Int
-        var frames = 0
-        var machine: SessionMachine
+        // Unchecked: only the validation that owns a state reaches it, one access at a time (it
+        // is not Sendable), so the run-time check of each access for overlap would find none.
+        @exclusivity(unchecked) var frames = 0
+        @exclusivity(unchecked) var machine: SessionMachine
         init(id: String, ordinal: Int, machine: SessionMachine) {
             self.id = id
             self.ordinal = ordinal
