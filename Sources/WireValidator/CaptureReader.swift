@@ -96,7 +96,10 @@ public struct CaptureReader: Sendable {
         while let line = current {
             // The frames handed out hold the last tapes; parse into one nobody holds.
             if let recycler { tape = recycler.take() }
-            lines.withBytes(of: line) { readJSONLine($0, line, &tape, &frameTape, &session, frame: frame, problem: problem) }
+            readJSONLine(line, of: lines, &tape, &frameTape, &session, frame: frame, problem: problem)
+            // The tape shares the reader's buffer: let go of it before the next read writes there,
+            // so the buffer is not copied (a frame kept by the caller keeps a copy alive instead).
+            tape.releaseBytes()
             current = try lines.next()
         }
         return .jsonl
@@ -115,12 +118,13 @@ public struct CaptureReader: Sendable {
     // MARK: JSONL
 
     private func readJSONLine(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ line: LineReader.Line, _ tape: inout JSONTape, _ frameTape: inout JSONTape,
+        _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ frameTape: inout JSONTape,
         _ lastSession: inout String, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
     ) {
-        guard bytes.contains(where: { !$0.isJSONWhitespace }) else { return }
+        guard lines.withBytes(of: line, { $0.contains(where: { !$0.isJSONWhitespace }) }) else { return }
         do {
-            try tape.parse(bytes)
+            // The line is scanned where the reader holds it, not copied into the tape.
+            try lines.parse(line, into: &tape)
         } catch {
             let message = line.isLast && !line.endedWithNewline ? "truncated last line: \(error)" : "line is not JSON: \(error)"
             problem(CaptureProblem(file: file, line: line.number, session: nil, message: message))
@@ -383,6 +387,12 @@ struct LineReader {
     /// Calls `body` with a line's bytes (without its line break).
     func withBytes<R>(of line: Line, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[line.range])) }
+    }
+
+    /// Parses a line into `tape`, which shares the reader's buffer (no copy of the line) until
+    /// it parses something else or lets go of its bytes.
+    func parse(_ line: Line, into tape: inout JSONTape) throws(JSONSyntaxError) {
+        try tape.parse(in: buffer, range: line.range)
     }
 
     mutating func next() throws -> Line? {

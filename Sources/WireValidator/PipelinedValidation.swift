@@ -138,7 +138,7 @@ struct PipelineBatch: Sendable {
 extension CapturedFrame {
     /// The bytes this frame keeps alive: its document's, when it holds one.
     var payloadBytes: Int {
-        if case .parsed(let document, _) = payload { return document.bytes.count + document.tokenCount * 32 }
+        if case .parsed(let document, _) = payload { return document.byteCount + document.tokenCount * 32 }
         return 0
     }
 }
@@ -169,7 +169,12 @@ final class TapeRecycler: @unchecked Sendable {
             case .checked(let checked): frame = checked.frame
             case .problem: continue
             }
-            if case .parsed(let tape, _) = frame.payload { tapes.append(tape) }
+            if case .parsed(var tape, _) = frame.payload {
+                // A line's tape shares the reader's buffer of its time: a spare tape must not keep
+                // that buffer alive.
+                tape.releaseBytes()
+                tapes.append(tape)
+            }
         }
         batch.items = []
         lock.lock()

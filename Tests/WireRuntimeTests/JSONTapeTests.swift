@@ -34,6 +34,34 @@ import Testing
         #expect(tape.value(JSONTape.root) == (try JSONParser.parse(String(decoding: tape.bytes, as: UTF8.self))))
     }
 
+    /// A tape can scan a document where a larger buffer holds it (a reader's), sharing the buffer:
+    /// offsets, errors and ``JSONTape/bytes`` are the document's own, and the tape goes back to
+    /// bytes of its own when it parses again.
+    @Test func scansADocumentInsideASharedBuffer() throws {
+        var buffer = Array(#"xx{"a":[1,"b"]}yy"#.utf8)
+        var tape = JSONTape()
+        try tape.parse(in: buffer, range: 2..<15)
+        #expect(tape.byteCount == 13 && tape.bytes == Array(#"{"a":[1,"b"]}"#.utf8))
+        #expect(tape.value(JSONTape.root) == ["a": [1, "b"]])
+        // Writing to the reader's buffer afterwards leaves the tape's document as it was.
+        buffer[3] = UInt8(ascii: "z")
+        #expect(tape.value(JSONTape.root) == ["a": [1, "b"]])
+        #expect(throws: JSONSyntaxError.self) { try tape.parse(in: buffer, range: 0..<15) }
+        do {
+            // The buffer now reads `{z` where the key's quote was: byte 3 of the buffer, 1 of the document.
+            try tape.parse(in: buffer, range: 2..<9)
+            Issue.record("a key without its quote must not parse")
+        } catch {
+            #expect(error.offset == 1 && error.column == 2, "the error's place counts from the document's start: \(error)")
+        }
+        try tape.parse("[true]")
+        #expect(tape.bytes == Array("[true]".utf8) && tape.value(JSONTape.root) == [true])
+        tape.releaseBytes()
+        #expect(tape.byteCount == 0 && tape.tokenCount == 0)
+        try tape.parse("null")
+        #expect(tape.kind(JSONTape.root) == .null)
+    }
+
     @Test func integersThatDoNotFitAreNumbers() throws {
         #expect(try tape("999999999999999999").kind(JSONTape.root) == .integer, "18 digits")
         #expect(try tape("-9223372036854775808").integer(JSONTape.root) == Int.min)

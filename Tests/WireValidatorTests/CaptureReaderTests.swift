@@ -48,6 +48,29 @@ import WireValidator
         }
     }
 
+    /// A line's tape shares the reader's buffer rather than copying the line. Frames kept while
+    /// the reader goes on (and reads into that buffer again) must still hold their own lines.
+    @Test("frames kept while later lines are read still hold their lines", arguments: [7, 64, 1 << 20])
+    func keptFramesKeepTheirLines(chunk: Int) throws {
+        let url = Self.captures.appendingPathComponent("clawline-session.jsonl")
+        var reader = CaptureReader(file: "t", tagField: "type", direction: nil) { _ in nil }
+        reader.chunkSize = chunk
+        var kept: [CapturedFrame] = []
+        var seen: [String] = []
+        try reader.read(
+            try FileHandle(forReadingFrom: url),
+            frame: {
+                kept.append($0)
+                seen.append(Self.text(of: $0.payload))
+            }, problem: { _ in })
+        #expect(kept.count > 10)
+        #expect(kept.map { Self.text(of: $0.payload) } == seen)
+        for frame in kept {
+            guard case .parsed(let tape, _) = frame.payload else { continue }
+            #expect(tape.byteCount == tape.bytes.count && tape.bytes.first == UInt8(ascii: "{"))
+        }
+    }
+
     @Test("a truncated last line is a problem on its line")
     func truncatedLastLine() {
         let bytes = Array(#"{"dir":"server","session":"a","frame":{"type":"ack","id":"c_1"}}"#.utf8) + [0x0A] + Array(#"{"dir":"#.utf8)

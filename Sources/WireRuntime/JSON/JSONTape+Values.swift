@@ -202,9 +202,9 @@ extension JSONTape {
     /// Calls `body` with a view of this tape for fast reading.
     @inlinable
     @_spi(Generated) public func withView<R, E: Error>(_ body: (View) throws(E) -> R) throws(E) -> R {
-        try bytes.withUnsafeBufferPointer { bytes throws(E) in
+        try storage.withUnsafeBufferPointer { storage throws(E) in
             try tokens.withUnsafeBufferPointer { room throws(E) in
-                try body(View(bytes: bytes, tokens: UnsafeBufferPointer(rebasing: room[0..<usedTokens])))
+                try body(View(bytes: UnsafeBufferPointer(rebasing: storage[documentBytes]), tokens: UnsafeBufferPointer(rebasing: room[0..<usedTokens])))
             }
         }
     }

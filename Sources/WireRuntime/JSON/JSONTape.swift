@@ -96,8 +96,19 @@ public struct JSONTape: Sendable {
         keySignatureSlot(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
     }
 
-    /// The document's UTF-8 bytes (a copy; the tape owns them).
-    public private(set) var bytes: [UInt8] = []
+    /// The document's UTF-8 bytes.
+    public var bytes: [UInt8] {
+        documentBytes == storage.indices ? storage : Array(storage[documentBytes])
+    }
+    /// The bytes the tape holds: the document alone, or a larger buffer it shares with its
+    /// reader (``parse(in:range:)``), whose `documentBytes` are the document.
+    @usableFromInline private(set) var storage: [UInt8] = []
+    /// Where the document is in ``storage``; token offsets count from its start.
+    @usableFromInline private(set) var documentBytes: Range<Int> = 0..<0
+    /// Whether ``storage`` is a buffer the tape was given (``parse(in:range:)``) rather than its own.
+    private var sharesBuffer = false
+    /// The document's size in bytes.
+    public var byteCount: Int { documentBytes.count }
     /// Room for tokens, kept from document to document: every element is room (its count is its
     /// capacity), and the first ``usedTokens`` are this document's. A scan writes them in place.
     @usableFromInline private(set) var tokens: [Token] = []
@@ -109,9 +120,34 @@ public struct JSONTape: Sendable {
 
     /// Parses a document, keeping this tape's storage for the next one.
     public mutating func parse(_ source: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: source)
+        // A buffer shared with a reader is let go of: clearing it would allocate its capacity anew.
+        if sharesBuffer { storage = [] }
+        sharesBuffer = false
+        storage.removeAll(keepingCapacity: true)
+        storage.append(contentsOf: source)
+        documentBytes = storage.indices
         try scanBytes()
+    }
+
+    /// Parses the document at `range` of `buffer`, sharing the buffer rather than copying the
+    /// document out of it (the array's storage is counted, not copied). Tokens count from the
+    /// start of `range`. The tape keeps the whole buffer alive for as long as it holds it; a
+    /// reader that writes to the buffer afterwards gets a copy of its own, as for any array.
+    public mutating func parse(in buffer: [UInt8], range: Range<Int>) throws(JSONSyntaxError) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "document range outside the buffer")
+        storage = buffer
+        sharesBuffer = true
+        documentBytes = range
+        try scanBytes()
+    }
+
+    /// Lets go of the tape's bytes (a buffer it may share with a reader), keeping the room for
+    /// tokens; the tape holds an empty document until it parses another.
+    public mutating func releaseBytes() {
+        storage = []
+        sharesBuffer = false
+        documentBytes = 0..<0
+        usedTokens = 0
     }
 
     /// Scans `bytes` into `tokens`, keeping the tokens' storage.
@@ -120,7 +156,10 @@ public struct JSONTape: Sendable {
         var tokens = self.tokens
         self.tokens = []
         defer { self.tokens = tokens }
-        usedTokens = try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try Self.scan(buffer, into: &tokens) }
+        let range = documentBytes
+        usedTokens = try storage.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            try Self.scan(UnsafeBufferPointer(rebasing: buffer[range]), into: &tokens)
+        }
     }
 
     /// Scans a whole document into `room` in place (every element of it is room, and a document
@@ -168,7 +207,9 @@ public struct JSONTape: Sendable {
 
     /// Parses a document, taking `document` as the tape's bytes without copying them.
     public mutating func parse(adopting document: [UInt8]) throws(JSONSyntaxError) {
-        bytes = document
+        storage = document
+        sharesBuffer = true
+        documentBytes = document.indices
         try scanBytes()
     }
 
