@@ -204,7 +204,8 @@ extension JSONTape {
     @_spi(Generated) public func withView<R, E: Error>(_ body: (View) throws(E) -> R) throws(E) -> R {
         try storage.withUnsafeBufferPointer { storage throws(E) in
             try tokens.withUnsafeBufferPointer { room throws(E) in
-                try body(View(bytes: UnsafeBufferPointer(rebasing: storage[documentBytes]), tokens: UnsafeBufferPointer(rebasing: room[0..<usedTokens])))
+                let document = UnsafeBufferPointer(rebasing: storage[documentBytes])
+                return try body(View(bytes: document, tokens: UnsafeBufferPointer(rebasing: room[0..<usedTokens])))
             }
         }
     }
