@@ -168,16 +168,19 @@ public struct CaptureReader: Sendable {
         var tagIndex: Int?
         var hasUnknownKeys = false
         // Literals, not keys kept in objects: reading a kept key costs a reference count per line.
+        // The key's length picks the one envelope key it can be, so each key is compared once.
         tape.forEachMember(of: root) { key, value in
-            if tape.stringEquals(key, "frame") {
-                frameIndex = value
-            } else if tape.stringEquals(key, "dir") {
-                dirIndex = value
-            } else if tape.stringEquals(key, "ts") {
-                tsIndex = value
-            } else if tape.stringEquals(key, "session") {
-                sessionIndex = value
-            } else {
+            let known = tape.withStringBytes(key) { bytes -> Bool in
+                switch bytes.count {
+                case 5 where Self.equal(bytes, "frame"): frameIndex = value
+                case 3 where Self.equal(bytes, "dir"): dirIndex = value
+                case 2 where Self.equal(bytes, "ts"): tsIndex = value
+                case 7 where Self.equal(bytes, "session"): sessionIndex = value
+                default: return false
+                }
+                return true
+            }
+            if !known {
                 if tape.stringEquals(key, tagKey.bytes) { tagIndex = value }
                 hasUnknownKeys = true
             }
@@ -215,11 +218,15 @@ public struct CaptureReader: Sendable {
         }
         var direction = self.direction
         if let dirIndex {
-            let isString = tape.kind(dirIndex) == .string
-            if isString, tape.stringEquals(dirIndex, "client") {
-                direction = .client
-            } else if isString, tape.stringEquals(dirIndex, "server") {
-                direction = .server
+            let named: Direction? =
+                tape.kind(dirIndex) != .string
+                ? nil
+                : tape.withStringBytes(dirIndex) { bytes in
+                    guard bytes.count == 6 else { return nil }
+                    return Self.equal(bytes, "client") ? .client : Self.equal(bytes, "server") ? .server : nil
+                }
+            if let named {
+                direction = named
             } else {
                 return .problem("envelope 'dir' must be \"client\" or \"server\", found \(JSONWriter.string(tape.value(dirIndex)))", session: session)
             }
@@ -244,6 +251,12 @@ public struct CaptureReader: Sendable {
         }
         return .envelope(
             session: session, direction: direction, timestamp: timestamp, frame: frameIndex, frameIsText: tape.kind(frameIndex) == .string)
+    }
+
+    /// Whether `bytes` are the bytes of `literal`, whose length the caller has matched.
+    @inline(__always)
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        memcmp(bytes.baseAddress!, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
     /// Parses a frame given as a JSON string (its text) into `frameTape`.
@@ -421,14 +434,6 @@ struct LineReader {
             }
             if try fill() == 0 { atEnd = true }
         }
-    }
-}
-
-extension JSONTape.View {
-    /// Whether the string token at `index` holds exactly the bytes of `literal` (after unescaping).
-    @inline(__always)
-    fileprivate func stringEquals(_ index: Int, _ literal: StaticString) -> Bool {
-        stringEquals(index, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }
 

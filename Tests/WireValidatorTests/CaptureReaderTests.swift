@@ -71,6 +71,35 @@ import WireValidator
         }
     }
 
+    /// Envelope keys and `dir` are matched by their text: escaped spellings are the same key, and
+    /// a key or direction that differs in one byte, or in length, is not.
+    @Test("envelope keys and directions are read by their text")
+    func envelopeKeysByText() {
+        let lines = [
+            #"{"d\u0069r":"cl\u0069ent","ts":1,"s\u0065ssion":"a","fr\u0061me":{"type":"ping"}}"#,
+            #"{"dir":"server","ts":1,"session":"a","frame":{"type":"pong"}}"#,
+            #"{"dir":"client","ts":1,"session":"a","framf":{"type":"ping"},"frame":{"type":"ping"}}"#,
+            #"{"dir":"client","ts":1,"sessions":"a","frame":{"type":"ping"}}"#,
+            #"{"dir":"Client","ts":1,"session":"a","frame":{"type":"ping"}}"#,
+            #"{"dir":"clients","ts":1,"session":"a","frame":{"type":"ping"}}"#,
+        ]
+        let bytes = Array(lines.joined(separator: "\n").utf8)
+        var read: [String] = []
+        let reader = CaptureReader(file: "t", tagField: "type", direction: nil) { _ in nil }
+        reader.read(
+            bytes: bytes, frame: { read.append("frame \($0.line ?? 0) \($0.session) \($0.direction.map { "\($0)" } ?? "-")") },
+            problem: { read.append("problem \($0.line ?? 0) \($0.message)") })
+        #expect(
+            read == [
+                "frame 1 a client",
+                "frame 2 a server",
+                "problem 3 unknown envelope key 'framf'; an envelope has dir, ts, session and frame",
+                "problem 4 unknown envelope key 'sessions'; an envelope has dir, ts, session and frame",
+                #"problem 5 envelope 'dir' must be "client" or "server", found "Client""#,
+                #"problem 6 envelope 'dir' must be "client" or "server", found "clients""#,
+            ], "\(read)")
+    }
+
     @Test("a truncated last line is a problem on its line")
     func truncatedLastLine() {
         let bytes = Array(#"{"dir":"server","session":"a","frame":{"type":"ack","id":"c_1"}}"#.utf8) + [0x0A] + Array(#"{"dir":"#.utf8)
