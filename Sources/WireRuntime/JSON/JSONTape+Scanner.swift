@@ -71,11 +71,15 @@ extension JSONTape {
         }
 
         /// ``parseValue(depth:)`` for a member or an item: a string, the most common value, is
-        /// scanned inline in the caller's loop, with no call.
+        /// scanned inline in the caller's loop, with no call, and a number with no dispatch.
         @inline(__always)
         mutating func parseNestedValue(depth: Int) throws(JSONSyntaxError) {
-            if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+            guard position < bytes.count else { return try parseValue(depth: depth) }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
                 _ = try parseString()
+            } else if byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "-") {
+                try parseNumber()
             } else {
                 try parseValue(depth: depth)
             }
@@ -133,7 +137,10 @@ extension JSONTape {
                     // The key's bytes are between its quotes: the scan has just passed them, so the
                     // slot is taken from the bytes, not from the token written.
                     let keyBytes = UnsafeBufferPointer(start: bytes.baseAddress! + keyStart, count: position - 1 - keyStart)
-                    let bit: UInt64 = 1 << UInt64(JSONTape.keySignatureSlot(keyBytes))
+                    let slot = JSONTape.keySignatureSlot(keyBytes)
+                    let bit: UInt64 = 1 << UInt64(slot)
+                    // Kept in the key's token, for the plan's walk over the members.
+                    tokens.base[key].keys = UInt64(slot)
                     sawEscapes = sawEscapes || keyHasEscapes
                     // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
                     if count > 0, sketch & bit != 0 || sawEscapes { try checkRepeat(of: key, in: index) }

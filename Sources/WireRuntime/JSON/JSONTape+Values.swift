@@ -99,6 +99,11 @@ extension JSONTape {
         @inlinable
         func hasExactKeySketch(_ index: Int) -> Bool { tokens[index].keys != ~0 }
 
+        /// The signature slot of a key of an object with an exact key sketch
+        /// (``hasExactKeySketch(_:)``), as the scan worked it out from the key's bytes.
+        @inlinable
+        func sketchedSlot(ofKey index: Int) -> Int { tokens[index].sketchedSlot }
+
         /// Whether the string token at `index` holds escapes (its bytes as written are not its text).
         @inlinable
         func hasEscapes(_ index: Int) -> Bool { tokens[index].hasEscapes }

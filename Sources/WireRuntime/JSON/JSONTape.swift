@@ -27,7 +27,9 @@ public struct JSONTape: Sendable {
         @usableFromInline var storedCount: UInt32
         /// An object's key sketch: the ``JSONTape/keySignature(_:)`` bits of its keys OR-ed
         /// together, or all bits when unknown. A key whose bit is clear is not a member. For an
-        /// integer, its value (as ``integerValue``), worked out as the scan passed its digits.
+        /// integer, its value (as ``integerValue``), worked out as the scan passed its digits. For
+        /// a key among the first ``Scanner/sketchedKeys`` of its object, its signature slot (as
+        /// ``sketchedSlot``), which an object with an exact sketch has for all its keys.
         @usableFromInline var keys: UInt64
 
         @usableFromInline
@@ -64,6 +66,8 @@ public struct JSONTape: Sendable {
             get { Int(bitPattern: UInt(keys)) }
             set { keys = UInt64(UInt(bitPattern: newValue)) }
         }
+        /// A sketched key's signature slot (see ``keys``).
+        @inlinable var sketchedSlot: Int { Int(truncatingIfNeeded: keys) }
         /// A container's member or item count.
         @inlinable var count: Int {
             get { Int(storedCount) }

@@ -36,10 +36,10 @@ struct KeySlotIndex: @unchecked Sendable {
     }
 
     /// The position of the string equal to the key token at `index`, which the caller knows holds
-    /// no escapes (an object whose keys were sketched exactly), or -1.
+    /// no escapes and carries its slot (a key of an object whose keys were sketched exactly), or -1.
     @inline(__always)
     func position(ofPlainKey index: Int, in tape: JSONTape.View) -> Int {
-        position(of: index, inSlot: tape.keySignatureSlot(ofKey: index), in: tape)
+        position(of: index, inSlot: tape.sketchedSlot(ofKey: index), in: tape)
     }
 
     /// The position of the string equal to the string token at `index`, or -1. A token written
