@@ -30,17 +30,17 @@ struct FakeSession {
     func settled(_ socket: FakeSocket) async throws {
         let before = typing.all.count
         socket.deliver(.typing(ServerTyping(active: false)))
-        guard try await eventually({ typing.all.count > before }) else { throw ClientTestFailure("the marker was not handled") }
+        guard await typing.wait(until: { $0.count > before }) else { throw ClientTestFailure("the marker was not handled") }
     }
 
     /// Waits for the `count`th scheduled reconnection and returns its delay.
     static func reconnection(_ count: Int, in notices: Recorder<ChatNotice>) async throws -> Duration {
-        guard try await eventually({ delays(notices).count >= count }) else { throw ClientTestFailure("no reconnection \(count)") }
-        return delays(notices)[count - 1]
+        guard await notices.wait(until: { delays($0).count >= count }) else { throw ClientTestFailure("no reconnection \(count)") }
+        return delays(notices.all)[count - 1]
     }
 
-    private static func delays(_ notices: Recorder<ChatNotice>) -> [Duration] {
-        notices.all.compactMap { notice in
+    private static func delays(_ notices: [ChatNotice]) -> [Duration] {
+        notices.compactMap { notice in
             if case .reconnecting(let delay) = notice { return delay }
             return nil
         }

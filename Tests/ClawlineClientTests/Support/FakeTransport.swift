@@ -7,6 +7,8 @@ import WireTestSupport
 /// A transport whose sockets a test drives: it reads what the client sent and plays the server.
 final class FakeTransport: WebSocketTransport {
     private let opened = NIOLockedValueBox<[FakeSocket]>([])
+    /// Signalled after each socket the client opens.
+    private let openedChanged = ChangeSignal()
     private let lingering: Bool
 
     /// A transport; with `lingering`, its sockets behave as real ones do after the client closes
@@ -19,6 +21,7 @@ final class FakeTransport: WebSocketTransport {
     func connect(to url: URL) async throws -> any WebSocketConnection {
         let socket = FakeSocket(lingering: lingering)
         opened.withLockedValue { $0.append(socket) }
+        openedChanged.signal()
         return socket
     }
 
@@ -27,7 +30,7 @@ final class FakeTransport: WebSocketTransport {
 
     /// The `index`th socket the client opened (from 0), once it is open.
     func socket(_ index: Int) async throws -> FakeSocket {
-        guard try await eventually({ self.openedCount > index }) else { throw ClientTestFailure("socket \(index) was never opened") }
+        guard await openedChanged.wait(until: { self.openedCount > index }) else { throw ClientTestFailure("socket \(index) was never opened") }
         return opened.withLockedValue { $0[index] }
     }
 }
@@ -37,6 +40,8 @@ final class FakeSocket: WebSocketConnection {
     let events: AsyncStream<WebSocketEvent>
     private let sink: AsyncStream<WebSocketEvent>.Continuation
     private let sent = NIOLockedValueBox<[String]>([])
+    /// Signalled after each frame the client sends.
+    private let sentChanged = ChangeSignal()
     private let closeCode = NIOLockedValueBox<Int?>(nil)
     private let lingering: Bool
 
@@ -57,7 +62,10 @@ final class FakeSocket: WebSocketConnection {
         }
     }
 
-    func send(_ text: String) { sent.withLockedValue { $0.append(text) } }
+    func send(_ text: String) {
+        sent.withLockedValue { $0.append(text) }
+        sentChanged.signal()
+    }
 
     func close(code: Int) {
         closeCode.withLockedValue { $0 = $0 ?? code }
@@ -90,7 +98,7 @@ final class FakeSocket: WebSocketConnection {
     /// Waits until the client sent at least `count` frames; returns them.
     @discardableResult
     func waitForFrames(_ count: Int) async throws -> [ClientFrame] {
-        guard try await eventually({ self.frames.count >= count }) else {
+        guard await sentChanged.wait(until: { self.frames.count >= count }) else {
             throw ClientTestFailure("the client sent \(frames.count) frames, not \(count): \(frames)")
         }
         return frames

@@ -27,6 +27,13 @@ final class Recorder<Element: Sendable>: Sendable {
     /// Everything recorded so far.
     var all: [Element] { elements.withLockedValue { $0.recorded } }
 
+    /// Waits until `condition` holds for everything recorded so far, checked now and after each
+    /// element recorded; false after `timeout` in real time (a guard against a hung test, not a
+    /// timing assertion).
+    func wait(timeout: Duration = .seconds(60), until condition: ([Element]) -> Bool) async -> Bool {
+        await recorded.wait(timeout: timeout) { condition(all) }
+    }
+
     /// Waits for an element matching `predicate`, and returns the first. Woken by each element
     /// recorded; fails when the stream ends without one, or after `timeout` in real time (a
     /// guard against a hung test, not a timing assertion).
