@@ -55,7 +55,7 @@ final class SpecReader {
     /// `duplicate` words the error for a key given twice; by default "duplicate key 'x' in <context>".
     func entries(_ node: YAMLNode, in context: String, duplicate: ((String) -> String)? = nil) -> [YAMLNode.Entry]? {
         guard case .mapping(let entries) = node.kind else {
-            if case .scalar(let text, true) = node.kind, YAMLScalar.resolve(text) == .null { return [] }
+            if case .scalar(let text, true) = node.kind, YAMLScalar.isNull(text) { return [] }
             error("expected a mapping for \(context), found \(node.kindDescription)", at: node.location)
             return nil
         }
@@ -84,7 +84,7 @@ final class SpecReader {
 
     /// A string scalar. Numbers and booleans written plain are accepted as their text.
     func string(_ node: YAMLNode, _ what: String) -> String? {
-        guard case .scalar(let text, let plain) = node.kind, !(plain && YAMLScalar.resolve(text) == .null) else {
+        guard case .scalar(let text, let plain) = node.kind, !(plain && YAMLScalar.isNull(text)) else {
             error("expected a string for \(what), found \(node.kindDescription)", at: node.location)
             return nil
         }

@@ -55,15 +55,30 @@ package enum YAMLScalar: Sendable, Equatable {
     case number(Double)
     case string(String)
 
+    /// Whether a plain scalar's text is null (`~`, `null` in three spellings, or nothing), as
+    /// ``resolve(_:)`` would say, without resolving it.
+    package static func isNull(_ text: String) -> Bool {
+        switch text {
+        case "", "~", "null", "Null", "NULL": true
+        default: false
+        }
+    }
+
     /// Resolves a plain (unquoted) scalar's text.
     package static func resolve(_ text: String) -> YAMLScalar {
         switch text {
-        case "", "~", "null", "Null", "NULL": return .null
+        case _ where isNull(text): return .null
         case "true", "True", "TRUE": return .bool(true)
         case "false", "False", "FALSE": return .bool(false)
         default: break
         }
-        let digits = text.replacingOccurrences(of: "_", with: "")
+        // Every number starts with a digit, a sign or a point: other text (most of a spec's
+        // scalars, its names and words) is a string without the number parsers' work.
+        guard let first = text.utf8.first,
+            first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        else { return .string(text) }
+        let digits = text.utf8.contains(UInt8(ascii: "_")) ? String(text.filter { $0 != "_" }) : text
         if let value = Int(digits) { return .integer(value) }
         if digits.hasPrefix("0x"), let value = Int(digits.dropFirst(2), radix: 16) { return .integer(value) }
         if digits.hasPrefix("0o"), let value = Int(digits.dropFirst(2), radix: 8) { return .integer(value) }
