@@ -95,7 +95,9 @@ package enum YAMLScalar: Sendable, Equatable {
 package enum YAMLParser {
     package static func parse(_ text: String, file: String) -> Result<YAMLNode?, Diagnostic> {
         do {
-            guard let root = try Yams.compose(yaml: text) else { return .success(nil) }
+            // Scalars are resolved here (`YAMLScalar`), not by tags: the basic resolver tags none,
+            // and so runs none of the default resolver's regular expressions on every scalar.
+            guard let root = try Yams.compose(yaml: text, .basic) else { return .success(nil) }
             return .success(convert(root, file: file))
         } catch let error as YamlError {
             return .failure(diagnostic(for: error, file: file))
