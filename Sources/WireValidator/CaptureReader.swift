@@ -64,19 +64,19 @@ public struct CaptureReader: Sendable {
     /// Reads every frame of `handle`, calling `frame` or `problem` for each item in input order.
     /// Returns the detected format.
     @discardableResult
-    public func read(_ handle: FileHandle, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
+    public func read(_ handle: FileHandle, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
         try read(LineReader(handle: handle, chunk: chunkSize), frame: frame, problem: problem)
     }
 
     /// Reads every frame of a capture held in memory, calling `frame` or `problem` for each item
     /// in input order. Returns the detected format.
     @discardableResult
-    public func read(bytes: [UInt8], frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) -> CaptureFormat {
+    public func read(bytes: [UInt8], frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) -> CaptureFormat {
         // Bytes in memory cannot fail to read.
         (try? read(LineReader(bytes: bytes), frame: frame, problem: problem)) ?? .jsonl
     }
 
-    private func read(_ reader: LineReader, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
+    private func read(_ reader: LineReader, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
         var lines = reader
         var tape = JSONTape()
         var frameTape = JSONTape()
@@ -93,10 +93,12 @@ public struct CaptureReader: Sendable {
         }
         var current: LineReader.Line? = first
         var session = ""
+        // Tapes taken back from the recycler, a batch's worth under one lock.
+        var spare: [JSONTape] = []
         while let line = current {
             // The frames handed out hold the last tapes; parse into one nobody holds.
-            if let recycler { tape = recycler.take() }
-            readJSONLine(line, of: lines, &tape, &frameTape, &session, frame: frame, problem: problem)
+            if let recycler { tape = spare.popLast() ?? recycler.take(into: &spare) }
+            readJSONLine(line, of: lines, &tape, &frameTape, &spare, &session, frame: frame, problem: problem)
             // The tape shares the reader's buffer: let go of it before the next read writes there,
             // so the buffer is not copied (a frame kept by the caller keeps a copy alive instead).
             tape.releaseBytes()
@@ -118,8 +120,8 @@ public struct CaptureReader: Sendable {
     // MARK: JSONL
 
     private func readJSONLine(
-        _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ frameTape: inout JSONTape,
-        _ lastSession: inout String, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
+        _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ frameTape: inout JSONTape, _ spare: inout [JSONTape],
+        _ lastSession: inout String, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
     ) {
         guard lines.withBytes(of: line, { $0.contains(where: { !$0.isJSONWhitespace }) }) else { return }
         do {
@@ -138,7 +140,7 @@ public struct CaptureReader: Sendable {
                 CapturedFrame(
                     file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: JSONTape.root)))
         case .envelope(let session, let direction, let timestamp, let frameIndex, let frameIsText):
-            if frameIsText, let recycler { frameTape = recycler.take() }
+            if frameIsText, let recycler { frameTape = spare.popLast() ?? recycler.take(into: &spare) }
             let payload: CapturedFrame.Payload =
                 frameIsText ? Self.parse(string: frameIndex, of: tape, into: &frameTape) : .parsed(tape, index: frameIndex)
             frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))
@@ -271,7 +273,7 @@ public struct CaptureReader: Sendable {
 
     // MARK: HAR
 
-    private func readHAR(_ document: [UInt8], frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) {
+    private func readHAR(_ document: [UInt8], frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) {
         var tape = JSONTape()
         do {
             try tape.parse(adopting: document)

@@ -46,49 +46,92 @@ extension CaptureValidation {
         }()
         let validator = validator
         let worker = Thread {
-            var batch = PipelineBatch()
-            // Whether this thread also runs the frames' own checks for the batch it is filling: it
-            // does while the calling thread has batches waiting, so the two share the work.
-            var checksHere = placement == .readingThread
-            func add(_ item: PipelineBatch.Item, bytes: Int) {
-                batch.items.append(item)
-                batch.bytes += bytes
-                if batch.items.count >= PipelineLimits.framesPerBatch || batch.bytes >= PipelineLimits.bytesPerBatch {
-                    handoff.send(batch)
-                    batch = PipelineBatch()
-                    if placement == .balanced { checksHere = handoff.pending >= 2 }
-                }
-            }
+            var filler = BatchFiller(handoff: handoff, placement: placement)
             do {
-                batch.end = .finished(
-                    try reader.read(
-                        handle, frame: { add(checksHere ? .checked(validator.check($0)) : .frame($0), bytes: $0.payloadBytes) },
-                        problem: { add(.problem($0), bytes: $0.message.utf8.count) }))
+                let format = try reader.read(
+                    handle,
+                    frame: { frame in
+                        let bytes = frame.payloadBytes
+                        filler.add(filler.checksHere ? .checked(validator.check(frame)) : .frame(frame), bytes: bytes)
+                    },
+                    problem: { filler.add(.problem($0), bytes: $0.message.utf8.count) })
+                filler.end(.finished(format))
             } catch {
-                batch.end = .failed(CaptureReadFailure(file: reader.file, reason: error.localizedDescription))
+                filler.end(.failed(CaptureReadFailure(file: reader.file, reason: error.localizedDescription)))
             }
-            handoff.send(batch)
-            handoff.finish()
         }
         worker.name = "wire validate: reader"
         worker.start()
         var end: PipelineBatch.End?
-        while let batch = handoff.receive() {
-            for item in batch.items {
-                switch item {
-                case .frame(let frame): for located in process(frame) { finding(located) }
-                case .checked(let checked): for located in process(checked) { finding(located) }
+        // The tapes of the frames done with, handed back to the reading thread once per batch.
+        var tapes: [JSONTape] = []
+        while var batch = handoff.receive() {
+            // Each item is moved out of the batch, first to last, not copied: a copy counts
+            // references to the frame's tape and strings.
+            var items = batch.items
+            batch.items = []
+            items.reverse()
+            while let item = items.popLast() {
+                switch consume item {
+                case .frame(let frame):
+                    for located in process(frame) { finding(located) }
+                    Self.keepTape(of: frame, in: &tapes)
+                case .checked(let checked):
+                    for located in process(checked) { finding(located) }
+                    Self.keepTape(of: checked.frame, in: &tapes)
                 case .problem(let problem): finding(process(problem))
                 }
             }
             if let last = batch.end { end = last }
-            recycler.giveBack(batch)
+            recycler.giveBack(&tapes)
         }
         switch end {
         case .finished(let format): return format
         case .failed(let failure): throw failure
         case nil: throw CaptureReadFailure(file: reader.file, reason: "the reading thread stopped without finishing")
         }
+    }
+}
+
+extension CaptureValidation {
+    /// Puts a processed frame's tape with the tapes to hand back, without the reader's buffer it
+    /// shares: a spare tape must not keep that buffer alive.
+    fileprivate static func keepTape(of frame: borrowing CapturedFrame, in tapes: inout [JSONTape]) {
+        guard case .parsed(var tape, _) = frame.payload else { return }
+        tape.releaseBytes()
+        tapes.append(tape)
+    }
+}
+
+/// The reading thread's batch in the making, handed over when full.
+private struct BatchFiller {
+    let handoff: Handoff<PipelineBatch>
+    let placement: CaptureValidation.CheckPlacement
+    var batch = PipelineBatch()
+    /// Whether the reading thread also runs the frames' own checks for the batch it is filling: it
+    /// does while the calling thread has batches waiting, so the two share the work.
+    var checksHere: Bool
+
+    init(handoff: Handoff<PipelineBatch>, placement: CaptureValidation.CheckPlacement) {
+        self.handoff = handoff
+        self.placement = placement
+        checksHere = placement == .readingThread
+    }
+
+    mutating func add(_ item: consuming PipelineBatch.Item, bytes: Int) {
+        batch.items.append(item)
+        batch.bytes += bytes
+        guard batch.items.count >= PipelineLimits.framesPerBatch || batch.bytes >= PipelineLimits.bytesPerBatch else { return }
+        handoff.send(batch)
+        batch = PipelineBatch()
+        if placement == .balanced { checksHere = handoff.pending >= 2 }
+    }
+
+    /// Hands over the last batch, which says how the capture ended, and closes the queue.
+    mutating func end(_ end: PipelineBatch.End) {
+        batch.end = end
+        handoff.send(batch)
+        handoff.finish()
     }
 }
 
@@ -145,41 +188,31 @@ extension CapturedFrame {
 
 /// Tapes whose frames have been checked, for the reading thread to parse the next lines into:
 /// a tape nobody else holds keeps its storage, so reading allocates nothing per line once the
-/// batches in flight have their tapes. Holds at most the tapes of the batches in flight.
+/// batches in flight have their tapes. Holds at most the tapes of the batches in flight. Tapes
+/// pass in and out a batch's worth at a time, one lock each way.
 final class TapeRecycler: @unchecked Sendable {
-    // `spare` is read and written only while `lock` is held.
     private let lock = NSLock()
-    private var spare: [JSONTape] = []
+    // Read and written only while `lock` is held (so the run-time check of each access for
+    // overlap would find none).
+    @exclusivity(unchecked) private var spare: [JSONTape] = []
 
-    /// A tape to parse into: a returned one, or a new one.
-    func take() -> JSONTape {
+    /// A tape to parse into, a returned one or a new one; the other returned tapes move to
+    /// `taken` (which the caller uses up first).
+    func take(into taken: inout [JSONTape]) -> JSONTape {
         lock.lock()
-        defer { lock.unlock() }
-        return spare.popLast() ?? JSONTape()
+        swap(&spare, &taken)
+        lock.unlock()
+        return taken.popLast() ?? JSONTape()
     }
 
-    /// Takes back the tapes of a batch whose frames are done with.
-    func giveBack(_ batch: consuming PipelineBatch) {
-        var tapes: [JSONTape] = []
-        tapes.reserveCapacity(batch.items.count)
-        for item in batch.items {
-            let frame: CapturedFrame
-            switch item {
-            case .frame(let read): frame = read
-            case .checked(let checked): frame = checked.frame
-            case .problem: continue
-            }
-            if case .parsed(var tape, _) = frame.payload {
-                // A line's tape shares the reader's buffer of its time: a spare tape must not keep
-                // that buffer alive.
-                tape.releaseBytes()
-                tapes.append(tape)
-            }
-        }
-        batch.items = []
+    /// Takes back tapes whose frames are done with (their reader buffers released), leaving
+    /// `tapes` empty.
+    func giveBack(_ tapes: inout [JSONTape]) {
+        guard !tapes.isEmpty else { return }
         lock.lock()
-        defer { lock.unlock() }
-        spare += tapes
+        if spare.isEmpty { swap(&spare, &tapes) } else { spare += tapes }
+        lock.unlock()
+        tapes.removeAll(keepingCapacity: true)
     }
 }
 
@@ -187,13 +220,14 @@ final class TapeRecycler: @unchecked Sendable {
 /// `send` waits while `capacity` elements are unread, `receive` waits while there are none and
 /// returns `nil` once the producer has finished and everything is read.
 final class Handoff<Element: Sendable>: @unchecked Sendable {
-    // Every stored property is read and written only while `condition` is locked.
+    // Every stored property is read and written only while `condition` is locked (so the
+    // run-time check of each access for overlap would find none).
     private let condition = NSCondition()
     /// A ring of `capacity` slots; a slot is emptied as soon as it is read.
-    private var slots: [Element?]
-    private var head = 0
-    private var unread = 0
-    private var finished = false
+    @exclusivity(unchecked) private var slots: [Element?]
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var unread = 0
+    @exclusivity(unchecked) private var finished = false
 
     init(capacity: Int) {
         slots = Array(repeating: nil, count: max(1, capacity))

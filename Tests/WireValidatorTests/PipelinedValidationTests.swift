@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_spi(Generated) import WireRuntime
 import WireSpec
 import WireTestSupport
 @testable import WireValidator
@@ -106,5 +107,26 @@ import WireTestSupport
         }
         #expect(received == Array(0..<count))
         #expect(handoff.receive() == nil)
+    }
+
+    /// Tapes go back a batch at a time and come out again a batch at a time: one taken returns
+    /// a given-back tape and moves the rest to the taker, and an empty recycler makes a new tape.
+    @Test func recyclerHandsTapesBackAndForthInBatches() throws {
+        let recycler = TapeRecycler()
+        var given: [JSONTape] = []
+        for document in ["[1]", "[1,2]", "[1,2,3]"] {
+            var tape = JSONTape()
+            try tape.parse(Array(document.utf8))
+            given.append(tape)
+        }
+        recycler.giveBack(&given)
+        #expect(given.isEmpty)
+        var taken: [JSONTape] = []
+        let first = recycler.take(into: &taken)
+        #expect(taken.count == 2)
+        #expect(([first] + taken).map(\.tokenCount).sorted() == [2, 3, 4])
+        var none: [JSONTape] = []
+        #expect(recycler.take(into: &none).tokenCount == 0)
+        #expect(none.isEmpty)
     }
 }
