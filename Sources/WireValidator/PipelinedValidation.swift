@@ -70,7 +70,9 @@ extension CaptureValidation {
             // references to the frame's tape and strings.
             var items = batch.items
             batch.items = []
-            items.reverse()
+            // Reversed in place by moves (the array's own `reverse()` swaps by copies), then
+            // popped from the end.
+            items.withUnsafeMutableBufferPointer { $0.reverse() }
             while let item = items.popLast() {
                 switch consume item {
                 case .frame(let frame):
@@ -84,6 +86,8 @@ extension CaptureValidation {
             }
             if let last = batch.end { end = last }
             recycler.giveBack(&tapes)
+            // (The array handed back may be one with less room: make room for a batch's tapes.)
+            tapes.reserveCapacity(PipelineLimits.framesPerBatch)
         }
         switch end {
         case .finished(let format): return format
