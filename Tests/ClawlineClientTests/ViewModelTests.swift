@@ -125,7 +125,7 @@ struct ChatViewModelTests {
         await model.onAppear()
         for content in ["E", "Ec", "Ech"] { chat.messageSink.yield(Self.assistant("s_1", content, streaming: true)) }
         // The model asked for a fourth message: it has taken all three, and shows none before the clock moves.
-        #expect(try await eventuallyOnMain { chat.messagesRequested > 3 })
+        #expect(try await eventuallyOnMain(wokenBy: chat.pulled) { chat.messagesRequested > 3 })
         #expect(model.messages.isEmpty)
         await clock.waitForSleepers(atLeast: 1)
         clock.advance(by: .milliseconds(75))

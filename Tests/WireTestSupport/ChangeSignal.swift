@@ -11,6 +11,10 @@ public final class ChangeSignal: @unchecked Sendable {
 
     public init() {}
 
+    /// How many times ``signal()`` has been called: a waiter that reads it before looking at the
+    /// state can tell, after waking, whether anything changed since.
+    public var changeCount: Int { lock.withLock { changes } }
+
     /// Wakes every waiter, to check its condition again. Call it after each change.
     public func signal() {
         let woken = lock.withLock {
@@ -32,6 +36,12 @@ public final class ChangeSignal: @unchecked Sendable {
             if condition() { return true }
             guard !Task.isCancelled, await nextChange(after: seen, before: deadline) else { return condition() }
         }
+    }
+
+    /// Waits for a change after the `seen`-th (a ``changeCount`` read earlier); false when
+    /// `timeout` passed first, in real time.
+    public func waitForChange(after seen: Int, timeout: Duration) async -> Bool {
+        await nextChange(after: seen, before: ContinuousClock.now.advanced(by: timeout))
     }
 
     /// Waits for a change after the `seen`-th; false when `deadline` came first.

@@ -3,6 +3,7 @@ import ClawlineProtocol
 import Foundation
 import NIOConcurrencyHelpers
 import Observation
+import WireTestSupport
 
 @Observable
 @MainActor
@@ -83,14 +84,17 @@ final class MockChatService: ChatServicing {
     /// How many messages the model asked for: past the ones yielded, it has handled them all.
     var messagesRequested: Int { pulls.withLockedValue { $0 } }
     private let pulls = NIOLockedValueBox(0)
+    /// Signalled after each message the model asks for.
+    let pulled = ChangeSignal()
 
     init() {
         let (messages, messageSink) = AsyncStream<ChatMessage>.makeStream()
         self.messageSink = messageSink
         let reader = MessageReader(messages)
-        let pulls = pulls
+        let (pulls, pulled) = (pulls, pulled)
         incomingMessages = AsyncStream(unfolding: {
             pulls.withLockedValue { $0 += 1 }
+            pulled.signal()
             return await reader.next()
         })
         (connectionState, stateSink) = AsyncStream.makeStream()

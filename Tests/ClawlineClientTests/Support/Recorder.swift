@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import Observation
 import WireTestSupport
 
 /// Reads a stream to the end in the background and keeps every element, so a test can wait for
@@ -58,13 +59,20 @@ struct ClientTestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// ``eventually(timeout:_:)`` for state on the main actor (view models).
+/// Waits until `condition`, on the main actor, holds: checked now and after each change to the
+/// observable state it reads (the view models and `MockAuthManager` are `@Observable`), and after
+/// each signal of `signal` (for state that is not observable, such as a mock's counters). False
+/// after `timeout` in real time (a guard against a hung test, not a timing assertion).
 @MainActor
-func eventuallyOnMain(timeout: Duration = .seconds(60), _ condition: @MainActor () -> Bool) async throws -> Bool {
+func eventuallyOnMain(
+    timeout: Duration = .seconds(60), wokenBy signal: ChangeSignal = ChangeSignal(), _ condition: @MainActor () -> Bool
+) async throws -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(5))
+    while true {
+        let seen = signal.changeCount
+        // Observation calls `onChange` once, at the next change to anything the condition read.
+        if withObservationTracking({ condition() }, onChange: { signal.signal() }) { return true }
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        guard remaining > .zero, await signal.waitForChange(after: seen, timeout: remaining) else { return condition() }
     }
-    return false
 }
