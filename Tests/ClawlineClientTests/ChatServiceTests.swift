@@ -84,7 +84,8 @@ struct ChatServiceTests {
         try await socket.waitForFrames(3)
         #expect(socket.messageIDs == [sent.id, sent.id])
         socket.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
-        #expect(try await eventually { try await session.chat.conversation().pending.isEmpty })
+        try await session.settled(socket)
+        #expect(try await session.chat.conversation().pending.isEmpty)
     }
 
     @Test("One message is in flight at a time: the next waits for the ack of the one before")
@@ -160,14 +161,16 @@ struct ChatServiceTests {
         let first = try await session.connected()
         let sent = try await session.sendAcknowledged("question", on: first, echoID: "s_1")
         first.deliver(FakeSession.event("s_2", .assistant, "ans", streaming: true))
-        #expect(try await eventually { try await session.chat.conversation().messages.count == 2 })
+        try await session.settled(first)
+        #expect(try await session.chat.conversation().messages.count == 2)
         first.close(code: 1006)
         session.clock.advance(by: try await FakeSession.reconnection(1, in: notices))
         let second = try await session.transport.socket(1)
         let auth = try await second.waitForFrames(1)
         #expect(auth.first == .auth(Auth(token: "token", deviceId: FakeSession.deviceId, lastMessageId: .value("s_1"))))
         try await second.authenticate(replayCount: 0)
-        #expect(try await eventually { try await session.chat.conversation().messages.first?.status == .failed })
+        try await session.settled(second)
+        #expect(try await session.chat.conversation().messages.first?.status == .failed)
         let conversation = try await session.chat.conversation()
         #expect(conversation.messages.map(\.id) == ["s_1"])
         let retried = try await session.chat.retry(messageId: "s_1")
@@ -190,11 +193,12 @@ struct ChatServiceTests {
         second.deliver(.error(ErrorMessage(code: .serverError, message: "the stream failed", messageId: sent.id)))
         // The marker: an ack of a message never sent is a violation, reported after everything before it.
         second.deliver(.ack(Ack(id: "c_never")))
-        func violations() -> [String] {
-            notices.all.compactMap { if case .protocolViolation(let text) = $0 { text } else { nil } }
+        func violations(_ notices: [ChatNotice]) -> [String] {
+            notices.compactMap { if case .protocolViolation(let text) = $0 { text } else { nil } }
         }
-        #expect(try await eventually { !violations().isEmpty })
-        #expect(violations().count == 1 && violations().first?.contains("c_never") == true)
+        #expect(await notices.wait { !violations($0).isEmpty })
+        let violations = violations(notices.all)
+        #expect(violations.count == 1 && violations.first?.contains("c_never") == true)
         let conversation = try await session.chat.conversation()
         #expect(conversation.messages.map(\.id) == ["s_1"])
         #expect(conversation.messages.first?.status == .failed && conversation.messages.first?.failure == "the stream failed")
@@ -212,7 +216,8 @@ struct ChatServiceTests {
         socket.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
         socket.deliver(FakeSession.event("s_3", .user, "new question", deviceId: FakeSession.deviceId))
         socket.deliver(FakeSession.event("s_4", .assistant, "new answer"))
-        #expect(try await eventually { try await session.chat.conversation().cursor == "s_4" })
+        try await session.settled(socket)
+        #expect(try await session.chat.conversation().cursor == "s_4")
         let conversation = try await session.chat.conversation()
         #expect(conversation.messages.map(\.id) == ["s_1", "s_2", "s_3", "s_4"])
         #expect(conversation.messages[2].clientId == sent.id)
@@ -313,8 +318,10 @@ struct ChatServiceTests {
         let session = FakeSession()
         let socket = try await session.connected()
         let loopsEnded = Recorder(session.chat.supervisorEnds)
+        let states = Recorder(session.chat.connectionState)
         socket.deliver(.error(ErrorMessage(code: .sessionReplaced, message: "elsewhere")))
-        #expect(try await eventually { await session.chat.currentState == .failed(.sessionReplaced) })
+        _ = try await states.first { $0 == .failed(.sessionReplaced) }
+        #expect(await session.chat.currentState == .failed(.sessionReplaced))
         // The reconnect loop has ended: nothing can open another socket.
         _ = try await loopsEnded.first { $0 == 1 }
         session.clock.advance(by: .seconds(60))
