@@ -13,7 +13,7 @@ struct ClientLifecycleTests {
     func droppedServiceClosesItsSocket() async throws {
         let transport = FakeTransport()
         let socket = try await Self.connectAndDrop(transport)
-        #expect(try await eventually { socket.closedByClient == 1000 }, "the socket of a dropped service is closed")
+        #expect(await socket.waitForClose() == 1000, "the socket of a dropped service is closed")
         #expect(transport.openedCount == 1)
     }
 
@@ -88,7 +88,8 @@ struct ClientLifecycleTests {
         try await again.waitForFrames(2)
         #expect(again.messageIDs == [sent.id])
         again.deliver(.ack(Ack(id: ClientMessageId(sent.id))))
-        #expect(try await eventually { try await session.chat.conversation().pending.isEmpty })
+        try await session.settled(again)
+        #expect(try await session.chat.conversation().pending.isEmpty)
         let timeline = try await session.chat.conversation().messages
         #expect(timeline.map(\.id) == ["s_1", "s_2"] && timeline[0].clientId == sent.id && timeline[0].status == .delivered)
     }

@@ -37,7 +37,8 @@ struct TwoNodes: Sendable {
     )
         -> TestDevice
     {
-        TestDevice(
+        let store = SignallingConversationStore(store)
+        return TestDevice(
             deviceId: id, chat: ChatService(serverURL: node, deviceId: id, store: store),
             connection: ConnectionService(serverURL: node, deviceInfo: DeviceInfo(platform: "Linux", model: "node test")), store: store)
     }
@@ -95,7 +96,7 @@ struct MultiNodeTests {
         try await tablet.chat.send(content: "from node two", attachments: [])
         _ = try await phoneMessages.first { $0.role == .assistant && $0.status == .delivered && $0.content == "Echo: from node two" }
         let onPhone = try await phone.chat.conversation().messages.map(\.id)
-        #expect(try await eventually { try await tablet.chat.conversation().messages.map(\.id) == onPhone })
+        #expect(try await tablet.conversation { $0.messages.map(\.id) == onPhone })
         await phone.chat.disconnect()
         await tablet.chat.disconnect()
     }
@@ -219,8 +220,8 @@ struct MultiNodeTests {
         let sent = Set((0..<rounds).map { "round \($0)" })
         for device in [phone, tablet] {
             #expect(
-                try await eventually(timeout: .seconds(60)) {
-                    let users = try await device.chat.conversation().messages.filter { $0.role == .user }.map(\.content)
+                try await device.conversation(timeout: .seconds(60)) { conversation in
+                    let users = conversation.messages.filter { $0.role == .user }.map(\.content)
                     return Set(users) == sent && users.count == sent.count
                 }, "every message once on \(device.deviceId)")
             let ids = try await device.chat.conversation().messages.map(\.id)
@@ -249,7 +250,7 @@ struct MultiNodeTests {
         let credentials = try await phone.pairAndConnect()
         var sent: [ChatMessage] = []
         for number in 1...5 { sent.append(try await phone.chat.send(content: "message \(number)", attachments: [])) }
-        #expect(try await eventually(timeout: .seconds(30)) { try await phone.chat.conversation().pending.isEmpty })
+        #expect(try await phone.conversation(timeout: .seconds(30)) { $0.pending.isEmpty })
         try await phone.chat.send(content: "in flight when the node dies", attachments: [])
         try await nodes.first.kill()
         await phone.chat.disconnect()
@@ -295,9 +296,8 @@ struct MultiNodeTests {
         }
         for device in [phone, tablet] {
             #expect(
-                try await eventually(timeout: .seconds(60)) {
-                    let users = try await device.chat.conversation().messages.filter { $0.role == .user }.map(\.content)
-                    return users.sorted() == sent.sorted()
+                try await device.conversation(timeout: .seconds(60)) { conversation in
+                    conversation.messages.filter { $0.role == .user }.map(\.content).sorted() == sent.sorted()
                 }, "every message once on \(device.deviceId)")
             let ids = try await device.chat.conversation().messages.map(\.id)
             #expect(Set(ids).count == ids.count, "no event twice")

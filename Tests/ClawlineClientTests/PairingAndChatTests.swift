@@ -76,7 +76,7 @@ struct ApprovalTests {
             try await tablet.chat.send(content: "from the tablet", attachments: [])
             let answer = try await phoneMessages.first { $0.role == .assistant && $0.status == .delivered }
             #expect(answer.content == "Echo: from the tablet")
-            #expect(try await eventually { try await tablet.chat.conversation().messages.count == 2 })
+            #expect(try await tablet.conversation { $0.messages.count == 2 })
             let onPhone = try await phone.chat.conversation().messages
             let onTablet = try await tablet.chat.conversation().messages
             #expect(onPhone.map(\.id) == onTablet.map(\.id))

@@ -78,11 +78,11 @@ struct RecoveryTests {
             let notices = Recorder(phone.chat.notices)
             for number in 1...7 { try await phone.chat.send(content: "message \(number)", attachments: []) }
             let limit = Clawline.RateLimits.message.limit
-            #expect(try await eventually { try await phone.chat.conversation().pending.count == 7 - limit })
+            #expect(try await phone.conversation { $0.pending.count == 7 - limit })
             #expect(try await phone.chat.conversation().pending.map(\.content) == ["message 6", "message 7"])
             harness.advance(by: .seconds(1))
-            #expect(try await eventually { try await phone.chat.conversation().pending.isEmpty })
-            #expect(try await eventually { try await phone.chat.conversation().messages.filter { $0.role == .assistant }.count == 7 })
+            #expect(try await phone.conversation { $0.pending.isEmpty })
+            #expect(try await phone.conversation { $0.messages.filter { $0.role == .assistant }.count == 7 })
             let users = try await phone.chat.conversation().messages.filter { $0.role == .user }.map(\.content)
             #expect(users == (1...7).map { "message \($0)" })
             #expect(!notices.all.contains { if case .serverError = $0 { true } else { false } })
@@ -123,7 +123,7 @@ struct RecoveryTests {
             let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
             let sent = try await phone.chat.send(content: "the file", attachments: [.file(bytes, mimeType: "application/pdf", fileName: "a.pdf")])
             guard case .asset(let asset) = sent.attachments.first else { throw ClientTestFailure("no asset attached: \(sent)") }
-            #expect(try await eventually { try await phone.chat.conversation().pending.isEmpty })
+            #expect(try await phone.conversation { $0.pending.isEmpty })
             let http = ProviderHTTPClient(baseURL: harness.serverURL)
             let download = try await http.download(assetId: asset.assetId, token: credentials.token)
             #expect(download.data == bytes)

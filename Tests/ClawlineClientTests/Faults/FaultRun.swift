@@ -51,7 +51,7 @@ final class FaultRun: Sendable {
     static func newDevice(on node: URL) -> (TestDevice, DeviceHistory) {
         let id = DeviceId(UUID().uuidString.lowercased())
         let history = DeviceHistory(account: "", device: id.rawValue)
-        let store = InMemoryConversationStore()
+        let store = SignallingConversationStore(InMemoryConversationStore())
         let chat = ChatService(serverURL: node, deviceId: id, store: store, observer: history.observer)
         let connection = ConnectionService(serverURL: node, deviceInfo: DeviceInfo(platform: "Linux", model: "fault run"))
         return (TestDevice(deviceId: id, chat: chat, connection: connection, store: store), history)
@@ -103,10 +103,12 @@ final class FaultRun: Sendable {
     /// Waits until every device's queue is empty (every message it sent acknowledged or refused
     /// for good); false if some are still waiting after `timeout`.
     func drained(timeout: Duration = .seconds(120)) async throws -> Bool {
-        try await eventually(timeout: timeout) {
-            for member in members where try await !member.device.chat.conversation().pending.isEmpty { return false }
-            return true
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        for member in members {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard try await member.device.conversation(timeout: remaining, until: { $0.pending.isEmpty }) else { return false }
         }
+        return true
     }
 
     /// The final reconnect: every device closes its socket and connects again with its cursor,

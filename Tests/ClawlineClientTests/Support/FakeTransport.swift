@@ -40,7 +40,7 @@ final class FakeSocket: WebSocketConnection {
     let events: AsyncStream<WebSocketEvent>
     private let sink: AsyncStream<WebSocketEvent>.Continuation
     private let sent = NIOLockedValueBox<[String]>([])
-    /// Signalled after each frame the client sends.
+    /// Signalled after each frame the client sends, and when it closes the socket.
     private let sentChanged = ChangeSignal()
     private let closeCode = NIOLockedValueBox<Int?>(nil)
     private let lingering: Bool
@@ -69,11 +69,19 @@ final class FakeSocket: WebSocketConnection {
 
     func close(code: Int) {
         closeCode.withLockedValue { $0 = $0 ?? code }
+        sentChanged.signal()
         if !lingering { endEvents(code: code) }
     }
 
     /// The code the client closed the socket with, if it did.
     var closedByClient: Int? { closeCode.withLockedValue { $0 } }
+
+    /// Waits until the client closed the socket; returns the code it closed with, or `nil` when
+    /// it did not close within `timeout` in real time (a guard against a hung test).
+    func waitForClose(timeout: Duration = .seconds(60)) async -> Int? {
+        await sentChanged.wait(timeout: timeout) { self.closedByClient != nil }
+        return closedByClient
+    }
 
     /// Ends the socket's events with the peer's close.
     func endEvents(code: Int) {

@@ -52,6 +52,7 @@ struct Harness: Sendable {
     {
         let environment = ClientEnvironment(clock: clock, random: { 0.5 })
         let observer = capture.observer(label: label)
+        let store = SignallingConversationStore(store)
         let chat = ChatService(serverURL: serverURL, deviceId: id, store: store, environment: environment, observer: observer)
         let connection = ConnectionService(
             serverURL: serverURL, deviceInfo: DeviceInfo(platform: "Linux", model: "test"), environment: environment, observer: observer)
@@ -64,7 +65,14 @@ struct TestDevice: Sendable {
     let deviceId: DeviceId
     let chat: ChatService
     let connection: ConnectionService
-    let store: any ConversationStore
+    let store: SignallingConversationStore
+
+    /// Waits until the device's conversation satisfies `condition`: checked now and after each
+    /// time the chat service stores it (it stores every change it makes); false after `timeout`
+    /// in real time (a guard against a hung test, not a timing assertion).
+    func conversation(timeout: Duration = .seconds(60), until condition: (Conversation) -> Bool) async throws -> Bool {
+        try await store.wait(for: chat, timeout: timeout, until: condition)
+    }
 
     /// Pairs and connects (the first device, or one approved at once).
     func pairAndConnect(name: String = "Test device") async throws -> Credentials {
@@ -79,5 +87,41 @@ struct TestDevice: Sendable {
             throw ClientTestFailure("pairing was denied")
         }
         return credentials
+    }
+}
+
+/// A conversation store that signals after each save, so a test can wait for the chat service's
+/// next change instead of polling it.
+final class SignallingConversationStore: ConversationStore {
+    let base: any ConversationStore
+    /// Signalled after each save.
+    let saved = ChangeSignal()
+
+    init(_ base: any ConversationStore) { self.base = base }
+
+    func load() async throws -> Conversation { try await base.load() }
+
+    func save(_ conversation: Conversation) async throws {
+        try await base.save(conversation)
+        saved.signal()
+    }
+
+    func save(_ conversation: Conversation, changedFrom index: Int) async throws {
+        try await base.save(conversation, changedFrom: index)
+        saved.signal()
+    }
+
+    /// Waits until `chat`'s conversation satisfies `condition`, checked now and after each save;
+    /// false after `timeout` in real time.
+    func wait(for chat: ChatService, timeout: Duration, until condition: (Conversation) -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let seen = saved.changeCount
+            if condition(try await chat.conversation()) { return true }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero, await saved.waitForChange(after: seen, timeout: remaining) else {
+                return condition(try await chat.conversation())
+            }
+        }
     }
 }
