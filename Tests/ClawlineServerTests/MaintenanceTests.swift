@@ -2,6 +2,7 @@ import ClawlineProtocol
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+import WireTestSupport
 
 @testable import ClawlineServer
 
@@ -11,9 +12,20 @@ import Testing
     /// What the maintenance looked up, lookup by lookup.
     final class Lookups: Sendable {
         private let seen = NIOLockedValueBox<[[String]]>([])
-        func record(_ deviceIDs: [String]) { seen.withLockedValue { $0.append(deviceIDs.sorted()) } }
+        /// Signalled after each lookup recorded.
+        private let recorded = ChangeSignal()
+        func record(_ deviceIDs: [String]) {
+            seen.withLockedValue { $0.append(deviceIDs.sorted()) }
+            recorded.signal()
+        }
         var all: [[String]] { seen.withLockedValue { $0 } }
         func clear() { seen.withLockedValue { $0.removeAll() } }
+
+        /// Waits until `condition` holds for the lookups recorded, checked now and after each one;
+        /// false after `timeout` in real time (a guard against a hung test).
+        func wait(timeout: Duration = .seconds(60), until condition: ([[String]]) -> Bool) async -> Bool {
+            await recorded.wait(timeout: timeout) { condition(self.all) }
+        }
     }
 
     @Test func connectedDevicesAreLookedUpAgainOnlyWhenADeviceChanged() async throws {
@@ -26,10 +38,10 @@ import Testing
             let both = [admin.deviceID.rawValue, member.deviceID.rawValue].sorted()
             // The member is looked up once it has authenticated (alone, or with the admin if the
             // approval's change of the revision was seen after it connected).
-            #expect(try await server.eventually { lookups.all.contains { $0.contains(member.deviceID.rawValue) } })
+            #expect(await lookups.wait { $0.contains { $0.contains(member.deviceID.rawValue) } })
             lookups.clear()
             // Nothing changes: the next looks (every 50 ms here) look up no device.
-            #expect(try await server.eventually { lookups.all.count >= 3 })
+            #expect(await lookups.wait { $0.count >= 3 })
             let quiet = lookups.all
             #expect(quiet.allSatisfy { $0.isEmpty }, "looked up \(quiet) with no device changed")
 
@@ -45,7 +57,7 @@ import Testing
             // A device that authenticates is looked up once, alone.
             lookups.clear()
             let (again, _) = try await server.connect(admin)
-            #expect(try await server.eventually { lookups.all.contains([admin.deviceID.rawValue]) })
+            #expect(await lookups.wait { $0.contains([admin.deviceID.rawValue]) })
             withExtendedLifetime(again) {}
         }
     }
@@ -58,7 +70,7 @@ import Testing
         try await TestServer.run(wrapStore: store) { server in
             let admin = try await server.pair()
             let (socket, _) = try await server.connect(admin)
-            #expect(try await server.eventually { lookups.all.filter { $0 == [admin.deviceID.rawValue] }.count >= 3 })
+            #expect(await lookups.wait { $0.filter { $0 == [admin.deviceID.rawValue] }.count >= 3 })
             withExtendedLifetime(socket) {}
         }
     }

@@ -121,7 +121,7 @@ import WireRuntime
         let (admin, adminSocket, deviceID) = try await deviceAway(on: server)
         let decision = PairDecision(deviceId: deviceID, approve: approve, userId: approve ? admin.userID : nil)
         adminSocket.send(.pairDecision(decision))
-        let saving = try await server.eventually { saves.held.contains(deviceID.rawValue) }
+        let saving = await saves.waitUntilHeld(deviceID.rawValue)
         #expect(saving, "the decision's record is being saved")
         let again = server.socket()
         again.send(request(deviceID))

@@ -19,7 +19,7 @@ import WireRuntime
     /// Sends `id` and waits for its store call to be held; then moves the bound's clock past it.
     private static func sendHeld(_ id: String, on socket: TestSocket, _ server: TestServer, _ calls: HeldStoreCalls) async throws {
         socket.send(.message(ClientMessage(id: ClientMessageId(id), content: "said \(id)")))
-        let held = try await server.eventually { calls.held.contains(id) }
+        let held = await calls.waitUntilHeld(id)
         #expect(held, "the store call of \(id) is held")
         server.keepaliveClock.advance(by: ProviderLimits().storeCallLimit)
     }
@@ -104,7 +104,7 @@ extension StoreBoundTests {
             let device = try await server.pair()
             let socket = server.socket()
             socket.send(.auth(Auth(token: device.token, deviceId: device.deviceID)))
-            let held = try await server.eventually { calls.held.contains("replay") }
+            let held = await calls.waitUntilHeld("replay")
             #expect(held, "the replay's read is held")
             server.keepaliveClock.advance(by: ProviderLimits().storeCallLimit)
             guard case .error(let error) = try await socket.next() else { throw TestFailure("expected server_error") }
