@@ -53,6 +53,40 @@ import Testing
         #expect(matched > 0, "some texts of \(pattern) match")
     }
 
+    /// Every pattern the byte matcher takes is one the engine compiles, so the simple form needs
+    /// no engine to check it, and `isValid` says what the engine says: random patterns of letters,
+    /// digits and the syntax the two forms use.
+    @Test func theSimpleFormIsValidForTheEngine() {
+        let alphabet = Array("ab0-_[]{},\\d.*+?^$|()w5")
+        var generator = SystemRandomNumberGenerator()
+        var simple = 0
+        for _ in 0..<20_000 {
+            let pattern = String((0..<Int.random(in: 1...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            let engineTakes = (try? NSRegularExpression(pattern: "^(?:\(pattern))$")) != nil
+            if ByteClassRun.compile(pattern) != nil {
+                simple += 1
+                #expect(engineTakes, "the simple form took \(pattern), which the engine refuses")
+            }
+            #expect(WirePattern.isValid(pattern) == ((try? NSRegularExpression(pattern: pattern)) != nil), "\(pattern)")
+        }
+        #expect(simple > 1_000, "enough random patterns had the simple form")
+    }
+
+    /// A simple pattern on ASCII texts never asks the engine; a non-ASCII text, or a pattern the
+    /// byte matcher does not take, does.
+    @Test func theEngineIsCompiledOnlyWhenATextNeedsIt() {
+        let simple = WirePattern("[a-z]+_[0-9]+")
+        #expect(simple.matches("abc_12") && !simple.matches("abc-12"))
+        #expect(!simple.hasCompiledExpression)
+        #expect(!simple.matches("abé_12"))
+        #expect(simple.hasCompiledExpression)
+        let other = WirePattern("(ab)+")
+        #expect(!other.hasCompiledExpression)
+        #expect(other.matches("abab"))
+        #expect(other.hasCompiledExpression)
+        #expect(!WirePattern("(a").matches("(a"), "a pattern that does not compile matches nothing")
+    }
+
     /// A non-ASCII text is the engine's to judge (`\d` takes other scripts' digits there).
     @Test func nonASCIITextGoesToTheEngine() {
         #expect(WirePattern("\\d+").matches("١٢٣") == Self.engine("\\d+", "١٢٣"))

@@ -9,16 +9,30 @@ import Foundation
 @_spi(Generated) public final class WirePattern: Sendable {
     /// The pattern as written in the spec.
     public let source: String
-    private let expression: NSRegularExpression?
+    /// `^(?:source)$` for the regular-expression engine, compiled the first time a text needs it:
+    /// a simple pattern matched on ASCII texts only never loads the engine (whose first use costs
+    /// a process about 8 million instructions).
+    private let expression: LazyExpression
     /// The pattern as byte classes with counts, when it has that simple form.
     let simple: [ByteClassRun]?
 
-    /// Compiles `^(?:source)$`. A pattern that does not compile matches nothing (specs are checked
+    /// Prepares `^(?:source)$`. A pattern that does not compile matches nothing (specs are checked
     /// before generation, so this only happens with hand-made rules).
     public init(_ source: String) {
         self.source = source
-        self.expression = try? NSRegularExpression(pattern: "^(?:\(source))$")
-        self.simple = expression == nil ? nil : ByteClassRun.compile(source)
+        // Every pattern of the simple form is also a valid regular expression (a row of literal
+        // characters, escapes and bracket classes with counts), so this needs no engine to check.
+        simple = ByteClassRun.compile(source)
+        expression = LazyExpression(pattern: "^(?:\(source))$")
+    }
+
+    /// Whether the regular-expression engine has been asked for this pattern yet (for tests).
+    var hasCompiledExpression: Bool { expression.hasCompiled }
+
+    /// Whether `source` is a regular expression `WirePattern` can match: one of the simple form,
+    /// told without the engine, or one the engine compiles.
+    public static func isValid(_ source: String) -> Bool {
+        ByteClassRun.compile(source) != nil || (try? NSRegularExpression(pattern: source)) != nil
     }
 
     /// Whether the whole text matches.
@@ -30,10 +44,36 @@ import Foundation
     /// when the regular-expression engine is needed.
     public func matches(utf8 bytes: UnsafeBufferPointer<UInt8>, text: () -> String) -> Bool {
         if let simple, !bytes.contains(where: { $0 >= 0x80 }) { return ByteClassRun.matches(simple, bytes) }
-        guard let expression else { return false }
+        guard let expression = expression.compiled() else { return false }
         let text = text()
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
         return expression.firstMatch(in: text, options: [], range: range) != nil
+    }
+}
+
+/// A regular expression compiled on first use, once, whichever thread asks first.
+private final class LazyExpression: @unchecked Sendable {
+    private let pattern: String
+    private let lock = NSLock()
+    /// `nil` until the first use; then the expression, or `.some(nil)` when it does not compile.
+    /// Read and written only while `lock` is held.
+    private var built: NSRegularExpression??
+
+    init(pattern: String) { self.pattern = pattern }
+
+    var hasCompiled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return built != nil
+    }
+
+    func compiled() -> NSRegularExpression? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let built { return built }
+        let expression = try? NSRegularExpression(pattern: pattern)
+        built = .some(expression)
+        return expression
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import WireRuntime
+@_spi(Generated) import WireRuntime
 
 /// What the reader knows before it reads the parts of a spec that refer to other parts.
 struct SpecIndex {
@@ -54,13 +54,7 @@ extension SpecReader {
             error("\(owner) declares the tag field '\(name)'; it is implied by the message's tag and must not be listed", at: location)
             return
         }
-        let follows: Bool
-        switch index.keyStyle {
-        case .camelCase: follows = name.range(of: "^[a-z][a-zA-Z0-9]*$", options: .regularExpression) != nil
-        case .snakeCase: follows = name.range(of: "^[a-z][a-z0-9]*(_[a-z0-9]+)*$", options: .regularExpression) != nil
-        case .mixed: follows = name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil
-        }
-        if !follows {
+        if !index.keyStyle.admits(name) {
             error("field name '\(name)' in \(owner) does not follow the protocol's \(index.keyStyle.rawValue) key style", at: location)
         }
     }
@@ -108,7 +102,7 @@ extension SpecReader {
         result.notBlank = map["notBlank"].flatMap { bool($0, "'notBlank' in \(context)") } ?? false
         result.prefix = map["prefix"].flatMap { string($0, "'prefix' in \(context)") }
         if let node = map["pattern"], let pattern = string(node, "'pattern' in \(context)") {
-            if (try? NSRegularExpression(pattern: pattern)) == nil {
+            if !WirePattern.isValid(pattern) {
                 error("'pattern' in \(context) is not a valid regular expression: \(pattern)", at: node.location)
             } else {
                 result.pattern = pattern
