@@ -64,16 +64,27 @@ public struct CaptureReader: Sendable {
     /// Reads every frame of `handle`, calling `frame` or `problem` for each item in input order.
     /// Returns the detected format.
     @discardableResult
-    public func read(_ handle: FileHandle, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
+    public func read(_ handle: FileHandle, frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
+        // `frame` borrows each frame: reading its parts then copies nothing.
+        try read(LineReader(handle: handle, chunk: chunkSize), frame: { frame($0) }, problem: problem)
+    }
+
+    /// Reads every frame of `handle` as ``read(_:frame:problem:)`` does, handing each frame over
+    /// to keep: moved into `frame`, not copied (the pipelined validation keeps frames in batches).
+    func read(
+        _ handle: FileHandle, keeping frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
+    ) throws
+        -> CaptureFormat
+    {
         try read(LineReader(handle: handle, chunk: chunkSize), frame: frame, problem: problem)
     }
 
     /// Reads every frame of a capture held in memory, calling `frame` or `problem` for each item
     /// in input order. Returns the detected format.
     @discardableResult
-    public func read(bytes: [UInt8], frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) -> CaptureFormat {
+    public func read(bytes: [UInt8], frame: (CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) -> CaptureFormat {
         // Bytes in memory cannot fail to read.
-        (try? read(LineReader(bytes: bytes), frame: frame, problem: problem)) ?? .jsonl
+        (try? read(LineReader(bytes: bytes), frame: { frame($0) }, problem: problem)) ?? .jsonl
     }
 
     private func read(_ reader: LineReader, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {

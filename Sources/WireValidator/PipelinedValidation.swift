@@ -50,7 +50,7 @@ extension CaptureValidation {
             do {
                 let format = try reader.read(
                     handle,
-                    frame: { frame in
+                    keeping: { frame in
                         let bytes = frame.payloadBytes
                         filler.add(filler.checksHere ? .checked(validator.check(frame)) : .frame(frame), bytes: bytes)
                     },
