@@ -11,10 +11,6 @@ public final class ChangeSignal: @unchecked Sendable {
 
     public init() {}
 
-    /// How many times ``signal()`` has been called: a waiter that reads it before looking at the
-    /// state can tell, after waking, whether anything changed since.
-    public var changeCount: Int { lock.withLock { changes } }
-
     /// Wakes every waiter, to check its condition again. Call it after each change.
     public func signal() {
         let woken = lock.withLock {
@@ -27,21 +23,18 @@ public final class ChangeSignal: @unchecked Sendable {
 
     /// Waits until `condition` holds, checking it now and after each ``signal()``; at most
     /// `timeout` in real time (a guard against a hung test, not a timing assertion). Returns
-    /// whether it held.
+    /// whether it held. The condition runs on the caller's actor, so it may read the caller's
+    /// state (a view model on the main actor) and may itself wait (to ask an actor).
     @discardableResult
-    public func wait(timeout: Duration = .seconds(60), until condition: () -> Bool) async -> Bool {
+    public func wait(
+        timeout: Duration = .seconds(60), isolation: isolated (any Actor)? = #isolation, until condition: () async throws -> Bool
+    ) async rethrows -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let seen = lock.withLock { changes }
-            if condition() { return true }
-            guard !Task.isCancelled, await nextChange(after: seen, before: deadline) else { return condition() }
+            if try await condition() { return true }
+            guard !Task.isCancelled, await nextChange(after: seen, before: deadline) else { return try await condition() }
         }
-    }
-
-    /// Waits for a change after the `seen`-th (a ``changeCount`` read earlier); false when
-    /// `timeout` passed first, in real time.
-    public func waitForChange(after seen: Int, timeout: Duration) async -> Bool {
-        await nextChange(after: seen, before: ContinuousClock.now.advanced(by: timeout))
     }
 
     /// Waits for a change after the `seen`-th; false when `deadline` came first.

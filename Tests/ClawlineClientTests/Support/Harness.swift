@@ -114,14 +114,6 @@ final class SignallingConversationStore: ConversationStore {
     /// Waits until `chat`'s conversation satisfies `condition`, checked now and after each save;
     /// false after `timeout` in real time.
     func wait(for chat: ChatService, timeout: Duration, until condition: (Conversation) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while true {
-            let seen = saved.changeCount
-            if condition(try await chat.conversation()) { return true }
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero, await saved.waitForChange(after: seen, timeout: remaining) else {
-                return condition(try await chat.conversation())
-            }
-        }
+        try await saved.wait(timeout: timeout) { condition(try await chat.conversation()) }
     }
 }

@@ -67,12 +67,6 @@ struct ClientTestFailure: Error, CustomStringConvertible {
 func eventuallyOnMain(
     timeout: Duration = .seconds(60), wokenBy signal: ChangeSignal = ChangeSignal(), _ condition: @MainActor () -> Bool
 ) async throws -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while true {
-        let seen = signal.changeCount
-        // Observation calls `onChange` once, at the next change to anything the condition read.
-        if withObservationTracking({ condition() }, onChange: { signal.signal() }) { return true }
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        guard remaining > .zero, await signal.waitForChange(after: seen, timeout: remaining) else { return condition() }
-    }
+    // Observation calls `onChange` once, at the next change to anything the condition read.
+    await signal.wait(timeout: timeout) { withObservationTracking({ condition() }, onChange: { signal.signal() }) }
 }
