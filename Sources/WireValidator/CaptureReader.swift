@@ -52,6 +52,9 @@ public struct CaptureReader: Sendable {
     /// Where each JSONL line's tapes come from when frames outlive the next line (handed to
     /// another thread); `nil` reuses one tape for every line.
     var recycler: TapeRecycler?
+    /// Whether lines laid out as the capture writers write them are read by the fast path
+    /// (``CanonicalEnvelope``); off only to compare the two paths in tests.
+    var readsCanonicalEnvelopes = true
 
     public init(file: String, tagField: String, direction: Direction?, directionOfTag: @escaping @Sendable (String) -> Direction?) {
         self.file = file
@@ -135,6 +138,10 @@ public struct CaptureReader: Sendable {
         _ lastSession: inout String, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
     ) {
         guard lines.withBytes(of: line, { $0.contains(where: { !$0.isJSONWhitespace }) }) else { return }
+        if readsCanonicalEnvelopes, let captured = readCanonicalLine(line, of: lines, &tape, &lastSession) {
+            frame(captured)
+            return
+        }
         do {
             // The line is scanned where the reader holds it, not copied into the tape.
             try lines.parse(line, into: &tape)
@@ -156,6 +163,30 @@ public struct CaptureReader: Sendable {
                 frameIsText ? Self.parse(string: frameIndex, of: tape, into: &frameTape) : .parsed(tape, index: frameIndex)
             frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))
         }
+    }
+
+    /// Reads a line laid out as ``CanonicalEnvelope`` says, scanning only its frame into `tape`;
+    /// `nil` when the line is laid out otherwise or its frame does not parse there (the general
+    /// path then reads it again, and reports what is wrong).
+    private func readCanonicalLine(
+        _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ lastSession: inout String
+    ) -> CapturedFrame? {
+        guard let envelope = lines.withBytes(of: line, { CanonicalEnvelope($0) }) else { return nil }
+        let start = line.range.lowerBound
+        do {
+            // The frame sits inside the envelope's object, which counts towards the nesting limit.
+            try lines.parse((start + envelope.frame.lowerBound)..<(start + envelope.frame.upperBound), into: &tape, enclosingDepth: 1)
+        } catch {
+            return nil
+        }
+        lines.withBytes(of: line) { bytes in
+            let session = UnsafeBufferPointer(rebasing: bytes[envelope.session])
+            let same = lastSession.withUTF8 { JSONTape.equalBytes($0, session) }
+            if !same { lastSession = String(decoding: session, as: UTF8.self) }
+        }
+        return CapturedFrame(
+            file: file, line: line.number, session: lastSession, direction: envelope.direction, timestamp: envelope.timestamp,
+            payload: .parsed(tape, index: JSONTape.root))
     }
 
     /// What a JSONL line holds.
@@ -419,6 +450,12 @@ struct LineReader {
     /// it parses something else or lets go of its bytes.
     func parse(_ line: Line, into tape: inout JSONTape) throws(JSONSyntaxError) {
         try tape.parse(in: buffer, range: line.range)
+    }
+
+    /// Parses the value at `range` of the buffer (part of the current line), nested in
+    /// `enclosingDepth` containers of the line, into `tape`, which shares the buffer as above.
+    func parse(_ range: Range<Int>, into tape: inout JSONTape, enclosingDepth: Int) throws(JSONSyntaxError) {
+        try tape.parse(in: buffer, range: range, enclosingDepth: enclosingDepth)
     }
 
     mutating func next() throws -> Line? {

@@ -101,9 +101,10 @@ extension JSONTape {
         Double(String(decoding: digits, as: UTF8.self))
     }
 
-    /// Whether two byte buffers hold the same bytes.
+    /// Whether two byte buffers hold the same bytes; a run of up to 16 bytes is compared as two
+    /// words, with no loop.
     @inlinable @inline(__always)
-    static func equalBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func equalBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         a.count == b.count && (a.isEmpty || equalBytes(a.baseAddress!, b.baseAddress!, a.count))
     }
 

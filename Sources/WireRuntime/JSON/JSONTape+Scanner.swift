@@ -465,3 +465,56 @@ extension JSONTape {
         }
     }
 }
+
+extension JSONTape {
+    /// Where a plain string ends: given the offset just past its opening quote, the offset of its
+    /// closing quote when every byte before it is printable ASCII other than a backslash (no
+    /// escapes, no control bytes, no multi-byte UTF-8), else `nil`. Such a string's text is its
+    /// bytes, so a reader that expects one (a key, an id) can take it without a scan.
+    public static func endOfPlainString(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress, start >= 0 else { return nil }
+        let count = bytes.count
+        var cursor = start
+        while cursor &+ 8 <= count {
+            let special = Scanner.specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+            if special == 0 {
+                cursor &+= 8
+                continue
+            }
+            cursor &+= special.trailingZeroBitCount &>> 3
+            return base[cursor] == UInt8(ascii: "\"") ? cursor : nil
+        }
+        while cursor < count {
+            let byte = base[cursor]
+            if byte == UInt8(ascii: "\"") { return cursor }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            cursor &+= 1
+        }
+        return nil
+    }
+}
+
+extension JSONTape {
+    /// A non-negative JSON integer of 1 to 18 digits starting at `start`, read eight digits at a
+    /// time: its value and the offset just past it, or `nil` when there is no digit there, it has
+    /// a leading zero, or it has more digits. What follows the digits is the caller's to check.
+    public static func plainInteger(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Int, end: Int)? {
+        guard let base = bytes.baseAddress, start >= 0 else { return nil }
+        let count = bytes.count
+        var cursor = start
+        var value = 0
+        while cursor &+ 8 <= count, cursor &- start < 16,
+            let eight = Scanner.eightDigits(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+        {
+            value = value &* 100_000_000 &+ eight
+            cursor &+= 8
+        }
+        while cursor < count, case let digit = base[cursor] &- UInt8(ascii: "0"), digit < 10 {
+            value = value &* 10 &+ Int(digit)
+            cursor &+= 1
+        }
+        let digits = cursor &- start
+        guard digits > 0, digits <= 18, digits == 1 || base[start] != UInt8(ascii: "0") else { return nil }
+        return (value, cursor)
+    }
+}

@@ -138,11 +138,20 @@ public struct JSONTape: Sendable {
     /// start of `range`. The tape keeps the whole buffer alive for as long as it holds it; a
     /// reader that writes to the buffer afterwards gets a copy of its own, as for any array.
     public mutating func parse(in buffer: [UInt8], range: Range<Int>) throws(JSONSyntaxError) {
+        try parse(in: buffer, range: range, enclosingDepth: 0)
+    }
+
+    /// Parses the value at `range` of `buffer` as ``parse(in:range:)`` does, when the value sits
+    /// inside `enclosingDepth` containers of a larger document whose rest the caller has read:
+    /// the nesting limit (``JSONParser/maxDepth``) counts those containers too, so the value
+    /// parses exactly when the whole document would.
+    public mutating func parse(in buffer: [UInt8], range: Range<Int>, enclosingDepth: Int) throws(JSONSyntaxError) {
         precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "document range outside the buffer")
+        precondition(enclosingDepth >= 0, "a negative enclosing depth")
         storage = buffer
         sharesBuffer = true
         documentBytes = range
-        try scanBytes()
+        try scanBytes(enclosingDepth: enclosingDepth)
     }
 
     /// Lets go of the tape's bytes (a buffer it may share with a reader), keeping the room for
@@ -155,25 +164,25 @@ public struct JSONTape: Sendable {
     }
 
     /// Scans `bytes` into `tokens`, keeping the tokens' storage.
-    private mutating func scanBytes() throws(JSONSyntaxError) {
+    private mutating func scanBytes(enclosingDepth: Int = 0) throws(JSONSyntaxError) {
         usedTokens = 0
         var tokens = self.tokens
         self.tokens = []
         defer { self.tokens = tokens }
         let range = documentBytes
         usedTokens = try storage.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
-            try Self.scan(UnsafeBufferPointer(rebasing: buffer[range]), into: &tokens)
+            try Self.scan(UnsafeBufferPointer(rebasing: buffer[range]), into: &tokens, enclosingDepth: enclosingDepth)
         }
     }
 
     /// Scans a whole document into `room` in place (every element of it is room, and a document
     /// with more tokens than that grows it); returns the document's token count.
-    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into room: inout [Token]) throws(JSONSyntaxError) -> Int {
+    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into room: inout [Token], enclosingDepth: Int = 0) throws(JSONSyntaxError) -> Int {
         if room.isEmpty { room = Array(repeating: .room, count: stackTokens) }
         let (count, grown) = try room.withUnsafeMutableBufferPointer { room throws(JSONSyntaxError) -> (Int, [Token]?) in
             var storage = TokenStorage(startingIn: room, heapCapacity: min(buffer.count / 8 + 8, 1 << 16))
             defer { storage.release() }
-            try scan(buffer, into: &storage)
+            try scan(buffer, into: &storage, enclosingDepth: enclosingDepth)
             return (storage.count, storage.ownsBase ? Array(storage.tokens) : nil)
         }
         if var grown {
@@ -186,14 +195,14 @@ public struct JSONTape: Sendable {
 
     /// Scans a whole document into `storage`, which is empty.
     @usableFromInline
-    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into storage: inout TokenStorage) throws(JSONSyntaxError) {
+    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, into storage: inout TokenStorage, enclosingDepth: Int = 0) throws(JSONSyntaxError) {
         guard buffer.count <= maxDocumentBytes else {
             throw JSONSyntaxError(reason: "documents larger than 4 GiB are not supported", offset: 0, line: 1, column: 1)
         }
         var scanner = Scanner(bytes: buffer, tokens: storage)
         defer { storage = scanner.tokens }
         scanner.skipWhitespace()
-        try scanner.parseValue(depth: 0)
+        try scanner.parseValue(depth: enclosingDepth)
         scanner.skipWhitespace()
         guard scanner.position == buffer.count else { throw scanner.error("unexpected data after the JSON value") }
     }
