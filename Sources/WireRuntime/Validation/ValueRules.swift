@@ -121,11 +121,16 @@
 @_spi(Generated) public struct ByteBudgetRule: Sendable {
     /// One summed path: keys from the object, arrays traversed implicitly; `decoded` counts base64's decoded bytes.
     public struct Term: Sendable {
-        public var keys: [String]
+        public var keys: [String] {
+            didSet { keyBytes = keys.map(UTF8Key.init) }
+        }
         public var decoded: Bool
+        /// The keys' UTF-8 bytes, made once: a frame's members are compared with them as they are.
+        private(set) var keyBytes: [UTF8Key]
         public init(keys: [String], decoded: Bool) {
             self.keys = keys
             self.decoded = decoded
+            keyBytes = keys.map(UTF8Key.init)
         }
     }
 
@@ -141,19 +146,24 @@
 
     /// The total size in bytes of the budget's values in the object at `index` of a parsed tape.
     public func total(in tape: JSONTape.View, object index: Int) -> Int {
-        terms.reduce(0) { sum, term in sum + Self.size(of: index, in: tape, keys: term.keys[...], decoded: term.decoded) }
+        var sum = 0
+        for term in terms { sum += Self.size(of: index, in: tape, keys: term.keyBytes, from: 0, decoded: term.decoded) }
+        return sum
     }
 
-    private static func size(of index: Int, in tape: JSONTape.View, keys: ArraySlice<String>, decoded: Bool) -> Int {
+    /// The size of the values at `keys[position...]` from the value at `index`.
+    private static func size(of index: Int, in tape: JSONTape.View, keys: [UTF8Key], from position: Int, decoded: Bool) -> Int {
         switch tape.kind(index) {
         case .array:
             var sum = 0
-            tape.forEachItem(of: index) { _, item in sum += size(of: item, in: tape, keys: keys, decoded: decoded) }
+            tape.forEachItem(of: index) { _, item in sum += size(of: item, in: tape, keys: keys, from: position, decoded: decoded) }
             return sum
         case .object:
-            guard let key = keys.first, let member = tape.member(of: index, key: key) else { return 0 }
-            return size(of: member, in: tape, keys: keys.dropFirst(), decoded: decoded)
-        case .string where keys.isEmpty:
+            guard position < keys.count,
+                let member = tape.member(of: index, key: keys[position].bytes)
+            else { return 0 }
+            return size(of: member, in: tape, keys: keys, from: position + 1, decoded: decoded)
+        case .string where position == keys.count:
             return tape.withStringBytes(index) { bytes in decoded ? (WireFormats.decodedBase64Length(bytes: bytes) ?? bytes.count) : bytes.count }
         default:
             return 0
