@@ -2,6 +2,7 @@ import ClawlineClient
 import ClawlineProtocol
 import Foundation
 import Testing
+import WireTestSupport
 
 /// The timeline reducer as a value: no transport, no clock.
 @Suite("Timeline reducer")
@@ -221,22 +222,4 @@ private struct Scenario {
         }
         return delivered.map(TimelineEvent.received)
     }
-}
-
-/// A small, fast, seedable generator (SplitMix64).
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A value in `0..<bound`.
-    mutating func next(upTo bound: UInt64) -> UInt64 { next() % bound }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WireRuntime
+import WireTestSupport
 
 @testable import WireValidator
 
@@ -112,18 +113,6 @@ import WireRuntime
         Self.bothPathsAgree(pastLimit)
     }
 
-    /// SplitMix64: the same mutations on every run.
-    struct Mutations: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("every line of the example captures, mutated 4,000 ways, reads alike by both paths")
     func mutatedLines() throws {
         let url = CaptureReaderTests.captures.appendingPathComponent("clawline-session.jsonl")
@@ -131,7 +120,8 @@ import WireRuntime
         #expect(lines.allSatisfy { $0.withUnsafeBufferPointer { CanonicalEnvelope($0) != nil } })
         // Bytes that change a JSON document's meaning or layout, and two of non-ASCII UTF-8.
         let alphabet = Array(#"{}[]":,\ 019.-eE"tnfabx"#.utf8) + [0x09, 0x0A, 0xC3, 0xA9, 0x80]
-        var random = Mutations(state: 0x5EED)
+        // Seeded: the same mutations on every run.
+        var random = SplitMix64(seed: 0x5EED)
         var fastLayout = 0
         for round in 0..<4_000 {
             var line = lines[round % lines.count]

@@ -1,0 +1,20 @@
+/// A small, fast, seedable generator (SplitMix64): a test that draws from it makes the same
+/// choices on every run and every machine, so a failure it finds can be run again.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator started from `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A value in `0..<bound` (`bound` above zero).
+    public mutating func next(upTo bound: UInt64) -> UInt64 { next() % bound }
+}
