@@ -265,16 +265,8 @@ extension JSONTape {
                 cursor &+= 1
                 if digit(at: cursor) { throw failure("invalid number: leading zero", at: start) }
             } else {
-                // The integer part, accumulated eight digits at a time while eight bytes remain, then
-                // one at a time (wrapping past 18 digits; such a value is read again below).
-                while cursor &+ 8 <= count, let eight = Self.eightDigits(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)) {
-                    magnitude = magnitude &* 100_000_000 &+ eight
-                    cursor &+= 8
-                }
-                while cursor < count, case let value = base[cursor] &- UInt8(ascii: "0"), value < 10 {
-                    magnitude = magnitude &* 10 &+ Int(value)
-                    cursor &+= 1
-                }
+                // The integer part (wrapping past 18 digits; such a value is read again below).
+                (magnitude, cursor) = Self.digits(base, from: cursor, count: count)
             }
             if cursor < count, base[cursor] == UInt8(ascii: ".") {
                 isInteger = false
@@ -320,6 +312,38 @@ extension JSONTape {
             return Int(truncatingIfNeeded: (fours &* 10_000 &+ fours >> 32) & 0xFFFF_FFFF)
         }
 
+        /// The value of the digits at `cursor` and the offset just past them: eight at a time while
+        /// eight bytes remain, then one at a time. The value wraps past 18 digits.
+        @inline(__always)
+        static func digits(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> (value: Int, end: Int) {
+            var cursor = start
+            var value = 0
+            while cursor &+ 8 <= count, let eight = eightDigits(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)) {
+                value = value &* 100_000_000 &+ eight
+                cursor &+= 8
+            }
+            while cursor < count, case let digit = base[cursor] &- UInt8(ascii: "0"), digit < 10 {
+                value = value &* 10 &+ Int(digit)
+                cursor &+= 1
+            }
+            return (value, cursor)
+        }
+
+        /// Skips plain string bytes from `start` eight at a time: returns the offset of the first
+        /// quote, backslash, control or non-ASCII byte, or where fewer than eight bytes remain.
+        /// Every byte before the result is plain; the byte at it has not been judged when fewer
+        /// than eight remained.
+        @inline(__always)
+        static func skipPlainWords(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
+            var cursor = start
+            while cursor &+ 8 <= count {
+                let special = specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+                if special != 0 { return cursor &+ special.trailingZeroBitCount &>> 3 }
+                cursor &+= 8
+            }
+            return cursor
+        }
+
         /// A mask with the high bit set in the first byte (in memory order) of eight that is a
         /// quote, a backslash, a control byte (< 0x20) or non-ASCII, and 0 when there is none.
         /// Bits above the first may be set spuriously; only the lowest one is exact.
@@ -360,22 +384,14 @@ extension JSONTape {
             let start = position
             guard let base = bytes.baseAddress else { return try parseString(from: start, start: start) }
             let count = bytes.count
-            var cursor = start
-            while cursor &+ 8 <= count {
-                let special = Self.specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
-                if special == 0 {
-                    cursor &+= 8
-                    continue
-                }
-                cursor &+= special.trailingZeroBitCount &>> 3
-                if base[cursor] == UInt8(ascii: "\"") {
-                    append(.string, start: start, end: cursor)
-                    position = cursor &+ 1
-                    return false
-                }
-                break
+            let cursor = Self.skipPlainWords(base, from: start, count: count)
+            // Everything before the cursor is plain ASCII, so a quote there ends the string.
+            if cursor < count, base[cursor] == UInt8(ascii: "\"") {
+                append(.string, start: start, end: cursor)
+                position = cursor &+ 1
+                return false
             }
-            // Everything before the cursor is plain ASCII: the full scan goes on from there.
+            // The full scan goes on from the cursor.
             return try parseString(from: cursor, start: start)
         }
 
@@ -388,15 +404,7 @@ extension JSONTape {
             var escapes = false
             while position < bytes.count {
                 // Eight bytes at a time up to the next quote, backslash, control or non-ASCII byte.
-                while position + 8 <= bytes.count {
-                    let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
-                    if special == 0 {
-                        position += 8
-                    } else {
-                        position += special.trailingZeroBitCount >> 3
-                        break
-                    }
-                }
+                position = Self.skipPlainWords(bytes.baseAddress!, from: position, count: bytes.count)
                 guard position < bytes.count else { break }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
@@ -474,16 +482,8 @@ extension JSONTape {
     public static func endOfPlainString(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress, start >= 0 else { return nil }
         let count = bytes.count
-        var cursor = start
-        while cursor &+ 8 <= count {
-            let special = Scanner.specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
-            if special == 0 {
-                cursor &+= 8
-                continue
-            }
-            cursor &+= special.trailingZeroBitCount &>> 3
-            return base[cursor] == UInt8(ascii: "\"") ? cursor : nil
-        }
+        // The words of plain bytes, then the byte the skip stopped at and any last few, one at a time.
+        var cursor = Scanner.skipPlainWords(base, from: start, count: count)
         while cursor < count {
             let byte = base[cursor]
             if byte == UInt8(ascii: "\"") { return cursor }
@@ -500,19 +500,7 @@ extension JSONTape {
     /// a leading zero, or it has more digits. What follows the digits is the caller's to check.
     public static func plainInteger(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Int, end: Int)? {
         guard let base = bytes.baseAddress, start >= 0 else { return nil }
-        let count = bytes.count
-        var cursor = start
-        var value = 0
-        while cursor &+ 8 <= count, cursor &- start < 16,
-            let eight = Scanner.eightDigits(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
-        {
-            value = value &* 100_000_000 &+ eight
-            cursor &+= 8
-        }
-        while cursor < count, case let digit = base[cursor] &- UInt8(ascii: "0"), digit < 10 {
-            value = value &* 10 &+ Int(digit)
-            cursor &+= 1
-        }
+        let (value, cursor) = Scanner.digits(base, from: start, count: bytes.count)
         let digits = cursor &- start
         guard digits > 0, digits <= 18, digits == 1 || base[start] != UInt8(ascii: "0") else { return nil }
         return (value, cursor)
