@@ -185,7 +185,7 @@ let package = Package(
             ],
             path: "Benchmarks/ServerBenchmarks"),
         .target(name: "WireTestSupport", dependencies: ["WireRuntime"], path: "Tests/WireTestSupport"),
-        .testTarget(name: "WireRuntimeTests", dependencies: ["WireRuntime"]),
+        .testTarget(name: "WireRuntimeTests", dependencies: ["WireRuntime", "WireTestSupport"]),
         .testTarget(
             name: "WormholeProtocolTests", dependencies: ["WireRuntime", "WireTestSupport"], exclude: ["Frames"], plugins: ["WireCodegenPlugin"]),
         .testTarget(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small, fast, seedable generator (SplitMix64): a test that draws from it makes the same
 /// choices on every run and every machine, so a failure it finds can be run again.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
@@ -17,4 +19,14 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// A value in `0..<bound` (`bound` above zero).
     public mutating func next(upTo bound: UInt64) -> UInt64 { next() % bound }
+}
+
+extension SplitMix64 {
+    /// The generator a randomised test draws from: started from `CLAWLINE_TEST_SEED` when that is
+    /// set (to explore other choices, or to repeat a run's), else from the test's own `seed`, so
+    /// that every ordinary run makes the same choices and a failure is never a matter of luck.
+    public static func forTest(seed: UInt64) -> SplitMix64 {
+        let given = ProcessInfo.processInfo.environment["CLAWLINE_TEST_SEED"].flatMap { UInt64($0) }
+        return SplitMix64(seed: given.map { $0 ^ seed } ?? seed)
+    }
 }

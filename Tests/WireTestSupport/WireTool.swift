@@ -41,12 +41,21 @@ public enum ChildProcess {
 
 /// A child process whose output is collected as it comes; every wait is without blocking a thread
 /// (a blocked thread of the small cooperative pool stalls every test running beside it).
+///
+/// Each pipe is read to its end by a thread of its own with plain blocking reads. It used a
+/// `FileHandle.readabilityHandler` before, which on Linux is a dispatch read source, and a CI run
+/// crashed in dispatch's event loop (signal 11 in `_dispatch_event_loop_drain`), most likely from
+/// a handle's descriptor closed, and reused by a test beside it, while the loop still watched it.
 public final class RunningProcess: @unchecked Sendable {
     private let process = Process()
     private let lock = NSLock()
     private var output = Data()
     private var errors = Data()
-    /// The exit status, once the process ended (and its pipes were drained).
+    /// The status the termination handler saw, before the pipes were drained.
+    private var terminationStatus: Int32?
+    /// The pipes not yet read to their end.
+    private var openPipes = 2
+    /// The exit status, once the process ended and both its pipes were read to their end.
     private var exitStatus: Int32?
     private var timedOut = false
     /// Signalled after each write the process makes, and once it ended.
@@ -67,24 +76,12 @@ public final class RunningProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         if input != nil { process.standardInput = inPipe }
-        // A handler reads and appends under the lock, and the termination handler reads the rest
-        // under it too, so a chunk a handler had begun on cannot land after the rest (which
-        // reordered the output of a large write now and then).
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(from: handle, error: false) }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(from: handle, error: true) }
         process.terminationHandler = { [weak self] process in
-            guard let self else { return }
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-            // What is still in the pipes once the process exited, before anyone hears of the exit.
-            self.lock.withLock {
-                self.output.append(out.fileHandleForReading.readDataToEndOfFile())
-                self.errors.append(err.fileHandleForReading.readDataToEndOfFile())
-                self.exitStatus = process.terminationStatus
-            }
-            self.changed.signal()
+            self?.finish { $0.terminationStatus = process.terminationStatus }
         }
         try process.run()
+        Self.collect(out, into: self, error: false)
+        Self.collect(err, into: self, error: true)
         if let input {
             inPipe.fileHandleForWriting.write(input)
             try inPipe.fileHandleForWriting.close()
@@ -95,12 +92,37 @@ public final class RunningProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    private func append(from handle: FileHandle, error: Bool) {
+    /// Reads `pipe` to its end on a thread of its own. The thread keeps the pipe, not the
+    /// process object: a process dropped while running is killed, and its pipe then ends.
+    private static func collect(_ pipe: Pipe, into owner: RunningProcess, error: Bool) {
+        let reader = Thread { [weak owner] in
+            let descriptor = pipe.fileHandleForReading.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                // Whatever the pipe holds, as soon as it holds anything (`FileHandle.read(upToCount:)`
+                // would wait for the whole count); the end, or an error, ends the loop.
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                let chunk = Data(buffer[0..<count])
+                guard let owner else { continue }
+                owner.lock.withLock {
+                    if error { owner.errors.append(chunk) } else { owner.output.append(chunk) }
+                }
+                owner.changed.signal()
+            }
+            owner?.finish { $0.openPipes -= 1 }
+        }
+        reader.name = error ? "child stderr" : "child stdout"
+        reader.start()
+    }
+
+    /// Applies `change` under the lock; once the process has exited and both pipes have ended,
+    /// the exit is recorded and waiters are woken.
+    private func finish(_ change: (RunningProcess) -> Void) {
         lock.withLock {
-            // After the exit the rest was read already; a late call finds the pipe empty.
-            guard exitStatus == nil else { return }
-            let data = handle.availableData
-            if error { errors.append(data) } else { output.append(data) }
+            change(self)
+            if openPipes == 0, let terminationStatus { exitStatus = terminationStatus }
         }
         changed.signal()
     }

@@ -210,6 +210,8 @@ struct ByteClassRun: Sendable, Equatable {
             first = false
             switch byte {
             case UInt8(ascii: "^"), UInt8(ascii: "["), UInt8(ascii: "&"), UInt8(ascii: "]"): return nil
+            // ICU reads `--` in a class as set difference, so a class with one is the engine's.
+            case UInt8(ascii: "-") where position < bytes.count && bytes[position] == UInt8(ascii: "-"): return nil
             case UInt8(ascii: "-") where position < bytes.count && bytes[position] != UInt8(ascii: "]") && position - 1 > start: return nil
             case UInt8(ascii: "\\"):
                 guard position < bytes.count, isPunctuation(bytes[position]) else { return nil }
@@ -220,7 +222,11 @@ struct ByteClassRun: Sendable, Equatable {
             }
             if position + 1 < bytes.count, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]") {
                 let upper = bytes[position + 1]
-                guard upper != UInt8(ascii: "\\"), upper != UInt8(ascii: "["), (0x20...0x7E).contains(upper), upper >= byte else { return nil }
+                guard upper != UInt8(ascii: "\\"), upper != UInt8(ascii: "["), upper != UInt8(ascii: "-"), (0x20...0x7E).contains(upper),
+                    upper >= byte
+                else {
+                    return nil
+                }
                 position += 2
                 for member in byte...upper { run.insert(member) }
             } else {
@@ -239,13 +245,13 @@ struct ByteClassRun: Sendable, Equatable {
         case UInt8(ascii: "+"): (run.minimum, run.maximum) = (1, Int.max / 2)
         case UInt8(ascii: "{"):
             guard let close = bytes[position...].firstIndex(of: UInt8(ascii: "}")) else { return false }
-            let parts = String(decoding: bytes[(position + 1)..<close], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
-            guard let low = Int(parts[0]), low <= 1_000 else { return false }
+            let parts = bytes[(position + 1)..<close].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            guard let low = count(parts[0]) else { return false }
             switch parts.count {
             case 1: (run.minimum, run.maximum) = (low, low)
             case 2 where parts[1].isEmpty: (run.minimum, run.maximum) = (low, Int.max / 2)
             case 2:
-                guard let high = Int(parts[1]), high >= low, high <= 1_000 else { return false }
+                guard let high = count(parts[1]), high >= low else { return false }
                 (run.minimum, run.maximum) = (low, high)
             default: return false
             }
@@ -257,5 +263,13 @@ struct ByteClassRun: Sendable, Equatable {
         // such patterns on the engine.
         if position < bytes.count, bytes[position] == UInt8(ascii: "?") || bytes[position] == UInt8(ascii: "+") { return false }
         return true
+    }
+
+    /// A count in braces: one to four ASCII digits, at most 1,000. A sign, a space or anything else
+    /// is the engine's to judge (`Int` alone would take `+0` and `-1`, which the engine refuses).
+    private static func count(_ digits: ArraySlice<UInt8>) -> Int? {
+        guard (1...4).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        let value = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        return value <= 1_000 ? value : nil
     }
 }
