@@ -102,22 +102,27 @@ import WireTestSupport
         }
     }
 
-    /// Eight bytes read as one number only when every one of them is a digit: each byte that is
-    /// not, in each place, is refused; digits read as their text.
-    @Test func eightDigitsAtOnceOnlyWhenAllAreDigits() {
+    /// Eight bytes read at once: the digits before the first byte that is not one, whatever that
+    /// byte is and wherever it falls, and whatever follows it; all eight when all are digits.
+    @Test func leadingDigitsOfAWord() {
         func word(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } }
         for place in 0..<8 {
             for byte in UInt8.min...UInt8.max where !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                var bytes = Array("12345678".utf8)
-                bytes[place] = byte
-                #expect(JSONTape.Scanner.eightDigits(word(bytes)) == nil, "byte \(byte) at \(place)")
+                for after: UInt8 in [UInt8(ascii: "9"), 0x00, 0xFF] {
+                    var bytes = Array("12345678".utf8)
+                    bytes[place] = byte
+                    for later in (place + 1)..<8 { bytes[later] = after }
+                    let read = JSONTape.Scanner.leadingDigits(word(bytes))
+                    #expect(read.count == place && read.value == (Int("12345678".prefix(place)) ?? 0), "byte \(byte) at \(place)")
+                }
             }
         }
         var generator = SplitMix64.forTest(seed: 0x4A_534F_4E32)
         let random = (0..<200).map { _ in String((0..<8).map { _ in "0123456789".randomElement(using: &generator)! }) }
         let texts = ["00000000", "99999999", "12345678", "90000009"] + random
         for text in texts {
-            #expect(JSONTape.Scanner.eightDigits(word(Array(text.utf8))) == Int(text), "\(text)")
+            let read = JSONTape.Scanner.leadingDigits(word(Array(text.utf8)))
+            #expect(read.count == 8 && read.value == Int(text), "\(text)")
         }
     }
 

@@ -297,30 +297,55 @@ extension JSONTape {
             append(.number, start: start, end: cursor)
         }
 
-        /// The value of eight ASCII digits (eight bytes as loaded, the first digit in the lowest
-        /// byte), or `nil` when any of the eight is not a digit.
+        /// How many of eight bytes (as loaded, the first in the lowest byte) are digits before the
+        /// first that is not, and the value of those digits: `(8, value)` when all eight are.
         @inline(__always)
-        static func eightDigits(_ loaded: UInt64) -> Int? {
+        static func leadingDigits(_ loaded: UInt64) -> (count: Int, value: Int) {
             let word = UInt64(littleEndian: loaded)
             let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
-            // A digit is 0x30 to 0x39: its high nibble is 3, and adding 6 leaves it 3.
-            guard (word & highNibbles) | ((word &+ 0x0606_0606_0606_0606) & highNibbles) >> 4 == 0x3333_3333_3333_3333 else { return nil }
-            // Digit values, then pairs, fours and the eight combined in place, lowest byte first.
-            let digits = word &- 0x3030_3030_3030_3030
+            // A digit is 0x30 to 0x39: its high nibble is 3, and adding 6 leaves it 3. A byte
+            // before the first non-digit is a digit, which carries nothing into the next byte, so
+            // the lowest byte flagged here is the first non-digit (later flags may be spurious).
+            let threes: UInt64 = 0x3030_3030_3030_3030
+            let notDigits = ((word & highNibbles) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ threes)
+            let count = notDigits == 0 ? 8 : notDigits.trailingZeroBitCount &>> 3
+            guard count > 0 else { return (0, 0) }
+            // Digit values (the subtraction borrows only from bytes above the digits), moved up so
+            // that the bytes below them are leading zeros; then pairs, fours and the eight combined
+            // in place, lowest byte first.
+            let digits = (word &- threes) &<< UInt64(64 &- count &* 8)
             let pairs = (digits &* 10 &+ digits >> 8) & 0x00FF_00FF_00FF_00FF
             let fours = (pairs &* 100 &+ pairs >> 16) & 0x0000_FFFF_0000_FFFF
-            return Int(truncatingIfNeeded: (fours &* 10_000 &+ fours >> 32) & 0xFFFF_FFFF)
+            return (count, Int(truncatingIfNeeded: (fours &* 10_000 &+ fours >> 32) & 0xFFFF_FFFF))
         }
 
-        /// The value of the digits at `cursor` and the offset just past them: eight at a time while
-        /// eight bytes remain, then one at a time. The value wraps past 18 digits.
+        /// 10 to the power `exponent`, for 0 to 8.
+        @inline(__always)
+        static func powerOfTen(_ exponent: Int) -> Int {
+            switch exponent {
+            case 0: 1
+            case 1: 10
+            case 2: 100
+            case 3: 1_000
+            case 4: 10_000
+            case 5: 100_000
+            case 6: 1_000_000
+            case 7: 10_000_000
+            default: 100_000_000
+            }
+        }
+
+        /// The value of the digits at `cursor` and the offset just past them: up to eight at a time
+        /// while eight bytes remain, then one at a time. The value wraps past 18 digits.
         @inline(__always)
         static func digits(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> (value: Int, end: Int) {
             var cursor = start
             var value = 0
-            while cursor &+ 8 <= count, let eight = eightDigits(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)) {
-                value = value &* 100_000_000 &+ eight
-                cursor &+= 8
+            while cursor &+ 8 <= count {
+                let (length, leading) = leadingDigits(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+                value = value &* powerOfTen(length) &+ leading
+                cursor &+= length
+                if length < 8 { return (value, cursor) }
             }
             while cursor < count, case let digit = base[cursor] &- UInt8(ascii: "0"), digit < 10 {
                 value = value &* 10 &+ Int(digit)

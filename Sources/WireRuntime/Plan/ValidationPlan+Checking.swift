@@ -19,10 +19,16 @@ extension ValidationPlan {
     public func check(_ tape: JSONTape.View, at index: Int, direction: FrameDirection) -> (outcome: FrameCheckOutcome, message: Int?) {
         let plan = self
         guard tape.kind(index) == .object else { return (.notAFrame("a frame must be a JSON object, found \(tape.kindDescription(index))"), nil) }
-        guard let tag = tape.member(of: index, key: plan.tagKey.bytes) else { return (.notAFrame("a frame must carry a '\(tagField)' field"), nil) }
+        // Frames put their tag first, as a rule: that member is tried before a search.
+        let key = plan.tagKey.bytes
+        let firstIsTag = tape.count(index) > 0 && tape.stringEquals(index + 1, key)
+        guard let tag = firstIsTag ? index + 2 : tape.member(of: index, key: key) else {
+            return (.notAFrame("a frame must carry a '\(tagField)' field"), nil)
+        }
         guard tape.kind(tag) == .string else { return (.notAFrame("'\(tagField)' must be a string, found \(tape.kindDescription(tag))"), nil) }
         guard let id = plan.message(direction, tagAt: tag, in: tape) else { return (.unknownType(tag: tape.string(tag)), nil) }
-        return (.checked(tag: plan.messages[id].tag, issues: checkMessage(id, at: index, in: tape)), id)
+        let tagText = plan.messagePlans[id]._withUnsafeGuaranteedRef { $0.tag }
+        return (.checked(tag: tagText, issues: checkMessage(id, at: index, in: tape)), id)
     }
 
     /// Every issue of the value at `index` as the body of message `id` (its tag is the caller's).
