@@ -19,10 +19,10 @@ extension ValidationPlan {
     public func check(_ tape: JSONTape.View, at index: Int, direction: FrameDirection) -> (outcome: FrameCheckOutcome, message: Int?) {
         let plan = self
         guard tape.kind(index) == .object else { return (.notAFrame("a frame must be a JSON object, found \(tape.kindDescription(index))"), nil) }
-        // Frames put their tag first, as a rule: that member is tried before a search.
+        // Frames put their tag first, as a rule: the search starts at the first member.
         let key = plan.tagKey.bytes
-        let firstIsTag = tape.count(index) > 0 && tape.stringEquals(index + 1, key)
-        guard let tag = firstIsTag ? index + 2 : tape.member(of: index, key: key) else {
+        var firstMember = index + 1
+        guard let tag = tape.member(of: index, key: key, signature: JSONTape.keySignature(key), cursor: &firstMember) else {
             return (.notAFrame("a frame must carry a '\(tagField)' field"), nil)
         }
         guard tape.kind(tag) == .string else { return (.notAFrame("'\(tagField)' must be a string, found \(tape.kindDescription(tag))"), nil) }
