@@ -110,12 +110,22 @@ measure("envelope lines: scan + frame checks (peers' work)", count: lines.count)
     reader.read(
         bytes: captureBytes,
         frame: { frame in
-            guard let direction = frame.direction, case .parsed(let tape, let index) = frame.payload,
-                case .checked(_, let issues) = checker.check(tape, at: index, direction: direction), issues.isEmpty
-            else { return }
+            guard let direction = frame.direction, isValid(frame.payload, direction, checker) else { return }
             valid += 1
         }, problem: { _ in })
     return valid
+}
+
+/// Whether a frame read by the capture reader passes its checks. The payload is borrowed, as
+/// `wire validate` reads it: binding its tape with `case .parsed(let tape, ...) = frame.payload`
+/// would copy the tape, counting references to its bytes and tokens for every frame.
+func isValid(_ payload: borrowing CapturedFrame.Payload, _ direction: Direction, _ checker: FrameValidator) -> Bool {
+    switch payload {
+    case .parsed(let tape, let index):
+        guard case .checked(_, let issues) = checker.check(tape, at: index, direction: direction) else { return false }
+        return issues.isEmpty
+    case .notJSON: return false
+    }
 }
 
 measure("whole capture (envelopes, sessions, summary)", count: lines.count) {

@@ -23,6 +23,20 @@ public struct CapturedFrame: Sendable {
     }
 }
 
+extension CapturedFrame.Payload {
+    /// Exchanges the tape of a parsed payload (whose frame is the tape's root) with `tape`, moving
+    /// both: no reference to either tape's bytes or tokens is counted.
+    mutating func exchangeTape(_ tape: inout JSONTape) {
+        switch consume self {
+        case .parsed(var held, _):
+            swap(&held, &tape)
+            self = .parsed(held, index: JSONTape.root)
+        case .notJSON(let error):
+            self = .notJSON(error)
+        }
+    }
+}
+
 /// A line or entry of a capture that holds no frame it could read.
 public struct CaptureProblem: Sendable, Error {
     public var file: String
@@ -79,7 +93,7 @@ public struct CaptureReader: Sendable {
     ) throws
         -> CaptureFormat
     {
-        try read(LineReader(handle: handle, chunk: chunkSize), frame: frame, problem: problem)
+        try read(LineReader(handle: handle, chunk: chunkSize), frame: { frame(take(&$0)) }, problem: problem)
     }
 
     /// Reads every frame of a capture held in memory, calling `frame` or `problem` for each item
@@ -90,7 +104,21 @@ public struct CaptureReader: Sendable {
         (try? read(LineReader(bytes: bytes), frame: { frame($0) }, problem: problem)) ?? .jsonl
     }
 
-    private func read(_ reader: LineReader, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
+    /// A frame moved out of `frame`, which is left a frame of this file with an empty tape.
+    private func take(_ frame: inout CapturedFrame) -> CapturedFrame {
+        var taken = emptyFrame
+        swap(&taken, &frame)
+        return taken
+    }
+
+    /// A frame of this file with an empty tape, for ``take(_:)`` to leave and for the lent frame to start as.
+    private var emptyFrame: CapturedFrame {
+        CapturedFrame(file: file, line: nil, session: "", direction: nil, timestamp: nil, payload: .parsed(JSONTape(), index: JSONTape.root))
+    }
+
+    /// Reads every frame of `reader`, handing each to `frame`, which may leave it (a frame it
+    /// reads is lent) or take it (``take(_:)``).
+    private func read(_ reader: LineReader, frame: (inout CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) throws -> CaptureFormat {
         var lines = reader
         var tape = JSONTape()
         var frameTape = JSONTape()
@@ -109,10 +137,13 @@ public struct CaptureReader: Sendable {
         var session = ""
         // Tapes taken back from the recycler, a batch's worth under one lock.
         var spare: [JSONTape] = []
+        // The frame of every line the fast path reads, made once: handing a new frame over would
+        // count references to the file's name and to the tape's bytes and tokens, line by line.
+        var lent = emptyFrame
         while let line = current {
             // The frames handed out hold the last tapes; parse into one nobody holds.
             if let recycler { tape = spare.popLast() ?? recycler.take(into: &spare) }
-            readJSONLine(line, of: lines, &tape, &frameTape, &spare, &session, frame: frame, problem: problem)
+            readJSONLine(line, of: lines, &tape, &frameTape, &spare, &session, &lent, frame: frame, problem: problem)
             // The tape shares the reader's buffer: let go of it before the next read writes there,
             // so the buffer is not copied (a frame kept by the caller keeps a copy alive instead).
             tape.releaseBytes()
@@ -135,11 +166,14 @@ public struct CaptureReader: Sendable {
 
     private func readJSONLine(
         _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ frameTape: inout JSONTape, _ spare: inout [JSONTape],
-        _ lastSession: inout String, frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
+        _ lastSession: inout String, _ lent: inout CapturedFrame, frame: (inout CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
     ) {
         guard lines.withBytes(of: line, { $0.contains(where: { !$0.isJSONWhitespace }) }) else { return }
-        if readsCanonicalEnvelopes, let captured = readCanonicalLine(line, of: lines, &tape, &lastSession) {
-            frame(captured)
+        if readsCanonicalEnvelopes, readCanonicalLine(line, of: lines, &tape, &lastSession, into: &lent) {
+            // The tape moves into the lent frame and back, uncopied; a frame taken leaves an empty tape.
+            lent.payload.exchangeTape(&tape)
+            frame(&lent)
+            lent.payload.exchangeTape(&tape)
             return
         }
         do {
@@ -154,39 +188,44 @@ public struct CaptureReader: Sendable {
         case .problem(let message, let session):
             problem(CaptureProblem(file: file, line: line.number, session: session, message: message))
         case .bare(let direction):
-            frame(
-                CapturedFrame(
-                    file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: JSONTape.root)))
+            var captured = CapturedFrame(
+                file: file, line: line.number, session: "", direction: direction, timestamp: nil, payload: .parsed(tape, index: JSONTape.root))
+            frame(&captured)
         case .envelope(let session, let direction, let timestamp, let frameIndex, let frameIsText):
             if frameIsText, let recycler { frameTape = spare.popLast() ?? recycler.take(into: &spare) }
             let payload: CapturedFrame.Payload =
                 frameIsText ? Self.parse(string: frameIndex, of: tape, into: &frameTape) : .parsed(tape, index: frameIndex)
-            frame(CapturedFrame(file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload))
+            var captured = CapturedFrame(
+                file: file, line: line.number, session: session, direction: direction, timestamp: timestamp, payload: payload)
+            frame(&captured)
         }
     }
 
-    /// Reads a line laid out as ``CanonicalEnvelope`` says, scanning only its frame into `tape`;
-    /// `nil` when the line is laid out otherwise or its frame does not parse there (the general
-    /// path then reads it again, and reports what is wrong).
+    /// Reads a line laid out as ``CanonicalEnvelope`` says, scanning only its frame into `tape`,
+    /// and writes its envelope into `captured` (whose payload the caller sets); `false` when the
+    /// line is laid out otherwise or its frame does not parse there (the general path then reads
+    /// it again, and reports what is wrong).
     private func readCanonicalLine(
-        _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ lastSession: inout String
-    ) -> CapturedFrame? {
-        guard let envelope = lines.withBytes(of: line, { CanonicalEnvelope($0) }) else { return nil }
+        _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ lastSession: inout String, into captured: inout CapturedFrame
+    ) -> Bool {
+        guard let envelope = lines.withBytes(of: line, { CanonicalEnvelope($0) }) else { return false }
         let start = line.range.lowerBound
         do {
             // The frame sits inside the envelope's object, which counts towards the nesting limit.
             try lines.parse((start + envelope.frame.lowerBound)..<(start + envelope.frame.upperBound), into: &tape, enclosingDepth: 1)
         } catch {
-            return nil
+            return false
         }
         lines.withBytes(of: line) { bytes in
             let session = UnsafeBufferPointer(rebasing: bytes[envelope.session])
             let same = lastSession.withUTF8 { JSONTape.equalBytes($0, session) }
             if !same { lastSession = String(decoding: session, as: UTF8.self) }
         }
-        return CapturedFrame(
-            file: file, line: line.number, session: lastSession, direction: envelope.direction, timestamp: envelope.timestamp,
-            payload: .parsed(tape, index: JSONTape.root))
+        captured.line = line.number
+        captured.session = lastSession
+        captured.direction = envelope.direction
+        captured.timestamp = envelope.timestamp
+        return true
     }
 
     /// What a JSONL line holds.
@@ -315,7 +354,7 @@ public struct CaptureReader: Sendable {
 
     // MARK: HAR
 
-    private func readHAR(_ document: [UInt8], frame: (consuming CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) {
+    private func readHAR(_ document: [UInt8], frame: (inout CapturedFrame) -> Void, problem: (CaptureProblem) -> Void) {
         var tape = JSONTape()
         do {
             try tape.parse(adopting: document)
@@ -357,10 +396,10 @@ public struct CaptureReader: Sendable {
                 }
                 let time = member(message, "time", .integer) ?? member(message, "time", .number)
                 let timestamp = time.map { tape.double($0) * 1000 }
-                frame(
-                    CapturedFrame(
-                        file: file, line: nil, session: session, direction: direction, timestamp: timestamp,
-                        payload: Self.parse(string: data, of: tape, into: &frameTape)))
+                var captured = CapturedFrame(
+                    file: file, line: nil, session: session, direction: direction, timestamp: timestamp,
+                    payload: Self.parse(string: data, of: tape, into: &frameTape))
+                frame(&captured)
             }
         }
     }

@@ -399,7 +399,9 @@ public struct SessionMachine: Sendable {
     /// Adds one event to a limit's window and reports the event that takes it over the limit.
     private func count(_ index: Int, at time: Double, limiter: inout RateLimiter, into violations: inout [SessionViolation]) {
         let plan = engine.windowed[index]
-        guard limiter.add(to: index, at: time, window: plan.window, limit: plan.limit.limit) > plan.limit.limit else { return }
+        guard limiter.add(to: index, of: engine.windowed.count, at: time, window: plan.window, limit: plan.limit.limit) > plan.limit.limit else {
+            return
+        }
         let limit = plan.limit
         violations.append(
             SessionViolation(
