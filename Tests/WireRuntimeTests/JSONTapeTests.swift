@@ -194,6 +194,26 @@ import WireTestSupport
         #expect(throws: JSONSyntaxError.self) { try tape.parse(bytes) }
     }
 
+    /// A `\u` escape of every UTF-8 length (one to four bytes, the last a surrogate pair), at the
+    /// edges of each length, reads as the scalar's UTF-8 bytes, as text and as bytes.
+    @Test func unicodeEscapesReadAsTheirScalarsUTF8() throws {
+        let scalars: [UInt32] = [0x1, 0x41, 0x7F, 0x80, 0xB0, 0x7FF, 0x800, 0xFFFD, 0xFFFF, 0x1_0000, 0x1_F600, 0x10_FFFF]
+        for value in scalars {
+            let scalar = try #require(Unicode.Scalar(value))
+            func escape(_ unit: UInt32) -> String {
+                let digits = String(unit, radix: 16)
+                return "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            }
+            let offset = value &- 0x1_0000
+            let escaped = value < 0x1_0000 ? escape(value) : escape(0xD800 + (offset >> 10)) + escape(0xDC00 + (offset & 0x3FF))
+            var tape = JSONTape()
+            try tape.parse("\"a\(escaped)z\"")
+            let expected = "a\(Character(scalar))z"
+            #expect(tape.string(JSONTape.root) == expected, "\(escaped)")
+            #expect(tape.withStringBytes(JSONTape.root) { Array($0) } == Array(expected.utf8), "\(escaped)")
+        }
+    }
+
     @Test func acceptsWellFormedUTF8AtEveryLength() throws {
         let text = #""a é € 😀 long enough to cross eight-byte words: ÿ""#
         #expect(try tape(text).string(JSONTape.root) == "a é € 😀 long enough to cross eight-byte words: ÿ")
