@@ -84,6 +84,14 @@ public struct CaptureValidation {
             self.ordinal = ordinal
             self.machine = machine
         }
+
+        /// What the session still owes (``SessionMachine/finish()``), asked of the machine in
+        /// place: reading the machine out of the state to ask it copied the machine, counting
+        /// references to all it holds, for every session of the capture.
+        func finish() -> [SessionViolation] { Self.finish(&machine) }
+
+        /// `machine.finish()` through the machine's address (an `inout` access is not a copy).
+        private static func finish(_ machine: inout SessionMachine) -> [SessionViolation] { machine.finish() }
     }
 
     /// The machines' clock, never read: a captured frame is checked at its own timestamp (or
@@ -102,7 +110,10 @@ public struct CaptureValidation {
     /// The direction of a bare frame from its tag, when exactly one direction has the tag.
     public func direction(ofTag tag: String) -> Direction? { validator.direction(ofTag: tag) }
 
-    private mutating func state(file: String, session: String) -> SessionState {
+    /// The state of `session` in `file`, made when the session is new; borrowed (the sessions
+    /// table keeps it, and nothing is removed from the table while a frame is processed), so
+    /// that finding it counts no reference for every frame.
+    private mutating func state(file: String, session: String) -> Unmanaged<SessionState> {
         if file != lastFile {
             if let lastFile { sessions[lastFile] = lastFileSessions }
             lastFileSessions = sessions.removeValue(forKey: file) ?? [:]
@@ -111,7 +122,7 @@ public struct CaptureValidation {
         }
         // A session's frames mostly follow one another: comparing the id with the last frame's
         // costs less than hashing it.
-        if let lastState, lastState.id == session { return lastState }
+        if let lastState, lastState.id == session { return .passUnretained(lastState) }
         // One hash of the id, one lookup, and a new session inserted where the lookup ended. The
         // id is hashed by the dictionary's seeded hasher: a capture's session ids are its
         // author's to choose, and a fixed hash would let them all collide.
@@ -126,7 +137,7 @@ public struct CaptureValidation {
                 }()])
         if created { summary.sessions += 1 }
         lastState = state
-        return state
+        return .passUnretained(state)
     }
 
     /// `value`, reached in place: with a dictionary's `[key, default:]` subscript, one lookup that
@@ -156,7 +167,15 @@ public struct CaptureValidation {
     /// Applies the session's rules to a frame whose own checks found `result`, and counts it.
     private mutating func process(_ frame: CapturedFrame, _ result: CheckedFrame.Result, message: Int?) -> [LocatedFinding] {
         // The frame is read in place: a copy of it would count references to its tape and strings.
-        let state = state(file: frame.file, session: frame.session)
+        state(file: frame.file, session: frame.session)._withUnsafeGuaranteedRef { state in
+            process(frame, result, message: message, session: state)
+        }
+    }
+
+    /// ``process(_:_:message:)`` for the frame of `state`'s session.
+    private mutating func process(
+        _ frame: CapturedFrame, _ result: CheckedFrame.Result, message: Int?, session state: SessionState
+    ) -> [LocatedFinding] {
         state.frames += 1
         summary.frames += 1
         var evaluation = Evaluation(message: message)
@@ -253,7 +272,7 @@ public struct CaptureValidation {
         var owing: [(file: String, state: SessionState, violations: [SessionViolation])] = []
         for (file, states) in sessions {
             for state in states.values {
-                let violations = state.machine.finish()
+                let violations = state.finish()
                 if !violations.isEmpty { owing.append((file, state, violations)) }
             }
         }

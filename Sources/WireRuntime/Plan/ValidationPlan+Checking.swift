@@ -35,7 +35,7 @@ extension ValidationPlan {
     func checkMessage(_ id: Int, at index: Int, in tape: JSONTape.View) -> [ValidationIssue] {
         // The message is borrowed from `messages`, which the plan keeps, without counting a reference.
         messagePlans[id]._withUnsafeGuaranteedRef { message in
-            var context = ValidationContext(sizeAnswer: sizeAnswer)
+            var context = ValidationContext(borrowingSizeAnswer: sizeAnswerRef)
             if let variants = message.variants {
                 check(index, in: tape, named: variants, at: .root, in: &context, answer: message.answer, ignoring: tagField)
             } else if tape.kind(index) != .object {

@@ -307,6 +307,9 @@
     public let tagKey: UTF8Key
     public let defaultAnswer: ViolationAnswer
     public let sizeAnswer: ViolationAnswer
+    /// `sizeAnswer` in a box the plan keeps, which each frame's validation context borrows.
+    private let sizeAnswerBox: AnswerBox
+    let sizeAnswerRef: Unmanaged<AnswerBox>
     public let notJSONAnswer: ViolationAnswer
     public let notAFrameAnswer: ViolationAnswer
 
@@ -374,6 +377,8 @@
             })
         self.defaultAnswer = defaultAnswer
         self.sizeAnswer = sizeAnswer
+        sizeAnswerBox = AnswerBox(sizeAnswer)
+        sizeAnswerRef = .passUnretained(sizeAnswerBox)
         self.notJSONAnswer = notJSONAnswer
         self.notAFrameAnswer = notAFrameAnswer
     }

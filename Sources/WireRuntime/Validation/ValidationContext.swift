@@ -8,10 +8,31 @@
     /// How many of them are errors.
     public private(set) var errorCount = 0
     /// The answer to size violations (`maxBytes`, `maxDecodedBytes`, byte budgets) when a field does not say otherwise.
-    public let sizeAnswer: ViolationAnswer
+    public var sizeAnswer: ViolationAnswer {
+        switch storedSizeAnswer {
+        case .own(let answer): answer
+        case .borrowed(let box): box._withUnsafeGuaranteedRef { $0.answer }
+        }
+    }
+    private let storedSizeAnswer: StoredAnswer
+
+    /// Where a context's size answer is: its own copy, or borrowed from a plan that outlives the
+    /// context (a copy of an answer whose code is longer than a small string counts a reference
+    /// to the code's text, once for every frame checked).
+    private enum StoredAnswer: @unchecked Sendable {
+        case own(ViolationAnswer)
+        /// Unchecked: the box is immutable, and whoever made the context keeps it alive.
+        case borrowed(Unmanaged<AnswerBox>)
+    }
 
     public init(sizeAnswer: ViolationAnswer) {
-        self.sizeAnswer = sizeAnswer
+        storedSizeAnswer = .own(sizeAnswer)
+    }
+
+    /// A context whose size answer is the one in `box`, which the caller keeps alive for as long as
+    /// the context is used.
+    init(borrowingSizeAnswer box: Unmanaged<AnswerBox>) {
+        storedSizeAnswer = .borrowed(box)
     }
 
     /// Records an issue.
@@ -389,4 +410,10 @@
     case absent
     case null
     case present
+}
+
+/// An answer held by reference, so that a validation context can borrow it from its plan.
+final class AnswerBox: Sendable {
+    let answer: ViolationAnswer
+    init(_ answer: ViolationAnswer) { self.answer = answer }
 }
