@@ -55,34 +55,13 @@ extension JSONTape {
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)
                 }
                 // The scan let through no lone surrogate; anything else becomes U+FFFD, as `String` would make it.
-                appendUTF8(of: Unicode.Scalar(scalar) ?? "\u{FFFD}", to: &utf8)
+                // The bytes are written as they are worked out (making a `String` of the scalar to
+                // read them allocated for every escape).
+                UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { utf8.append($0) }
             default: utf8.append(escape)  // " \ /
             }
         }
         return utf8
-    }
-
-    /// Appends a scalar's UTF-8 bytes, worked out in place (making a `String` of it to read its
-    /// bytes allocated for every escape).
-    @inline(__always)
-    private static func appendUTF8(of scalar: Unicode.Scalar, to utf8: inout [UInt8]) {
-        let value = scalar.value
-        switch value {
-        case 0..<0x80:
-            utf8.append(UInt8(truncatingIfNeeded: value))
-        case 0x80..<0x800:
-            utf8.append(0xC0 | UInt8(truncatingIfNeeded: value >> 6))
-            utf8.append(0x80 | UInt8(truncatingIfNeeded: value & 0x3F))
-        case 0x800..<0x1_0000:
-            utf8.append(0xE0 | UInt8(truncatingIfNeeded: value >> 12))
-            utf8.append(0x80 | UInt8(truncatingIfNeeded: value >> 6 & 0x3F))
-            utf8.append(0x80 | UInt8(truncatingIfNeeded: value & 0x3F))
-        default:
-            utf8.append(0xF0 | UInt8(truncatingIfNeeded: value >> 18))
-            utf8.append(0x80 | UInt8(truncatingIfNeeded: value >> 12 & 0x3F))
-            utf8.append(0x80 | UInt8(truncatingIfNeeded: value >> 6 & 0x3F))
-            utf8.append(0x80 | UInt8(truncatingIfNeeded: value & 0x3F))
-        }
     }
 
     private static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ position: inout Int) -> UInt32 {

@@ -50,7 +50,7 @@ extension ValidationPlan {
     /// The position of the first of `variants` the value at `index` passes, trying each on a
     /// scratch context; `nil` when it passes none.
     func firstPassingVariant(_ variants: [Node], at index: Int, in tape: JSONTape.View, answer: ViolationAnswer) -> Int? {
-        let context = ValidationContext(sizeAnswer: sizeAnswer)
+        let context = ValidationContext(borrowingSizeAnswer: sizeAnswerRef)
         return variants.indices.first { position in
             context.attempt { scratch -> Bool? in
                 check(index, in: tape, variants[position], at: .root, in: &scratch, answer: answer, sizeAnswer: nil)

@@ -14,7 +14,7 @@ extension ValidationPlan {
         case .message(let id):
             return checkMessage(id, at: index, in: tape)
         case .named(let named):
-            var context = ValidationContext(sizeAnswer: sizeAnswer)
+            var context = ValidationContext(borrowingSizeAnswer: sizeAnswerRef)
             check(index, in: tape, named: named, at: .root, in: &context, answer: defaultAnswer, ignoring: nil)
             return context.issues
         }

@@ -306,8 +306,9 @@
     /// The tag field's key.
     public let tagKey: UTF8Key
     public let defaultAnswer: ViolationAnswer
-    public let sizeAnswer: ViolationAnswer
-    /// `sizeAnswer` in a box the plan keeps, which each frame's validation context borrows.
+    /// The answer to size violations when a field does not say otherwise.
+    public var sizeAnswer: ViolationAnswer { sizeAnswerBox.answer }
+    /// The size answer in a box the plan keeps, which each frame's validation context borrows.
     private let sizeAnswerBox: AnswerBox
     let sizeAnswerRef: Unmanaged<AnswerBox>
     public let notJSONAnswer: ViolationAnswer
@@ -376,7 +377,6 @@
                 }
             })
         self.defaultAnswer = defaultAnswer
-        self.sizeAnswer = sizeAnswer
         sizeAnswerBox = AnswerBox(sizeAnswer)
         sizeAnswerRef = .passUnretained(sizeAnswerBox)
         self.notJSONAnswer = notJSONAnswer

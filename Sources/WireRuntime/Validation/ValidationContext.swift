@@ -35,6 +35,10 @@
         storedSizeAnswer = .borrowed(box)
     }
 
+    private init(storedSizeAnswer: StoredAnswer) {
+        self.storedSizeAnswer = storedSizeAnswer
+    }
+
     /// Records an issue.
     public mutating func report(_ issue: ValidationIssue) {
         if issue.severity == .error { errorCount += 1 }
@@ -399,7 +403,8 @@
     /// Runs checks on a scratch context and returns their result and whether they passed, without
     /// keeping their issues (one-of variants are tried this way).
     public func attempt<T>(_ body: (inout ValidationContext) -> T?) -> T? {
-        var scratch = ValidationContext(sizeAnswer: sizeAnswer)
+        // The scratch context shares this one's size answer, borrowed or its own.
+        var scratch = ValidationContext(storedSizeAnswer: storedSizeAnswer)
         let result = body(&scratch)
         return scratch.errorCount == 0 ? result : nil
     }
