@@ -119,8 +119,34 @@ extension JSONTape {
             return nil
         }
 
+        /// ``nextByte()`` for a cursor held in a register: the byte at `cursor` once whitespace is
+        /// skipped (moving the cursor past it), or `nil` at the end of the input.
+        @inline(__always)
+        mutating func nextByte(from cursor: inout Int) -> UInt8? {
+            guard cursor < bytes.count else { return nil }
+            let byte = bytes[cursor]
+            if byte > 0x20 { return byte }
+            position = cursor
+            skipWhitespace()
+            cursor = position
+            return cursor < bytes.count ? bytes[cursor] : nil
+        }
+
+        /// An error at a cursor held in a register, which becomes ``position``.
+        mutating func failure(_ reason: String, at cursor: Int) -> JSONSyntaxError {
+            position = cursor
+            return error(reason)
+        }
+
         mutating func parseObject(depth: Int) throws(JSONSyntaxError) {
             guard let index = try open(.object, closedBy: UInt8(ascii: "}"), depth: depth) else { return }
+            // The scan is inside the input, so there is a base address. The cursor stays in a
+            // register for the whole object: `position` is written back only where another method
+            // goes on from it (a value other than a plain string, a long or escaped string, an
+            // error), and read again after it.
+            let base = bytes.baseAddress!
+            let end = bytes.count
+            var cursor = position
             var count = 0
             // The key sketch of the first `sketchedKeys` keys, built as they are scanned: a key whose
             // bit is already set (or any key after an escaped one) is compared with the earlier keys
@@ -128,34 +154,58 @@ extension JSONTape {
             var sketch: UInt64 = 0
             var sawEscapes = false
             while true {
-                guard let first = nextByte() else { throw error("unexpected end of input in an object") }
-                guard first == UInt8(ascii: "\"") else { throw error("expected a string key in an object") }
+                guard let first = nextByte(from: &cursor) else { throw failure("unexpected end of input in an object", at: cursor) }
+                guard first == UInt8(ascii: "\"") else { throw failure("expected a string key in an object", at: cursor) }
                 let key = tokens.count
-                let keyStart = position + 1
-                let keyHasEscapes = try parseString()
+                let keyStart = cursor &+ 1
+                // A plain key ends at the first quote the word skip finds; any other goes on in the full scan.
+                var keyEnd = Self.skipPlainWords(base, from: keyStart, count: end)
+                var keyHasEscapes = false
+                // The key's signature slot, from its bytes between the quotes, is kept in its token
+                // for the plan's walk over the members.
+                if keyEnd < end, base[keyEnd] == UInt8(ascii: "\"") {
+                    append(.string, start: keyStart, end: keyEnd)
+                } else {
+                    keyHasEscapes = try parseString(from: keyEnd, start: keyStart)
+                    keyEnd = position &- 1
+                }
+                cursor = keyEnd &+ 1
+                let slot = JSONTape.keySignatureSlot(UnsafeBufferPointer(start: base + keyStart, count: keyEnd &- keyStart))
+                tokens.base[key].keys = UInt64(slot)
                 if count < Self.sketchedKeys {
-                    // The key's bytes are between its quotes: the scan has just passed them, so the
-                    // slot is taken from the bytes, not from the token written.
-                    let keyBytes = UnsafeBufferPointer(start: bytes.baseAddress! + keyStart, count: position - 1 - keyStart)
-                    let slot = JSONTape.keySignatureSlot(keyBytes)
                     let bit: UInt64 = 1 << UInt64(slot)
-                    // Kept in the key's token, for the plan's walk over the members.
-                    tokens.base[key].keys = UInt64(slot)
                     sawEscapes = sawEscapes || keyHasEscapes
-                    // Escaped keys are compared by their text, so a sketch of their bytes proves nothing.
-                    if count > 0, sketch & bit != 0 || sawEscapes { try checkRepeat(of: key, in: index) }
+                    // A repeat is looked for when the key's bit is already set (the first key's never
+                    // is), or after an escaped key: escaped keys are compared by their text, so a
+                    // sketch of their bytes proves nothing.
+                    if sketch & bit != 0 || sawEscapes { try checkRepeat(of: key, in: index) }
                     sketch |= bit
                 }
-                guard nextByte() == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
-                position += 1
-                skipWhitespace()
-                try parseNestedValue(depth: depth)
+                guard nextByte(from: &cursor) == UInt8(ascii: ":") else { throw failure("expected ':' after an object key", at: cursor) }
+                cursor &+= 1
+                // The value: a plain string (the most common) here; anything else in the methods for it.
+                if cursor < end, base[cursor] == UInt8(ascii: "\"") {
+                    let valueStart = cursor &+ 1
+                    let valueEnd = Self.skipPlainWords(base, from: valueStart, count: end)
+                    if valueEnd < end, base[valueEnd] == UInt8(ascii: "\"") {
+                        append(.string, start: valueStart, end: valueEnd)
+                        cursor = valueEnd &+ 1
+                    } else {
+                        _ = try parseString(from: valueEnd, start: valueStart)
+                        cursor = position
+                    }
+                } else {
+                    position = cursor
+                    skipWhitespace()
+                    try parseNestedValue(depth: depth)
+                    cursor = position
+                }
                 count &+= 1
-                guard let separator = nextByte() else { throw error("unexpected end of input in an object") }
+                guard let separator = nextByte(from: &cursor) else { throw failure("unexpected end of input in an object", at: cursor) }
                 switch separator {
-                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: ","): cursor &+= 1
                 case UInt8(ascii: "}"):
-                    position += 1
+                    position = cursor &+ 1
                     close(index, count: count)
                     if count <= Self.sketchedKeys {
                         tokens[index].keys = sawEscapes ? ~0 : sketch
@@ -163,7 +213,7 @@ extension JSONTape {
                         try checkDuplicateKeys(ofLarge: index)
                     }
                     return
-                default: throw error("expected ',' or '}' in an object")
+                default: throw failure("expected ',' or '}' in an object", at: cursor)
                 }
             }
         }

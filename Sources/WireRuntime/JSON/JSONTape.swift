@@ -28,8 +28,8 @@ public struct JSONTape: Sendable {
         /// An object's key sketch: the ``JSONTape/keySignature(_:)`` bits of its keys OR-ed
         /// together, or all bits when unknown. A key whose bit is clear is not a member. For an
         /// integer, its value (as ``integerValue``), worked out as the scan passed its digits. For
-        /// a key among the first ``Scanner/sketchedKeys`` of its object, its signature slot (as
-        /// ``sketchedSlot``), which an object with an exact sketch has for all its keys.
+        /// a key, its signature slot (as ``sketchedSlot``) from its bytes as written, which is exact
+        /// for every key of an object with an exact sketch.
         @usableFromInline var keys: UInt64
 
         @usableFromInline
