@@ -62,7 +62,20 @@ extension JSONTape {
         /// The value of the member `key` (UTF-8 bytes) of the object at `index`.
         @inlinable
         public func member(of index: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
-            guard tokens[index].keys & JSONTape.keySignature(key) != 0 else { return nil }
+            member(of: index, key: key, signature: JSONTape.keySignature(key))
+        }
+
+        /// The value of the member `key` of the object at `index`, with the key's signature worked
+        /// out once, when the key was made.
+        func member(of index: Int, key: UTF8Key) -> Int? {
+            member(of: index, key: key.bytes, signature: key.signature)
+        }
+
+        /// The value of the member `key` (UTF-8 bytes, whose ``JSONTape/keySignature(_:)`` is
+        /// `signature`) of the object at `index`.
+        @usableFromInline @inline(__always)
+        func member(of index: Int, key: UnsafeBufferPointer<UInt8>, signature: UInt64) -> Int? {
+            guard tokens[index].keys & signature != 0 else { return nil }
             var member = index + 1
             for _ in 0..<tokens[index].count {
                 if stringEquals(member, key) { return member + 1 }

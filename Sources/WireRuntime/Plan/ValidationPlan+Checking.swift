@@ -22,7 +22,7 @@ extension ValidationPlan {
         // Frames put their tag first, as a rule: the search starts at the first member.
         let key = plan.tagKey.bytes
         var firstMember = index + 1
-        guard let tag = tape.member(of: index, key: key, signature: JSONTape.keySignature(key), cursor: &firstMember) else {
+        guard let tag = tape.member(of: index, key: key, signature: plan.tagKey.signature, cursor: &firstMember) else {
             return (.notAFrame("a frame must carry a '\(tagField)' field"), nil)
         }
         guard tape.kind(tag) == .string else { return (.notAFrame("'\(tagField)' must be a string, found \(tape.kindDescription(tag))"), nil) }

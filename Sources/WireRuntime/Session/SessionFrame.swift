@@ -18,12 +18,12 @@
 
     /// The value of a top-level field.
     func value(_ key: UTF8Key) -> JSONValue? {
-        tape.member(of: object, key: key.bytes).map { tape.value($0) }
+        tape.member(of: object, key: key).map { tape.value($0) }
     }
 
     /// A hash of a top-level field's value (see `JSONTape.View.valueHash`), or `nil` when it is absent.
     func hash(_ key: UTF8Key) -> Int? {
-        tape.member(of: object, key: key.bytes).map { tape.valueHash($0) }
+        tape.member(of: object, key: key).map { tape.valueHash($0) }
     }
 
     /// Whether every condition holds for the frame.

@@ -327,7 +327,7 @@ public struct SessionMachine: Sendable {
     private func fingerprint(_ frame: SessionFrame, _ plan: UniquenessPlan) -> Int {
         var hash = JSONTape.ValueHash()
         for (position, field) in plan.sameFields.enumerated() {
-            let member = frame.tape.member(of: frame.object, key: field.bytes)
+            let member = frame.tape.member(of: frame.object, key: field)
             if plan.normalized {
                 frame.tape.normalizedHash(member, shape: plan.sameFieldShapes[position], into: &hash)
             } else if let member {
@@ -343,7 +343,7 @@ public struct SessionMachine: Sendable {
     /// Checks that a string field starts with its value in the previous frame with the same key
     /// (remembered as its length and the hash of its bytes), then remembers the new value.
     private mutating func checkGrowth(_ frame: SessionFrame, field: UTF8Key, rule: Int, keyHash: Int, report: (String) -> Void) {
-        guard let member = frame.tape.member(of: frame.object, key: field.bytes), frame.tape.kind(member) == .string else { return }
+        guard let member = frame.tape.member(of: frame.object, key: field), frame.tape.kind(member) == .string else { return }
         let lengthSlot = SessionMemory.key(table: Self.grownLengthTable, rule: rule, hash: keyHash)
         let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
         let earlierLength = memory.value(for: lengthSlot).map { Int($0) }

@@ -15,7 +15,7 @@ struct FieldCondition: Sendable {
     static func allHold(_ conditions: [FieldCondition], in tape: JSONTape.View, at index: Int) -> Bool {
         conditions.withUnsafeBufferPointer { conditions in
             for position in conditions.indices {
-                guard let member = tape.member(of: index, key: conditions[position].key.bytes) else { return false }
+                guard let member = tape.member(of: index, key: conditions[position].key) else { return false }
                 let matched = conditions[position].values.withUnsafeBufferPointer { values in
                     values.indices.contains { tape.matches(member, values[$0]) }
                 }

@@ -5,6 +5,8 @@
     public let text: String
     /// The key's UTF-8 bytes, valid as long as the key lives.
     public let bytes: UnsafeBufferPointer<UInt8>
+    /// The key's bit in object key sketches (``JSONTape/keySignature(_:)``), worked out once.
+    let signature: UInt64
 
     /// A key for `text`.
     public init(_ text: String) {
@@ -13,6 +15,7 @@
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))
         _ = storage.initialize(from: text.utf8)
         bytes = UnsafeBufferPointer(rebasing: storage[0..<count])
+        signature = JSONTape.keySignature(bytes)
     }
 
     deinit {

@@ -160,7 +160,7 @@
             return sum
         case .object:
             guard position < keys.count,
-                let member = tape.member(of: index, key: keys[position].bytes)
+                let member = tape.member(of: index, key: keys[position])
             else { return 0 }
             return size(of: member, in: tape, keys: keys, from: position + 1, decoded: decoded)
         case .string where position == keys.count:
