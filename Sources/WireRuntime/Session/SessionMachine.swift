@@ -149,7 +149,9 @@ public struct SessionMachine: Sendable {
     {
         var violations: [SessionViolation] = []
         let id = frame.message.index
-        checkPhase(id, into: &violations)
+        // Static, with what it reads passed in: a method that does not mutate, called here, copied
+        // the whole machine (129 bytes) for every frame.
+        Self.checkPhase(id, in: phaseIndex, of: engine, into: &violations)
         checkRun(frame, into: &violations)
         // The engine (which the machine holds) keeps the message's rules: borrowed, not counted.
         engine.borrowedMessageRules[id]._withUnsafeGuaranteedRef { rules in
@@ -184,7 +186,7 @@ public struct SessionMachine: Sendable {
 
     // MARK: Phases
 
-    private func checkPhase(_ id: Int, into violations: inout [SessionViolation]) {
+    private static func checkPhase(_ id: Int, in phaseIndex: Int?, of engine: SessionEngine, into violations: inout [SessionViolation]) {
         guard let phaseIndex, !engine.allowed[phaseIndex][id], let key = engine.keys.indices.contains(id) ? engine.keys[id] : nil else {
             return
         }
