@@ -22,6 +22,8 @@ import WireValidator
                 flag: {type: boolean, optional: true}
                 mode: {type: string, optional: true}
                 note: {type: string, optional: true}
+                kind: {type: string, optional: true}
+                label: {type: string, optional: true}
               rules:
                 - when: {n: [1, 2]}
                   require: [note]
@@ -29,6 +31,8 @@ import WireValidator
                   forbid: [note]
                 - when: {mode: [fast, slow]}
                   then: {flag: false}
+                - when: {kind: named}
+                  then: {label: "é", ratio: [0.5, 2]}
           server:
             ok: {fields: {n: integer}}
         """
@@ -66,5 +70,23 @@ import WireValidator
 
     @Test func rulesReportInTheirOrder() throws {
         #expect(try Self.issues(#"{"type":"put","n":1,"mode":"fast","flag":true}"#) == ["conditional at $.note", "conditional at $.flag"])
+    }
+
+    /// A rule that applies is first decided in place (required present, forbidden absent, expected
+    /// values by their bytes or kind); whatever that cannot settle goes to the full check, which
+    /// compares values as `JSONValue`s and has the last word.
+    @Test func consequencesAreDecidedInPlaceAndByValueWhereBytesDiffer() throws {
+        #expect(try Self.issues(#"{"type":"put","n":0,"kind":"named","label":"é","ratio":2}"#) == [])
+        #expect(try Self.issues(#"{"type":"put","n":0,"kind":"named","label":"\u00e9","ratio":0.5}"#) == [])
+        // The same text decomposed: other bytes, equal as text, so the full check passes it.
+        #expect(try Self.issues(#"{"type":"put","n":0,"kind":"named","label":"e\u0301","ratio":2}"#) == [])
+        #expect(try Self.issues(#"{"type":"put","n":0,"kind":"named","label":"e","ratio":2}"#) == ["conditional at $.label"])
+        // A null is also a type issue here (the fields are not nullable); the rule reports it as missing.
+        #expect(try Self.issues(#"{"type":"put","n":0,"kind":"named","label":null,"ratio":2}"#).contains("conditional at $.label"))
+        #expect(try Self.issues(#"{"type":"put","n":0,"kind":"named","label":"é"}"#) == ["conditional at $.ratio"])
+        #expect(try Self.issues(#"{"type":"put","n":0,"kind":"named","label":"é","ratio":3}"#) == ["conditional at $.ratio"])
+        // Forbidden present as null, required present as null: neither holds.
+        #expect(try Self.issues(#"{"type":"put","n":0,"ratio":0.5,"flag":true,"note":null}"#).contains("conditional at $.note"))
+        #expect(try Self.issues(#"{"type":"put","n":1,"note":null}"#).contains("conditional at $.note"))
     }
 }

@@ -168,19 +168,15 @@ extension ValidationPlan {
             return tape.kind(value) == .null ? .null : .present
         }
         // Whether the rule applies is decided on the tape, without building the values.
-        let matches = conditional.quickMatches
         let applies = conditional.quickConditions.indices.allSatisfy { position in
             let condition = conditional.quickConditions[position]
             guard let value = member(condition.field, conditional.rule.conditions[position].key) else { return false }
-            return matches[condition.matches].contains { match in
-                switch match {
-                case .bytes(let bytes): tape.kind(value) == .string && tape.stringEquals(value, bytes)
-                case .kind(let expected): tape.kind(value) == expected
-                case .value(let condition, let index): tape.matches(value, conditional.conditionValues[condition][index])
-                }
-            }
+            return conditional.matches(value, condition, in: tape)
         }
         guard applies else { return }
+        // Most frames keep a rule that applies: that is decided in place too, and only a frame that
+        // may break it is checked (and reported on) below.
+        if conditional.holds(found: found, in: tape) { return }
         // As for fields: the inherited answer is passed through untouched when the rule has
         // none of its own (`conditional.answer ?? answer` alone would copy it every time).
         func checkConsequences(answer: ViolationAnswer) {
@@ -346,6 +342,41 @@ extension ValidationPlan {
             if firstPassingVariant(variants, at: index, in: tape, answer: answer) != nil { return }
             context.noVariant(tape.value(index), at: path(), expected: expected, answer: answer)
         }
+    }
+}
+
+extension ValidationPlan.ConditionalPlan {
+    /// Whether the value at `index` is one of the values of `condition` (a condition of the rule,
+    /// or one of its expectations), compared in place.
+    @inline(__always)
+    func matches(_ index: Int, _ condition: ValidationPlan.QuickCondition, in tape: JSONTape.View) -> Bool {
+        quickMatches[condition.matches].contains { match in
+            switch match {
+            case .bytes(let bytes): tape.kind(index) == .string && tape.stringEquals(index, bytes)
+            case .kind(let expected): tape.kind(index) == expected
+            case .value(let list, let position): tape.matches(index, matchValues[list][position])
+            }
+        }
+    }
+
+    /// Whether every consequence of the rule (which applies) holds for an object whose declared
+    /// fields were found at `found` (-1: absent): each required field present and not `null`, each
+    /// forbidden one absent, each expected one of its values. Decided in place, and only where it is
+    /// sure: `false` also when a consequence names a key that is not a declared field, or a string
+    /// differs in its bytes only (canonically equivalent text), and then the full check decides.
+    func holds(found: UnsafeBufferPointer<Int>, in tape: JSONTape.View) -> Bool {
+        for position in quickRequired {
+            guard position >= 0, found[position] >= 0, tape.kind(found[position]) != .null else { return false }
+        }
+        for position in quickForbidden {
+            guard position >= 0, found[position] < 0 else { return false }
+        }
+        for expectation in quickExpectations {
+            guard expectation.field >= 0, case let value = found[expectation.field], value >= 0, tape.kind(value) != .null,
+                matches(value, expectation, in: tape)
+            else { return false }
+        }
+        return true
     }
 }
 

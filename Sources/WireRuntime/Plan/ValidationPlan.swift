@@ -106,12 +106,19 @@
         /// copies the answer.
         let hasOwnAnswer: Bool
         public let conditionFields: [Int]
-        /// Each condition's values, in the form a parsed frame is compared with in place.
-        let conditionValues: [[ValueMatch]]
+        /// Each condition's values, then each expectation's (`then`), in the form a parsed frame is
+        /// compared with in place.
+        let matchValues: [[ValueMatch]]
         /// What deciding whether the rule applies reads for each condition, as plain values in a
         /// buffer the plan owns (unchecked `Sendable` for these pointers; immutable).
         let quickConditions: UnsafeBufferPointer<QuickCondition>
-        /// The values of every condition, each condition's range of them named by its `QuickCondition`.
+        /// What deciding whether an applying rule holds reads for each expectation, the same way.
+        let quickExpectations: UnsafeBufferPointer<QuickCondition>
+        /// The positions of the fields the rule requires and of those it forbids (-1: not declared).
+        let quickRequired: UnsafeBufferPointer<Int>
+        let quickForbidden: UnsafeBufferPointer<Int>
+        /// The values of every condition and expectation, each one's range of them named by its
+        /// `QuickCondition`.
         let quickMatches: UnsafeBufferPointer<QuickMatch>
         public let requiredFields: [Int]
         public let forbiddenFields: [Int]
@@ -123,35 +130,43 @@
             hasOwnAnswer = answer != nil
             func position(_ key: String) -> Int { fields.firstIndex { $0.key == key } ?? -1 }
             conditionFields = rule.conditions.map { position($0.key) }
-            conditionValues = rule.conditions.map { $0.values.map(ValueMatch.init) }
-            var conditions: [QuickCondition] = []
+            requiredFields = rule.required.map(position)
+            forbiddenFields = rule.forbidden.map(position)
+            expectedFields = rule.expected.map { position($0.key) }
+            matchValues = (rule.conditions.map(\.values) + rule.expected.map(\.values)).map { $0.map(ValueMatch.init) }
+            var quick: [QuickCondition] = []
             var matches: [QuickMatch] = []
-            for (position, values) in conditionValues.enumerated() {
+            for (list, values) in matchValues.enumerated() {
                 let start = matches.count
                 for (index, match) in values.enumerated() {
                     switch match {
                     case .string(let key): matches.append(.bytes(key.bytes))
                     case .kind(let kind): matches.append(.kind(kind))
-                    case .value: matches.append(.value(condition: position, index: index))
+                    case .value: matches.append(.value(list: list, index: index))
                     }
                 }
-                conditions.append(QuickCondition(field: conditionFields[position], matches: start..<matches.count))
+                let field = list < conditionFields.count ? conditionFields[list] : expectedFields[list - conditionFields.count]
+                quick.append(QuickCondition(field: field, matches: start..<matches.count))
             }
-            quickConditions = ownedBuffer(conditions)
+            quickConditions = ownedBuffer(Array(quick[..<conditionFields.count]))
+            quickExpectations = ownedBuffer(Array(quick[conditionFields.count...]))
             quickMatches = ownedBuffer(matches)
-            requiredFields = rule.required.map(position)
-            forbiddenFields = rule.forbidden.map(position)
-            expectedFields = rule.expected.map { position($0.key) }
+            quickRequired = ownedBuffer(requiredFields)
+            quickForbidden = ownedBuffer(forbiddenFields)
         }
 
         deinit {
             quickConditions.deallocate()
+            quickExpectations.deallocate()
             quickMatches.deallocate()
+            quickRequired.deallocate()
+            quickForbidden.deallocate()
         }
     }
 
-    /// One condition of a conditional rule as plain values: the position of the field it reads
-    /// (-1 when the key is not a declared field) and its range of the rule's `quickMatches`.
+    /// One condition (or expectation) of a conditional rule as plain values: the position of the
+    /// field it reads (-1 when the key is not a declared field) and its range of the rule's
+    /// `quickMatches`.
     struct QuickCondition {
         let field: Int
         let matches: Range<Int>
@@ -159,11 +174,11 @@
 
     /// A condition's value as a plain value: a string's bytes (owned by the rule's `ValueMatch`),
     /// a kind (`null`, the booleans), or the position of a number or container among the rule's
-    /// `conditionValues`, compared as a value.
+    /// `matchValues`, compared as a value.
     enum QuickMatch {
         case bytes(UnsafeBufferPointer<UInt8>)
         case kind(JSONTape.Kind)
-        case value(condition: Int, index: Int)
+        case value(list: Int, index: Int)
     }
 
     /// A value a rule compares a member with, in the form a tape compares in place: a string by
