@@ -1,5 +1,5 @@
 import Testing
-@_spi(Generated) import WireRuntime
+@_spi(Generated) @testable import WireRuntime
 
 /// String rules judged from UTF-8 bytes: the same issues whether a check starts from a `String`
 /// (generated code) or from bytes in a tape (`wire validate`), including non-ASCII text.
@@ -91,5 +91,47 @@ import Testing
         #expect(
             issues("abcde", StringRules(maxBytes: 4), fromBytes: true).first?.hasSuffix("maxBytes payload_too_large") == true,
             "size rules answer with the size code")
+    }
+
+    /// A prefix or a UUID format beside length limits is decided inline from the bytes when the
+    /// byte count is a sure one (`StringRules.surelyPasses`); the answers are those of the string
+    /// APIs, at the length bounds, for texts that pass and texts that miss by one byte.
+    @Test func quickRulesGiveTheAnswersOfStringAPIs() {
+        func isUUID(_ text: String, version4: Bool) -> Bool {
+            let bytes = Array(text.utf8)
+            guard bytes.count == 36 else { return false }
+            for (position, byte) in bytes.enumerated() {
+                let dash = [8, 13, 18, 23].contains(position)
+                guard dash ? byte == UInt8(ascii: "-") : Character(UnicodeScalar(byte)).isHexDigit else { return false }
+            }
+            return !version4 || (bytes[14] == UInt8(ascii: "4") && "89abAB".utf8.contains(bytes[19]))
+        }
+        let uuid = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+        let texts = [
+            "", "c", "c_", "c_1", "c_12", "c_123", "C_1", "_c1", "c-1", "c_é", "s_1", "s_" + uuid, uuid, uuid.uppercased(),
+            String(uuid.dropLast()), uuid + "0", uuid.replacingOccurrences(of: "4c6d", with: "1c6d"),
+            uuid.replacingOccurrences(of: "8e7f", with: "7e7f"), uuid.replacingOccurrences(of: "-4b5a", with: "x4b5a"),
+            uuid.replacingOccurrences(of: "f", with: "g"),
+        ]
+        for text in texts {
+            let scalars = text.unicodeScalars.count
+            let bytes = text.utf8.count
+            let cases: [(StringRules, Bool)] = [
+                (StringRules(minLength: 3, prefix: "c_"), text.hasPrefix("c_") && scalars >= 3),
+                (StringRules(maxLength: 4, prefix: "c_"), text.utf8.starts(with: "c_".utf8) && scalars <= 4),
+                (StringRules(minBytes: 3, maxBytes: 38, prefix: "s_"), text.utf8.starts(with: "s_".utf8) && (3...38).contains(bytes)),
+                (StringRules(format: .uuid), isUUID(text, version4: false)),
+                (StringRules(maxLength: 36, format: .uuid), isUUID(text, version4: false)),
+                (StringRules(format: .uuidv4), isUUID(text, version4: true)),
+                (StringRules(minLength: 1, format: .uuidv4), isUUID(text, version4: true)),
+            ]
+            for (rules, passes) in cases {
+                var copy = text
+                let surely = copy.withUTF8 { rules.surelyPasses($0) }
+                #expect(issues(text, rules, fromBytes: true).isEmpty == passes, "\(text)")
+                // The quick answer is never a pass the full rules would refuse.
+                #expect(!surely || passes, "\(text)")
+            }
+        }
     }
 }

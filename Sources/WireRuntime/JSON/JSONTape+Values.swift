@@ -132,12 +132,20 @@ extension JSONTape {
         }
 
         /// Whether the string token at `index` holds exactly these UTF-8 bytes (after unescaping).
-        @inlinable
+        /// Inlined where it is called (keys, tags and enum values are compared for every frame);
+        /// a string written with escapes is compared out of line.
+        @inlinable @inline(__always)
         public func stringEquals(_ index: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
             let token = tokens[index]
-            guard !token.hasEscapes else { return string(index).utf8.elementsEqual(key) }
-            guard token.end - token.start == key.count else { return false }
+            guard !token.hasEscapes else { return escapedStringEquals(index, key) }
+            guard token.end &- token.start == key.count else { return false }
             return key.isEmpty || JSONTape.equalBytes(bytes.baseAddress! + token.start, key.baseAddress!, key.count)
+        }
+
+        /// ``stringEquals(_:_:)`` for a string written with escapes: its text, unescaped, against `key`.
+        @usableFromInline
+        func escapedStringEquals(_ index: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+            string(index).utf8.elementsEqual(key)
         }
 
         // MARK: Values

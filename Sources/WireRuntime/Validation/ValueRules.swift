@@ -15,12 +15,22 @@
     let constantKey: UTF8Key?
     /// Allowed values (for string enums checked as strings).
     public let allowedValues: Set<String>?
-    /// When the rules are only length and byte limits: the UTF-8 byte counts that pass them all,
-    /// whatever the bytes (a string has at most one scalar a byte and at least one per four), so
-    /// such a string passes without its scalars counted or any other rule asked. Otherwise an
-    /// empty range (`1...0` as bounds), which no count is in.
+    /// The UTF-8 byte counts that pass the length and byte limits whatever the bytes (a string
+    /// has at most one scalar a byte and at least one per four), so a string of such a count
+    /// passes them without its scalars counted. With ``quickRule`` it decides most strings inline.
     let sureMinBytes: Int
     let sureMaxBytes: Int
+    /// What else a string of a sure byte count must pass, when that is one quick check (or none);
+    /// `.full` when the rules need the full check.
+    let quickRule: QuickRule
+    /// The prefix's UTF-8 bytes (owned by ``prefixKey``, and never written), for `.prefix`.
+    nonisolated(unsafe) let prefixBytes: UnsafeBufferPointer<UInt8>
+    private let prefixKey: UTF8Key?
+
+    /// The one check besides lengths that decides a string inline.
+    enum QuickRule: UInt8 {
+        case none, prefix, uuid, uuidv4, full
+    }
 
     public init(
         minLength: Int? = nil, maxLength: Int? = nil, minBytes: Int? = nil, maxBytes: Int? = nil, notBlank: Bool = false,
@@ -39,13 +49,35 @@
         self.constant = constant
         constantKey = constant.map(UTF8Key.init)
         self.allowedValues = allowedValues
-        let onlyLengths = constant == nil && allowedValues == nil && !notBlank && prefix == nil && pattern == nil && format == nil
-        if onlyLengths {
-            // `minLength` scalars are there for sure from `4 * minLength - 3` bytes on.
-            sureMinBytes = max(minBytes ?? 0, minLength.map { $0 > 0 ? 4 * min($0, Int.max / 4) - 3 : 0 } ?? 0)
-            sureMaxBytes = min(maxBytes ?? .max, maxLength ?? .max)
-        } else {
-            (sureMinBytes, sureMaxBytes) = (1, 0)
+        // `minLength` scalars are there for sure from `4 * minLength - 3` bytes on.
+        sureMinBytes = max(minBytes ?? 0, minLength.map { $0 > 0 ? 4 * min($0, Int.max / 4) - 3 : 0 } ?? 0)
+        sureMaxBytes = min(maxBytes ?? .max, maxLength ?? .max)
+        prefixKey = prefix.map(UTF8Key.init)
+        prefixBytes = prefixKey?.bytes ?? UnsafeBufferPointer(start: nil, count: 0)
+        let others = constant == nil && allowedValues == nil && !notBlank && pattern == nil && maxDecodedBytes == nil
+        switch (prefix, format) {
+        case (nil, nil) where others: quickRule = .none
+        case (.some, nil) where others: quickRule = .prefix
+        case (nil, .uuid) where others: quickRule = .uuid
+        case (nil, .uuidv4) where others: quickRule = .uuidv4
+        default: quickRule = .full
+        }
+    }
+
+    /// Whether a string of these UTF-8 bytes surely passes every rule, decided inline: its byte
+    /// count is a sure one and the one other check (a prefix, a UUID format) holds. `false` means
+    /// only that the full check must decide.
+    @inline(__always)
+    func surelyPasses(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= sureMinBytes && bytes.count <= sureMaxBytes else { return false }
+        switch quickRule {
+        case .none: return true
+        case .prefix:
+            return bytes.count >= prefixBytes.count
+                && (prefixBytes.isEmpty || JSONTape.equalBytes(bytes.baseAddress!, prefixBytes.baseAddress!, prefixBytes.count))
+        case .uuid: return WireFormats.isUUID(bytes)
+        case .uuidv4: return WireFormats.isUUIDv4(bytes)
+        case .full: return false
         }
     }
 }
