@@ -112,6 +112,13 @@ extension ValidationPlan {
                     continue
                 }
                 if field.plainKinds & 1 << kind.rawValue != 0 { continue }
+                // So is a string that surely passes its rules (most strings), decided before the
+                // field's answers are read for the check below.
+                if kind == .string, let rules = field.stringRules,
+                    rules._withUnsafeGuaranteedRef({ rules in tape.withStringBytes(member) { rules.surelyPasses($0) } })
+                {
+                    continue
+                }
                 // The plan outlives the check (the validator holds it); skip counting the references
                 // to the field plan and to its node (borrowed from `QuickField`).
                 unowned(unsafe) let plan = field.plan.takeUnretainedValue()

@@ -213,6 +213,9 @@
         let node: Unmanaged<Node>
         /// The field's plan, which the object's `fields` keep alive: borrowed the same way.
         let plan: Unmanaged<FieldPlan>
+        /// The string rules of a field of the string kind (its node's), borrowed the same way: a
+        /// string that surely passes them (``StringRules/surelyPasses(_:)``) is done in the walk.
+        let stringRules: Unmanaged<StringRules>?
     }
 
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
@@ -249,7 +252,8 @@
                     QuickField(
                         keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
                         required: $0.required, nullable: $0.nullable, hasOwnAnswer: $0.answer != nil,
-                        node: .passUnretained($0.node), plan: .passUnretained($0))
+                        node: .passUnretained($0.node), plan: .passUnretained($0),
+                        stringRules: $0.node.kind == .string ? $0.node.stringRulesRef : nil)
                 })
             lookupOrder = ownedBuffer(fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) })
             keySlots = KeySlotIndex(fields.map(\.keyBytes.bytes))
