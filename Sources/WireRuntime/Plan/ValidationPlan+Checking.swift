@@ -119,6 +119,11 @@ extension ValidationPlan {
                 {
                     continue
                 }
+                if kind == .integer, let rules = field.numberRules,
+                    rules._withUnsafeGuaranteedRef({ $0.surelyPasses(integer: tape.integer(member)) })
+                {
+                    continue
+                }
                 // The plan outlives the check (the validator holds it); skip counting the references
                 // to the field plan and to its node (borrowed from `QuickField`).
                 unowned(unsafe) let plan = field.plan.takeUnretainedValue()

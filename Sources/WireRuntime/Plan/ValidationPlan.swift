@@ -216,6 +216,9 @@
         /// The string rules of a field of the string kind (its node's), borrowed the same way: a
         /// string that surely passes them (``StringRules/surelyPasses(_:)``) is done in the walk.
         let stringRules: Unmanaged<StringRules>?
+        /// The number rules of a field of the integer or number kind, borrowed the same way: an
+        /// integer that surely passes them is done in the walk.
+        let numberRules: Unmanaged<NumberRules>?
     }
 
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
@@ -253,7 +256,8 @@
                         keyUTF8: $0.keyBytes.bytes, signature: JSONTape.keySignature($0.keyBytes.bytes), plainKinds: $0.node.plainKinds,
                         required: $0.required, nullable: $0.nullable, hasOwnAnswer: $0.answer != nil,
                         node: .passUnretained($0.node), plan: .passUnretained($0),
-                        stringRules: $0.node.kind == .string ? $0.node.stringRulesRef : nil)
+                        stringRules: $0.node.kind == .string ? $0.node.stringRulesRef : nil,
+                        numberRules: $0.node.kind == .integer || $0.node.kind == .number ? $0.node.numberRulesRef : nil)
                 })
             lookupOrder = ownedBuffer(fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) })
             keySlots = KeySlotIndex(fields.map(\.keyBytes.bytes))

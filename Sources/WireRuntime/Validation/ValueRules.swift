@@ -91,11 +91,34 @@
     /// The only value allowed (an integer constant also rejects `1.0`).
     public let constant: JSONValue?
 
+    /// The integers that surely pass every rule: within the bounds and the format's range, and
+    /// small enough (under 2^53 from zero) that comparing them as `Double`s is exact. Empty
+    /// (`1...0` as bounds) when the rules have a constant.
+    let sureMinInteger: Int
+    let sureMaxInteger: Int
+
     public init(minimum: Double? = nil, maximum: Double? = nil, format: ValueFormat? = nil, constant: JSONValue? = nil) {
         self.minimum = minimum
         self.maximum = maximum
         self.format = format
         self.constant = constant
+        let exact = Double(1 << 53)
+        var low = -(1 << 53)
+        var high = 1 << 53
+        if let minimum { low = minimum.isNaN || minimum > exact ? high + 1 : max(low, Int(max(minimum, -exact).rounded(.up))) }
+        if let maximum { high = maximum.isNaN || maximum < -exact ? low - 1 : min(high, Int(min(maximum, exact).rounded(.down))) }
+        if format == .epochMillis {
+            low = max(low, 0)
+            high = min(high, 253_402_300_799_999)
+        }
+        (sureMinInteger, sureMaxInteger) = constant == nil ? (low, high) : (1, 0)
+    }
+
+    /// Whether an integer surely passes every rule, decided inline (see ``sureMinInteger``);
+    /// `false` means only that the full check must decide.
+    @inline(__always)
+    func surelyPasses(integer value: Int) -> Bool {
+        value >= sureMinInteger && value <= sureMaxInteger
     }
 }
 
