@@ -124,6 +124,9 @@ extension ValidationPlan {
                 {
                     continue
                 }
+                if kind == .string, field.named >= 0, let values = namedEnumValues[field.named], values.position(ofString: member, in: tape) >= 0 {
+                    continue
+                }
                 // The plan outlives the check (the validator holds it); skip counting the references
                 // to the field plan and to its node (borrowed from `QuickField`).
                 unowned(unsafe) let plan = field.plan.takeUnretainedValue()

@@ -219,6 +219,9 @@
         /// The number rules of a field of the integer or number kind, borrowed the same way: an
         /// integer that surely passes them is done in the walk.
         let numberRules: Unmanaged<NumberRules>?
+        /// The named type of a field of the named kind (its position in the plan's `named`), or -1:
+        /// a string that is one of a named enumeration's values is done in the walk.
+        let named: Int
     }
 
     /// An object's checks; a class so that it is shared, not copied, while frames are checked.
@@ -257,7 +260,8 @@
                         required: $0.required, nullable: $0.nullable, hasOwnAnswer: $0.answer != nil,
                         node: .passUnretained($0.node), plan: .passUnretained($0),
                         stringRules: $0.node.kind == .string ? $0.node.stringRulesRef : nil,
-                        numberRules: $0.node.kind == .integer || $0.node.kind == .number ? $0.node.numberRulesRef : nil)
+                        numberRules: $0.node.kind == .integer || $0.node.kind == .number ? $0.node.numberRulesRef : nil,
+                        named: $0.node.kind == .named ? $0.node.named : -1)
                 })
             lookupOrder = ownedBuffer(fields.indices.sorted { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) })
             keySlots = KeySlotIndex(fields.map(\.keyBytes.bytes))
