@@ -42,6 +42,33 @@ struct KeySlotIndex: @unchecked Sendable {
         position(of: index, inSlot: tape.sketchedSlot(ofKey: index), in: tape)
     }
 
+    /// For each member of the object at `index`, which has an exact key sketch: the member's
+    /// value index, written at the position of the string equal to its key (a member whose key is
+    /// none of the strings is passed over). A function of its own, so that its loop has the
+    /// registers to itself.
+    @inline(never)
+    func place(membersOf index: Int, in tape: JSONTape.View, into found: UnsafeMutableBufferPointer<Int>) {
+        let tokens = tape.tokens
+        // The object has a byte, so the document has an address.
+        let bytes = tape.bytes.baseAddress!
+        var member = index &+ 1
+        for _ in 0..<tokens[index].count {
+            let key = tokens[member]
+            let length = key.end &- key.start
+            var position = firstInSlot[key.sketchedSlot]
+            while position >= 0 {
+                // Every string of the index has an address (its key allocates at least a byte).
+                let candidate = keys[position]
+                if candidate.count == length, JSONTape.equalBytes(bytes + key.start, candidate.baseAddress!, length) {
+                    found[position] = member &+ 1
+                    break
+                }
+                position = nextInSlot[position]
+            }
+            member = tokens[member &+ 1].next
+        }
+    }
+
     /// The position of the string equal to the string token at `index`, or -1. A token written
     /// with escapes is placed by its text; one without, by its bytes as written.
     @inline(__always)

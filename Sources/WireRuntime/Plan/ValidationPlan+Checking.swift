@@ -73,12 +73,7 @@ extension ValidationPlan {
             if tape.hasExactKeySketch(index) {
                 // One walk over the members: each key's signature slot names the fields it can be.
                 found.initialize(repeating: -1)
-                let keySlots = objectPlan.keySlots
-                tape.forEachMember(of: index) { key, value in
-                    let position = keySlots.position(ofPlainKey: key, in: tape)
-                    if position >= 0 { found[position] = value }
-                    return true
-                }
+                objectPlan.keySlots.place(membersOf: index, in: tape, into: found)
             } else {
                 // Escaped keys, or a large object: each field is looked up, in key order (the
                 // tape's, when it is canonical).
