@@ -123,7 +123,7 @@ extension JSONTape {
 
         /// The signature slot of the key token at `index`, from its bytes as written (exact only
         /// when the key holds no escapes).
-        @inlinable
+        @inlinable @inline(__always)
         func keySignatureSlot(ofKey index: Int) -> Int { JSONTape.keySignatureSlot(of: tokens[index], in: bytes) }
 
         /// The value of the member `key` of the object at `index`.
@@ -154,6 +154,15 @@ extension JSONTape {
         @inlinable
         public func string(_ index: Int) -> String {
             JSONTape.decodeString(bytes, tokens[index])
+        }
+
+        /// The bytes of the string at `index` when it holds no escapes (its bytes are its text),
+        /// else `nil`.
+        @inline(__always)
+        func plainStringBytes(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
+            let token = tokens[index]
+            guard !token.hasEscapes else { return nil }
+            return UnsafeBufferPointer(start: bytes.baseAddress.map { $0 + token.start }, count: token.end &- token.start)
         }
 
         /// The string at `index` as UTF-8 bytes (unescaped), without copying when it has no escapes.

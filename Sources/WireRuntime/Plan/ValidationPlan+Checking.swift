@@ -109,8 +109,8 @@ extension ValidationPlan {
                 if field.plainKinds & 1 << kind.rawValue != 0 { continue }
                 // So is a string that surely passes its rules (most strings), decided before the
                 // field's answers are read for the check below.
-                if kind == .string, let rules = field.stringRules,
-                    rules._withUnsafeGuaranteedRef({ rules in tape.withStringBytes(member) { rules.surelyPasses($0) } })
+                if kind == .string, let rules = field.stringRules, let bytes = tape.plainStringBytes(member),
+                    rules._withUnsafeGuaranteedRef({ $0.surelyPasses(bytes) })
                 {
                     continue
                 }
