@@ -143,10 +143,12 @@ extension ValidationPlan {
                 }
             }
         }
-        for (rule, ruleAnswer) in objectPlan.budgets {
-            context.check(rule, in: tape, object: index, at: path(), answer: ruleAnswer)
+        if objectPlan.hasBudgets {
+            for (rule, ruleAnswer) in objectPlan.budgets {
+                context.check(rule, in: tape, object: index, at: path(), answer: ruleAnswer)
+            }
         }
-        if objectPlan.rejectUnknown || !objectPlan.rejected.isEmpty {
+        if objectPlan.checksKeys {
             var keys: [String] = []
             if objectPlan.rejectUnknown {
                 tape.forEachMember(of: index) { key, _ in

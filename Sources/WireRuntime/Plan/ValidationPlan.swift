@@ -245,6 +245,10 @@
         public let knownKeys: Set<String>
         public let rejectUnknown: Bool
         public let rejected: [String]
+        /// Whether the object has byte budgets, and whether its keys are checked (unknown or
+        /// rejected keys): read here, so that an object with neither reads neither array.
+        let hasBudgets: Bool
+        let checksKeys: Bool
         /// The fields' keys by signature slot: positions in `fields`.
         let keySlots: KeySlotIndex
 
@@ -272,6 +276,8 @@
             self.knownKeys = knownKeys
             self.rejectUnknown = rejectUnknown
             self.rejected = rejected
+            hasBudgets = !budgets.isEmpty
+            checksKeys = rejectUnknown || !rejected.isEmpty
         }
 
         deinit {
