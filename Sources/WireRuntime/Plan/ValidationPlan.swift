@@ -366,7 +366,9 @@
     /// that share its slot, and the enumeration is not copied out of `named`; `nil` for the others.
     let namedEnumValues: UnsafeBufferPointer<KeySlotIndex?>
 
-    /// The id of the message of `direction` whose tag is the string token at `index`.
+    /// The id of the message of `direction` whose tag is the string token at `index`. Inlined
+    /// where a frame is checked, which asks it for every frame.
+    @inline(__always)
     public func message(_ direction: FrameDirection, tagAt index: Int, in tape: JSONTape.View) -> Int? {
         if direction == .client {
             let position = clientTags.position(ofString: index, in: tape)
