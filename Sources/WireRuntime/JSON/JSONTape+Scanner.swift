@@ -37,11 +37,9 @@ extension JSONTape {
         /// the input. Compact JSON has no whitespace, so one load and comparison settle it.
         @inline(__always)
         mutating func nextByte() -> UInt8? {
-            guard position < bytes.count else { return nil }
-            let byte = bytes[position]
-            if byte > 0x20 { return byte }
-            skipWhitespace()
-            return position < bytes.count ? bytes[position] : nil
+            var cursor = position
+            defer { position = cursor }
+            return nextByte(from: &cursor)
         }
 
         @inline(__always)
@@ -119,8 +117,9 @@ extension JSONTape {
             return nil
         }
 
-        /// ``nextByte()`` for a cursor held in a register: the byte at `cursor` once whitespace is
-        /// skipped (moving the cursor past it), or `nil` at the end of the input.
+        /// ``nextByte()`` for a cursor held in a register (an object's loop keeps one): the byte at
+        /// `cursor` once whitespace is skipped (moving the cursor past it), or `nil` at the end of
+        /// the input.
         @inline(__always)
         mutating func nextByte(from cursor: inout Int) -> UInt8? {
             guard cursor < bytes.count else { return nil }

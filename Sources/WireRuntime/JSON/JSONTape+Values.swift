@@ -158,7 +158,7 @@ extension JSONTape {
 
         /// The bytes of the string at `index` when it holds no escapes (its bytes are its text),
         /// else `nil`.
-        @inline(__always)
+        @inlinable @inline(__always)
         func plainStringBytes(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
             let token = tokens[index]
             guard !token.hasEscapes else { return nil }
@@ -168,12 +168,10 @@ extension JSONTape {
         /// The string at `index` as UTF-8 bytes (unescaped), without copying when it has no escapes.
         @inlinable
         @_spi(Generated) public func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+            if let plain = plainStringBytes(index) { return try body(plain) }
             let token = tokens[index]
-            if token.hasEscapes {
-                let raw = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
-                return try JSONTape.unescaped(raw).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
-            }
-            return try body(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
+            let raw = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+            return try JSONTape.unescaped(raw).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
         }
 
         /// Whether the string at `index` is all ASCII.

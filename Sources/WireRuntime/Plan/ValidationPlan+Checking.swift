@@ -119,9 +119,7 @@ extension ValidationPlan {
                 {
                     continue
                 }
-                if kind == .string, field.named >= 0, let values = namedEnumValues[field.named], values.position(ofString: member, in: tape) >= 0 {
-                    continue
-                }
+                if field.named >= 0, isEnumerationValue(member, in: tape, named: field.named) { continue }
                 // The plan outlives the check (the validator holds it); skip counting the references
                 // to the field plan and to its node (borrowed from `QuickField`).
                 unowned(unsafe) let plan = field.plan.takeUnretainedValue()
@@ -220,9 +218,6 @@ extension ValidationPlan {
             // would count a reference to them for every string checked.
             rules._withUnsafeGuaranteedRef { rules in
                 tape.withStringBytes(index) { bytes in
-                    // Most strings pass by their byte count and one quick check, decided here
-                    // without the call.
-                    if rules.surelyPasses(bytes) { return }
                     _ = context.check(utf8: bytes, text: { tape.string(index) }, at: path(), rules: rules, answer: answer, sizeAnswer: sizeAnswer)
                 }
             }
@@ -313,7 +308,7 @@ extension ValidationPlan {
         }
         // A string that is one of an enumeration's values passes, decided without copying the
         // enumeration out of `named`; anything else is reported below.
-        if let values = namedEnumValues[named], tape.kind(index) == .string, values.position(ofString: index, in: tape) >= 0 { return }
+        if isEnumerationValue(index, in: tape, named: named) { return }
         switch self.named[named] {
         case .object:
             // Every object plan is in `namedObjects` too (the plan's init puts it there), so the
@@ -357,6 +352,17 @@ extension ValidationPlan {
             if firstPassingVariant(variants, at: index, in: tape, answer: answer) != nil { return }
             context.noVariant(tape.value(index), at: path(), expected: expected, answer: answer)
         }
+    }
+}
+
+extension ValidationPlan {
+    /// Whether the value at `index` is a string that is one of the values of the named type
+    /// `named`, an enumeration (`false` for any other named type), decided without copying the
+    /// enumeration out of `named`.
+    @inline(__always)
+    func isEnumerationValue(_ index: Int, in tape: JSONTape.View, named: Int) -> Bool {
+        guard let values = namedEnumValues[named], tape.kind(index) == .string else { return false }
+        return values.position(ofString: index, in: tape) >= 0
     }
 }
 
