@@ -102,26 +102,40 @@ def time_peers_work(stages, capture):
     return float(match.group(1)) if match else None
 
 
+def time_msgspec_process(capture):
+    """Seconds for one run of the msgspec checker as a whole process (Python's start, the import,
+    reading the file and every line), on this script's core: the like of `wire validate`'s figure."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, str(HERE / "clawline_msgspec.py"), capture], capture_output=True, text=True)
+    return time.perf_counter() - start
+
+
 def taking_turns(args, lines):
-    """msgspec in process, `wire validate` on one core and (with --stages) the same work as the peers
-    in process, timed in turn, round after round: this machine's speed can change by a factor of
-    two within minutes, so only figures taken in the same minute are compared. Prints each round,
-    the best of each and the median of the rounds' own ratios."""
+    """msgspec in process and as a whole process, `wire validate` on one core and (with --stages)
+    the same work as the peers in process, timed in turn, round after round: this machine's speed
+    can change by a factor of two within minutes, so only figures taken in the same minute are
+    compared. Prints each round, the best of each and the median of the rounds' own ratios."""
     rounds = []
     for _ in range(args.pairs):
         start = time.perf_counter()
         for line in lines:
             clawline_msgspec.is_valid(line)
         msgspec_ns = (time.perf_counter() - start) / len(lines) * 1e9
+        process_ns = time_msgspec_process(args.capture) / len(lines) * 1e9
         wire_ns = time_wire_one_core(args.wire, args.capture) / len(lines) * 1e9
         peers_ns = time_peers_work(args.stages, args.capture) if args.stages else None
-        rounds.append((msgspec_ns, wire_ns, peers_ns))
+        rounds.append((msgspec_ns, wire_ns, peers_ns, process_ns))
         peers = f"   peers' work in process {peers_ns:6.0f} ns ({msgspec_ns / peers_ns:4.2f}x)" if peers_ns else ""
-        print(f"  msgspec in process {msgspec_ns:6.0f} ns a frame   wire validate, one core {wire_ns:6.0f} ns ({msgspec_ns / wire_ns:4.2f}x){peers}")
+        print(f"  msgspec in process {msgspec_ns:6.0f} ns a frame, whole process {process_ns:6.0f} ns   "
+              f"wire validate, one core {wire_ns:6.0f} ns ({msgspec_ns / wire_ns:4.2f}x; whole process to whole process "
+              f"{process_ns / wire_ns:4.2f}x){peers}")
     best_msgspec = min(r[0] for r in rounds)
     best_wire = min(r[1] for r in rounds)
+    best_process = min(r[3] for r in rounds)
     summary = (f"best of each: msgspec {best_msgspec:.0f} ns, wire validate {best_wire:.0f} ns ({best_msgspec / best_wire:.2f}x); "
-               f"median of the rounds' ratios {statistics.median(r[0] / r[1] for r in rounds):.2f}x")
+               f"median of the rounds' ratios {statistics.median(r[0] / r[1] for r in rounds):.2f}x; "
+               f"msgspec whole process {best_process:.0f} ns ({best_process / best_wire:.2f}x, "
+               f"median {statistics.median(r[3] / r[1] for r in rounds):.2f}x)")
     if all(r[2] for r in rounds):
         best_peers = min(r[2] for r in rounds)
         summary += (f"; peers' work {best_peers:.0f} ns ({best_msgspec / best_peers:.2f}x, "

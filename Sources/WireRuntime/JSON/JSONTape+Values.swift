@@ -67,8 +67,18 @@ extension JSONTape {
 
         /// The value of the member `key` of the object at `index`, with the key's signature worked
         /// out once, when the key was made.
+        ///
+        /// Inlined, so the caller reads the key's bytes and signature where it holds the key, and
+        /// counts no reference to it for the call; the search itself is out of line.
+        @inline(__always)
         func member(of index: Int, key: UTF8Key) -> Int? {
-            member(of: index, key: key.bytes, signature: key.signature)
+            member(of: index, keyBytes: key.bytes, signature: key.signature)
+        }
+
+        /// ``member(of:key:signature:)``, out of line.
+        @inline(never)
+        func member(of index: Int, keyBytes: UnsafeBufferPointer<UInt8>, signature: UInt64) -> Int? {
+            member(of: index, key: keyBytes, signature: signature)
         }
 
         /// The value of the member `key` (UTF-8 bytes, whose ``JSONTape/keySignature(_:)`` is

@@ -18,7 +18,8 @@ public struct RateLimiter: Sendable {
     mutating func add(to index: Int, of windowCount: Int, at time: Double, window: Double, limit: Int) -> Int {
         if windows.count <= index {
             if windows.isEmpty { windows.reserveCapacity(max(windowCount, index + 1)) }
-            windows.append(contentsOf: repeatElement(SlidingWindow(), count: index + 1 - windows.count))
+            // Appended one by one: appending a repeated element went through a generic path.
+            while windows.count <= index { windows.append(SlidingWindow()) }
         }
         return windows[index].add(time, window: window, keeping: max(limit, limit &+ 1))
     }

@@ -310,9 +310,11 @@ public struct SessionMachine: Sendable {
                 memory.set(slot, fingerprint)
             }
         }
-        for (position, field) in plan.grows.enumerated() {
-            checkGrowth(frame, field: field, rule: index &* 64 &+ position, keyHash: keyHash) {
-                report("'\(field.text)' of \(plan.rule.key) \(key()) \($0)", path: field.text)
+        plan.grows.withUnsafeBufferPointer { grows in
+            for position in grows.indices {
+                checkGrowth(frame, field: grows[position], rule: index &* 64 &+ position, keyHash: keyHash) {
+                    report("'\(grows[position].text)' of \(plan.rule.key) \(key()) \($0)", path: grows[position].text)
+                }
             }
         }
         if !plan.final.isEmpty {
@@ -328,15 +330,20 @@ public struct SessionMachine: Sendable {
     /// The hash a repeated key's `sameFields` must reproduce, exact or normalized.
     private func fingerprint(_ frame: SessionFrame, _ plan: UniquenessPlan) -> Int {
         var hash = JSONTape.ValueHash()
-        for (position, field) in plan.sameFields.enumerated() {
-            let member = frame.tape.member(of: frame.object, key: field)
-            if plan.normalized {
-                frame.tape.normalizedHash(member, shape: plan.sameFieldShapes[position], into: &hash)
-            } else if let member {
-                hash.combine(1)
-                frame.tape.hash(member, into: &hash)
-            } else {
-                hash.combine(0)
+        // The keys and shapes are read where the plan keeps them, with no reference counted.
+        plan.sameFields.withUnsafeBufferPointer { fields in
+            plan.sameFieldShapes.withUnsafeBufferPointer { shapes in
+                for position in fields.indices {
+                    let member = frame.tape.member(of: frame.object, key: fields[position])
+                    if plan.normalized {
+                        frame.tape.normalizedHash(member, shape: shapes[position], into: &hash)
+                    } else if let member {
+                        hash.combine(1)
+                        frame.tape.hash(member, into: &hash)
+                    } else {
+                        hash.combine(0)
+                    }
+                }
             }
         }
         return hash.value
@@ -388,22 +395,27 @@ public struct SessionMachine: Sendable {
             return
         }
         for limit in windowedByFrame {
-            count(limit, at: time, limiter: &limiter, into: &violations)
+            Self.count(limit, of: engine, at: time, limiter: &limiter, into: &violations)
         }
         guard !answeredCodes.isEmpty else { return }
         for limit in engine.windowedByViolation {
             for _ in answeredCodes.filter(engine.windowed[limit].countedCodes.contains) {
-                count(limit, at: time, limiter: &limiter, into: &violations)
+                Self.count(limit, of: engine, at: time, limiter: &limiter, into: &violations)
             }
         }
     }
 
     /// Adds one event to a limit's window and reports the event that takes it over the limit.
-    private func count(_ index: Int, at time: Double, limiter: inout RateLimiter, into violations: inout [SessionViolation]) {
-        let plan = engine.windowed[index]
-        guard limiter.add(to: index, of: engine.windowed.count, at: time, window: plan.window, limit: plan.limit.limit) > plan.limit.limit else {
+    /// Static, with the engine passed in: a method of the machine, called from a mutating one,
+    /// copied the whole machine for every frame.
+    private static func count(
+        _ index: Int, of engine: SessionEngine, at time: Double, limiter: inout RateLimiter, into violations: inout [SessionViolation]
+    ) {
+        let (window, limitCount) = engine.windowed.withUnsafeBufferPointer { ($0[index].window, $0[index].limit.limit) }
+        guard limiter.add(to: index, of: engine.windowed.count, at: time, window: window, limit: limitCount) > limitCount else {
             return
         }
+        let plan = engine.windowed[index]
         let limit = plan.limit
         violations.append(
             SessionViolation(

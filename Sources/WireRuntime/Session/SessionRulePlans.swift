@@ -15,6 +15,7 @@ struct FieldCondition: Sendable {
     static func allHold(_ conditions: [FieldCondition], in tape: JSONTape.View, at index: Int) -> Bool {
         conditions.withUnsafeBufferPointer { conditions in
             for position in conditions.indices {
+                // The key and the values are borrowed from the condition, with no reference counted.
                 guard let member = tape.member(of: index, key: conditions[position].key) else { return false }
                 let matched = conditions[position].values.withUnsafeBufferPointer { values in
                     values.indices.contains { tape.matches(member, values[$0]) }
