@@ -60,6 +60,9 @@ public struct CaptureValidation {
     private var lastFileSessions: [String: SessionState] = [:]
     /// The session of the last frame, in the file of the last frame.
     private var lastState: SessionState?
+    /// The state of the session of the last frame before `lastState`'s, whose frames most often
+    /// interleave with it.
+    private var previousState: SessionState?
 
     private final class Checks: Sendable {
         let validator: FrameValidator
@@ -119,10 +122,16 @@ public struct CaptureValidation {
             lastFileSessions = sessions.removeValue(forKey: file) ?? [:]
             lastFile = file
             lastState = nil
+            previousState = nil
         }
         // A session's frames mostly follow one another: comparing the id with the last frame's
         // costs less than hashing it.
         if let lastState, lastState.id == session { return .passUnretained(lastState) }
+        // Two sessions taking turns (a device's connection and the next one, say) swap the two.
+        if let previousState, previousState.id == session {
+            swap(&self.previousState, &lastState)
+            return .passUnretained(previousState)
+        }
         // One hash of the id, one lookup, and a new session inserted where the lookup ended. The
         // id is hashed by the dictionary's seeded hasher: a capture's session ids are its
         // author's to choose, and a fixed hash would let them all collide.
@@ -136,6 +145,7 @@ public struct CaptureValidation {
                     return SessionState(id: session, ordinal: ordinal, machine: SessionMachine(engine: engine, now: Self.noClock))
                 }()])
         if created { summary.sessions += 1 }
+        previousState = lastState
         lastState = state
         return .passUnretained(state)
     }
@@ -268,6 +278,7 @@ public struct CaptureValidation {
         lastFile = nil
         lastFileSessions = [:]
         lastState = nil
+        previousState = nil
         // Most sessions owe nothing: ask each, and sort only the ones that do.
         var owing: [(file: String, state: SessionState, violations: [SessionViolation])] = []
         for (file, states) in sessions {

@@ -45,6 +45,11 @@ struct TypeResolver: Sendable {
 
     /// The resolved type and the constraints the aliases on the way add (nearer aliases win).
     func resolveWithConstraints(_ type: TypeRef) -> (type: ResolvedType, constraints: Constraints) {
+        Self.resolveWithConstraints(type) { types[$0] }
+    }
+
+    /// ``resolveWithConstraints(_:)`` with named types found by `lookup`.
+    static func resolveWithConstraints(_ type: TypeRef, lookup: (String) -> NamedType?) -> (type: ResolvedType, constraints: Constraints) {
         var seen = Set<String>()
         var current = type
         var constraints = Constraints()
@@ -59,7 +64,7 @@ struct TypeResolver: Sendable {
             case .array(let element): return done(.array(element))
             case .map(let key, let value): return done(.map(key: key, value: value))
             case .named(let name):
-                guard seen.insert(name).inserted, let named = types[name] else { return done(.unresolved) }
+                guard seen.insert(name).inserted, let named = lookup(name) else { return done(.unresolved) }
                 switch named.kind {
                 case .object(let shape): return done(.object(name: name, shape: shape))
                 case .enumeration(let values): return done(.enumeration(name: name, values))
@@ -88,8 +93,11 @@ struct TypeResolver: Sendable {
 
 extension ProtocolSpec {
     /// Follows aliases: what a type reference finally is, and the constraints of the aliases on the way.
+    ///
+    /// Named types are found by a search of ``types`` (the first of a name wins, as in checking):
+    /// building an index for each call made the plan's compilation quadratic in the spec's types.
     public func resolve(_ type: TypeRef) -> (type: ResolvedType, constraints: Constraints) {
-        TypeResolver(types: types).resolveWithConstraints(type)
+        TypeResolver.resolveWithConstraints(type) { name in types.first { $0.name == name } }
     }
 }
 
