@@ -83,6 +83,26 @@ import WireValidator
         #expect(validation.phase(file: "two", session: "b") == nil && validation.phase(file: "three", session: "a") == nil)
     }
 
+    /// Two sessions taking turns, and a third between them, each keep their own state: the
+    /// validation finds the last two sessions without a lookup, and every other one by its id.
+    @Test func sessionsTakingTurnsKeepTheirOwnState() throws {
+        let (auth, accepted) = (Self.authenticated[0], Self.authenticated[1])
+        func frame(_ line: String, in session: String, id: Int? = nil) -> String {
+            let line = line.replacingOccurrences(of: #""session":"s""#, with: #""session":"\#(session)""#)
+            return id.map { line.replacingOccurrences(of: "c_1", with: "c_\($0)") } ?? line
+        }
+        let message = Self.line("client", "2000", #"{"type":"message","id":"c_1","content":"hi"}"#)
+        // a and b take turns (only a authenticates), c comes between them, then a and b again.
+        let lines = [
+            frame(auth, in: "a"), frame(message, in: "b", id: 1), frame(accepted, in: "a"), frame(message, in: "b", id: 2),
+            frame(message, in: "a", id: 3), frame(message, in: "c", id: 4), frame(message, in: "a", id: 5),
+            frame(message, in: "b", id: 6), frame(message, in: "a", id: 7),
+        ]
+        let findings = try Self.validate(lines.joined(separator: "\n"))
+        let lineNumbers = Set(findings.compactMap { Int($0.prefix { $0 != ":" }) })
+        #expect(lineNumbers == [2, 4, 6, 8], "b's and c's messages come before they authenticate; a's after: \(findings)")
+    }
+
     /// Found by the capture fuzzer: timestamps far outside any clock's range are still numbers of
     /// milliseconds, and rate limits compare them without converting them to a duration.
     @Test func timestampsFarOutOfRangeAreCheckedNotTrapped() throws {
