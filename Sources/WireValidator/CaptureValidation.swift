@@ -60,8 +60,8 @@ public struct CaptureValidation {
     private var lastFileSessions: [String: SessionState] = [:]
     /// The session of the last frame, in the file of the last frame.
     private var lastState: SessionState?
-    /// The state of the session of the last frame before `lastState`'s, whose frames most often
-    /// interleave with it.
+    /// The session before the last frame's (in the same file): the one whose frames most often
+    /// take turns with the last one's.
     private var previousState: SessionState?
 
     private final class Checks: Sendable {
@@ -129,7 +129,7 @@ public struct CaptureValidation {
         if let lastState, lastState.id == session { return .passUnretained(lastState) }
         // Two sessions taking turns (a device's connection and the next one, say) swap the two.
         if let previousState, previousState.id == session {
-            swap(&self.previousState, &lastState)
+            swap(&self.previousState, &self.lastState)
             return .passUnretained(previousState)
         }
         // One hash of the id, one lookup, and a new session inserted where the lookup ended. The
