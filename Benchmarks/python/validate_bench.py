@@ -29,6 +29,7 @@ import pathlib
 import re
 import statistics
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -116,7 +117,11 @@ def taking_turns(args, lines):
     can change by a factor of two within minutes, so only figures taken in the same minute are
     compared. Prints each round, the best of each and the median of the rounds' own ratios."""
     rounds = []
+    starts = []
+    # Each process's start alone: a capture with no frames, timed in the same rounds.
+    empty = tempfile.NamedTemporaryFile(suffix=".jsonl")
     for _ in range(args.pairs):
+        starts.append((time_msgspec_process(empty.name), time_wire_one_core(args.wire, empty.name)))
         start = time.perf_counter()
         for line in lines:
             clawline_msgspec.is_valid(line)
@@ -136,6 +141,12 @@ def taking_turns(args, lines):
                f"median of the rounds' ratios {statistics.median(r[0] / r[1] for r in rounds):.2f}x; "
                f"msgspec whole process {best_process:.0f} ns ({best_process / best_wire:.2f}x, "
                f"median {statistics.median(r[3] / r[1] for r in rounds):.2f}x)")
+    # Once both have started: each whole process less its start, per frame.
+    msgspec_start = statistics.median(start[0] for start in starts)
+    wire_start = statistics.median(start[1] for start in starts)
+    started = (best_process - msgspec_start / len(lines) * 1e9) / (best_wire - wire_start / len(lines) * 1e9)
+    summary += (f"; to start (an empty capture, median): msgspec {msgspec_start * 1e3:.0f} ms, wire validate "
+                f"{wire_start * 1e3:.0f} ms, so once both have started {started:.2f}x")
     if all(r[2] for r in rounds):
         best_peers = min(r[2] for r in rounds)
         summary += (f"; peers' work {best_peers:.0f} ns ({best_msgspec / best_peers:.2f}x, "
