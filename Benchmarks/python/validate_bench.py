@@ -78,21 +78,25 @@ def run_lines(name, lines, check, rounds):
     return name, len(lines) / best, f"{valid} valid"
 
 
+def time_process(command):
+    """Seconds for one run of `command` as a whole process on this script's core, and its result."""
+    start = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True)
+    return time.perf_counter() - start, result
+
+
 def run_process(name, command, frames, rounds):
     """Times a checker as a whole process on the capture, on the core this script runs on."""
     best = float("inf")
     for _ in range(rounds):
-        start = time.perf_counter()
-        result = subprocess.run(command, capture_output=True, text=True)
-        best = min(best, time.perf_counter() - start)
+        elapsed, result = time_process(command)
+        best = min(best, elapsed)
     return name, frames / best, result.stdout.strip()
 
 
 def time_wire_one_core(wire, capture):
     """Seconds for one `wire validate` of the capture, as a whole process on this script's core."""
-    start = time.perf_counter()
-    subprocess.run([wire, "validate", "--spec", str(ROOT / "Spec/clawline.yaml"), capture], capture_output=True, text=True)
-    return time.perf_counter() - start
+    return time_process([wire, "validate", "--spec", str(ROOT / "Spec/clawline.yaml"), capture])[0]
 
 
 def time_peers_work(stages, capture):
@@ -106,9 +110,7 @@ def time_peers_work(stages, capture):
 def time_msgspec_process(capture):
     """Seconds for one run of the msgspec checker as a whole process (Python's start, the import,
     reading the file and every line), on this script's core: the like of `wire validate`'s figure."""
-    start = time.perf_counter()
-    subprocess.run([sys.executable, str(HERE / "clawline_msgspec.py"), capture], capture_output=True, text=True)
-    return time.perf_counter() - start
+    return time_process([sys.executable, str(HERE / "clawline_msgspec.py"), capture])[0]
 
 
 def taking_turns(args, lines):
@@ -144,9 +146,12 @@ def taking_turns(args, lines):
     # Once both have started: each whole process less its start, per frame.
     msgspec_start = statistics.median(start[0] for start in starts)
     wire_start = statistics.median(start[1] for start in starts)
-    started = (best_process - msgspec_start / len(lines) * 1e9) / (best_wire - wire_start / len(lines) * 1e9)
+    msgspec_after = best_process - msgspec_start / len(lines) * 1e9
+    wire_after = best_wire - wire_start / len(lines) * 1e9
+    # On a small capture the starts' noise can exceed the rest of the run: no ratio then.
+    started = f"{msgspec_after / wire_after:.2f}x" if msgspec_after > 0 and wire_after > 0 else "not told apart (capture too small)"
     summary += (f"; to start (an empty capture, median): msgspec {msgspec_start * 1e3:.0f} ms, wire validate "
-                f"{wire_start * 1e3:.0f} ms, so once both have started {started:.2f}x")
+                f"{wire_start * 1e3:.0f} ms, so once both have started {started}")
     if all(r[2] for r in rounds):
         best_peers = min(r[2] for r in rounds)
         summary += (f"; peers' work {best_peers:.0f} ns ({best_msgspec / best_peers:.2f}x, "
