@@ -135,6 +135,7 @@ public enum ClawlineServer {
             MaintenanceService(hub: hub, interval: configuration.maintenanceInterval, uploadsDirectory: configuration.uploadsDirectory),
             DeadlineWatchService(watch: hub.keepalives.deadlines, clock: environment.keepaliveClock),
             DeadlineWatchService(watch: hub.answerWatch.deadlines, clock: environment.clock),
+            DeadlineWatchService(watch: hub.storeCallWatch.deadlines, clock: environment.keepaliveClock),
         ]
         switch (configuration.metricsEndpoint, registry) {
         case (.publicListener?, let registry?):

@@ -47,6 +47,8 @@ actor ProviderHub {
     var unidentified: [ObjectIdentifier: ServerConnection] = [:]
     /// The bound on the store calls a socket waits for (``ProviderLimits/storeCallLimit``).
     nonisolated let storeCalls: BoundedStoreCall
+    /// Every store call's bound, on one task (a ``DeadlineWatchService`` runs it).
+    nonisolated let storeCallWatch: StoreCallWatch
     /// Every socket's keepalive, on one task (a ``DeadlineWatchService`` runs it).
     nonisolated let keepalives: KeepaliveWatch
     /// Every answer's inactivity, on one task (a ``DeadlineWatchService`` runs it).
@@ -65,7 +67,8 @@ actor ProviderHub {
         self.logsContent = logsContent
         self.faults = faults
         self.limits = limits
-        storeCalls = BoundedStoreCall(limit: limits.storeCallLimit, clock: environment.keepaliveClock)
+        storeCallWatch = StoreCallWatch(now: environment.keepaliveElapsed, limit: limits.storeCallLimit)
+        storeCalls = BoundedStoreCall(watch: storeCallWatch)
         keepalives = KeepaliveWatch(now: environment.keepaliveElapsed)
         answerWatch = AnswerWatch(now: environment.elapsed)
         self.metrics = metrics

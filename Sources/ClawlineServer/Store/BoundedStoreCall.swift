@@ -22,8 +22,29 @@ enum BoundedOutcome<Value: Sendable>: Sendable {
 struct BoundedStoreCall: Sendable {
     /// The longest a socket waits for the store.
     let limit: Duration
-    /// The clock the bound is counted on (real time unless a test gives its own).
-    let clock: any Clock<Duration>
+    private let bound: Bound
+
+    /// How the bound is kept.
+    private enum Bound: Sendable {
+        /// Each call sleeps a task of its own on the clock: for calls made now and then (a
+        /// readiness probe).
+        case ownTimer(any Clock<Duration>)
+        /// Every call is an entry of one watch: for the calls of every message.
+        case watch(StoreCallWatch)
+    }
+
+    /// Calls bounded at `limit` on `clock`, each with a timer task of its own.
+    init(limit: Duration, clock: any Clock<Duration>) {
+        self.limit = limit
+        bound = .ownTimer(clock)
+    }
+
+    /// Calls bounded by `watch` (at its limit), which a ``DeadlineWatchService`` runs: no task
+    /// or timer per call.
+    init(watch: StoreCallWatch) {
+        limit = watch.limit
+        bound = .watch(watch)
+    }
 
     /// Runs `operation` and waits for it at most ``limit``. When it ends later, `late` gets its result.
     func run<Value: Sendable>(
@@ -31,13 +52,22 @@ struct BoundedStoreCall: Sendable {
         late: @escaping @Sendable (Result<Value, any Error>) async -> Void
     ) async -> BoundedOutcome<Value> {
         let waiting = NIOLockedValueBox<CheckedContinuation<BoundedOutcome<Value>, Never>?>(nil)
-        let clock = clock
+        let bound = bound
         let limit = limit
         return await withCheckedContinuation { continuation in
             waiting.withLockedValue { $0 = continuation }
-            let timer = Task {
-                guard (try? await clock.sleep(for: limit)) != nil else { return }
-                waiting.withLockedValue { $0.take() }?.resume(returning: .late)
+            let expire: @Sendable () -> Void = { waiting.withLockedValue { $0.take() }?.resume(returning: .late) }
+            let stopBound: @Sendable () -> Void
+            switch bound {
+            case .ownTimer(let clock):
+                let timer = Task {
+                    guard (try? await clock.sleep(for: limit)) != nil else { return }
+                    expire()
+                }
+                stopBound = { timer.cancel() }
+            case .watch(let watch):
+                let watched = watch.watch(expire: expire)
+                stopBound = { watch.forget(watched) }
             }
             Task {
                 let result: Result<Value, any Error>
@@ -46,7 +76,7 @@ struct BoundedStoreCall: Sendable {
                 } catch {
                     result = .failure(error)
                 }
-                timer.cancel()
+                stopBound()
                 if let socket = waiting.withLockedValue({ $0.take() }) {
                     socket.resume(returning: .finished(result))
                 } else {

@@ -97,14 +97,22 @@ final class DeadlineWatch<Entry: WatchedDeadline>: Sendable {
     /// Takes the actions that come due, sleeping on `clock` until the next deadline in between,
     /// until cancelled.
     func run(clock: any Clock<Duration>) async throws {
+        try await run(on: clock)
+    }
+
+    private func run<C: Clock<Duration>>(on clock: C) async throws {
         var entriesCame = wakeups.makeAsyncIterator()
         while true {
+            // The clock's instant is read before the watch's time: a clock that moves between the
+            // two reads (a test's manual clock) only wakes the watch early, and one that moves
+            // before the sleep begins wakes it at once, never one deadline late.
+            let instant = clock.now
             let current = now()
             let (actions, next) = state.withLockedValue { state in takeDue(at: current, from: &state) }
             for action in actions { perform(action) }
             if let next {
                 // Every due deadline was taken, so the next one is later than now.
-                try await clock.sleep(for: next - current)
+                try await clock.sleep(until: instant.advanced(by: next - current), tolerance: nil)
             } else if waitForEntries(), await entriesCame.next() == nil {
                 throw CancellationError()
             }
