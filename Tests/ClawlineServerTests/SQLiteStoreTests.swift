@@ -30,5 +30,13 @@ import Testing
         #expect(page.events.map(\.number) == [1, 2, 3])
         #expect(try await store.events(userID: "u", after: "s_new", limit: 10).events.map(\.eventID) == ["s_answer"])
         try await store.close()
+
+        // Replays read the account's events by number: the index by `seq` is gone.
+        let migrated = try DatabaseQueue(path: path)
+        let indexes = try await migrated.read {
+            try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'")
+        }
+        #expect(indexes.contains("events_by_number") && !indexes.contains("events_by_user"))
+        try migrated.close()
     }
 }

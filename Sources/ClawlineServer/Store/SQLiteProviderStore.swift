@@ -182,6 +182,13 @@ public final class SQLiteProviderStore: ProviderStore {
             END
             """,
         ],
+        [
+            // One page fewer per event stored: an account's events are in `number` order, which
+            // is their `seq` order (both grow with each event the one writer stores, and the
+            // numbers given to older events counted them in `seq` order), so replays read
+            // `events_by_number` and the index by `seq` goes.
+            "DROP INDEX events_by_user"
+        ],
     ]
 
     /// The number the next event of the account `userID` (an SQL expression) gets. Writes are
@@ -406,26 +413,24 @@ public final class SQLiteProviderStore: ProviderStore {
         try await read { database in
             // The cursor's place in the account's history, looked up once: it bounds the page and
             // says whether the cursor is known (an event id is never removed, so the two reads agree).
-            var cursorSeq: Int?
-            var cursorNumber = 0
+            var cursorNumber: Int?
             if let cursor {
-                let found = try database.rows("SELECT seq, number FROM events WHERE event_id = ? AND user_id = ?", [cursor, userID]).first
-                cursorSeq = found?["seq"]
-                cursorNumber = found?["number"] ?? 0
+                cursorNumber = try database.rows("SELECT number FROM events WHERE event_id = ? AND user_id = ?", [cursor, userID]).first?["number"]
             }
             // The newest `limit + 1` after the cursor (all events when it is unknown), to tell
-            // whether older ones were left out.
+            // whether older ones were left out. An account's events are numbered in the order
+            // they were stored.
             let rows = try database.rows(
-                "SELECT event_id, frame, number FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
-                [userID, cursorSeq ?? 0, limit + 1])
+                "SELECT event_id, frame, number FROM events WHERE user_id = ? AND number > ? ORDER BY number DESC LIMIT ?",
+                [userID, cursorNumber ?? 0, limit + 1])
             let events = rows.prefix(limit).reversed().compactMap { row -> StoredEvent? in
                 guard let eventID: String = row["event_id"], let frame: String = row["frame"] else { return nil }
                 return StoredEvent(eventID: eventID, userID: userID, frame: frame, number: row["number"])
             }
             // With nothing after the cursor, the cursor is the newest event.
             return ReplayPage(
-                events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorSeq == nil,
-                newestNumber: events.last?.number ?? cursorNumber)
+                events: events, truncated: rows.count > limit, cursorUnknown: cursor != nil && cursorNumber == nil,
+                newestNumber: events.last?.number ?? cursorNumber ?? 0)
         }
     }
 }
