@@ -20,16 +20,11 @@ final class AnswerQueue: Sendable {
         let outstanding = NIOLockedValueBox<[String]>([])
         self.jobs = jobs
         self.outstanding = outstanding
-        worker = Task { await Self.work(stream, outstanding: outstanding, hub: hub) }
-    }
-
-    /// Answers the queued jobs one at a time, on the hub's actor: what each answer asks of the
-    /// hub around the assistant (typing, the end of the stream, the final message) is a plain
-    /// call there, not a hop of the task to the hub and back.
-    private static func work(_ jobs: AsyncStream<AnswerJob>, outstanding: NIOLockedValueBox<[String]>, hub: isolated ProviderHub) async {
-        for await job in jobs {
-            await answer(job, hub: hub)
-            outstanding.withLockedValue { _ = $0.removeFirst() }
+        worker = Task {
+            for await job in stream {
+                await Self.answer(job, hub: hub)
+                outstanding.withLockedValue { _ = $0.removeFirst() }
+            }
         }
     }
 
@@ -90,10 +85,10 @@ final class AnswerQueue: Sendable {
     /// a failure (the assistant threw, or sent nothing for `streamInactivityTimeout`) is reported
     /// to the sending device as `server_error` naming its message.
     ///
-    /// The assistant runs in a child task. This task waits for its events on the hub: the hub's one
+    /// The assistant runs in a child task. This task waits for its events: the hub's one
     /// ``AnswerWatch`` (not a timer of the answer's own) says when it stalled, and the pacer's task
     /// starts only when a snapshot past the burst waits for it.
-    private static func answer(_ job: AnswerJob, hub: isolated ProviderHub) async {
+    private static func answer(_ job: AnswerJob, hub: ProviderHub) async {
         let request = job.request
         let answerID = ProviderHub.newEventID()
         let environment = hub.environment
@@ -104,7 +99,7 @@ final class AnswerQueue: Sendable {
         @Sendable func stream(_ snapshot: String) async {
             await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
         }
-        let typing = hub.sendTyping(true, to: request.userID)
+        let typing = await hub.sendTyping(true, to: request.userID)
         let pacer = SnapshotPacer(burst: hub.limits.snapshotBurst, interval: hub.limits.snapshotInterval)
         let (events, signal) = AsyncStream<AnswerEvent>.makeStream()
         let activity = AnswerActivity(startedAt: environment.elapsed()) { signal.yield(.stalled) }
@@ -148,18 +143,18 @@ final class AnswerQueue: Sendable {
             try Task.checkCancellation()
             let frame = ServerFrame.message(message(final, streaming: false))
             let number = try await hub.store.append(StoredEvent(eventID: answerID, userID: request.userID, frame: frame.encodedText()))
-            hub.streamEnded(answering: request.deviceID)
-            hub.broadcast(frame, to: request.userID, number: number)
+            await hub.streamEnded(answering: request.deviceID)
+            await hub.broadcast(frame, to: request.userID, number: number)
         } catch {
-            hub.streamEnded(answering: request.deviceID)
+            await hub.streamEnded(answering: request.deviceID)
             try? await hub.store.markFailed(clientMessageID: job.clientMessageID, deviceID: request.deviceID)
             if !(error is CancellationError) {
                 hub.logger.warning("the assistant's answer failed", metadata: ["error": "\(error)"])
                 let reason = error is StreamStalled ? "the answer stalled" : "the answer failed"
-                hub.socket(of: request.deviceID)?.sendError(
+                await hub.socket(of: request.deviceID)?.sendError(
                     .serverError, "\(reason); send the message again under a new id", messageID: job.clientMessageID)
             }
         }
-        hub.sendTyping(false, to: request.userID, started: typing)
+        await hub.sendTyping(false, to: request.userID, started: typing)
     }
 }
