@@ -359,22 +359,27 @@ public final class SQLiteProviderStore: ProviderStore {
     // MARK: Messages and events
 
     public func accept(clientMessageID: String, deviceID: String, fingerprint: String, echo: StoredEvent) async throws -> MessageAcceptance {
-        // One statement, atomic on its own: it claims the id and (by the trigger) stores the
-        // echo, or leaves the earlier claim as it was and returns it. The read after it only
-        // learns the new event's number.
-        let (claim, number) = try await write(isOneStatement: true) { database -> (Claim?, Int?) in
-            let row = try database.rows(
-                """
-                INSERT INTO client_messages (device_id, client_id, fingerprint, event_id, echo_user_id, echo_frame) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (device_id, client_id) DO UPDATE SET device_id = excluded.device_id
-                RETURNING fingerprint, event_id, failed
-                """,
-                [deviceID, clientMessageID, fingerprint, echo.eventID, echo.userID, echo.frame]
-            ).first
+        // One transaction: the id is claimed and the echo stored together, or the earlier claim
+        // is read as it was. (Migration 2's trigger stored an echo the claim carried; it fires
+        // only for a claim with an `echo_frame`, which this store no longer writes, and stays so
+        // that a build from before it still stores its echoes.)
+        let (claim, number) = try await write { database -> (Claim?, Int?) in
+            try database.cachedStatement(
+                sql: """
+                    INSERT INTO client_messages (device_id, client_id, fingerprint, event_id) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (device_id, client_id) DO NOTHING
+                    """
+            ).execute(arguments: [deviceID, clientMessageID, fingerprint, echo.eventID])
+            if database.changesCount == 1 {
+                let number = try Int.fetchOne(
+                    database.cachedStatement(sql: Self.appendSQL), arguments: [echo.eventID, echo.userID, echo.frame, echo.userID])
+                return (Claim(eventID: echo.eventID, fingerprint: fingerprint, failed: false), number)
+            }
+            let row = try Row.fetchOne(
+                database.cachedStatement(sql: "SELECT fingerprint, event_id, failed FROM client_messages WHERE device_id = ? AND client_id = ?"),
+                arguments: [deviceID, clientMessageID])
             guard let row, let eventID: String = row["event_id"] else { return (nil, nil) }
-            let claim = Claim(eventID: eventID, fingerprint: row["fingerprint"], failed: row["failed"] ?? false)
-            guard eventID == echo.eventID else { return (claim, nil) }
-            return (claim, try database.rows("SELECT number FROM events WHERE event_id = ?", [echo.eventID]).first?["number"])
+            return (Claim(eventID: eventID, fingerprint: row["fingerprint"], failed: row["failed"] ?? false), nil)
         }
         guard let claim else { throw StoreFailure("the message was not stored") }
         let eventID = claim.eventID
@@ -399,13 +404,14 @@ public final class SQLiteProviderStore: ProviderStore {
         try await write("UPDATE client_messages SET failed = 1 WHERE device_id = ? AND client_id = ?", [deviceID, clientMessageID])
     }
 
+    /// Stores an event as its account's next (its arguments: event id, account, frame, account)
+    /// and returns its number.
+    private static let appendSQL = "INSERT INTO events (event_id, user_id, frame, number) VALUES (?, ?, ?, \(nextNumber("?"))) RETURNING number"
+
     @discardableResult
     public func append(_ event: StoredEvent) async throws -> Int? {
         try await write(isOneStatement: true) { database in
-            try database.rows(
-                "INSERT INTO events (event_id, user_id, frame, number) VALUES (?, ?, ?, \(Self.nextNumber("?"))) RETURNING number",
-                [event.eventID, event.userID, event.frame, event.userID]
-            ).first?["number"]
+            try Int.fetchOne(database.cachedStatement(sql: Self.appendSQL), arguments: [event.eventID, event.userID, event.frame, event.userID])
         }
     }
 
