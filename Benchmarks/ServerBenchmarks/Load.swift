@@ -119,8 +119,11 @@ enum Load {
         let sockets = try await fleet.authenticate(count: devices, urls: urls)
         defer { for socket in sockets { socket.close() } }
         let counter = Counter()
+        // Ids unique across runs too: a device that sent an id in an earlier run would be
+        // answered as a retry of it (an `ack` alone, or a conflict if its answer was cut short).
+        let run = UUID().uuidString.prefix(8).lowercased()
         return await measure(sockets: sockets, seconds: seconds, servers: servers, pace: pace) { socket in
-            let id = "c_\(counter.next())"
+            let id = "c_\(run)_\(counter.next())"
             socket.send(ClientFrame.message(ClientMessage(id: ClientMessageId(id), content: "hello from the load generator")).encodedText())
             // An error (a rate limit, if the pace were broken) ends this socket's run.
             let answer = try? await Fleet.read(socket, mentioning: [#""ack""#, #""error""#]) { frame in
