@@ -371,8 +371,7 @@ public final class SQLiteProviderStore: ProviderStore {
                     """
             ).execute(arguments: [deviceID, clientMessageID, fingerprint, echo.eventID])
             if database.changesCount == 1 {
-                let number = try Int.fetchOne(
-                    database.cachedStatement(sql: Self.appendSQL), arguments: [echo.eventID, echo.userID, echo.frame, echo.userID])
+                let number = try Self.insertEvent(echo, in: database)
                 return (Claim(eventID: echo.eventID, fingerprint: fingerprint, failed: false), number)
             }
             let row = try Row.fetchOne(
@@ -404,15 +403,21 @@ public final class SQLiteProviderStore: ProviderStore {
         try await write("UPDATE client_messages SET failed = 1 WHERE device_id = ? AND client_id = ?", [deviceID, clientMessageID])
     }
 
-    /// Stores an event as its account's next (its arguments: event id, account, frame, account)
-    /// and returns its number.
-    private static let appendSQL = "INSERT INTO events (event_id, user_id, frame, number) VALUES (?, ?, ?, \(nextNumber("?"))) RETURNING number"
+    /// Stores `event` as its account's next and returns its number.
+    ///
+    /// The statement is stepped to its end (`fetchAll`, not `fetchOne`, which resets it after the
+    /// first row): outside a transaction SQLite commits the insert as the statement ends, and a
+    /// commit that fails (a full disk) must throw here. A reset would drop that error, and the
+    /// number of an event never stored would be handed out.
+    private static func insertEvent(_ event: StoredEvent, in database: Database) throws -> Int? {
+        let statement = try database.cachedStatement(
+            sql: "INSERT INTO events (event_id, user_id, frame, number) VALUES (?, ?, ?, \(nextNumber("?"))) RETURNING number")
+        return try Int.fetchAll(statement, arguments: [event.eventID, event.userID, event.frame, event.userID]).first
+    }
 
     @discardableResult
     public func append(_ event: StoredEvent) async throws -> Int? {
-        try await write(isOneStatement: true) { database in
-            try Int.fetchOne(database.cachedStatement(sql: Self.appendSQL), arguments: [event.eventID, event.userID, event.frame, event.userID])
-        }
+        try await write(isOneStatement: true) { try Self.insertEvent(event, in: $0) }
     }
 
     public func events(userID: String, after cursor: String?, limit: Int) async throws -> ReplayPage {
