@@ -374,9 +374,9 @@ public final class SQLiteProviderStore: ProviderStore {
                 let number = try Self.insertEvent(echo, in: database)
                 return (Claim(eventID: echo.eventID, fingerprint: fingerprint, failed: false), number)
             }
-            let row = try Row.fetchOne(
-                database.cachedStatement(sql: "SELECT fingerprint, event_id, failed FROM client_messages WHERE device_id = ? AND client_id = ?"),
-                arguments: [deviceID, clientMessageID])
+            let row = try database.rows(
+                "SELECT fingerprint, event_id, failed FROM client_messages WHERE device_id = ? AND client_id = ?", [deviceID, clientMessageID]
+            ).first
             guard let row, let eventID: String = row["event_id"] else { return (nil, nil) }
             return (Claim(eventID: eventID, fingerprint: row["fingerprint"], failed: row["failed"] ?? false), nil)
         }
