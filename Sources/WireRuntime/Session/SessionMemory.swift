@@ -51,7 +51,13 @@ struct SessionMemory {
     /// Doubles the table (16 slots at first: a session's first few values need no second
     /// allocation) and moves every entry into it in one pass.
     private mutating func grow() {
-        var larger = [(key: UInt64, value: UInt64)](repeating: (0, 0), count: max(16, slots.count * 2))
+        let count = max(16, slots.count * 2)
+        // Zeroed in one pass over raw memory: `init(repeating:count:)` took a generic path for
+        // the tuple, and this runs once for every session.
+        var larger = [(key: UInt64, value: UInt64)](unsafeUninitializedCapacity: count) { table, initialized in
+            UnsafeMutableRawBufferPointer(table).initializeMemory(as: UInt8.self, repeating: 0)
+            initialized = count
+        }
         larger.withUnsafeMutableBufferPointer { table in
             for (key, value) in slots where key != 0 { _ = Self.store(key, value, in: table) }
         }

@@ -1,26 +1,72 @@
 /// A condition on a top-level field of a frame, with its key and values ready for a tape: its
 /// values are matched in place, as a conditional rule's are (strings by their bytes, `null` and the
-/// booleans by their kind), so that testing it builds no value.
-struct FieldCondition: Sendable {
+/// booleans by their kind), so that testing it builds no value. Immutable after `init`; its
+/// matches' buffer is memory that its storage owns and nothing writes (hence `@unchecked`).
+struct FieldCondition: @unchecked Sendable {
     let key: UTF8Key
     let values: [ValidationPlan.ValueMatch]
+    /// `values` as plain matches, at an address `storage` keeps: read with no reference counted
+    /// (reading an array through a buffer of conditions counts one).
+    private let matches: UnsafeBufferPointer<PlainMatch>
+    private let storage: MatchStorage
+
+    /// A value to match in place: a string by its bytes (which its key in `values` keeps alive),
+    /// `null` and the booleans by their kind, anything else by the value at an index of `values`.
+    private enum PlainMatch {
+        case bytes(UnsafeBufferPointer<UInt8>)
+        case kind(JSONTape.Kind)
+        case value(Int)
+    }
+
+    /// Owns the memory of a condition's plain matches.
+    private final class MatchStorage: @unchecked Sendable {
+        let matches: UnsafeMutableBufferPointer<PlainMatch>
+
+        init(_ matches: [PlainMatch]) {
+            self.matches = .allocate(capacity: matches.count)
+            _ = self.matches.initialize(from: matches)
+        }
+
+        deinit { matches.deallocate() }
+    }
 
     init(_ condition: SessionRuleSet.Condition) {
         key = UTF8Key(condition.field)
         values = condition.values.map(ValidationPlan.ValueMatch.init)
+        storage = MatchStorage(
+            values.enumerated().map { index, match in
+                switch match {
+                case .string(let key): .bytes(key.bytes)
+                case .kind(let kind): .kind(kind)
+                case .value: .value(index)
+                }
+            })
+        matches = UnsafeBufferPointer(storage.matches)
+    }
+
+    /// Whether the member at `member` of `tape` is one of the values of the condition at
+    /// `condition`. Static, reading the condition through its address: a method called on a
+    /// condition read out of a buffer copied it, counting a reference to each of its fields.
+    @inline(__always)
+    private static func holds(_ condition: UnsafePointer<FieldCondition>, at member: Int, in tape: JSONTape.View) -> Bool {
+        for match in condition.pointee.matches {
+            switch match {
+            case .bytes(let bytes): if tape.kind(member) == .string && tape.stringEquals(member, bytes) { return true }
+            case .kind(let kind): if tape.kind(member) == kind { return true }
+            case .value(let index): if tape.matches(member, condition.pointee.values[index]) { return true }
+            }
+        }
+        return false
     }
 
     /// Whether every condition holds for the object at `index`.
-    /// The conditions and their values are read where they are, not copied out one by one.
+    /// The conditions, their keys and their matches are read where they are, not copied out.
     static func allHold(_ conditions: [FieldCondition], in tape: JSONTape.View, at index: Int) -> Bool {
         conditions.withUnsafeBufferPointer { conditions in
             for position in conditions.indices {
-                // The key and the values are borrowed from the condition, with no reference counted.
-                guard let member = tape.member(of: index, key: conditions[position].key) else { return false }
-                let matched = conditions[position].values.withUnsafeBufferPointer { values in
-                    values.indices.contains { tape.matches(member, values[$0]) }
-                }
-                guard matched else { return false }
+                guard let member = tape.member(of: index, key: conditions[position].key),
+                    holds(conditions.baseAddress! + position, at: member, in: tape)
+                else { return false }
             }
             return true
         }
