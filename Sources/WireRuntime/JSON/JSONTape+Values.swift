@@ -85,8 +85,19 @@ extension JSONTape {
         /// `signature`) of the object at `index`.
         @usableFromInline @inline(__always)
         func member(of index: Int, key: UnsafeBufferPointer<UInt8>, signature: UInt64) -> Int? {
-            guard tokens[index].keys & signature != 0 else { return nil }
+            let sketch = tokens[index].keys
+            guard sketch & signature != 0 else { return nil }
             var member = index + 1
+            if sketch != ~0 {
+                // An exact sketch: every key is plain and its token holds its signature slot, so
+                // only a key in the wanted slot has its bytes compared.
+                let slot = UInt64(signature.trailingZeroBitCount)
+                for _ in 0..<tokens[index].count {
+                    if tokens[member].keys == slot, stringEquals(member, key) { return member + 1 }
+                    member = tokens[member + 1].next
+                }
+                return nil
+            }
             for _ in 0..<tokens[index].count {
                 if stringEquals(member, key) { return member + 1 }
                 member = tokens[member + 1].next
@@ -103,12 +114,17 @@ extension JSONTape {
         public func member(of index: Int, key: UnsafeBufferPointer<UInt8>, signature: UInt64, cursor: inout Int) -> Int? {
             let first = index + 1
             let end = tokens[index].next
-            guard first != end, tokens[index].keys & signature != 0 else { return nil }
+            let sketch = tokens[index].keys
+            guard first != end, sketch & signature != 0 else { return nil }
+            // With an exact sketch, a key token holds its signature slot: a key in another slot
+            // is passed over without its bytes compared.
+            let anySlot = sketch == ~0
+            let slot = UInt64(signature.trailingZeroBitCount)
             let start = cursor > index && cursor < end ? cursor : first
             var member = start
             repeat {
                 let next = tokens[member + 1].next
-                if stringEquals(member, key) {
+                if anySlot || tokens[member].keys == slot, stringEquals(member, key) {
                     cursor = next
                     return member + 1
                 }
