@@ -332,16 +332,23 @@ public struct SessionMachine: Sendable {
         var hash = JSONTape.ValueHash()
         // The keys and shapes are read where the plan keeps them, with no reference counted.
         plan.sameFields.withUnsafeBufferPointer { fields in
-            plan.sameFieldShapes.withUnsafeBufferPointer { shapes in
+            plan.sameFieldHasShape.withUnsafeBufferPointer { hasShape in
                 for position in fields.indices {
-                    let member = frame.tape.member(of: frame.object, key: fields[position])
-                    if plan.normalized {
-                        frame.tape.normalizedHash(member, shape: shapes[position], into: &hash)
-                    } else if let member {
+                    // An absent field mixes in 0 either way; its shape is not read.
+                    guard let member = frame.tape.member(of: frame.object, key: fields[position]) else {
+                        hash.combine(0)
+                        continue
+                    }
+                    if !plan.normalized {
                         hash.combine(1)
                         frame.tape.hash(member, into: &hash)
+                    } else if !hasShape[position], frame.tape.isScalar(member) {
+                        // What `normalizedHash` mixes in for a present scalar without a shape.
+                        hash.combine(frame.tape, member)
                     } else {
-                        hash.combine(0)
+                        plan.sameFieldShapes.withUnsafeBufferPointer { shapes in
+                            frame.tape.normalizedHash(member, shape: shapes[position], into: &hash)
+                        }
                     }
                 }
             }

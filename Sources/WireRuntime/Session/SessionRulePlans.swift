@@ -138,6 +138,9 @@ final class UniquenessPlan: Sendable {
     let sameFields: [UTF8Key]
     /// For normalized comparison: where each of `sameFields` holds base64 strings.
     let sameFieldShapes: [ValueShape?]
+    /// Whether each of `sameFields` has a shape: a field without one that holds a string, a
+    /// number or a boolean hashes as it is, normalized or not.
+    let sameFieldHasShape: [Bool]
     let normalized: Bool
     let grows: [UTF8Key]
     let final: [FieldCondition]
@@ -147,6 +150,7 @@ final class UniquenessPlan: Sendable {
         key = UTF8Key(rule.key)
         sameFields = rule.sameFields.map(UTF8Key.init)
         sameFieldShapes = rule.sameFields.map { rule.shapes[$0] }
+        sameFieldHasShape = sameFieldShapes.map { $0 != nil }
         normalized = rule.comparison == .normalized
         grows = rule.grows.map(UTF8Key.init)
         final = rule.final.map(FieldCondition.init)

@@ -115,6 +115,15 @@ extension JSONTape.View {
         hash.combine(UInt64(symbols.count))
     }
 
+    /// Whether the value at `index` is a string, a number or a boolean: a value that
+    /// ``normalizedHash(_:shape:into:)`` mixes in as it is when it has no shape.
+    func isScalar(_ index: Int) -> Bool {
+        switch kind(index) {
+        case .null, .array, .object: false
+        default: true
+        }
+    }
+
     /// Whether a value counts as absent for normalized comparison: `null`, `[]` or `{}`.
     private func isEmptyValue(_ index: Int) -> Bool {
         switch kind(index) {
