@@ -24,6 +24,15 @@ public struct CapturedFrame: Sendable {
 }
 
 extension CapturedFrame.Payload {
+    /// Calls `body` with a view of the parsed frame's tape and the frame's index on it, read where
+    /// the payload holds the tape; `nil` for a frame that is not JSON.
+    func withParsedView<R>(_ body: (JSONTape.View, Int) -> R) -> R? {
+        switch self {
+        case .parsed(let tape, let index): tape.withView { body($0, index) }
+        case .notJSON: nil
+        }
+    }
+
     /// Exchanges the tape of a parsed payload (whose frame is the tape's root) with `tape`, moving
     /// both: no reference to either tape's bytes or tokens is counted.
     mutating func exchangeTape(_ tape: inout JSONTape) {

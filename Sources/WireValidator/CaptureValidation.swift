@@ -241,19 +241,25 @@ public struct CaptureValidation {
                         message: "unknown \(direction.rawValue) message type '\(tag)'"), tag
                 ))
         case .checked(let tag, let issues):
-            guard let message, case .parsed(let document, let root) = frame.payload else { break }
+            guard let message, case .parsed = frame.payload else { break }
             var errorCodes: [String] = []
-            for issue in issues {
-                evaluation.findings.append((Finding(issue), tag))
-                if issue.severity == .error { errorCodes.append(issue.code) }
+            // Most frames have no issue and break no rule: their empty lists are not walked.
+            if !issues.isEmpty {
+                for issue in issues {
+                    evaluation.findings.append((Finding(issue), tag))
+                    if issue.severity == .error { errorCodes.append(issue.code) }
+                }
             }
             let sessionFrame = sessionIDs[message]
-            let violations = document.withView {
-                session.machine.observe(
-                    SessionFrame(message: sessionFrame, tape: $0, object: root), answeredCodes: errorCodes,
-                    atMilliseconds: frame.timestamp)
+            let violations =
+                frame.payload.withParsedView { view, root in
+                    session.machine.observe(
+                        SessionFrame(message: sessionFrame, tape: view, object: root), answeredCodes: errorCodes,
+                        atMilliseconds: frame.timestamp)
+                } ?? []
+            if !violations.isEmpty {
+                for violation in violations { evaluation.findings.append((Finding(violation), tag)) }
             }
-            for violation in violations { evaluation.findings.append((Finding(violation), tag)) }
         }
     }
 
