@@ -144,6 +144,40 @@ import WireTestSupport
         }
     }
 
+    /// The member searches pass over keys of another signature slot only in an object with an
+    /// exact sketch; an object with an escaped key, or with more than 32 members, compares every
+    /// key. Every key must be found either way, by both searches, and no absent one.
+    @Test(arguments: [
+        (count: 6, escapeFirst: false), (count: 32, escapeFirst: false), (count: 40, escapeFirst: false), (count: 6, escapeFirst: true),
+    ])
+    func memberSearchesFindEveryKeyWhateverTheSketch(count: Int, escapeFirst: Bool) throws {
+        // Keys of three lengths with shared first and last bytes, so several share a slot.
+        let keys = (0..<count).map { "k\(String(repeating: "x", count: $0 % 3))\($0)" }
+        let members = keys.enumerated().map { index, key in
+            let written = index == 0 && escapeFirst ? "\\u006B" + key.dropFirst() : key
+            return "\"\(written)\":\(index)"
+        }
+        let tape = try tape("{" + members.joined(separator: ",") + "}")
+        try tape.withView { view in
+            let root = JSONTape.root
+            #expect(view.hasExactKeySketch(root) == (count <= 32 && !escapeFirst))
+            var cursor = root
+            for (index, key) in keys.enumerated().reversed() {
+                #expect(view.member(of: root, key: key).map { view.value($0) } == .integer(index), "\(key)")
+                var text = key
+                let found = try text.withUTF8 { bytes in
+                    try #require(view.member(of: root, key: bytes, signature: JSONTape.keySignature(bytes), cursor: &cursor))
+                }
+                #expect(view.value(found) == .integer(index), "\(key) from a cursor")
+            }
+            for absent in ["k", "kx", "k0x", "kxx", "q\(count)"] {
+                #expect(view.member(of: root, key: absent) == nil, "\(absent)")
+                var text = absent
+                #expect(text.withUTF8 { view.member(of: root, key: $0, signature: JSONTape.keySignature($0), cursor: &cursor) } == nil)
+            }
+        }
+    }
+
     @Test func keysSharingASketchBitAreStillTold() throws {
         // Same length, first and last byte: one sketch bit, different keys.
         let tape = try tape(#"{"axb":1,"ayb":2,"a\u0078b2":3}"#)
