@@ -153,10 +153,10 @@ public struct CaptureReader: Sendable {
             // The frames handed out hold the last tapes; parse into one nobody holds.
             if let recycler { tape = spare.popLast() ?? recycler.take(into: &spare) }
             readJSONLine(line, of: lines, &tape, &frameTape, &spare, &session, &lent, frame: frame, problem: problem)
-            // The tape shares the reader's buffer: let go of it before the next read writes there,
-            // so the buffer is not copied (a frame kept by the caller keeps a copy alive instead).
-            tape.releaseBytes()
-            current = try lines.next()
+            // The tape shares the reader's buffer and keeps it from line to line (the next parse
+            // counts no reference to it). It lets go of it before a read writes there, so the
+            // buffer is not copied (a frame kept by the caller keeps a copy alive instead).
+            current = try lines.next(beforeFilling: { tape.releaseBytes() })
         }
         return .jsonl
     }
@@ -507,6 +507,12 @@ struct LineReader {
     }
 
     mutating func next() throws -> Line? {
+        try next(beforeFilling: {})
+    }
+
+    /// ``next()``, calling `beforeFilling` before a read writes into the buffer (so a holder of
+    /// the buffer, such as a tape parsed in it, can let go of it first and spare it a copy).
+    mutating func next(beforeFilling: () -> Void) throws -> Line? {
         while true {
             // Bytes before `searched` are known to hold no line break (a long line spans chunks).
             let (from, end) = (max(start, searched), end)
@@ -530,6 +536,7 @@ struct LineReader {
                 number += 1
                 return Line(number: number, range: range, endedWithNewline: false, isLast: true)
             }
+            beforeFilling()
             if try fill() == 0 { atEnd = true }
         }
     }

@@ -178,6 +178,23 @@ import WireTestSupport
         }
     }
 
+    /// A reader parses line after line in one buffer: the tape keeps the buffer it already holds
+    /// rather than counting it again, reads each new range, and keeps the bytes it parsed when the
+    /// caller writes into its buffer afterwards.
+    @Test func parsingAgainInTheBufferItHoldsReadsTheNewRangeAndKeepsItsBytes() throws {
+        var buffer = Array(#"{"a":1}{"b":2}"#.utf8)
+        var tape = JSONTape()
+        try tape.parse(in: buffer, range: 0..<7)
+        #expect(tape.member(of: JSONTape.root, key: "a").map { tape.value($0) } == 1)
+        try tape.parse(in: buffer, range: 7..<14)
+        #expect(tape.member(of: JSONTape.root, key: "b").map { tape.value($0) } == 2)
+        #expect(tape.member(of: JSONTape.root, key: "a") == nil)
+        buffer[12] = UInt8(ascii: "9")
+        #expect(tape.member(of: JSONTape.root, key: "b").map { tape.value($0) } == 2, "the tape's bytes are its own once the buffer is written")
+        try tape.parse(in: buffer, range: 7..<14)
+        #expect(tape.member(of: JSONTape.root, key: "b").map { tape.value($0) } == 9)
+    }
+
     @Test func keysSharingASketchBitAreStillTold() throws {
         // Same length, first and last byte: one sketch bit, different keys.
         let tape = try tape(#"{"axb":1,"ayb":2,"a\u0078b2":3}"#)

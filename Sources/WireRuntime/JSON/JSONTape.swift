@@ -148,10 +148,19 @@ public struct JSONTape: Sendable {
     public mutating func parse(in buffer: [UInt8], range: Range<Int>, enclosingDepth: Int) throws(JSONSyntaxError) {
         precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "document range outside the buffer")
         precondition(enclosingDepth >= 0, "a negative enclosing depth")
-        storage = buffer
+        // A reader parses line after line of one buffer: when the tape already holds it, the
+        // assignment would count a reference to it and let go of the same one.
+        if !(sharesBuffer && Self.sameStorage(storage, buffer)) { storage = buffer }
         sharesBuffer = true
         documentBytes = range
         try scanBytes(enclosingDepth: enclosingDepth)
+    }
+
+    /// Whether two non-empty arrays are one storage: elements of one array's storage are at
+    /// addresses no other live storage has.
+    private static func sameStorage(_ first: [UInt8], _ second: [UInt8]) -> Bool {
+        guard !first.isEmpty, first.count == second.count else { return false }
+        return first.withUnsafeBufferPointer { first in second.withUnsafeBufferPointer { first.baseAddress == $0.baseAddress } }
     }
 
     /// Lets go of the tape's bytes (a buffer it may share with a reader), keeping the room for
