@@ -371,13 +371,7 @@ extension ValidationPlan.ConditionalPlan {
     /// or one of its expectations), compared in place.
     @inline(__always)
     func matches(_ index: Int, _ condition: ValidationPlan.QuickCondition, in tape: JSONTape.View) -> Bool {
-        quickMatches[condition.matches].contains { match in
-            switch match {
-            case .bytes(let bytes): tape.kind(index) == .string && tape.stringEquals(index, bytes)
-            case .kind(let expected): tape.kind(index) == expected
-            case .value(let list, let position): tape.matches(index, matchValues[list][position])
-            }
-        }
+        quickMatches[condition.matches].contains { tape.matches(index, $0) { matchValues[$0][$1] } }
     }
 
     /// Whether every consequence of the rule (which applies) holds for an object whose declared
@@ -416,6 +410,17 @@ extension JSONTape.View {
 
     /// Whether the value at `index` equals a rule's value, compared in place (conditional rules
     /// and the session rules' field conditions both decide with it).
+    /// Whether the value at `index` matches a plain match; a `.value` match is compared with the
+    /// value `value(list, index)` gives for it.
+    @inline(__always)
+    func matches(_ index: Int, _ match: ValidationPlan.QuickMatch, value: (_ list: Int, _ index: Int) -> ValidationPlan.ValueMatch) -> Bool {
+        switch match {
+        case .bytes(let bytes): kind(index) == .string && stringEquals(index, bytes)
+        case .kind(let expected): kind(index) == expected
+        case .value(let list, let position): matches(index, value(list, position))
+        }
+    }
+
     func matches(_ index: Int, _ match: ValidationPlan.ValueMatch) -> Bool {
         switch match {
         case .string(let key): return kind(index) == .string && stringEquals(index, key.bytes)

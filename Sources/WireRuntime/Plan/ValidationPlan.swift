@@ -138,13 +138,7 @@
             var matches: [QuickMatch] = []
             for (list, values) in matchValues.enumerated() {
                 let start = matches.count
-                for (index, match) in values.enumerated() {
-                    switch match {
-                    case .string(let key): matches.append(.bytes(key.bytes))
-                    case .kind(let kind): matches.append(.kind(kind))
-                    case .value: matches.append(.value(list: list, index: index))
-                    }
-                }
+                for (index, match) in values.enumerated() { matches.append(match.quick(list: list, index: index)) }
                 let field = list < conditionFields.count ? conditionFields[list] : expectedFields[list - conditionFields.count]
                 quick.append(QuickCondition(field: field, matches: start..<matches.count))
             }
@@ -194,6 +188,16 @@
             case .null: self = .kind(.null)
             case .bool(let flag): self = .kind(flag ? .true : .false)
             default: self = .value(value)
+            }
+        }
+
+        /// The match as a plain value, for a match that is element `index` of list `list` of its
+        /// owner's matches (which keep a string's bytes alive).
+        func quick(list: Int, index: Int) -> QuickMatch {
+            switch self {
+            case .string(let key): .bytes(key.bytes)
+            case .kind(let kind): .kind(kind)
+            case .value: .value(list: list, index: index)
             }
         }
     }

@@ -7,41 +7,21 @@ struct FieldCondition: @unchecked Sendable {
     let values: [ValidationPlan.ValueMatch]
     /// `values` as plain matches, at an address `storage` keeps: read with no reference counted
     /// (reading an array through a buffer of conditions counts one).
-    private let matches: UnsafeBufferPointer<PlainMatch>
+    private let matches: UnsafeBufferPointer<ValidationPlan.QuickMatch>
     private let storage: MatchStorage
-
-    /// A value to match in place: a string by its bytes (which its key in `values` keeps alive),
-    /// `null` and the booleans by their kind, anything else by the value at an index of `values`.
-    private enum PlainMatch {
-        case bytes(UnsafeBufferPointer<UInt8>)
-        case kind(JSONTape.Kind)
-        case value(Int)
-    }
 
     /// Owns the memory of a condition's plain matches.
     private final class MatchStorage: @unchecked Sendable {
-        let matches: UnsafeMutableBufferPointer<PlainMatch>
-
-        init(_ matches: [PlainMatch]) {
-            self.matches = .allocate(capacity: matches.count)
-            _ = self.matches.initialize(from: matches)
-        }
-
+        let matches: UnsafeBufferPointer<ValidationPlan.QuickMatch>
+        init(_ matches: [ValidationPlan.QuickMatch]) { self.matches = ownedBuffer(matches) }
         deinit { matches.deallocate() }
     }
 
     init(_ condition: SessionRuleSet.Condition) {
         key = UTF8Key(condition.field)
         values = condition.values.map(ValidationPlan.ValueMatch.init)
-        storage = MatchStorage(
-            values.enumerated().map { index, match in
-                switch match {
-                case .string(let key): .bytes(key.bytes)
-                case .kind(let kind): .kind(kind)
-                case .value: .value(index)
-                }
-            })
-        matches = UnsafeBufferPointer(storage.matches)
+        storage = MatchStorage(values.enumerated().map { index, match in match.quick(list: 0, index: index) })
+        matches = storage.matches
     }
 
     /// Whether the member at `member` of `tape` is one of the values of the condition at
@@ -49,14 +29,7 @@ struct FieldCondition: @unchecked Sendable {
     /// condition read out of a buffer copied it, counting a reference to each of its fields.
     @inline(__always)
     private static func holds(_ condition: UnsafePointer<FieldCondition>, at member: Int, in tape: JSONTape.View) -> Bool {
-        for match in condition.pointee.matches {
-            switch match {
-            case .bytes(let bytes): if tape.kind(member) == .string && tape.stringEquals(member, bytes) { return true }
-            case .kind(let kind): if tape.kind(member) == kind { return true }
-            case .value(let index): if tape.matches(member, condition.pointee.values[index]) { return true }
-            }
-        }
-        return false
+        condition.pointee.matches.contains { tape.matches(member, $0) { condition.pointee.values[$1] } }
     }
 
     /// Whether every condition holds for the object at `index`.
