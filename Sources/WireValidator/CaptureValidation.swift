@@ -58,11 +58,14 @@ public struct CaptureValidation {
     /// The sessions of the file of the last frame, looked up once per file change.
     private var lastFile: String?
     private var lastFileSessions: [String: SessionState] = [:]
-    /// The session of the last frame, in the file of the last frame.
-    private var lastState: SessionState?
+    /// The session of the last frame, in the file of the last frame. Unretained: the file's
+    /// table holds the state, and no state leaves a table while these two point at it (both are
+    /// cleared when the file changes and when the captures end), so finding the session of the
+    /// next frame here counts no reference.
+    private var lastState: Unmanaged<SessionState>?
     /// The session before the last frame's (in the same file): the one whose frames most often
-    /// take turns with the last one's.
-    private var previousState: SessionState?
+    /// take turns with the last one's. Unretained, as `lastState` is.
+    private var previousState: Unmanaged<SessionState>?
 
     private final class Checks: Sendable {
         let validator: FrameValidator
@@ -126,11 +129,11 @@ public struct CaptureValidation {
         }
         // A session's frames mostly follow one another: comparing the id with the last frame's
         // costs less than hashing it.
-        if let lastState, lastState.id == session { return .passUnretained(lastState) }
+        if let lastState, lastState._withUnsafeGuaranteedRef({ $0.id == session }) { return lastState }
         // Two sessions taking turns (a device's connection and the next one, say) swap the two.
-        if let previousState, previousState.id == session {
+        if let previousState, previousState._withUnsafeGuaranteedRef({ $0.id == session }) {
             swap(&self.previousState, &self.lastState)
-            return .passUnretained(previousState)
+            return previousState
         }
         // One hash of the id, one lookup, and a new session inserted where the lookup ended. The
         // id is hashed by the dictionary's seeded hasher: a capture's session ids are its
@@ -146,7 +149,7 @@ public struct CaptureValidation {
                 }()])
         if created { summary.sessions += 1 }
         previousState = lastState
-        lastState = state
+        lastState = .passUnretained(state)
         return .passUnretained(state)
     }
 

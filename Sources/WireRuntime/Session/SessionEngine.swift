@@ -26,10 +26,14 @@ public final class SessionEngine: @unchecked Sendable {
     let borrowedMessageRules: UnsafeBufferPointer<Unmanaged<MessageRules>>
     /// Windowed rate limits that count answers with error codes.
     let windowedByViolation: [Int]
-    /// The correlation and uniqueness plans, owned here: `messageRules` holds them unretained.
+    /// The correlation, uniqueness and transition plans, owned here: `messageRules` holds them
+    /// unretained.
     let correlationPlans: [CorrelationPlan]
     let uniquenessPlans: [UniquenessPlan]
+    let transitionPlans: [TransitionPlan]
     let runPlans: [RunPlan]
+    /// `runPlans`, borrowed, so that a machine reading the run in progress counts no reference.
+    let borrowedRunPlans: UnsafeBufferPointer<Unmanaged<RunPlan>>
     let windowed: [WindowPlan]
 
     /// An engine for `rules` and the windowed limits among `rateLimits`, whose error codes are the
@@ -82,7 +86,9 @@ public final class SessionEngine: @unchecked Sendable {
         let uniquenessPlans = rules.uniqueness.map(UniquenessPlan.init)
         self.correlationPlans = correlationPlans
         self.uniquenessPlans = uniquenessPlans
-        runPlans = rules.runs.map { RunPlan($0, ids: ids) }
+        let runPlans = rules.runs.map { RunPlan($0, ids: ids) }
+        self.runPlans = runPlans
+        borrowedRunPlans = ownedBuffer(runPlans.map { .passUnretained($0) })
         windowed = self.rateLimits.map(WindowPlan.init)
         var byFrame: [(FrameKey, Int)] = []
         var byViolation: [Int] = []
@@ -103,11 +109,12 @@ public final class SessionEngine: @unchecked Sendable {
             rules.uniqueness.enumerated().map { index, rule in
                 (rule.frame, MessageRules.Indexed(index: index, plan: Unmanaged.passUnretained(uniquenessPlans[index])))
             })
-        let transitions = perMessage(
-            rules.transitions.map { transition in
-                let from = transition.from.isEmpty ? nil : Set(transition.from.compactMap { phaseIndexes[$0] })
-                return (transition.on, TransitionPlan(transition, to: phaseIndexes[transition.to], from: from, flags: flagIndexes))
-            })
+        let transitionPlans = rules.transitions.map { transition in
+            let from = transition.from.isEmpty ? nil : Set(transition.from.compactMap { phaseIndexes[$0] })
+            return TransitionPlan(transition, to: phaseIndexes[transition.to], from: from, flags: flagIndexes)
+        }
+        self.transitionPlans = transitionPlans
+        let transitions = perMessage(zip(rules.transitions, transitionPlans).map { ($0.on, Unmanaged.passUnretained($1)) })
         let runsAfter = perMessage(rules.runs.enumerated().map { ($1.after, $0) })
         let windowedByFrame = perMessage(byFrame.sorted { $0.1 < $1.1 })
         messageRules = (0..<count).map {
@@ -120,6 +127,7 @@ public final class SessionEngine: @unchecked Sendable {
 
     deinit {
         borrowedMessageRules.deallocate()
+        borrowedRunPlans.deallocate()
     }
 
     /// The engine's number for a message; every message no rule names shares one number.
@@ -146,14 +154,15 @@ final class MessageRules: Sendable {
     let guards: [GuardPlan]
     let correlations: [Indexed<CorrelationPlan>]
     let uniqueness: [Indexed<UniquenessPlan>]
-    let transitions: [TransitionPlan]
+    /// The message's transitions, in the rule set's order; the engine holds them strongly.
+    let transitions: [Unmanaged<TransitionPlan>]
     /// Runs this message starts, and windowed rate limits that count it (indexes into the engine's lists).
     let runsAfter: [Int]
     let windowedByFrame: [Int]
 
     init(
         guards: [GuardPlan], correlations: [Indexed<CorrelationPlan>], uniqueness: [Indexed<UniquenessPlan>],
-        transitions: [TransitionPlan], runsAfter: [Int], windowedByFrame: [Int]
+        transitions: [Unmanaged<TransitionPlan>], runsAfter: [Int], windowedByFrame: [Int]
     ) {
         self.guards = guards
         self.correlations = correlations

@@ -200,15 +200,28 @@ public struct SessionMachine: Sendable {
                 message: "not allowed in phase '\(phase.name)', where the \(key.direction.rawValue) may send \(list)"))
     }
 
-    private mutating func applyTransition(_ frame: SessionFrame, _ transitions: [TransitionPlan]) {
+    /// Applies the first of `transitions` that applies in the current phase and whose conditions
+    /// the frame satisfies. The plans are borrowed from the engine, with no reference counted.
+    private mutating func applyTransition(_ frame: SessionFrame, _ transitions: [Unmanaged<TransitionPlan>]) {
         let current = phaseIndex
-        guard let match = transitions.first(where: { $0.applies(in: current) && frame.satisfies($0.when) }) else { return }
-        for assignment in match.set {
+        for transition in transitions {
+            let applied = transition._withUnsafeGuaranteedRef { plan in
+                guard plan.applies(in: current), frame.satisfies(plan.when) else { return false }
+                apply(plan, to: frame)
+                return true
+            }
+            if applied { return }
+        }
+    }
+
+    /// Moves the session on by a transition the frame matched.
+    private mutating func apply(_ plan: TransitionPlan, to frame: SessionFrame) {
+        for assignment in plan.set {
             // A flag takes a boolean field's value; without the field it stays as it was (unknown until set).
             if case .bool(let value)? = frame.value(assignment.field) { flags.set(assignment.flag, value) }
         }
-        phaseIndex = match.to
-        if let code = match.transition.closeCode { closeCode = code }
+        phaseIndex = plan.to
+        if let code = plan.transition.closeCode { closeCode = code }
     }
 
     // MARK: Runs
@@ -216,22 +229,32 @@ public struct SessionMachine: Sendable {
     /// Starts the run a frame opens (a run it cuts short was reported by ``checkRun(_:into:)``).
     private mutating func startRun(after frame: SessionFrame, _ runsAfter: [Int]) {
         for index in runsAfter {
-            let plan = engine.runPlans[index]
-            guard frame.satisfies(plan.when), case .integer(let count)? = frame.value(plan.count), count > 0 else { continue }
-            run = (index, count)
-            return
+            // Borrowed from the engine, with no reference counted.
+            let count = engine.borrowedRunPlans[index]._withUnsafeGuaranteedRef { plan -> Int? in
+                guard frame.satisfies(plan.when), case .integer(let count)? = frame.value(plan.count), count > 0 else { return nil }
+                return count
+            }
+            if let count {
+                run = (index, count)
+                return
+            }
         }
     }
 
     /// Checks that a frame of the run's sender is the next frame of the run in progress.
     private mutating func checkRun(_ frame: SessionFrame, into violations: inout [SessionViolation]) {
         guard let current = run else { return }
-        let plan = engine.runPlans[current.index]
-        guard engine.key(for: frame.message)?.direction == plan.rule.frame.direction else { return }
-        if frame.message.index == plan.frame, frame.satisfies(plan.each) {
+        // Borrowed from the engine, with no reference counted; only a broken run reads it again.
+        let (concerned, continues) = engine.borrowedRunPlans[current.index]._withUnsafeGuaranteedRef { plan in
+            guard engine.key(for: frame.message)?.direction == plan.rule.frame.direction else { return (false, false) }
+            return (true, frame.message.index == plan.frame && frame.satisfies(plan.each))
+        }
+        guard concerned else { return }
+        if continues {
             run = current.remaining > 1 ? (current.index, current.remaining - 1) : nil
             return
         }
+        let plan = engine.runPlans[current.index]
         violations.append(
             SessionViolation(
                 rule: .run, ruleName: plan.rule.name, code: plan.code, answer: plan.rule.otherwise,
@@ -292,39 +315,52 @@ public struct SessionMachine: Sendable {
 
     private mutating func checkUniqueness(_ frame: SessionFrame, _ plan: UniquenessPlan, index: Int, into violations: inout [SessionViolation]) {
         guard let keyHash = frame.hash(plan.key) else { return }
-        // Only violations need the rule's text; reading it lazily keeps the common path free of copies.
-        let key = { frame.value(plan.key) ?? .null }
-        func report(_ message: String, path: String? = nil) {
-            let rule = plan.rule
-            violations.append(
-                SessionViolation(
-                    rule: .uniqueness, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
-                    path: JSONPath.root.appending(path ?? rule.key), message: message + " (\(rule.name))"))
-        }
+        // Only violations read the rule's text (`report`); the common path captures nothing, so
+        // it counts no reference to the plan or its lists.
         if !plan.sameFields.isEmpty {
             let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
             let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
             if let earlier = memory.value(for: slot), earlier != fingerprint {
-                report("reuses '\(plan.rule.key)' \(key()) with a different \(plan.rule.sameFields.joined(separator: " or "))")
+                Self.report(
+                    "reuses '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) with a different \(plan.rule.sameFields.joined(separator: " or "))",
+                    of: plan, into: &violations)
             } else {
                 memory.set(slot, fingerprint)
             }
         }
-        plan.grows.withUnsafeBufferPointer { grows in
-            for position in grows.indices {
-                checkGrowth(frame, field: grows[position], rule: index &* 64 &+ position, keyHash: keyHash) {
-                    report("'\(grows[position].text)' of \(plan.rule.key) \(key()) \($0)", path: grows[position].text)
-                }
-            }
+        for position in 0..<plan.grows.count {
+            // The field's bytes are read where the plan keeps its key: passing the key on would
+            // count a reference to it.
+            let (bytes, signature) = plan.grows.withUnsafeBufferPointer { ($0[position].bytes, $0[position].signature) }
+            guard let complaint = checkGrowth(frame, field: bytes, signature: signature, rule: index &* 64 &+ position, keyHash: keyHash)
+            else { continue }
+            let field = plan.grows[position]
+            Self.report(
+                "'\(field.text)' of \(plan.rule.key) \(Self.keyValue(of: frame, plan)) \(complaint)", path: field.text, of: plan,
+                into: &violations)
         }
         if !plan.final.isEmpty {
             let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
             if memory.contains(slot) {
-                report("repeats '\(plan.rule.key)' \(key()) after its final frame")
+                Self.report("repeats '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) after its final frame", of: plan, into: &violations)
             } else if frame.satisfies(plan.final) {
                 memory.set(slot)
             }
         }
+    }
+
+    /// The value of a uniqueness rule's key in a frame that breaks the rule, for its message.
+    private static func keyValue(of frame: SessionFrame, _ plan: UniquenessPlan) -> JSONValue {
+        frame.value(plan.key) ?? .null
+    }
+
+    /// Adds a broken uniqueness rule to `violations`, at `path` (the rule's key when `nil`).
+    private static func report(_ message: String, path: String? = nil, of plan: UniquenessPlan, into violations: inout [SessionViolation]) {
+        let rule = plan.rule
+        violations.append(
+            SessionViolation(
+                rule: .uniqueness, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name, answer: rule.otherwise,
+                path: JSONPath.root.appending(path ?? rule.key), message: message + " (\(rule.name))"))
     }
 
     /// The hash a repeated key's `sameFields` must reproduce, exact or normalized.
@@ -358,8 +394,15 @@ public struct SessionMachine: Sendable {
 
     /// Checks that a string field starts with its value in the previous frame with the same key
     /// (remembered as its length and the hash of its bytes), then remembers the new value.
-    private mutating func checkGrowth(_ frame: SessionFrame, field: UTF8Key, rule: Int, keyHash: Int, report: (String) -> Void) {
-        guard let member = frame.tape.member(of: frame.object, key: field), frame.tape.kind(member) == .string else { return }
+    /// Returns what is wrong with the field, or `nil` when it extends the one before (or is the first).
+    /// `field` is the field's key as UTF-8 bytes, and `signature` their ``JSONTape/keySignature(_:)``.
+    private mutating func checkGrowth(
+        _ frame: SessionFrame, field: UnsafeBufferPointer<UInt8>, signature: UInt64, rule: Int, keyHash: Int
+    )
+        -> String?
+    {
+        guard let member = frame.tape.member(of: frame.object, keyBytes: field, signature: signature), frame.tape.kind(member) == .string
+        else { return nil }
         let lengthSlot = SessionMemory.key(table: Self.grownLengthTable, rule: rule, hash: keyHash)
         let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
         let earlierLength = memory.value(for: lengthSlot).map { Int($0) }
@@ -373,15 +416,14 @@ public struct SessionMachine: Sendable {
             let prefix = earlierLength.flatMap { $0 <= bytes.count ? hash(UnsafeBufferPointer(rebasing: bytes[0..<$0])) : nil }
             return (bytes.count, hash(bytes), prefix)
         }
-        if let earlierLength, let earlierHash {
-            if length < earlierLength {
-                report("is \(length) bytes, shorter than the \(earlierLength) of the frame before; each frame must extend the previous one")
-            } else if prefixHash != earlierHash {
-                report("does not start with the text of the frame before; each frame must extend the previous one")
-            }
-        }
         memory.set(lengthSlot, UInt64(length))
         memory.set(hashSlot, fullHash)
+        guard let earlierLength, let earlierHash else { return nil }
+        if length < earlierLength {
+            return "is \(length) bytes, shorter than the \(earlierLength) of the frame before; each frame must extend the previous one"
+        }
+        if prefixHash != earlierHash { return "does not start with the text of the frame before; each frame must extend the previous one" }
+        return nil
     }
 
     // MARK: Rate limits
