@@ -51,6 +51,10 @@ public struct CaptureValidation {
     private let checks: Checks
     public private(set) var summary: ValidationSummary
     private let engine: SessionEngine
+    /// `engine`, unretained: a new session's machine takes its own reference from it, and copying
+    /// it counts none (a copy of `engine` was retained and released for every new session, and
+    /// that release waited for the stores of the session just made).
+    private let unretainedEngine: Unmanaged<SessionEngine>
     /// Per plan message id: the engine's number for the message.
     private let sessionIDs: [SessionEngine.MessageID]
     /// Sessions by file, then by session id.
@@ -109,6 +113,7 @@ public struct CaptureValidation {
         let validator = FrameValidator(spec: spec)
         checks = Checks(validator)
         engine = SessionEngine(rules: spec.sessionRuleSet, rateLimits: spec.rateLimitRules)
+        unretainedEngine = .passUnretained(engine)
         sessionIDs = validator.plan.messages.map { [engine] in engine.messageID(for: $0.ref) }
         summary = ValidationSummary(plan: validator.plan)
     }
@@ -138,14 +143,15 @@ public struct CaptureValidation {
         // One hash of the id, one lookup, and a new session inserted where the lookup ended. The
         // id is hashed by the dictionary's seeded hasher: a capture's session ids are its
         // author's to choose, and a fixed hash would let them all collide.
-        let (engine, ordinal) = (engine, summary.sessions)
+        let (engine, ordinal) = (unretainedEngine, summary.sessions)
         var created = false
         let state = Self.access(
             &lastFileSessions[
                 session,
                 default: {
                     created = true
-                    return SessionState(id: session, ordinal: ordinal, machine: SessionMachine(engine: engine, now: Self.noClock))
+                    let machine = SessionMachine(engine: engine.takeUnretainedValue(), now: Self.noClock)
+                    return SessionState(id: session, ordinal: ordinal, machine: machine)
                 }()])
         if created { summary.sessions += 1 }
         previousState = lastState
