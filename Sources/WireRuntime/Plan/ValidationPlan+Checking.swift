@@ -142,8 +142,8 @@ extension ValidationPlan {
             }
         }
         if objectPlan.hasBudgets {
-            for (rule, ruleAnswer) in objectPlan.budgets {
-                context.check(rule, in: tape, object: index, at: path(), answer: ruleAnswer)
+            for budget in objectPlan.quickBudgets {
+                budget._withUnsafeGuaranteedRef { context.check($0, in: tape, object: index, at: path()) }
             }
         }
         if objectPlan.checksKeys {
@@ -153,12 +153,16 @@ extension ValidationPlan {
                     keys.append(tape.string(key))
                     return true
                 }
-            } else {
+            } else if objectPlan.rejectedKeys.contains(where: { tape.member(of: index, key: $0) != nil }) {
+                // Most objects hold none of their rejected keys: that is settled by the keys'
+                // bytes, and then there is nothing to report.
                 keys = objectPlan.rejected.filter { tape.member(of: index, key: $0) != nil }
             }
-            context.checkKeys(
-                keys, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown,
-                rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
+            if objectPlan.rejectUnknown || !keys.isEmpty {
+                context.checkKeys(
+                    keys, known: objectPlan.rejectUnknown ? objectPlan.knownKeys : [], rejectUnknown: objectPlan.rejectUnknown,
+                    rejected: objectPlan.rejected, ignoring: ignoring, at: path(), answer: answer)
+            }
         }
     }
 

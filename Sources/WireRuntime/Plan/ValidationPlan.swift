@@ -97,6 +97,19 @@
         }
     }
 
+    /// A byte budget of an object and its answer, held in a class so that checking an object
+    /// borrows it in place: copying the rule and its answer out of the plan's list counted
+    /// references to its strings and its terms' key lists for every object checked.
+    final class BudgetPlan: Sendable {
+        let rule: ByteBudgetRule
+        let answer: ViolationAnswer?
+
+        init(rule: ByteBudgetRule, answer: ViolationAnswer?) {
+            self.rule = rule
+            self.answer = answer
+        }
+    }
+
     /// A conditional requirement with the positions (in the object's `fields`) of the keys it
     /// reads; -1 for a key that is not a declared field.
     public final class ConditionalPlan: @unchecked Sendable {
@@ -246,9 +259,14 @@
         /// `conditionals`, borrowed without counting references to them.
         let quickConditionals: UnsafeBufferPointer<Unmanaged<ConditionalPlan>>
         public let budgets: [(rule: ByteBudgetRule, answer: ViolationAnswer?)]
+        /// `budgets`, as plans the object owns, borrowed without counting references to them.
+        let budgetPlans: [BudgetPlan]
+        let quickBudgets: UnsafeBufferPointer<Unmanaged<BudgetPlan>>
         public let knownKeys: Set<String>
         public let rejectUnknown: Bool
         public let rejected: [String]
+        /// `rejected` as UTF-8 keys, looked up in a frame without building a string for each.
+        let rejectedKeys: [UTF8Key]
         /// Whether the object has byte budgets, and whether its keys are checked (unknown or
         /// rejected keys): read here, so that an object with neither reads neither array.
         let hasBudgets: Bool
@@ -277,9 +295,13 @@
             self.conditionals = conditionals
             quickConditionals = ownedBuffer(conditionals.map { .passUnretained($0) })
             self.budgets = budgets
+            let budgetPlans = budgets.map { BudgetPlan(rule: $0.rule, answer: $0.answer) }
+            self.budgetPlans = budgetPlans
+            quickBudgets = ownedBuffer(budgetPlans.map { .passUnretained($0) })
             self.knownKeys = knownKeys
             self.rejectUnknown = rejectUnknown
             self.rejected = rejected
+            rejectedKeys = rejected.map(UTF8Key.init)
             hasBudgets = !budgets.isEmpty
             checksKeys = rejectUnknown || !rejected.isEmpty
         }
@@ -289,6 +311,7 @@
             lookupOrder.deallocate()
             keySlots.deallocate()
             quickConditionals.deallocate()
+            quickBudgets.deallocate()
         }
     }
 

@@ -383,6 +383,13 @@
         report(budget, total: budget.total(in: tape, object: index), at: path(), answer: answer)
     }
 
+    /// Checks a plan's byte budget on the object at `index`; its answer is read only when the
+    /// budget is broken.
+    mutating func check(_ budget: ValidationPlan.BudgetPlan, in tape: JSONTape.View, object index: Int, at path: @autoclosure () -> JSONPath) {
+        let total = budget.rule.total(in: tape, object: index)
+        if total > budget.rule.max { report(budget.rule, total: total, at: path(), answer: budget.answer) }
+    }
+
     private mutating func report(_ budget: ByteBudgetRule, total: Int, at path: @autoclosure () -> JSONPath, answer: ViolationAnswer?) {
         if total > budget.max {
             fail(path(), "budget", answer ?? sizeAnswer, "\(budget.name) totals \(total) bytes, more than the \(budget.max) allowed")

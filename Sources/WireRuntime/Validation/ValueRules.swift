@@ -202,12 +202,17 @@
     /// The total size in bytes of the budget's values in the object at `index` of a parsed tape.
     public func total(in tape: JSONTape.View, object index: Int) -> Int {
         var sum = 0
-        for term in terms { sum += Self.size(of: index, in: tape, keys: term.keyBytes, from: 0, decoded: term.decoded) }
+        // By position: a term copied out of the list counts references to its two key lists.
+        for position in terms.indices {
+            sum += terms[position].keyBytes.withUnsafeBufferPointer { keys in
+                Self.size(of: index, in: tape, keys: keys, from: 0, decoded: terms[position].decoded)
+            }
+        }
         return sum
     }
 
     /// The size of the values at `keys[position...]` from the value at `index`.
-    private static func size(of index: Int, in tape: JSONTape.View, keys: [UTF8Key], from position: Int, decoded: Bool) -> Int {
+    private static func size(of index: Int, in tape: JSONTape.View, keys: UnsafeBufferPointer<UTF8Key>, from position: Int, decoded: Bool) -> Int {
         switch tape.kind(index) {
         case .array:
             var sum = 0
