@@ -148,11 +148,18 @@ public struct CaptureReader: Sendable {
         var spare: [JSONTape] = []
         // The frame of every line the fast path reads, made once: handing a new frame over would
         // count references to the file's name and to the tape's bytes and tokens, line by line.
-        var lent = emptyFrame
+        // It stays in memory of its own and is handed over by its address: a frame in a variable
+        // was copied (129 bytes) for every call, to keep the variable apart from the callee's view.
+        let lent = UnsafeMutablePointer<CapturedFrame>.allocate(capacity: 1)
+        lent.initialize(to: emptyFrame)
+        defer {
+            lent.deinitialize(count: 1)
+            lent.deallocate()
+        }
         while let line = current {
             // The frames handed out hold the last tapes; parse into one nobody holds.
             if let recycler { tape = spare.popLast() ?? recycler.take(into: &spare) }
-            readJSONLine(line, of: lines, &tape, &frameTape, &spare, &session, &lent, frame: frame, problem: problem)
+            readJSONLine(line, of: lines, &tape, &frameTape, &spare, &session, lent, frame: frame, problem: problem)
             // The tape shares the reader's buffer and keeps it from line to line (the next parse
             // counts no reference to it). It lets go of it before a read writes there, so the
             // buffer is not copied (a frame kept by the caller keeps a copy alive instead).
@@ -175,14 +182,15 @@ public struct CaptureReader: Sendable {
 
     private func readJSONLine(
         _ line: LineReader.Line, of lines: LineReader, _ tape: inout JSONTape, _ frameTape: inout JSONTape, _ spare: inout [JSONTape],
-        _ lastSession: inout String, _ lent: inout CapturedFrame, frame: (inout CapturedFrame) -> Void, problem: (CaptureProblem) -> Void
+        _ lastSession: inout String, _ lent: UnsafeMutablePointer<CapturedFrame>, frame: (inout CapturedFrame) -> Void,
+        problem: (CaptureProblem) -> Void
     ) {
         guard lines.withBytes(of: line, { $0.contains(where: { !$0.isJSONWhitespace }) }) else { return }
-        if readsCanonicalEnvelopes, readCanonicalLine(line, of: lines, &tape, &lastSession, into: &lent) {
+        if readsCanonicalEnvelopes, readCanonicalLine(line, of: lines, &tape, &lastSession, into: &lent.pointee) {
             // The tape moves into the lent frame and back, uncopied; a frame taken leaves an empty tape.
-            lent.payload.exchangeTape(&tape)
-            frame(&lent)
-            lent.payload.exchangeTape(&tape)
+            lent.pointee.payload.exchangeTape(&tape)
+            frame(&lent.pointee)
+            lent.pointee.payload.exchangeTape(&tape)
             return
         }
         do {
