@@ -98,10 +98,10 @@ public struct CaptureValidation {
         /// What the session still owes (``SessionMachine/finish()``), asked of the machine in
         /// place: reading the machine out of the state to ask it copied the machine, counting
         /// references to all it holds, for every session of the capture.
-        func finish() -> [SessionViolation] { Self.finish(&machine) }
-
-        /// `machine.finish()` through the machine's address (an `inout` access is not a copy).
-        private static func finish(_ machine: inout SessionMachine) -> [SessionViolation] { machine.finish() }
+        /// Most sessions owe nothing: that is read from one field of the machine in place, since
+        /// calling a method of the stored machine copied it (129 bytes, and a reference count for
+        /// all it holds) for every session of the capture.
+        func finish() -> [SessionViolation] { machine.owesFrames ? machine.finish() : [] }
     }
 
     /// The machines' clock, never read: a captured frame is checked at its own timestamp (or

@@ -21,7 +21,7 @@ public struct SessionMachine: Sendable {
     /// Hashes of values earlier frames carried, for correlations and uniqueness rules.
     private var memory = SessionMemory()
     /// The run in progress: its index and how many of its frames are still to come.
-    private var run: (index: Int, remaining: Int)?
+    @usableFromInline var run: (index: Int, remaining: Int)?
     /// The windows of the rate limits this connection counts on its own.
     private var rateLimits = RateLimiter()
     private var saidNoTimestamps = false
@@ -172,6 +172,10 @@ public struct SessionMachine: Sendable {
         }
         return violations
     }
+
+    /// Whether the session would owe something if it ended now (``finish()`` would not be
+    /// empty). Inlined, so a caller holding many machines reads one field of each, not a copy.
+    @inlinable public var owesFrames: Bool { run.map { $0.remaining > 0 } ?? false }
 
     /// What the session still owes when it ends: a run that did not get all its frames.
     public func finish() -> [SessionViolation] {
