@@ -95,12 +95,10 @@ public struct CaptureValidation {
             self.machine = machine
         }
 
-        /// What the session still owes (``SessionMachine/finish()``), asked of the machine in
-        /// place: reading the machine out of the state to ask it copied the machine, counting
-        /// references to all it holds, for every session of the capture.
-        /// Most sessions owe nothing: that is read from one field of the machine in place, since
-        /// calling a method of the stored machine copied it (129 bytes, and a reference count for
-        /// all it holds) for every session of the capture.
+        /// What the session still owes (``SessionMachine/finish()``). Most sessions owe nothing,
+        /// and that is read from one field of the machine in place: calling a method of the
+        /// stored machine copied it (129 bytes, and a reference count for all it holds) for
+        /// every session of the capture.
         func finish() -> [SessionViolation] { machine.owesFrames ? machine.finish() : [] }
     }
 
