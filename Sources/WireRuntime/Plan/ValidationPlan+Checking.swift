@@ -412,10 +412,9 @@ extension JSONTape.View {
         return string(index) == text
     }
 
-    /// Whether the value at `index` equals a rule's value, compared in place (conditional rules
-    /// and the session rules' field conditions both decide with it).
     /// Whether the value at `index` matches a plain match; a `.value` match is compared with the
-    /// value `value(list, index)` gives for it.
+    /// value `value(list, index)` gives for it (conditional rules and the session rules' field
+    /// conditions both decide with it).
     @inline(__always)
     func matches(_ index: Int, _ match: ValidationPlan.QuickMatch, value: (_ list: Int, _ index: Int) -> ValidationPlan.ValueMatch) -> Bool {
         switch match {
@@ -425,6 +424,7 @@ extension JSONTape.View {
         }
     }
 
+    /// Whether the value at `index` equals a rule's value, compared in place.
     func matches(_ index: Int, _ match: ValidationPlan.ValueMatch) -> Bool {
         switch match {
         case .string(let key): return kind(index) == .string && stringEquals(index, key.bytes)
