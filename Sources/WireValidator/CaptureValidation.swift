@@ -58,10 +58,10 @@ public struct CaptureValidation {
     /// Per plan message id: the engine's number for the message.
     private let sessionIDs: [SessionEngine.MessageID]
     /// Sessions by file, then by session id.
-    private var sessions: [String: [String: SessionState]] = [:]
+    private var sessions: [String: SessionTable] = [:]
     /// The sessions of the file of the last frame, looked up once per file change.
     private var lastFile: String?
-    private var lastFileSessions: [String: SessionState] = [:]
+    private var lastFileSessions = SessionTable()
     /// The session of the last frame, in the file of the last frame. Unretained: the file's
     /// table holds the state, and no state leaves a table while these two point at it (both are
     /// cleared when the file changes and when the captures end), so finding the session of the
@@ -81,7 +81,7 @@ public struct CaptureValidation {
     }
 
     /// One session's frame count and rule state; a class so it is updated in place.
-    private final class SessionState {
+    final class SessionState {
         /// The session's id, and its position among the sessions in the order they were first seen.
         let id: String
         let ordinal: Int
@@ -125,7 +125,7 @@ public struct CaptureValidation {
     private mutating func state(file: String, session: String) -> Unmanaged<SessionState> {
         if file != lastFile {
             if let lastFile { sessions[lastFile] = lastFileSessions }
-            lastFileSessions = sessions.removeValue(forKey: file) ?? [:]
+            lastFileSessions = sessions.removeValue(forKey: file) ?? SessionTable()
             lastFile = file
             lastState = nil
             previousState = nil
@@ -138,32 +138,21 @@ public struct CaptureValidation {
             swap(&self.previousState, &self.lastState)
             return previousState
         }
-        // One hash of the id, one lookup, and a new session inserted where the lookup ended. The
-        // id is hashed by the dictionary's seeded hasher: a capture's session ids are its
-        // author's to choose, and a fixed hash would let them all collide.
+        // One hash of the id, one lookup, and a new session inserted where the lookup ended.
         let (engine, ordinal) = (unretainedEngine, summary.sessions)
-        var created = false
-        let state = Self.access(
-            &lastFileSessions[
-                session,
-                default: {
-                    created = true
-                    let machine = SessionMachine(engine: engine.takeUnretainedValue(), now: Self.noClock)
-                    return SessionState(id: session, ordinal: ordinal, machine: machine)
-                }()])
+        let (state, created) = lastFileSessions.state(for: session) {
+            SessionState(id: session, ordinal: ordinal, machine: SessionMachine(engine: engine.takeUnretainedValue(), now: Self.noClock))
+        }
         if created { summary.sessions += 1 }
         previousState = lastState
-        lastState = .passUnretained(state)
-        return .passUnretained(state)
+        lastState = state
+        return state
     }
-
-    /// `value`, reached in place: with a dictionary's `[key, default:]` subscript, one lookup that
-    /// inserts the default where the key was missing.
-    private static func access<Value>(_ value: inout Value) -> Value { value }
 
     /// The phase the session machine of `session` (in `file`) is in after the frames checked so far.
     public func phase(file: String, session: String) -> String? {
-        (file == lastFile ? lastFileSessions[session] : sessions[file]?[session])?.machine.phase
+        (file == lastFile ? lastFileSessions.state(for: session) : sessions[file]?.state(for: session))?
+            ._withUnsafeGuaranteedRef { $0.machine.phase }
     }
 
     /// Checks one frame; returns its findings in order (frame issues, then session rules).
@@ -289,13 +278,13 @@ public struct CaptureValidation {
     public mutating func finish() -> [LocatedFinding] {
         if let lastFile { sessions[lastFile] = lastFileSessions }
         lastFile = nil
-        lastFileSessions = [:]
+        lastFileSessions = SessionTable()
         lastState = nil
         previousState = nil
         // Most sessions owe nothing: ask each, and sort only the ones that do.
         var owing: [(file: String, state: SessionState, violations: [SessionViolation])] = []
-        for (file, states) in sessions {
-            for state in states.values {
+        for (file, table) in sessions {
+            for state in table.states {
                 let violations = state.finish()
                 if !violations.isEmpty { owing.append((file, state, violations)) }
             }

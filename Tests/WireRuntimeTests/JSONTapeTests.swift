@@ -410,4 +410,28 @@ import WireTestSupport
         #expect(keyed.count == seeds.count, "each seed gives the value its own hash")
         #expect(JSONTape.ValueHash().value == JSONTape.ValueHash().value, "one seed for the process")
     }
+
+    /// Hashing bytes with a prefix's hash on the way gives both hashes `combine(bytes:)` gives
+    /// apart, for every prefix length (whole words, a tail, none, all) and none past the end.
+    @Test func aPrefixHashOnTheWayEqualsTheHashOfThePrefixAlone() {
+        let text = Array("the streamed text grows by a word or two at a time".utf8)
+        func hashAlone(_ bytes: ArraySlice<UInt8>) -> Int {
+            var hash = JSONTape.ValueHash(seed: 0x2545_F491_4F6C_DD1D)
+            bytes.withUnsafeBufferPointer { hash.combine(bytes: $0) }
+            return hash.value
+        }
+        for count in [0, 1, 7, 8, 9, 16, 23, text.count] {
+            let bytes = text[0..<count]
+            for prefixLength in [nil, -1] + Array(0...count + 2) {
+                var hash = JSONTape.ValueHash(seed: 0x2545_F491_4F6C_DD1D)
+                let prefix = bytes.withUnsafeBufferPointer { hash.combine(bytes: $0, prefixHashOf: prefixLength) }
+                #expect(hash.value == hashAlone(bytes), "the whole \(count) bytes")
+                if let prefixLength, prefixLength >= 0, prefixLength <= count {
+                    #expect(prefix == hashAlone(bytes[0..<prefixLength]), "a prefix of \(prefixLength) of \(count) bytes")
+                } else {
+                    #expect(prefix == nil, "no prefix of \(String(describing: prefixLength)) in \(count) bytes")
+                }
+            }
+        }
+    }
 }

@@ -34,13 +34,47 @@ extension JSONTape {
                 combine(UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
                 offset += 8
             }
+            combine(tailOf: bytes, from: offset, to: bytes.count)
+        }
+
+        /// Mixes in `bytes` as ``combine(bytes:)`` does, and returns the hash that
+        /// ``combine(bytes:)`` would make, from this hash as it was, of their first `prefixLength`
+        /// bytes alone (`nil` when `prefixLength` is `nil` or more than the count). One pass over
+        /// the bytes: the prefix's whole words are mixed in on the way.
+        @_spi(Generated) public mutating func combine(bytes: UnsafeBufferPointer<UInt8>, prefixHashOf prefixLength: Int?) -> Int? {
+            guard let prefixLength, prefixLength >= 0, prefixLength <= bytes.count else {
+                combine(bytes: bytes)
+                return nil
+            }
+            let prefixWordsEnd = prefixLength & ~7
+            var prefix: Int?
+            var offset = 0
+            while true {
+                if offset == prefixWordsEnd {
+                    var prefixHash = self
+                    prefixHash.combine(tailOf: bytes, from: offset, to: prefixLength)
+                    prefix = prefixHash.value
+                }
+                guard offset + 8 <= bytes.count else { break }
+                combine(UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+                offset += 8
+            }
+            combine(tailOf: bytes, from: offset, to: bytes.count)
+            return prefix
+        }
+
+        /// Mixes in `bytes[offset..<end]` (fewer than eight) as one word, then `end`: the end of
+        /// ``combine(bytes:)`` for the first `end` bytes.
+        @inline(__always)
+        private mutating func combine(tailOf bytes: UnsafeBufferPointer<UInt8>, from offset: Int, to end: Int) {
             var tail: UInt64 = 0
-            while offset < bytes.count {
-                tail = tail << 8 | UInt64(bytes[offset])
-                offset += 1
+            var position = offset
+            while position < end {
+                tail = tail << 8 | UInt64(bytes[position])
+                position &+= 1
             }
             combine(tail)
-            combine(UInt64(bytes.count))
+            combine(UInt64(end))
         }
 
         /// Mixes in the value at `index` of a tape: its kind, then a string's text, a number's

@@ -411,14 +411,11 @@ public struct SessionMachine: Sendable {
         let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
         let earlierLength = memory.value(for: lengthSlot).map { Int($0) }
         let earlierHash = memory.value(for: hashSlot)
+        // The new text's hash and its earlier length's prefix's hash, in one pass over its bytes.
         let (length, fullHash, prefixHash) = frame.tape.withStringBytes(member) { bytes -> (Int, UInt64, UInt64?) in
-            func hash(_ part: UnsafeBufferPointer<UInt8>) -> UInt64 {
-                var hash = JSONTape.ValueHash()
-                hash.combine(bytes: part)
-                return UInt64(bitPattern: Int64(hash.value))
-            }
-            let prefix = earlierLength.flatMap { $0 <= bytes.count ? hash(UnsafeBufferPointer(rebasing: bytes[0..<$0])) : nil }
-            return (bytes.count, hash(bytes), prefix)
+            var hash = JSONTape.ValueHash()
+            let prefix = hash.combine(bytes: bytes, prefixHashOf: earlierLength)
+            return (bytes.count, UInt64(bitPattern: Int64(hash.value)), prefix.map { UInt64(bitPattern: Int64($0)) })
         }
         memory.set(lengthSlot, UInt64(length))
         memory.set(hashSlot, fullHash)
