@@ -44,9 +44,9 @@ struct SlidingWindow: Sendable {
             times.removeFirst(start)
             start = 0
         }
-        // Room for a few events at once: most windows never hold more, and growing one at a
-        // time would allocate three times for the first four.
-        if times.isEmpty { times.reserveCapacity(8) }
+        // Room for a few events at once (no more than the window keeps): most windows never
+        // hold more, and growing one at a time would allocate three times for the first four.
+        if times.isEmpty { times.reserveCapacity(min(8, keeping)) }
         times.append(time)
         if times.count - start > keeping { start += 1 }
         return times.count - start
