@@ -387,7 +387,7 @@ public struct SessionMachine: Sendable {
                         hash.combine(frame.tape, member)
                     } else {
                         plan.sameFieldShapes.withUnsafeBufferPointer { shapes in
-                            frame.tape.normalizedHash(member, shape: shapes[position], into: &hash)
+                            frame.tape.normalizedHash(member, plan: shapes[position], into: &hash)
                         }
                     }
                 }

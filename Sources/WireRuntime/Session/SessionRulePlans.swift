@@ -110,7 +110,7 @@ final class UniquenessPlan: Sendable {
     let key: UTF8Key
     let sameFields: [UTF8Key]
     /// For normalized comparison: where each of `sameFields` holds base64 strings.
-    let sameFieldShapes: [ValueShape?]
+    let sameFieldShapes: [ShapePlan?]
     /// Whether each of `sameFields` has a shape: a field without one that holds a string, a
     /// number or a boolean hashes as it is, normalized or not.
     let sameFieldHasShape: [Bool]
@@ -122,7 +122,7 @@ final class UniquenessPlan: Sendable {
         self.rule = rule
         key = UTF8Key(rule.key)
         sameFields = rule.sameFields.map(UTF8Key.init)
-        sameFieldShapes = rule.sameFields.map { rule.shapes[$0] }
+        sameFieldShapes = rule.sameFields.map { rule.shapes[$0].map(ShapePlan.init) }
         sameFieldHasShape = sameFieldShapes.map { $0 != nil }
         normalized = rule.comparison == .normalized
         grows = rule.grows.map(UTF8Key.init)

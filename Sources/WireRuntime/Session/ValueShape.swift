@@ -19,61 +19,10 @@ extension JSONTape.View {
     /// uniqueness rule compares values: absent, `null`, `[]` and `{}` hash alike, object members
     /// whose values hash as absent are left out, and strings the shape marks as `base64` hash by
     /// their decoded bytes (so padding and white space do not matter).
+    ///
+    /// The shape is made ready for the walk first (a `ShapePlan`); a rule makes it once.
     @_spi(Generated) public func normalizedHash(_ index: Int?, shape: ValueShape?, into hash: inout JSONTape.ValueHash) {
-        guard let index, !isEmptyValue(index) else {
-            hash.combine(0)
-            return
-        }
-        switch kind(index) {
-        case .string:
-            if case .base64? = shape, combineDecodedBase64(index, into: &hash) { return }
-            hash.combine(self, index)
-        case .array:
-            hash.combine(UInt64(JSONTape.Kind.array.rawValue))
-            hash.combine(UInt64(count(index)))
-            let element: ValueShape? = if case .array(let element) = shape { element } else { nil }
-            forEachItem(of: index) { _, item in normalizedHash(item, shape: element, into: &hash) }
-        case .object:
-            let shapes = memberShapes(of: shape, at: index)
-            var sum: UInt64 = 0
-            var members: UInt64 = 0
-            forEachMember(of: index) { key, member in
-                guard !isEmptyValue(member) else { return true }
-                var pair = JSONTape.ValueHash()
-                pair.combine(self, key)
-                normalizedHash(member, shape: shapes.shape(ofKey: key, in: self), into: &pair)
-                sum &+= UInt64(bitPattern: Int64(pair.value))
-                members += 1
-                return true
-            }
-            hash.combine(UInt64(JSONTape.Kind.object.rawValue))
-            hash.combine(members)
-            hash.combine(sum)
-        default:
-            hash.combine(self, index)
-        }
-    }
-
-    /// The shapes of the members of the object at `index`.
-    private func memberShapes(of shape: ValueShape?, at index: Int) -> MemberShapes {
-        switch shape {
-        case .map(let element)?: return .every(element)
-        case .object(let members)?: return members.isEmpty ? .none : .named(members)
-        case .union(let tag, let cases)?:
-            guard let tagIndex = member(of: index, key: tag), let members = unionCase(cases, taggedBy: tagIndex), !members.isEmpty else {
-                return .none
-            }
-            return .named(members)
-        default: return .none
-        }
-    }
-
-    /// The members' shapes of the union case whose tag is the value at `tagIndex`. A string tag
-    /// (the usual kind) is compared with each case's bytes, so no value is built and nothing is
-    /// hashed; any other tag is looked up by its value.
-    private func unionCase(_ cases: [JSONValue: [String: ValueShape]], taggedBy tagIndex: Int) -> [String: ValueShape]? {
-        guard kind(tagIndex) == .string else { return cases[value(tagIndex)] }
-        return cases.first { tag, _ in equals(tagIndex, tag) }?.value
+        normalizedHash(index, plan: shape.map(ShapePlan.init), into: &hash)
     }
 
     /// Mixes in what a base64 string decodes to, so that texts of the same bytes (padded or not,
@@ -81,7 +30,7 @@ extension JSONTape.View {
     /// is not base64. Most texts hold no white space: their symbols are mixed in where they are,
     /// eight bytes at a time, with no decoding. Others are checked by the full scan and mixed in
     /// without their white space.
-    private func combineDecodedBase64(_ index: Int, into hash: inout JSONTape.ValueHash) -> Bool {
+    func combineDecodedBase64(_ index: Int, into hash: inout JSONTape.ValueHash) -> Bool {
         withStringBytes(index) { bytes in
             if let symbols = WireFormats.compactBase64Symbols(bytes) {
                 Self.combineBase64Symbols(UnsafeBufferPointer(rebasing: bytes[0..<symbols]), into: &hash)
@@ -125,34 +74,11 @@ extension JSONTape.View {
     }
 
     /// Whether a value counts as absent for normalized comparison: `null`, `[]` or `{}`.
-    private func isEmptyValue(_ index: Int) -> Bool {
+    func isEmptyValue(_ index: Int) -> Bool {
         switch kind(index) {
         case .null: return true
         case .array, .object: return count(index) == 0
         default: return false
-        }
-    }
-}
-
-/// The shapes of an object's members: none, one for every member (a map), or one per named member.
-private enum MemberShapes {
-    case none
-    case every(ValueShape)
-    case named([String: ValueShape])
-
-    /// The shape of the member whose key is at `key` in `tape`. An object type's few names are
-    /// compared with the key's bytes, so no string is built and nothing is hashed.
-    func shape(ofKey key: Int, in tape: JSONTape.View) -> ValueShape? {
-        switch self {
-        case .none: return nil
-        case .every(let element): return element
-        case .named(let named) where named.count <= 8:
-            for (name, shape) in named {
-                let equal = name.utf8.withContiguousStorageIfAvailable { tape.stringEquals(key, $0) } ?? (tape.string(key) == name)
-                if equal { return shape }
-            }
-            return nil
-        case .named(let named): return named[tape.string(key)]
         }
     }
 }
