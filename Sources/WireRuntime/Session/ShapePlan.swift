@@ -12,7 +12,7 @@ final class ShapePlan: Sendable {
     /// A named member of an object or a union case, with its shape.
     struct Member: Sendable {
         let key: UTF8Key
-        nonisolated(unsafe) let shape: Unmanaged<ShapePlan>
+        let shape: Unmanaged<ShapePlan>
     }
 
     /// A union case: its tag value, the tag's bytes when it is a string, and its members' shapes.
@@ -24,7 +24,7 @@ final class ShapePlan: Sendable {
 
     let kind: Kind
     /// The shape of an array's items or a map's members.
-    nonisolated(unsafe) let element: Unmanaged<ShapePlan>?
+    let element: Unmanaged<ShapePlan>?
     /// An object's named members (empty for other kinds).
     let members: [Member]
     /// A union's tag key and cases (none for other kinds).
