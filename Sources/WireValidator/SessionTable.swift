@@ -23,15 +23,7 @@ extension CaptureValidation {
         /// The state of the session `id`, if the table has it. Unretained: the table keeps it.
         func state(for id: String) -> Unmanaged<SessionState>? {
             guard !slots.isEmpty else { return nil }
-            let hash = Self.hash(id)
-            return slots.withUnsafeBufferPointer { slots in
-                var slot = hash & (slots.count &- 1)
-                while let state = slots[slot].state {
-                    if slots[slot].hash == hash, state._withUnsafeGuaranteedRef({ $0.id == id }) { return state }
-                    slot = (slot &+ 1) & (slots.count &- 1)
-                }
-                return nil
-            }
+            return find(id, hash: Self.hash(id)).state
         }
 
         /// The state of the session `id`, made by `make` (and kept) when the table does not have
@@ -41,7 +33,21 @@ extension CaptureValidation {
         ) -> (state: Unmanaged<SessionState>, created: Bool) {
             if (states.count &+ 1) &* 4 > slots.count &* 3 { grow() }
             let hash = Self.hash(id)
-            let found = slots.withUnsafeMutableBufferPointer { slots -> (slot: Int, state: Unmanaged<SessionState>?) in
+            let found = find(id, hash: hash)
+            if let state = found.state { return (state, false) }
+            let state = make()
+            states.append(state)
+            let unretained = Unmanaged.passUnretained(state)
+            slots.withUnsafeMutableBufferPointer { $0[found.slot] = Slot(hash: hash, state: unretained) }
+            return (unretained, true)
+        }
+
+        /// The slot of the session `id` (whose hash is `hash`) and its state, or the empty slot
+        /// where the search for it ended (with no state). The table has at least one empty slot.
+        /// Inlined: called out of line, with its answer as a tuple, it cost 40 instructions a line.
+        @inline(__always)
+        private func find(_ id: String, hash: Int) -> (slot: Int, state: Unmanaged<SessionState>?) {
+            slots.withUnsafeBufferPointer { slots in
                 var slot = hash & (slots.count &- 1)
                 while let state = slots[slot].state {
                     if slots[slot].hash == hash, state._withUnsafeGuaranteedRef({ $0.id == id }) { return (slot, state) }
@@ -49,12 +55,6 @@ extension CaptureValidation {
                 }
                 return (slot, nil)
             }
-            if let state = found.state { return (state, false) }
-            let state = make()
-            states.append(state)
-            let unretained = Unmanaged.passUnretained(state)
-            slots.withUnsafeMutableBufferPointer { $0[found.slot] = Slot(hash: hash, state: unretained) }
-            return (unretained, true)
         }
 
         /// Doubles the slots (64 at first) and places each state again by its kept hash.
