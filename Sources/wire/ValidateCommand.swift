@@ -52,6 +52,9 @@ struct ValidateCommand: ParsableCommand {
         let pipelined = UsableCores.count > 1 && html == nil
         var recorder = html.map { _ in CaptureReportRecorder(spec: model) }
         let output = FindingPrinter(format: format, colors: format == .text && isatty(STDOUT_FILENO) == 1)
+        // The sessions' state fills the heap: in 2 MiB pages where Linux has them (HugePageHeap).
+        var heap = HugePageHeap.reserve(64 << 20)
+        var framesRead = 0
         for file in files {
             let handle: FileHandle
             if file == "-" {
@@ -77,6 +80,8 @@ struct ValidateCommand: ParsableCommand {
                     try reader.read(
                         handle,
                         frame: { frame in
+                            framesRead &+= 1
+                            if framesRead & 4095 == 0 { heap.adviseGrowth() }
                             let findings = validation.process(frame)
                             for finding in findings { output.print(finding) }
                             recorder?.record(frame, findings: findings, phase: validation.phase(file: frame.file, session: frame.session))

@@ -58,6 +58,25 @@ import WireTestSupport
         #expect(given.stdout.hasPrefix("<stdin>:1: error: server typing: missing required field 'role' [invalid_message]"))
     }
 
+    /// Thousands of sessions (the heap grows while they are read, in the 2 MiB pages `wire`
+    /// asks Linux for) are each counted and checked: a session's own ids, its frames, no finding.
+    @Test func manySessionsAreEachCounted() async throws {
+        let sessions = 6_000
+        var lines = ""
+        for session in 0..<sessions {
+            let device = String(format: "6f1c2d3e-4b5a-4c6d-8e7f-%012x", session)
+            let time = 1_704_672_000_000 + session * 10
+            lines += #"{"session":"pair-\#(session)","dir":"client","ts":\#(time),"frame":{"type":"pair_request","protocolVersion":1,"#
+            lines += #""deviceId":"\#(device)","claimedName":"K","deviceInfo":{"platform":"iOS","model":"X"}}}"# + "\n"
+            lines += #"{"session":"pair-\#(session)","dir":"server","ts":\#(time + 5),"frame":{"type":"pair_result","success":false,"#
+            lines += #""reason":"pair_denied"}}"# + "\n"
+        }
+        let run = try await WireTool.run(["validate", "-"], input: Data(lines.utf8))
+        #expect(run.status == 0, "\(run.stdout.suffix(400))\(run.stderr)")
+        let counts = "client pair_request \(sessions), server pair_result \(sessions)"
+        #expect(run.stdout == "\(sessions) sessions, \(sessions * 2) frames: \(counts)\n0 errors, 0 warnings\n")
+    }
+
     @Test func usageAndIOErrorsExitTwo() async throws {
         #expect(try await WireTool.run(["validate"]).status == 2)
         let missing = try await WireTool.run(["validate", "no/such/capture.jsonl"])
