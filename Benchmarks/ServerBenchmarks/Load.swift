@@ -106,6 +106,23 @@ enum Load {
         }
     }
 
+    /// The provider's traffic on the bare echo (started with `copies` copies): `sockets` paced as
+    /// the provider's devices are, each sending a chat message's text every 220 ms and waiting
+    /// for its copies. The server then reads the frames the provider reads and writes as many as
+    /// it writes, on as many sockets, and does nothing else with them.
+    static func echo(port: Int, pacedSockets count: Int, copies: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {
+        let sockets = (0..<count).map { _ in BenchSocket("ws://127.0.0.1:\(port)/ws") }
+        defer { for socket in sockets { socket.close() } }
+        let text = ClientFrame.message(ClientMessage(id: ClientMessageId("c_0"), content: "hello from the load generator")).encodedText()
+        return await measure(sockets: sockets, seconds: seconds, servers: [server], pace: pace) { socket in
+            socket.send(text)
+            for _ in 0..<max(1, copies) {
+                guard await socket.next() != nil else { return false }
+            }
+            return true
+        }
+    }
+
     /// Each device sends a chat message every 220 ms (the spec allows 5 per second) and waits for
     /// its `ack`; the echo assistant answers each one with a stream the device reads on the way.
     static func clawline(fleet: Fleet, devices: Int, seconds: Int, server: ServerProcess) async throws -> LoadRun {

@@ -4,11 +4,20 @@ import Foundation
 final class ServerProcess {
     let process = Process()
     let port: Int
+    /// The cores every server runs on (`taskset -c`), or `nil` for any.
+    nonisolated(unsafe) static var cores: String?
 
-    /// Starts `executable` with `arguments` and waits for its `listening on http://HOST:PORT` line.
+    /// Starts `executable` with `arguments` (on ``cores`` when they are set) and waits for its
+    /// `listening on http://HOST:PORT` line.
     init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        if let cores = Self.cores {
+            // taskset runs the server in its own process (it execs it): the pid is the server's.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            process.arguments = ["-c", cores, executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

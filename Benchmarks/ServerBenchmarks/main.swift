@@ -5,6 +5,7 @@ import Foundation
 //
 //     swift build -c release --product clawline-server
 //     swift run -c release ServerBenchmarks [DEVICES] [SECONDS] [IDLE-SOCKETS] [--sync-every-commit] [--compare-metrics | --metrics-first]
+//         [--same-traffic] [--server-cores LIST]
 //     swift run -c release ServerBenchmarks nodes POSTGRES-URL [DEVICES] [SECONDS]
 //     swift run -c release ServerBenchmarks idle [SOCKETS (20000)] [SECONDS (35)]
 //
@@ -22,6 +23,12 @@ import Foundation
 // which reports to swift-metrics' no-op backend: the cost of metrics, side by side
 // (`--metrics-first` measures it first instead).
 //
+// `--same-traffic` then runs each provider run's traffic on the bare echo: as many devices at the
+// same pace, each message's text sent back as many times as the provider wrote frames for one.
+// The echo then reads and writes what the provider did and nothing more, and the provider's frames
+// per server CPU-second are given as a share of that echo's too. `--server-cores 0` runs every
+// server on core 0 alone (`taskset`); start the generator on the others (`taskset -c 1`).
+//
 // `idle` holds SOCKETS idle authenticated sockets on one server (raising the open-file limit)
 // and reports the memory each costs, with one chatting device's ack latency alone and beside them.
 
@@ -31,15 +38,26 @@ func say(_ line: String) {
 }
 
 if CommandLine.arguments.dropFirst().first == "echo-server" {
-    try await EchoServer.run()
+    try await EchoServer.run(copies: CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1)
     exit(0)
 }
 
 let nodesURL: String? = CommandLine.arguments.dropFirst().first == "nodes" ? CommandLine.arguments.dropFirst(2).first : nil
-let numbers = CommandLine.arguments.dropFirst(nodesURL == nil ? 1 : 3).compactMap { Int($0) }
+/// The arguments without `--server-cores` and its list (which may be a number).
+let positional: [String] = {
+    var arguments = Array(CommandLine.arguments.dropFirst(nodesURL == nil ? 1 : 3))
+    if let flag = arguments.firstIndex(of: "--server-cores") { arguments.removeSubrange(flag..<min(flag + 2, arguments.count)) }
+    return arguments
+}()
+let numbers = positional.compactMap { Int($0) }
 let devices = numbers.count > 0 ? numbers[0] : (nodesURL == nil ? 1000 : 200)
 let seconds = numbers.count > 1 ? numbers[1] : 10
 let idleSockets = numbers.count > 2 ? numbers[2] : 1000
+/// `--same-traffic`: after each provider run, the bare echo under that run's traffic.
+let sameTraffic = CommandLine.arguments.contains("--same-traffic")
+/// `--server-cores LIST`: the servers run on these cores only (`taskset -c LIST`), so a load
+/// generator started on the others (`taskset -c`) never takes their time.
+ServerProcess.cores = CommandLine.arguments.firstIndex(of: "--server-cores").flatMap { CommandLine.arguments.dropFirst($0 + 1).first }
 
 let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 let clawlineServer = products.appendingPathComponent("clawline-server").path
@@ -120,8 +138,30 @@ func measureClawline(_ name: String, flags: [String], scrapes: Bool = false) asy
     let ceiling = try await Load.clawline(fleet: fleet, devices: devices, seconds: seconds, server: server)
     report("\(name), \(devices) devices (offer \(Int(Double(devices) * Load.messagesPerDevice)) msg/s)", ceiling)
     let halfLoad = max(1, Int((ceiling.rate / 2 / Load.messagesPerDevice).rounded()))
-    report(
-        "\(name), \(halfLoad) devices (half that rate)",
-        try await Load.clawline(fleet: fleet, devices: halfLoad, seconds: seconds, server: server))
+    let half = try await Load.clawline(fleet: fleet, devices: halfLoad, seconds: seconds, server: server)
+    report("\(name), \(halfLoad) devices (half that rate)", half)
+    if sameTraffic {
+        for (run, count) in [(ceiling, devices), (half, halfLoad)] {
+            try await compareWithEchoOfSameTraffic(run, devices: count)
+        }
+    }
     if let scraper { say("\(name): \(scraper.scrapes) scrapes of /metrics during the runs") }
+}
+
+/// Runs the provider's traffic of `run` (its devices, its pace, its frames written per message)
+/// on the bare echo, and reports the provider's frames per server CPU-second as a share of the
+/// echo's: what the provider costs beyond moving the same frames.
+func compareWithEchoOfSameTraffic(_ run: LoadRun, devices: Int) async throws {
+    let copies = max(1, Int((Double(run.frames) / Double(max(run.messages, 1))).rounded()))
+    let echo = try ServerProcess(CommandLine.arguments[0], ["echo-server", String(copies)])
+    defer { echo.stop() }
+    let echoRun = try await Load.echo(port: echo.port, pacedSockets: devices, copies: copies, seconds: seconds, server: echo)
+    let provider = run.serverCPUSeconds > 0 ? Double(run.frames) / run.serverCPUSeconds : 0
+    let bare = echoRun.serverCPUSeconds > 0 ? Double(echoRun.frames) / echoRun.serverCPUSeconds : 0
+    say(
+        "bare echo of the same traffic, \(devices) devices, \(copies) copies".padding(toLength: 56, withPad: " ", startingAt: 0)
+            + String(
+                format: "%9.0f msg/s  %8.0f frames per server CPU-second (cores: server %.2f, load %.2f): the provider's %8.0f are %3.0f%% of it",
+                echoRun.rate, bare, echoRun.serverCPUSeconds / echoRun.seconds, echoRun.generatorCPUSeconds / echoRun.seconds, provider,
+                bare > 0 ? provider / bare * 100 : 0))
 }
