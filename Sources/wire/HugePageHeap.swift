@@ -39,7 +39,7 @@ struct HugePageHeap {
             // Grow the heap now: allocations under the mmap threshold come from the heap, and the
             // first one the heap's free top cannot hold grows it by `bytes` more.
             var blocks: [UnsafeMutableRawPointer] = []
-            while heapEnd == start, blocks.count < 4096, let block = malloc(64 << 10) { blocks.append(block) }
+            while heapEnd == start, blocks.count < 1024, let block = malloc(64 << 10) { blocks.append(block) }
             for block in blocks { free(block) }
             heap.adviseGrowth()
         #endif
