@@ -136,6 +136,8 @@ enum Load {
         let sockets = try await fleet.authenticate(count: devices, urls: urls)
         defer { for socket in sockets { socket.close() } }
         let counter = Counter()
+        let refusals = Refusals()
+        defer { refusals.report() }
         // Ids unique across runs too: a device that sent an id in an earlier run would be
         // answered as a retry of it (an `ack` alone, or a conflict if its answer was cut short).
         let run = UUID().uuidString.prefix(8).lowercased()
@@ -151,7 +153,7 @@ enum Load {
                 }
             }
             guard case .ack? = answer else {
-                if case .error(let error)? = answer { FileHandle.standardError.write(Data("\(id): \(error.code.rawValue) \(error.message)\n".utf8)) }
+                if case .error(let error)? = answer { refusals.count(error.code.rawValue, error.message) }
                 return false
             }
             return true
@@ -209,6 +211,25 @@ enum Load {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+/// The errors that ended devices' runs (a saturated server refuses with `rate_limited`), told once
+/// a run is over as a count by code, not a line each.
+final class Refusals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: (count: Int, message: String)] = [:]
+
+    func count(_ code: String, _ message: String) {
+        lock.withLock { counts[code] = ((counts[code]?.count ?? 0) + 1, message) }
+    }
+
+    /// Writes the counts on standard error, if there were any.
+    func report() {
+        let counts = lock.withLock { self.counts }
+        for (code, entry) in counts.sorted(by: { $0.key < $1.key }) {
+            FileHandle.standardError.write(Data("\(entry.count) devices stopped on \(code): \(entry.message)\n".utf8))
+        }
     }
 }
 
