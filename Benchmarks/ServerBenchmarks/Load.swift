@@ -13,6 +13,14 @@ struct LoadRun {
     var generatorCPUSeconds: Double
 
     var rate: Double { Double(messages) / seconds }
+    /// Messages and frames per second of the servers' CPU time (0 when they took none).
+    var messagesPerCPUSecond: Double { serverCPUSeconds > 0 ? Double(messages) / serverCPUSeconds : 0 }
+    var framesPerCPUSecond: Double { serverCPUSeconds > 0 ? Double(frames) / serverCPUSeconds : 0 }
+    /// Frames the servers wrote for each message.
+    var framesPerMessage: Double { Double(frames) / Double(max(messages, 1)) }
+    /// The cores the servers and the load generator kept busy, on average.
+    var serverCores: Double { serverCPUSeconds / seconds }
+    var generatorCores: Double { generatorCPUSeconds / seconds }
     var p50: Double { percentile(0.50) }
     var p99: Double { percentile(0.99) }
 

@@ -43,21 +43,20 @@ if CommandLine.arguments.dropFirst().first == "echo-server" {
 }
 
 let nodesURL: String? = CommandLine.arguments.dropFirst().first == "nodes" ? CommandLine.arguments.dropFirst(2).first : nil
+/// `--server-cores LIST`: the servers run on these cores only (`taskset -c LIST`), so a load
+/// generator started on the others (`taskset -c`) never takes their time.
+let serverCoresFlag = CommandLine.arguments.firstIndex(of: "--server-cores")
+ServerProcess.cores = serverCoresFlag.flatMap { CommandLine.arguments.dropFirst($0 + 1).first }
 /// The arguments without `--server-cores` and its list (which may be a number).
-let positional: [String] = {
-    var arguments = Array(CommandLine.arguments.dropFirst(nodesURL == nil ? 1 : 3))
-    if let flag = arguments.firstIndex(of: "--server-cores") { arguments.removeSubrange(flag..<min(flag + 2, arguments.count)) }
-    return arguments
-}()
+let positional = CommandLine.arguments.indices.dropFirst(nodesURL == nil ? 1 : 3).filter { index in
+    serverCoresFlag.map { index != $0 && index != $0 + 1 } ?? true
+}.map { CommandLine.arguments[$0] }
 let numbers = positional.compactMap { Int($0) }
 let devices = numbers.count > 0 ? numbers[0] : (nodesURL == nil ? 1000 : 200)
 let seconds = numbers.count > 1 ? numbers[1] : 10
 let idleSockets = numbers.count > 2 ? numbers[2] : 1000
 /// `--same-traffic`: after each provider run, the bare echo under that run's traffic.
 let sameTraffic = CommandLine.arguments.contains("--same-traffic")
-/// `--server-cores LIST`: the servers run on these cores only (`taskset -c LIST`), so a load
-/// generator started on the others (`taskset -c`) never takes their time.
-ServerProcess.cores = CommandLine.arguments.firstIndex(of: "--server-cores").flatMap { CommandLine.arguments.dropFirst($0 + 1).first }
 
 let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 let clawlineServer = products.appendingPathComponent("clawline-server").path
@@ -70,17 +69,16 @@ guard FileManager.default.fileExists(atPath: clawlineServer) else {
 nonisolated(unsafe) var echoFramesPerCPUSecond: Double?
 
 func report(_ name: String, _ run: LoadRun) {
-    let perCore = run.serverCPUSeconds > 0 ? Double(run.messages) / run.serverCPUSeconds : 0
-    let framesPerCore = run.serverCPUSeconds > 0 ? Double(run.frames) / run.serverCPUSeconds : 0
+    let framesPerCore = run.framesPerCPUSecond
     let share = echoFramesPerCPUSecond.map { String(format: " = %3.0f%% of the echo's", framesPerCore / $0 * 100) } ?? ""
     say(
         name.padding(toLength: 56, withPad: " ", startingAt: 0)
             + String(
                 format: "%9.0f msg/s  p50 %6.2f ms  p99 %6.2f ms  %8.0f msg per server CPU-second  (cores: server %.2f, load %.2f)",
-                run.rate, run.p50, run.p99, perCore, run.serverCPUSeconds / run.seconds, run.generatorCPUSeconds / run.seconds)
+                run.rate, run.p50, run.p99, run.messagesPerCPUSecond, run.serverCores, run.generatorCores)
             + "\n" + String(repeating: " ", count: 56)
             + String(
-                format: "%6.1f frames written per message, %8.0f frames per server CPU-second", Double(run.frames) / Double(max(run.messages, 1)),
+                format: "%6.1f frames written per message, %8.0f frames per server CPU-second", run.framesPerMessage,
                 framesPerCore) + share)
 }
 
@@ -105,7 +103,7 @@ let echoSockets = 200
 let echo = try ServerProcess(CommandLine.arguments[0], ["echo-server"])
 let echoRun = try await Load.echo(port: echo.port, sockets: echoSockets, seconds: seconds, server: echo)
 report("bare Hummingbird echo, \(echoSockets) sockets (closed loop)", echoRun)
-echoFramesPerCPUSecond = echoRun.serverCPUSeconds > 0 ? Double(echoRun.frames) / echoRun.serverCPUSeconds : nil
+echoFramesPerCPUSecond = echoRun.serverCPUSeconds > 0 ? echoRun.framesPerCPUSecond : nil
 echo.stop()
 
 // `--sync-every-commit` is passed on: SQLite's `FULL`, an fsync per (group) commit.
@@ -152,16 +150,15 @@ func measureClawline(_ name: String, flags: [String], scrapes: Bool = false) asy
 /// on the bare echo, and reports the provider's frames per server CPU-second as a share of the
 /// echo's: what the provider costs beyond moving the same frames.
 func compareWithEchoOfSameTraffic(_ run: LoadRun, devices: Int) async throws {
-    let copies = max(1, Int((Double(run.frames) / Double(max(run.messages, 1))).rounded()))
+    let copies = max(1, Int(run.framesPerMessage.rounded()))
     let echo = try ServerProcess(CommandLine.arguments[0], ["echo-server", String(copies)])
     defer { echo.stop() }
     let echoRun = try await Load.echo(port: echo.port, pacedSockets: devices, copies: copies, seconds: seconds, server: echo)
-    let provider = run.serverCPUSeconds > 0 ? Double(run.frames) / run.serverCPUSeconds : 0
-    let bare = echoRun.serverCPUSeconds > 0 ? Double(echoRun.frames) / echoRun.serverCPUSeconds : 0
+    let (provider, bare) = (run.framesPerCPUSecond, echoRun.framesPerCPUSecond)
     say(
         "bare echo of the same traffic, \(devices) devices, \(copies) copies".padding(toLength: 56, withPad: " ", startingAt: 0)
             + String(
                 format: "%9.0f msg/s  %8.0f frames per server CPU-second (cores: server %.2f, load %.2f): the provider's %8.0f are %3.0f%% of it",
-                echoRun.rate, bare, echoRun.serverCPUSeconds / echoRun.seconds, echoRun.generatorCPUSeconds / echoRun.seconds, provider,
+                echoRun.rate, bare, echoRun.serverCores, echoRun.generatorCores, provider,
                 bare > 0 ? provider / bare * 100 : 0))
 }
