@@ -11,7 +11,7 @@
 ///
 /// glibc does this itself only when told at start-up (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`),
 /// which a process cannot tell itself. So ``reserve(_:)`` makes the heap grow in large steps,
-/// grows it once at once, and advises the new part (`madvise(MADV_HUGEPAGE)`); ``adviseGrowth()``
+/// grows it once at the start, and advises the new part (`madvise(MADV_HUGEPAGE)`); ``adviseGrowth()``
 /// advises what the heap grew by since. Nothing else changes: memory is still taken only when it
 /// is touched, and the system's setting decides whether huge pages are used at all (`never` turns
 /// them off, and a kernel that has none left gives 4 KiB pages as before).
