@@ -130,6 +130,38 @@ import WireValidator
         }
     }
 
+    /// Once a stream's final frame has passed, a later frame with its id is one violation: its
+    /// content is not compared with the frames before (they are no longer remembered).
+    @Test func aFrameAfterTheFinalOneIsOneViolation() throws {
+        let lines =
+            Self.auth() + [
+                Self.line("server", 2000, Self.snapshot("s_1", "H", streaming: true)),
+                Self.line("server", 2010, Self.snapshot("s_1", "Hi", streaming: false)),
+                Self.line("server", 2020, Self.snapshot("s_1", "X", streaming: true)),
+                Self.line("server", 2030, Self.snapshot("s_2", "Hello", streaming: false)),
+                Self.line("server", 2040, Self.snapshot("s_2", "Hello", streaming: false)),
+            ]
+        #expect(
+            try Self.validate(lines) == [
+                #"5: server_event_stream repeats 'id' "s_1" after its final frame (server_event_stream)"#,
+                #"7: server_event_stream repeats 'id' "s_2" after its final frame (server_event_stream)"#,
+            ])
+    }
+
+    /// An `ack` and an `error` answer the same client message ids, which one entry per id
+    /// remembers for both rules.
+    @Test func anAckAndAnErrorBothNameOneClientMessage() throws {
+        let lines =
+            Self.auth() + [
+                Self.line("client", 2000, Self.message("c_1", "hello")),
+                Self.line("server", 2010, #"{"type":"ack","id":"c_1"}"#),
+                Self.line("server", 2020, #"{"type":"error","code":"server_error","message":"failed","messageId":"c_1"}"#),
+                Self.line("server", 2030, #"{"type":"ack","id":"c_2"}"#),
+            ]
+        #expect(
+            try Self.validate(lines) == [#"6: ack_answers_message 'id' "c_2" answers no earlier client message (ack_answers_message)"#])
+    }
+
     @Test func anErrorNamesAClientMessageSentEarlier() throws {
         let lines =
             Self.auth() + [

@@ -82,7 +82,7 @@ public final class SessionEngine: @unchecked Sendable {
         let flagIndexes = Dictionary(rules.flags.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         allowed = rules.phases.map { phase in keys.map(phase.allows) + [false] }
         initialPhase = rules.initialPhase.flatMap { phaseIndexes[$0] }
-        let correlationPlans = rules.correlations.map { CorrelationPlan($0, ids: ids) }
+        let correlationPlans = rules.correlations.indices.map { CorrelationPlan(at: $0, of: rules.correlations, ids: ids) }
         let uniquenessPlans = rules.uniqueness.map(UniquenessPlan.init)
         self.correlationPlans = correlationPlans
         self.uniquenessPlans = uniquenessPlans
@@ -103,7 +103,9 @@ public final class SessionEngine: @unchecked Sendable {
         let correlations = perMessage(
             rules.correlations.enumerated().flatMap { index, rule in
                 let entry = MessageRules.Indexed(index: index, plan: Unmanaged.passUnretained(correlationPlans[index]))
-                return rule.frame == rule.answers ? [(rule.frame, entry)] : [(rule.frame, entry), (rule.answers, entry)]
+                // The answered message concerns only the rule that remembers its values for all.
+                let answered = rule.frame != rule.answers && correlationPlans[index].remembers
+                return answered ? [(rule.frame, entry), (rule.answers, entry)] : [(rule.frame, entry)]
             })
         let uniqueness = perMessage(
             rules.uniqueness.enumerated().map { index, rule in

@@ -278,15 +278,15 @@ public struct SessionMachine: Sendable {
     ) {
         for entry in correlations {
             // The plan is borrowed from the engine, with no reference counted.
-            entry.plan._withUnsafeGuaranteedRef { checkCorrelation(frame, $0, index: entry.index, valid: valid, into: &violations) }
+            entry.plan._withUnsafeGuaranteedRef { checkCorrelation(frame, $0, valid: valid, into: &violations) }
         }
     }
 
     private mutating func checkCorrelation(
-        _ frame: SessionFrame, _ plan: CorrelationPlan, index: Int, valid: Bool, into violations: inout [SessionViolation]
+        _ frame: SessionFrame, _ plan: CorrelationPlan, valid: Bool, into violations: inout [SessionViolation]
     ) {
         if valid, plan.frame == frame.message.index, let hash = frame.hash(plan.field),
-            !memory.contains(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
+            !memory.contains(SessionMemory.key(table: Self.seenTable, rule: plan.memoryRule, hash: hash))
         {
             let rule = plan.rule
             let value = frame.value(plan.field) ?? .null
@@ -303,8 +303,8 @@ public struct SessionMachine: Sendable {
                     severity: fromPeer ? .warning : .error, rule: .correlation, ruleName: rule.name, code: rule.otherwise?.code ?? rule.name,
                     answer: fromPeer ? nil : rule.otherwise, path: JSONPath.root.appending(rule.field), message: message))
         }
-        if plan.answers == frame.message.index, let hash = frame.hash(plan.answersField) {
-            memory.set(SessionMemory.key(table: Self.seenTable, rule: index, hash: hash))
+        if plan.remembers, plan.answers == frame.message.index, let hash = frame.hash(plan.answersField) {
+            memory.set(SessionMemory.key(table: Self.seenTable, rule: plan.memoryRule, hash: hash))
         }
     }
 
@@ -317,8 +317,19 @@ public struct SessionMachine: Sendable {
         }
     }
 
+    /// Checks a frame against one uniqueness rule and remembers what later frames with its key
+    /// are compared with. Once a key's final frame has passed (a rule with `final`), only that is
+    /// remembered: any later frame with the key is the one violation, so the final frame leaves
+    /// no fingerprint or grown length behind, and a long connection's memory grows by one entry
+    /// per finished stream, not four.
     private mutating func checkUniqueness(_ frame: SessionFrame, _ plan: UniquenessPlan, index: Int, into violations: inout [SessionViolation]) {
         guard let keyHash = frame.hash(plan.key) else { return }
+        let finalSlot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
+        if !plan.final.isEmpty, memory.contains(finalSlot) {
+            Self.report("repeats '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) after its final frame", of: plan, into: &violations)
+            return
+        }
+        let isFinal = !plan.final.isEmpty && frame.satisfies(plan.final)
         // Only violations read the rule's text (`report`); the common path captures nothing, so
         // it counts no reference to the plan or its lists.
         if !plan.sameFields.isEmpty {
@@ -328,29 +339,25 @@ public struct SessionMachine: Sendable {
                 Self.report(
                     "reuses '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) with a different \(plan.rule.sameFields.joined(separator: " or "))",
                     of: plan, into: &violations)
-            } else {
+            } else if !isFinal {
                 memory.set(slot, fingerprint)
             }
+            if isFinal { memory.remove(slot) }
         }
         for position in 0..<plan.grows.count {
             // The field's bytes are read where the plan keeps its key: passing the key on would
             // count a reference to it.
             let (bytes, signature) = plan.grows.withUnsafeBufferPointer { ($0[position].bytes, $0[position].signature) }
-            guard let complaint = checkGrowth(frame, field: bytes, signature: signature, rule: index &* 64 &+ position, keyHash: keyHash)
+            guard
+                let complaint = checkGrowth(
+                    frame, field: bytes, signature: signature, rule: index &* 64 &+ position, keyHash: keyHash, remember: !isFinal)
             else { continue }
             let field = plan.grows[position]
             Self.report(
                 "'\(field.text)' of \(plan.rule.key) \(Self.keyValue(of: frame, plan)) \(complaint)", path: field.text, of: plan,
                 into: &violations)
         }
-        if !plan.final.isEmpty {
-            let slot = SessionMemory.key(table: Self.finalizedTable, rule: index, hash: keyHash)
-            if memory.contains(slot) {
-                Self.report("repeats '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) after its final frame", of: plan, into: &violations)
-            } else if frame.satisfies(plan.final) {
-                memory.set(slot)
-            }
-        }
+        if isFinal { memory.set(finalSlot) }
     }
 
     /// The value of a uniqueness rule's key in a frame that breaks the rule, for its message.
@@ -397,11 +404,12 @@ public struct SessionMachine: Sendable {
     }
 
     /// Checks that a string field starts with its value in the previous frame with the same key
-    /// (remembered as its length and the hash of its bytes), then remembers the new value.
+    /// (remembered as its length and the hash of its bytes), then remembers the new value; with
+    /// `remember` false (the key's final frame) it forgets the earlier one instead.
     /// Returns what is wrong with the field, or `nil` when it extends the one before (or is the first).
     /// `field` is the field's key as UTF-8 bytes, and `signature` their ``JSONTape/keySignature(_:)``.
     private mutating func checkGrowth(
-        _ frame: SessionFrame, field: UnsafeBufferPointer<UInt8>, signature: UInt64, rule: Int, keyHash: Int
+        _ frame: SessionFrame, field: UnsafeBufferPointer<UInt8>, signature: UInt64, rule: Int, keyHash: Int, remember: Bool
     )
         -> String?
     {
@@ -417,8 +425,13 @@ public struct SessionMachine: Sendable {
             let prefix = hash.combine(bytes: bytes, prefixHashOf: earlierLength)
             return (bytes.count, UInt64(bitPattern: Int64(hash.value)), prefix.map { UInt64(bitPattern: Int64($0)) })
         }
-        memory.set(lengthSlot, UInt64(length))
-        memory.set(hashSlot, fullHash)
+        if remember {
+            memory.set(lengthSlot, UInt64(length))
+            memory.set(hashSlot, fullHash)
+        } else if earlierLength != nil {
+            memory.remove(lengthSlot)
+            memory.remove(hashSlot)
+        }
         guard let earlierLength, let earlierHash else { return nil }
         if length < earlierLength {
             return "is \(length) bytes, shorter than the \(earlierLength) of the frame before; each frame must extend the previous one"
@@ -462,7 +475,7 @@ public struct SessionMachine: Sendable {
         _ index: Int, of engine: SessionEngine, at time: Double, limiter: inout RateLimiter, into violations: inout [SessionViolation]
     ) {
         let (window, limitCount) = engine.windowed.withUnsafeBufferPointer { ($0[index].window, $0[index].limit.limit) }
-        guard limiter.add(to: index, of: engine.windowed.count, at: time, window: window, limit: limitCount) > limitCount else {
+        guard limiter.add(to: index, at: time, window: window, limit: limitCount) > limitCount else {
             return
         }
         let plan = engine.windowed[index]

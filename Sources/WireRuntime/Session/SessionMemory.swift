@@ -37,6 +37,34 @@ struct SessionMemory {
         if added { count += 1 }
     }
 
+    /// Forgets `key` (nothing happens when it is not stored). The entries after it in its run of
+    /// occupied slots move back where a search would no longer reach them past the emptied slot,
+    /// so no slot is marked deleted and searches stay as short as before.
+    mutating func remove(_ key: UInt64) {
+        guard !slots.isEmpty else { return }
+        let removed = slots.withUnsafeMutableBufferPointer { table -> Bool in
+            let mask = table.count &- 1
+            var hole = Int(truncatingIfNeeded: key) & mask
+            while table[hole].key != key {
+                if table[hole].key == 0 { return false }
+                hole = (hole &+ 1) & mask
+            }
+            var next = (hole &+ 1) & mask
+            while table[next].key != 0 {
+                // An entry may fill the hole when its home slot is not cyclically in (hole, next].
+                let home = Int(truncatingIfNeeded: table[next].key) & mask
+                if (next &- home) & mask >= (next &- hole) & mask {
+                    table[hole] = table[next]
+                    hole = next
+                }
+                next = (next &+ 1) & mask
+            }
+            table[hole] = (0, 0)
+            return true
+        }
+        if removed { count -= 1 }
+    }
+
     /// Stores `value` for `key` in `table` (a power of two slots, at least one empty); returns
     /// whether `key` was not there before.
     private static func store(_ key: UInt64, _ value: UInt64, in table: UnsafeMutableBufferPointer<(key: UInt64, value: UInt64)>) -> Bool {
@@ -48,10 +76,11 @@ struct SessionMemory {
         return added
     }
 
-    /// Doubles the table (16 slots at first: a session's first few values need no second
-    /// allocation) and moves every entry into it in one pass.
+    /// Doubles the table (8 slots at first, which hold 6 values: a connection's first exchange,
+    /// a message with its `ack` and answer, needs no second allocation) and moves every entry
+    /// into it in one pass.
     private mutating func grow() {
-        let count = max(16, slots.count * 2)
+        let count = max(8, slots.count * 2)
         // Zeroed in one pass over raw memory: `init(repeating:count:)` took a generic path for
         // the tuple, and this runs once for every session.
         var larger = [(key: UInt64, value: UInt64)](unsafeUninitializedCapacity: count) { table, initialized in

@@ -54,13 +54,29 @@ final class CorrelationPlan: Sendable {
     /// The id of the message that must answer an earlier one, and of the message it answers.
     let frame: Int
     let answers: Int
+    /// The rule whose memory keys hold the values this one is answered by: the first rule that
+    /// remembers the same field of the same message. Rules answered by the same values (an `ack`
+    /// and an `error` both naming a client message's `id`) share one entry per value; a rule
+    /// whose message answers one of its own kind keeps entries of its own.
+    let memoryRule: Int
+    /// Whether this rule writes the values to memory (the first of the rules sharing them).
+    var remembers: Bool { memoryRule == index }
+    private let index: Int
 
-    init(_ rule: SessionRuleSet.Correlation, ids: [FrameKey: Int]) {
+    /// The plan of the correlation at `index` of `rules`.
+    init(at index: Int, of rules: [SessionRuleSet.Correlation], ids: [FrameKey: Int]) {
+        let rule = rules[index]
         self.rule = rule
+        self.index = index
         field = UTF8Key(rule.field)
         answersField = UTF8Key(rule.answersField)
         frame = ids[rule.frame]!
         answers = ids[rule.answers]!
+        // A rule a message answers on itself checks before it remembers, so it keeps its own entries.
+        func sharable(_ other: SessionRuleSet.Correlation) -> Bool {
+            other.frame != other.answers && other.answers == rule.answers && other.answersField == rule.answersField
+        }
+        memoryRule = sharable(rule) ? rules.firstIndex(where: sharable) ?? index : index
     }
 }
 
