@@ -265,6 +265,26 @@ import WireTestSupport
         }
     }
 
+    /// An escaped string's bytes are unescaped into memory of the call's own, whatever its length
+    /// (small ones on the stack, long ones not): the text, every escape kind, at the start, in the
+    /// middle and at the very end, reads as the string does.
+    @Test func escapedStringsReadTheSameBytesAtEveryLength() throws {
+        let escapes: [(json: String, text: String)] = [
+            (#"\n"#, "\n"), (#"\""#, "\""), (#"\\"#, "\\"), (#"\/"#, "/"), (#"\t"#, "\t"), (#"\u00e9"#, "é"),
+            (#"\u20ac"#, "€"), (#"\ud83d\ude00"#, "😀"), (#"\u0000"#, "\u{0}"),
+        ]
+        for length in [0, 1, 7, 8, 100, 1_000, 5_000] {
+            for (json, text) in escapes {
+                let filler = String(repeating: "x", count: length)
+                var tape = JSONTape()
+                try tape.parse("\"\(json)\(filler)\(json)\(filler)\(json)\"")
+                let expected = text + filler + text + filler + text
+                #expect(tape.withStringBytes(JSONTape.root) { Array($0) } == Array(expected.utf8), "\(json) with \(length)")
+                #expect(tape.string(JSONTape.root) == expected, "\(json) with \(length)")
+            }
+        }
+    }
+
     @Test func acceptsWellFormedUTF8AtEveryLength() throws {
         let text = #""a é € 😀 long enough to cross eight-byte words: ÿ""#
         #expect(try tape(text).string(JSONTape.root) == "a é € 😀 long enough to cross eight-byte words: ÿ")

@@ -22,31 +22,58 @@ extension JSONTape {
     /// The UTF-8 bytes of a string's text written with escapes (already checked by the scanner).
     @usableFromInline
     static func unescaped(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(raw.count)
+        [UInt8](unsafeUninitializedCapacity: raw.count) { buffer, count in count = unescape(raw, into: buffer.baseAddress!) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of a string's text written with escapes, unescaped into
+    /// memory of the call's own (on the stack when it is small): reading an escaped string's
+    /// bytes, to hash or compare them, allocates nothing.
+    @usableFromInline
+    static func withUnescaped<R, E: Error>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        // Unescaping never lengthens the text, so the escaped length is room enough.
+        let result: Result<R, E> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { buffer in
+            let count = unescape(raw, into: buffer.baseAddress!)
+            do throws(E) {
+                return .success(try body(UnsafeBufferPointer(start: buffer.baseAddress!, count: count)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Writes the UTF-8 bytes of a string's text written with escapes to `output`, which has room
+    /// for `raw.count` bytes (every escape is longer than what it stands for); returns how many.
+    private static func unescape(_ raw: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int {
+        var written = 0
+        @inline(__always) func append(_ byte: UInt8) {
+            output[written] = byte
+            written &+= 1
+        }
         var position = 0
         while position < raw.count {
             // Copy the run up to the next backslash at once.
             var end = position
             while end < raw.count && raw[end] != UInt8(ascii: "\\") { end += 1 }
             if end > position {
-                utf8.append(contentsOf: UnsafeBufferPointer(rebasing: raw[position..<end]))
+                (output + written).update(from: raw.baseAddress! + position, count: end - position)
+                written &+= end - position
                 position = end
                 continue
             }
             position += 1
             guard position < raw.count else {
-                utf8.append(UInt8(ascii: "\\"))
+                append(UInt8(ascii: "\\"))
                 continue
             }
             let escape = raw[position]
             position += 1
             switch escape {
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "b"): append(0x08)
+            case UInt8(ascii: "f"): append(0x0C)
+            case UInt8(ascii: "n"): append(0x0A)
+            case UInt8(ascii: "r"): append(0x0D)
+            case UInt8(ascii: "t"): append(0x09)
             case UInt8(ascii: "u"):
                 var scalar = hex4(raw, &position)
                 if (0xD800...0xDBFF).contains(scalar), position + 1 < raw.count, raw[position] == UInt8(ascii: "\\") {
@@ -57,11 +84,11 @@ extension JSONTape {
                 // The scan let through no lone surrogate; anything else becomes U+FFFD, as `String` would make it.
                 // The bytes are written as they are worked out (making a `String` of the scalar to
                 // read them allocated for every escape).
-                UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { utf8.append($0) }
-            default: utf8.append(escape)  // " \ /
+                UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { append($0) }
+            default: append(escape)  // " \ /
             }
         }
-        return utf8
+        return written
     }
 
     private static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ position: inout Int) -> UInt32 {

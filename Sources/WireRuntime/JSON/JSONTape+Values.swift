@@ -197,7 +197,7 @@ extension JSONTape {
             if let plain = plainStringBytes(index) { return try body(plain) }
             let token = tokens[index]
             let raw = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
-            return try JSONTape.unescaped(raw).withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
+            return try JSONTape.withUnescaped(raw, body)
         }
 
         /// Whether the string at `index` is all ASCII.

@@ -333,16 +333,22 @@ public struct SessionMachine: Sendable {
         // Only violations read the rule's text (`report`); the common path captures nothing, so
         // it counts no reference to the plan or its lists.
         if !plan.sameFields.isEmpty {
-            let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
             let slot = SessionMemory.key(table: Self.fingerprintTable, rule: index, hash: keyHash)
-            if let earlier = memory.value(for: slot), earlier != fingerprint {
-                Self.report(
-                    "reuses '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) with a different \(plan.rule.sameFields.joined(separator: " or "))",
-                    of: plan, into: &violations)
-            } else if !isFinal {
-                memory.set(slot, fingerprint)
+            let earlier = memory.value(for: slot)
+            // A key's first frame that is also its final one is compared with nothing and leaves
+            // nothing behind, so its fingerprint (a hash of its fields, decoding inline images)
+            // is not worked out: the echo of a user's message is such a frame.
+            if earlier != nil || !isFinal {
+                let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
+                if let earlier, earlier != fingerprint {
+                    Self.report(
+                        "reuses '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) with a different \(plan.rule.sameFields.joined(separator: " or "))",
+                        of: plan, into: &violations)
+                } else if earlier == nil {
+                    memory.set(slot, fingerprint)
+                }
             }
-            if isFinal { memory.remove(slot) }
+            if isFinal, earlier != nil { memory.remove(slot) }
         }
         for position in 0..<plan.grows.count {
             // The field's bytes are read where the plan keeps its key: passing the key on would
@@ -418,6 +424,8 @@ public struct SessionMachine: Sendable {
         let lengthSlot = SessionMemory.key(table: Self.grownLengthTable, rule: rule, hash: keyHash)
         let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
         let earlierLength = memory.value(for: lengthSlot).map { Int($0) }
+        // The key's first frame, when it is also its final one: nothing to extend, nothing to keep.
+        guard earlierLength != nil || remember else { return nil }
         let earlierHash = memory.value(for: hashSlot)
         // The new text's hash and its earlier length's prefix's hash, in one pass over its bytes.
         let (length, fullHash, prefixHash) = frame.tape.withStringBytes(member) { bytes -> (Int, UInt64, UInt64?) in

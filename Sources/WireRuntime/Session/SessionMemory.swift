@@ -2,9 +2,14 @@
 /// single open-addressing table, allocated on first use and grown by doubling. Keys are hashes
 /// of values (`JSONTape.View.valueHash`) mixed with the rule they belong to.
 struct SessionMemory {
-    /// Key and value pairs; a key of 0 marks an empty slot. One allocation, grown by doubling.
-    private var slots: [(key: UInt64, value: UInt64)] = []
+    /// Slots of two words, a key then its value; a key of 0 marks an empty slot. One allocation,
+    /// grown by doubling. (Words, not `(key, value)` pairs: an array of pairs looked up its type
+    /// at run time for every table made, and a capture makes one for most of its sessions.)
+    private var words: [UInt64] = []
     private var count = 0
+
+    /// How many slots the table has (a power of two, or none).
+    private var slotCount: Int { words.count &>> 1 }
 
     /// The key for `hash` under `rule` in `table` (several rules share one memory).
     static func key(table: Int, rule: Int, hash: Int) -> UInt64 {
@@ -16,14 +21,16 @@ struct SessionMemory {
 
     /// The value stored for `key`.
     func value(for key: UInt64) -> UInt64? {
-        guard !slots.isEmpty else { return nil }
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: key) & mask
-        while true {
-            let found = slots[slot]
-            if found.key == key { return found.value }
-            if found.key == 0 { return nil }
-            slot = (slot + 1) & mask
+        guard !words.isEmpty else { return nil }
+        return words.withUnsafeBufferPointer { words in
+            let mask = words.count &>> 1 &- 1
+            var slot = Int(truncatingIfNeeded: key) & mask
+            while true {
+                let found = words[slot &<< 1]
+                if found == key { return words[slot &<< 1 &+ 1] }
+                if found == 0 { return nil }
+                slot = (slot &+ 1) & mask
+            }
         }
     }
 
@@ -32,8 +39,8 @@ struct SessionMemory {
 
     /// Stores `value` for `key`, replacing an earlier value.
     mutating func set(_ key: UInt64, _ value: UInt64 = 1) {
-        if (count + 1) * 4 > slots.count * 3 { grow() }
-        let added = slots.withUnsafeMutableBufferPointer { Self.store(key, value, in: $0) }
+        if (count + 1) * 4 > slotCount * 3 { grow() }
+        let added = words.withUnsafeMutableBufferPointer { Self.store(key, value, in: $0) }
         if added { count += 1 }
     }
 
@@ -41,38 +48,41 @@ struct SessionMemory {
     /// occupied slots move back where a search would no longer reach them past the emptied slot,
     /// so no slot is marked deleted and searches stay as short as before.
     mutating func remove(_ key: UInt64) {
-        guard !slots.isEmpty else { return }
-        let removed = slots.withUnsafeMutableBufferPointer { table -> Bool in
-            let mask = table.count &- 1
+        guard !words.isEmpty else { return }
+        let removed = words.withUnsafeMutableBufferPointer { table -> Bool in
+            let mask = table.count &>> 1 &- 1
             var hole = Int(truncatingIfNeeded: key) & mask
-            while table[hole].key != key {
-                if table[hole].key == 0 { return false }
+            while table[hole &<< 1] != key {
+                if table[hole &<< 1] == 0 { return false }
                 hole = (hole &+ 1) & mask
             }
             var next = (hole &+ 1) & mask
-            while table[next].key != 0 {
+            while table[next &<< 1] != 0 {
                 // An entry may fill the hole when its home slot is not cyclically in (hole, next].
-                let home = Int(truncatingIfNeeded: table[next].key) & mask
+                let home = Int(truncatingIfNeeded: table[next &<< 1]) & mask
                 if (next &- home) & mask >= (next &- hole) & mask {
-                    table[hole] = table[next]
+                    table[hole &<< 1] = table[next &<< 1]
+                    table[hole &<< 1 &+ 1] = table[next &<< 1 &+ 1]
                     hole = next
                 }
                 next = (next &+ 1) & mask
             }
-            table[hole] = (0, 0)
+            table[hole &<< 1] = 0
+            table[hole &<< 1 &+ 1] = 0
             return true
         }
         if removed { count -= 1 }
     }
 
-    /// Stores `value` for `key` in `table` (a power of two slots, at least one empty); returns
-    /// whether `key` was not there before.
-    private static func store(_ key: UInt64, _ value: UInt64, in table: UnsafeMutableBufferPointer<(key: UInt64, value: UInt64)>) -> Bool {
-        let mask = table.count &- 1
+    /// Stores `value` for `key` in `table` (slots of two words, a power of two of them, at least
+    /// one empty); returns whether `key` was not there before.
+    private static func store(_ key: UInt64, _ value: UInt64, in table: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        let mask = table.count &>> 1 &- 1
         var slot = Int(truncatingIfNeeded: key) & mask
-        while table[slot].key != 0 && table[slot].key != key { slot = (slot &+ 1) & mask }
-        let added = table[slot].key == 0
-        table[slot] = (key, value)
+        while table[slot &<< 1] != 0 && table[slot &<< 1] != key { slot = (slot &+ 1) & mask }
+        let added = table[slot &<< 1] == 0
+        table[slot &<< 1] = key
+        table[slot &<< 1 &+ 1] = value
         return added
     }
 
@@ -80,17 +90,16 @@ struct SessionMemory {
     /// a message with its `ack` and answer, needs no second allocation) and moves every entry
     /// into it in one pass.
     private mutating func grow() {
-        let count = max(8, slots.count * 2)
-        // Zeroed in one pass over raw memory: `init(repeating:count:)` took a generic path for
-        // the tuple, and this runs once for every session.
-        var larger = [(key: UInt64, value: UInt64)](unsafeUninitializedCapacity: count) { table, initialized in
-            UnsafeMutableRawBufferPointer(table).initializeMemory(as: UInt8.self, repeating: 0)
-            initialized = count
-        }
+        let slots = max(8, slotCount * 2)
+        var larger = [UInt64](repeating: 0, count: slots &* 2)
         larger.withUnsafeMutableBufferPointer { table in
-            for (key, value) in slots where key != 0 { _ = Self.store(key, value, in: table) }
+            words.withUnsafeBufferPointer { old in
+                for slot in 0..<(old.count &>> 1) where old[slot &<< 1] != 0 {
+                    _ = Self.store(old[slot &<< 1], old[slot &<< 1 &+ 1], in: table)
+                }
+            }
         }
-        slots = larger
+        words = larger
     }
 }
 
