@@ -341,9 +341,9 @@ public struct SessionMachine: Sendable {
             if earlier != nil || !isFinal {
                 let fingerprint = UInt64(bitPattern: Int64(fingerprint(frame, plan)))
                 if let earlier, earlier != fingerprint {
+                    let fields = plan.rule.sameFields.joined(separator: " or ")
                     Self.report(
-                        "reuses '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) with a different \(plan.rule.sameFields.joined(separator: " or "))",
-                        of: plan, into: &violations)
+                        "reuses '\(plan.rule.key)' \(Self.keyValue(of: frame, plan)) with a different \(fields)", of: plan, into: &violations)
                 } else if earlier == nil {
                     memory.set(slot, fingerprint)
                 }

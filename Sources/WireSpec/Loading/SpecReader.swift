@@ -36,11 +36,15 @@ final class SpecReader {
         func has(_ key: String) -> Bool { entries.contains { $0.key == key } }
     }
 
+    /// Up to how many keys a mapping's duplicates are found by looking back at the keys before
+    /// each; a larger mapping (a spec's types or messages) keeps a table of them.
+    static let keysLookedBackAt = 16
+
     /// Reads a mapping; reports a wrong kind, unknown keys (with a suggestion) and duplicate keys.
     func mapping(_ node: YAMLNode, in context: String, allowedKeys: [String]) -> Mapping? {
         guard let entries = entries(node, in: context) else { return nil }
-        let allowed = Set(allowedKeys)
-        for entry in entries where !allowed.contains(entry.key) {
+        // A list of a few keys is searched faster than a set of them is built, mapping after mapping.
+        for entry in entries where !allowedKeys.contains(entry.key) {
             var hint = Suggestions.hint(for: entry.key, in: allowedKeys)
             if hint.isEmpty, entry.key.contains(" ") {
                 hint = " (if this is the rest of a text, quote the text: inside {…} a comma ends a value)"
@@ -59,15 +63,18 @@ final class SpecReader {
             error("expected a mapping for \(context), found \(node.kindDescription)", at: node.location)
             return nil
         }
-        var seen: [String: SourceLocation] = [:]
+        // Most mappings have a few keys: an earlier one is found by looking back, with no table.
+        var seen: [String: SourceLocation]? = entries.count > Self.keysLookedBackAt ? [:] : nil
         var unique: [YAMLNode.Entry] = []
+        unique.reserveCapacity(entries.count)
         for entry in entries {
-            if let first = seen[entry.key] {
+            let first = seen != nil ? seen?[entry.key] : unique.first { $0.key == entry.key }?.keyLocation
+            if let first {
                 let what = duplicate?(entry.key) ?? "duplicate key '\(entry.key)' in \(context)"
                 error("\(what) (first defined at line \(first.line))", at: entry.keyLocation)
                 continue
             }
-            seen[entry.key] = entry.keyLocation
+            seen?[entry.key] = entry.keyLocation
             unique.append(entry)
         }
         return unique
