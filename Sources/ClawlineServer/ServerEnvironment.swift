@@ -13,9 +13,11 @@ public struct ServerEnvironment: Sendable {
     /// The current date.
     public var now: @Sendable () -> Date
 
-    /// The clocks' times when the environment was made; ``elapsed()`` and ``keepaliveElapsed()`` count from them.
-    private let origin: any InstantProtocol<Duration>
-    private let keepaliveOrigin: any InstantProtocol<Duration>
+    /// The time on each clock since the environment was made, read on the clock's own type:
+    /// worked out once here, so reading the time (every frame a session machine checks) casts
+    /// no instant from one type to another.
+    private let sinceOrigin: @Sendable () -> Duration
+    private let sinceKeepaliveOrigin: @Sendable () -> Duration
 
     /// An environment on `clock`, `keepaliveClock` and `now`.
     public init(
@@ -25,22 +27,20 @@ public struct ServerEnvironment: Sendable {
         self.clock = clock
         self.keepaliveClock = keepaliveClock
         self.now = now
-        origin = clock.now
-        keepaliveOrigin = keepaliveClock.now
+        sinceOrigin = Self.stopwatch(clock)
+        sinceKeepaliveOrigin = Self.stopwatch(keepaliveClock)
     }
 
-    /// The time on ``clock`` since the environment was made.
-    public func elapsed() -> Duration { Self.time(on: clock, since: origin) }
+    /// The time on ``clock`` since the environment was made (on the clock it was made with).
+    public func elapsed() -> Duration { sinceOrigin() }
 
-    /// The time on ``keepaliveClock`` since the environment was made.
-    public func keepaliveElapsed() -> Duration { Self.time(on: keepaliveClock, since: keepaliveOrigin) }
+    /// The time on ``keepaliveClock`` since the environment was made (on the clock it was made with).
+    public func keepaliveElapsed() -> Duration { sinceKeepaliveOrigin() }
 
-    private static func time(on clock: any Clock<Duration>, since origin: any InstantProtocol<Duration>) -> Duration {
-        func since<Instant: InstantProtocol<Duration>>(_ start: Instant) -> Duration {
-            guard let now = clock.now as? Instant else { return .zero }
-            return start.duration(to: now)
-        }
-        return since(origin)
+    /// Reads `clock` now, and returns the time on it since then.
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
     }
 
     /// The current time in milliseconds since the Unix epoch, as message timestamps carry it.

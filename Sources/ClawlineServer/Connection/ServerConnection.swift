@@ -82,6 +82,7 @@ final class ServerConnection: Sendable {
         openedAt = now()
         outbox = Outbox(limit: outboxLimit)
         baseLogger = logger
+        logLevel = logger.logLevel
         state = NIOLockedValueBox(State(machine: SessionMachine(engine: OutboundFrame.engine, now: now)))
         self.logsContent = logsContent
         self.metrics = metrics
@@ -96,8 +97,9 @@ final class ServerConnection: Sendable {
     /// Where the socket logs: with its session id, and its device and account once known.
     var logger: Logger { state.withLockedValue { logger(for: $0) } }
 
-    /// The level the socket logs at (read without building the socket's metadata).
-    var logLevel: Logger.Level { baseLogger.logLevel }
+    /// The level the socket logs at (read without building the socket's metadata): its logger's,
+    /// read once (reading it from the logger copied the log handler for every frame sent).
+    let logLevel: Logger.Level
 
     /// The logger with the socket's metadata: its session id, and its device and account once known.
     private func logger(for state: State) -> Logger {
