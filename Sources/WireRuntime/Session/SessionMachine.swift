@@ -136,9 +136,10 @@ public struct SessionMachine: Sendable {
 
     /// Runs `body` with the machine's own rate-limit windows.
     private mutating func withOwnLimiter(_ body: (inout SessionMachine, inout RateLimiter) -> [SessionViolation]) -> [SessionViolation] {
-        var limiter = rateLimits
-        rateLimits = RateLimiter()
-        defer { rateLimits = limiter }
+        // Swapped out and back: no reference to the windows is counted.
+        var limiter = RateLimiter()
+        swap(&limiter, &rateLimits)
+        defer { swap(&limiter, &rateLimits) }
         return body(&self, &limiter)
     }
 
