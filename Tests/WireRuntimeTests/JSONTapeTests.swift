@@ -285,6 +285,23 @@ import WireTestSupport
         }
     }
 
+    /// Unescaping writes into room for the escaped length: no text, however its escapes are cut
+    /// or malformed (the scanner lets none of these through, but the unescaper is not told),
+    /// comes out longer than it went in.
+    @Test func unescapingNeverOutgrowsTheEscapedText() {
+        let texts = [
+            #"\"#, #"\u"#, #"\u1"#, #"\uFFF"#, #"\u0800"#, #"\uZZZZ"#, #"\uDC00"#, #"\uD800"#, #"\uD800\"#, #"\uD800\u"#,
+            #"\uD800\uD"#, #"\uD800\xDC00"#, #"\uDBFF\uDFFF"#, #"\uD800\uDC00\uD800"#, #"a\nb\u00e9\ud83d\ude00\"#,
+        ]
+        for text in texts {
+            let raw = Array(text.utf8)
+            let unescaped = raw.withUnsafeBufferPointer { JSONTape.unescaped($0) }
+            #expect(unescaped.count <= raw.count, "\(text)")
+            let read = raw.withUnsafeBufferPointer { JSONTape.withUnescaped($0) { Array($0) } }
+            #expect(read == unescaped, "\(text)")
+        }
+    }
+
     @Test func acceptsWellFormedUTF8AtEveryLength() throws {
         let text = #""a é € 😀 long enough to cross eight-byte words: ÿ""#
         #expect(try tape(text).string(JSONTape.root) == "a é € 😀 long enough to cross eight-byte words: ÿ")

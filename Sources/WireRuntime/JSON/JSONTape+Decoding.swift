@@ -43,10 +43,13 @@ extension JSONTape {
     }
 
     /// Writes the UTF-8 bytes of a string's text written with escapes to `output`, which has room
-    /// for `raw.count` bytes (every escape is longer than what it stands for); returns how many.
+    /// for `raw.count` bytes; returns how many. Every escape is longer than the bytes it stands for
+    /// (a `\u` escape of 6 bytes writes at most 3, a pair of 12 at most 4, a malformed one of 6 or
+    /// more at most 3), so the text never outgrows its escaped length; each write still checks it.
     private static func unescape(_ raw: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int {
         var written = 0
         @inline(__always) func append(_ byte: UInt8) {
+            precondition(written < raw.count, "unescaping outgrew the escaped text")
             output[written] = byte
             written &+= 1
         }
@@ -56,6 +59,7 @@ extension JSONTape {
             var end = position
             while end < raw.count && raw[end] != UInt8(ascii: "\\") { end += 1 }
             if end > position {
+                precondition(written + (end - position) <= raw.count, "unescaping outgrew the escaped text")
                 (output + written).update(from: raw.baseAddress! + position, count: end - position)
                 written &+= end - position
                 position = end
@@ -79,7 +83,7 @@ extension JSONTape {
                 if (0xD800...0xDBFF).contains(scalar), position + 1 < raw.count, raw[position] == UInt8(ascii: "\\") {
                     position += 2
                     let low = hex4(raw, &position)
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)
+                    scalar = 0x10000 &+ ((scalar &- 0xD800) << 10) &+ (low &- 0xDC00)  // a malformed pair wraps, not traps
                 }
                 // The scan let through no lone surrogate; anything else becomes U+FFFD, as `String` would make it.
                 // The bytes are written as they are worked out (making a `String` of the scalar to
