@@ -35,28 +35,63 @@ public struct RateLimiter: Sendable {
         let keeping = max(limit, limit &+ 1)
         var header = ring(of: index) ?? appendRing(of: index, capacity: min(keeping, Self.firstRing))
         // The oldest times first, in the order they were added, as long as they have left the window.
-        let (held, capacity) = storage.withUnsafeMutableBufferPointer { words in
+        let ring = storage.withUnsafeMutableBufferPointer { words in
             Self.forget(before: time - window, in: words, header: header)
         }
-        if held == capacity, capacity < keeping { header = moveRing(at: header, growingTo: min(keeping, capacity &* 2)) }
+        if ring.count == ring.capacity, ring.capacity < keeping { header = moveRing(ring, growingTo: min(keeping, ring.capacity &* 2)) }
         return storage.withUnsafeMutableBufferPointer { words in
-            let capacity = Int(truncatingIfNeeded: words[header] & 0xFFFF_FFFF)
-            var head = Int(truncatingIfNeeded: words[header &+ 1] >> 32)
-            var count = Int(truncatingIfNeeded: words[header &+ 1] & 0xFFFF_FFFF)
+            var ring = Ring(at: header, in: words)
             // Full at its bound: the oldest times are let go.
-            while count > 0, count >= min(capacity, keeping) {
-                head = head &+ 1 == capacity ? 0 : head &+ 1
-                count &-= 1
-            }
-            let slot = head &+ count
-            words[header &+ 2 &+ (slot >= capacity ? slot &- capacity : slot)] = time.bitPattern
-            words[header &+ 1] = UInt64(head) << 32 | UInt64(count &+ 1)
-            return count &+ 1
+            while ring.count > 0, ring.count >= min(ring.capacity, keeping) { ring.dropOldest() }
+            words[ring.word(ring.count)] = time.bitPattern
+            ring.count &+= 1
+            ring.store(in: words)
+            return ring.count
         }
     }
 
     /// How many words the limiter holds: its rings, their headers and the rings that moved.
     var storedWords: Int { storage.count }
+
+    /// A ring as its two header words say: where it starts, its room, and where its oldest time
+    /// is and how many it holds (the times follow the header, wrapping round the room).
+    private struct Ring {
+        let header: Int
+        let capacity: Int
+        var head: Int
+        var count: Int
+
+        /// The ring whose header is at `header` of `words`.
+        init(at header: Int, in words: UnsafeMutableBufferPointer<UInt64>) {
+            self.header = header
+            capacity = Self.capacity(of: words[header])
+            head = Int(truncatingIfNeeded: words[header &+ 1] >> 32)
+            count = Int(truncatingIfNeeded: words[header &+ 1] & 0xFFFF_FFFF)
+        }
+
+        /// A ring's first header word: its window's index and its room.
+        static func firstWord(index: UInt64, capacity: Int) -> UInt64 { index << 32 | UInt64(capacity) }
+
+        /// The room a ring's first header word gives.
+        static func capacity(of firstWord: UInt64) -> Int { Int(truncatingIfNeeded: firstWord & 0xFFFF_FFFF) }
+
+        /// Where the time `position` places after the oldest is (`position` up to the room).
+        func word(_ position: Int) -> Int {
+            let slot = head &+ position
+            return header &+ 2 &+ (slot >= capacity ? slot &- capacity : slot)
+        }
+
+        /// Lets go of the oldest time.
+        mutating func dropOldest() {
+            head = head &+ 1 == capacity ? 0 : head &+ 1
+            count &-= 1
+        }
+
+        /// Writes where the oldest time is and how many there are back to the header.
+        func store(in words: UnsafeMutableBufferPointer<UInt64>) {
+            words[header &+ 1] = UInt64(head) << 32 | UInt64(count)
+        }
+    }
 
     /// Where the ring of window `index` starts, if the window was used.
     private func ring(of index: Int) -> Int? {
@@ -64,7 +99,7 @@ public struct RateLimiter: Sendable {
             var header = 0
             while header < words.count {
                 if words[header] >> 32 == UInt64(truncatingIfNeeded: index) { return header }
-                header &+= 2 &+ Int(truncatingIfNeeded: words[header] & 0xFFFF_FFFF)
+                header &+= 2 &+ Ring.capacity(of: words[header])
             }
             return nil
         }
@@ -74,39 +109,30 @@ public struct RateLimiter: Sendable {
     private mutating func appendRing(of index: Int, capacity: Int) -> Int {
         let header = storage.count
         if storage.isEmpty { storage.reserveCapacity(2 &+ capacity) }
-        storage.append(UInt64(truncatingIfNeeded: index) << 32 | UInt64(capacity))
+        storage.append(Ring.firstWord(index: UInt64(truncatingIfNeeded: index), capacity: capacity))
         storage.append(0)
         for _ in 0..<capacity { storage.append(0) }
         return header
     }
 
     /// Lets go of the oldest times of the ring at `header` while they are at or before `cutoff`;
-    /// returns how many times the ring then holds, and its capacity.
-    private static func forget(before cutoff: Double, in words: UnsafeMutableBufferPointer<UInt64>, header: Int) -> (count: Int, capacity: Int) {
-        let capacity = Int(truncatingIfNeeded: words[header] & 0xFFFF_FFFF)
-        var head = Int(truncatingIfNeeded: words[header &+ 1] >> 32)
-        var count = Int(truncatingIfNeeded: words[header &+ 1] & 0xFFFF_FFFF)
-        while count > 0, Double(bitPattern: words[header &+ 2 &+ head]) <= cutoff {
-            head = head &+ 1 == capacity ? 0 : head &+ 1
-            count &-= 1
-        }
-        words[header &+ 1] = UInt64(head) << 32 | UInt64(count)
-        return (count, capacity)
+    /// returns the ring as it is then.
+    private static func forget(before cutoff: Double, in words: UnsafeMutableBufferPointer<UInt64>, header: Int) -> Ring {
+        var ring = Ring(at: header, in: words)
+        while ring.count > 0, Double(bitPattern: words[ring.word(0)]) <= cutoff { ring.dropOldest() }
+        ring.store(in: words)
+        return ring
     }
 
-    /// Moves the ring at `header` to the end of the buffer with room for `larger` times, its
-    /// times oldest first, and retires its old place; returns where it starts now.
-    private mutating func moveRing(at header: Int, growingTo larger: Int) -> Int {
-        let index = storage[header] >> 32
-        let capacity = Int(truncatingIfNeeded: storage[header] & 0xFFFF_FFFF)
-        let head = Int(truncatingIfNeeded: storage[header &+ 1] >> 32)
-        let count = Int(truncatingIfNeeded: storage[header &+ 1] & 0xFFFF_FFFF)
+    /// Moves `ring` to the end of the buffer with room for `larger` times, its times oldest
+    /// first, and retires its old place; returns where it starts now.
+    private mutating func moveRing(_ ring: Ring, growingTo larger: Int) -> Int {
         let moved = storage.count
-        storage.append(index << 32 | UInt64(larger))
-        storage.append(UInt64(count))
-        for position in 0..<count { storage.append(storage[header &+ 2 &+ (head &+ position) % capacity]) }
-        for _ in count..<larger { storage.append(0) }
-        storage[header] = Self.retired << 32 | UInt64(capacity)
+        storage.append(Ring.firstWord(index: storage[ring.header] >> 32, capacity: larger))
+        storage.append(UInt64(ring.count))
+        for position in 0..<ring.count { storage.append(storage[ring.word(position)]) }
+        for _ in ring.count..<larger { storage.append(0) }
+        storage[ring.header] = Ring.firstWord(index: Self.retired, capacity: ring.capacity)
         return moved
     }
 }

@@ -423,10 +423,10 @@ public struct SessionMachine: Sendable {
         guard let member = frame.tape.member(of: frame.object, keyBytes: field, signature: signature), frame.tape.kind(member) == .string
         else { return nil }
         let lengthSlot = SessionMemory.key(table: Self.grownLengthTable, rule: rule, hash: keyHash)
-        let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
         let earlierLength = memory.value(for: lengthSlot).map { Int($0) }
         // The key's first frame, when it is also its final one: nothing to extend, nothing to keep.
         guard earlierLength != nil || remember else { return nil }
+        let hashSlot = SessionMemory.key(table: Self.grownHashTable, rule: rule, hash: keyHash)
         let earlierHash = memory.value(for: hashSlot)
         // The new text's hash and its earlier length's prefix's hash, in one pass over its bytes.
         let (length, fullHash, prefixHash) = frame.tape.withStringBytes(member) { bytes -> (Int, UInt64, UInt64?) in
