@@ -185,7 +185,7 @@ extension SpecReader {
             let parameters = map["parameters"].map { fields($0, owner: context, index: index, isMessage: false) } ?? []
             if let path, let pathNode {
                 checkPathParameters(path, parameters: parameters, context: context, at: pathNode.location)
-                if path.contains("?") {
+                if path.utf8.contains(UInt8(ascii: "?")) {
                     error("'path' in \(context) has a query; declare query parameters under 'query' instead", at: pathNode.location)
                 }
             }

@@ -47,24 +47,32 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
 
     /// Parses a type expression; returns `nil` with a reason when it is malformed.
     public static func parse(_ text: String) -> Result<TypeRef, TypeRefSyntaxError> {
-        var parser = Parser(text: Array(text.filter { !$0.isWhitespace }))
-        guard let type = parser.parseType(), parser.position == parser.text.count else {
-            return .failure(TypeRefSyntaxError(text: text))
-        }
-        return .success(type)
+        // A spec's types are ASCII as a rule, and ASCII is read byte by byte: the same grammar
+        // with no grapheme breaking, no Unicode property lookups and no `[Character]`.
+        let type: TypeRef? =
+            text.utf8.allSatisfy { $0 < 0x80 }
+            ? Parser.type(of: text.utf8.filter { !$0.isTypeTextWhitespace })
+            : Parser.type(of: text.filter { !$0.isWhitespace })
+        return type.map { .success($0) } ?? .failure(TypeRefSyntaxError(text: text))
     }
 
-    private struct Parser {
-        var text: [Character]
+    /// The grammar's parser over `text`, without whitespace: ASCII bytes, or characters.
+    private struct Parser<Unit: TypeTextUnit> {
+        var text: [Unit]
         var position = 0
+
+        /// The type `text` (without whitespace) is as a whole, or `nil` when it is not one.
+        static func type(of text: [Unit]) -> TypeRef? {
+            var parser = Parser(text: text)
+            guard let type = parser.parseType(), parser.position == text.count else { return nil }
+            return type
+        }
 
         mutating func parseType() -> TypeRef? {
             let start = position
-            while position < text.count, text[position].isLetter || text[position].isNumber || text[position] == "_" {
-                position += 1
-            }
+            while position < text.count, text[position].isWordPart { position += 1 }
             guard position > start else { return nil }
-            let word = String(text[start..<position])
+            let word = Unit.word(text[start..<position])
             switch word {
             case "string": return .string
             case "integer": return .integer
@@ -72,16 +80,16 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
             case "boolean": return .boolean
             case "json": return .json
             case "array", "map":
-                guard position < text.count, text[position] == "<" else { return nil }
+                guard position < text.count, text[position] == .lessThan else { return nil }
                 position += 1
                 guard let inner = parseType(), position < text.count else { return nil }
-                if word == "map", text[position] == "," {
+                if word == "map", text[position] == .comma {
                     position += 1
-                    guard let value = parseType(), position < text.count, text[position] == ">" else { return nil }
+                    guard let value = parseType(), position < text.count, text[position] == .greaterThan else { return nil }
                     position += 1
                     return .map(key: inner, value: value)
                 }
-                guard text[position] == ">" else { return nil }
+                guard text[position] == .greaterThan else { return nil }
                 position += 1
                 return word == "array" ? .array(inner) : .map(key: .string, value: inner)
             default:
@@ -90,6 +98,38 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
             }
         }
     }
+}
+
+/// One unit of a type expression's text, as ``TypeRef/parse(_:)`` reads it: a byte of ASCII
+/// text, or a character of any other.
+private protocol TypeTextUnit: Equatable {
+    /// A letter, a digit (or other number) or `_`: part of a word.
+    var isWordPart: Bool { get }
+    /// A letter, which a type's name starts with.
+    var isLetter: Bool { get }
+    static var lessThan: Self { get }
+    static var greaterThan: Self { get }
+    static var comma: Self { get }
+    /// The text of a word.
+    static func word(_ units: ArraySlice<Self>) -> String
+}
+
+extension UInt8: TypeTextUnit {
+    fileprivate var isTypeTextWhitespace: Bool { self == 0x20 || (0x09...0x0D).contains(self) }
+    fileprivate var isWordPart: Bool { isLetter || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || self == UInt8(ascii: "_") }
+    fileprivate var isLetter: Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self | 0x20) }
+    fileprivate static var lessThan: UInt8 { UInt8(ascii: "<") }
+    fileprivate static var greaterThan: UInt8 { UInt8(ascii: ">") }
+    fileprivate static var comma: UInt8 { UInt8(ascii: ",") }
+    fileprivate static func word(_ units: ArraySlice<UInt8>) -> String { String(decoding: units, as: UTF8.self) }
+}
+
+extension Character: TypeTextUnit {
+    fileprivate var isWordPart: Bool { isLetter || isNumber || self == "_" }
+    fileprivate static var lessThan: Character { "<" }
+    fileprivate static var greaterThan: Character { ">" }
+    fileprivate static var comma: Character { "," }
+    fileprivate static func word(_ units: ArraySlice<Character>) -> String { String(units) }
 }
 
 /// A type expression that does not follow the grammar.

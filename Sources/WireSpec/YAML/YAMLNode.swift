@@ -97,7 +97,12 @@ package enum YAMLParser {
         do {
             // Scalars are resolved here (`YAMLScalar`), not by tags: the basic resolver tags none,
             // and so runs none of the default resolver's regular expressions on every scalar.
-            guard let root = try Yams.compose(yaml: text, .basic) else { return .success(nil) }
+            // Nodes are read, never constructed into Swift values, so the constructor has no
+            // maps: the default's are built on first use, about 0.1 ms of every process that
+            // loads a spec. The text is UTF-8, said here so that Yams does not look for its
+            // environment variable to choose.
+            let constructor = Constructor([:], [:], [:])
+            guard let root = try Yams.compose(yaml: text, .basic, constructor, .utf8) else { return .success(nil) }
             return .success(convert(root, file: file))
         } catch let error as YamlError {
             return .failure(diagnostic(for: error, file: file))
