@@ -56,16 +56,48 @@ public enum SpecLoader {
 
     /// Reads a spec file and checks it. Diagnostics carry `path` exactly as given.
     public static func check(contentsOf path: String) throws(SpecFileError) -> SpecCheckResult {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "\(error.localizedDescription)" : "no such file"
-            throw SpecFileError(path: path, reason: reason)
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
+        let bytes = try SpecFile.bytes(atPath: path)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding replaces what is not UTF-8; a file that is UTF-8 decodes to its own bytes.
+        guard text.utf8.elementsEqual(bytes) else {
             throw SpecFileError(path: path, reason: "the file is not valid UTF-8")
         }
         return check(yaml: text, file: path)
+    }
+}
+
+/// A spec file's bytes, read with the system's calls: Foundation's file reading (a URL, a file
+/// manager, `Data`) cost about 0.2 ms of every process that loads a spec, mostly first uses.
+private enum SpecFile {
+    static func bytes(atPath path: String) throws(SpecFileError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = 64 << 10
+        // Read until the end, in chunks as large as what was read so far.
+        while true {
+            let start = bytes.count
+            var failed: Int32 = 0
+            bytes.append(contentsOf: repeatElement(0, count: chunk))
+            let count = bytes.withUnsafeMutableBytes { storage -> Int in
+                while true {
+                    let count = read(descriptor, storage.baseAddress! + start, chunk)
+                    if count >= 0 { return count }
+                    if errno != EINTR {
+                        failed = errno
+                        return 0
+                    }
+                }
+            }
+            bytes.removeLast(chunk - count)
+            if failed != 0 { throw failure(path, failed) }
+            if count == 0 { return bytes }
+            chunk = max(chunk, bytes.count)
+        }
+    }
+
+    private static func failure(_ path: String, _ code: Int32) -> SpecFileError {
+        SpecFileError(path: path, reason: code == ENOENT ? "no such file" : String(cString: strerror(code)))
     }
 }
