@@ -67,7 +67,7 @@ public enum SpecLoader {
 }
 
 /// A spec file's bytes, read with the system's calls: Foundation's file reading (a URL, a file
-/// manager, `Data`) cost about 0.2 ms of every process that loads a spec, mostly first uses.
+/// manager, `Data`) cost about 0.6 ms of every process that loads a spec, mostly first uses.
 private enum SpecFile {
     static func bytes(atPath path: String) throws(SpecFileError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

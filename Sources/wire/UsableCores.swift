@@ -8,7 +8,7 @@ enum UsableCores {
         #if os(Linux)
             if let allowed = affinityCount {
                 // One core allowed is the answer: the processor count (which reads the cgroup's
-                // files through Foundation, about 2% of `wire`'s start) could only be higher.
+                // files through Foundation, about 3% of `wire`'s start) could only be higher.
                 return allowed == 1 ? 1 : min(allowed, ProcessInfo.processInfo.activeProcessorCount)
             }
         #endif

@@ -110,8 +110,8 @@ final class SpecReader {
 
     /// Whether `text` is a name: a letter, then letters, digits and `_`. A letter is what
     /// Foundation's `CharacterSet.letters` holds (Unicode's letters and marks) and a digit what
-    /// `alphanumerics` adds (numbers), judged here from the scalars' general categories: the
-    /// character sets' first use cost about 0.1 ms of every process that loads a spec.
+    /// `alphanumerics` adds (numbers), judged here from the scalars' general categories rather
+    /// than with those sets, which set up CoreFoundation's tables on first use.
     static func isIdentifier(_ text: String) -> Bool {
         var scalars = text.unicodeScalars.makeIterator()
         guard let first = scalars.next(), isLetter(first) else { return false }

@@ -45,7 +45,7 @@ public indirect enum TypeRef: Sendable, Hashable, Encodable, CustomStringConvert
         }
     }
 
-    /// Parses a type expression; returns `nil` with a reason when it is malformed.
+    /// Parses a type expression; a malformed one is a failure that carries its text.
     public static func parse(_ text: String) -> Result<TypeRef, TypeRefSyntaxError> {
         // A spec's types are ASCII as a rule, and ASCII is read byte by byte: the same grammar
         // with no grapheme breaking, no Unicode property lookups and no `[Character]`.
