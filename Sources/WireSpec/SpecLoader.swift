@@ -1,4 +1,5 @@
 import Foundation
+import WireRuntime
 
 /// The outcome of loading and checking a spec: the model when it is valid, and every diagnostic.
 public struct SpecCheckResult: Sendable {
@@ -78,18 +79,8 @@ private enum SpecFile {
         // Read until the end, in chunks as large as what was read so far.
         while true {
             let start = bytes.count
-            var failed: Int32 = 0
             bytes.append(contentsOf: repeatElement(0, count: chunk))
-            let count = bytes.withUnsafeMutableBytes { storage -> Int in
-                while true {
-                    let count = read(descriptor, storage.baseAddress! + start, chunk)
-                    if count >= 0 { return count }
-                    if errno != EINTR {
-                        failed = errno
-                        return 0
-                    }
-                }
-            }
+            let (count, failed) = bytes.withUnsafeMutableBytes { readRetryingInterrupts(descriptor, into: $0.baseAddress! + start, count: chunk) }
             bytes.removeLast(chunk - count)
             if failed != 0 { throw failure(path, failed) }
             if count == 0 { return bytes }

@@ -482,18 +482,8 @@ struct LineReader {
                 buffer.append(contentsOf: repeatElement(0, count: max(buffer.count * 2, end + chunk) - buffer.count))
             }
         }
-        var failure: Int32 = 0
         let (chunk, end) = (chunk, end)
-        let received = buffer.withUnsafeMutableBytes { storage -> Int in
-            while true {
-                let count = read(descriptor, storage.baseAddress! + end, chunk)
-                if count >= 0 { return count }
-                if errno != EINTR {
-                    failure = errno
-                    return 0
-                }
-            }
-        }
+        let (received, failure) = buffer.withUnsafeMutableBytes { readRetryingInterrupts(descriptor, into: $0.baseAddress! + end, count: chunk) }
         if failure != 0 { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(failure))]) }
         self.end += received
         return received

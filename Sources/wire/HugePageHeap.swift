@@ -65,10 +65,7 @@ struct HugePageHeap {
 
     #if canImport(Glibc)
         /// glibc's `mallopt`, which the Glibc module does not declare (it is in `malloc.h`).
-        private static let mallopt: (@convention(c) (Int32, Int32) -> Int32)? = {
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return nil }
-            return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-        }()
+        private static let mallopt = glibcFunction("mallopt", as: (@convention(c) (Int32, Int32) -> Int32).self)
         /// `mallopt`'s parameters `M_TRIM_THRESHOLD` and `M_TOP_PAD` (`malloc.h`).
         private static let trimThreshold: Int32 = -1
         private static let topPad: Int32 = -2

@@ -29,8 +29,7 @@ enum UsableCores {
 
         /// glibc's `sched_getaffinity`, which the Glibc module does not declare (it needs `_GNU_SOURCE`).
         private static var schedGetAffinity: (@convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32)? {
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_getaffinity") else { return nil }
-            return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32).self)
+            glibcFunction("sched_getaffinity", as: (@convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32).self)
         }
     #endif
 }

@@ -123,7 +123,7 @@ final class SpecReader {
 
     /// Whether a scalar is a letter or a mark (general categories L and M).
     private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII { return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(UInt8(scalar.value) | 0x20) }
+        if scalar.isASCII { return UInt8(scalar.value).isASCIILetter }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .nonspacingMark, .spacingMark,
             .enclosingMark:
@@ -134,7 +134,7 @@ final class SpecReader {
 
     /// Whether a scalar is a number (general category N).
     private static func isNumber(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII { return ("0"..."9").contains(scalar) }
+        if scalar.isASCII { return UInt8(scalar.value).isASCIIDigit }
         switch scalar.properties.generalCategory {
         case .decimalNumber, .letterNumber, .otherNumber: return true
         default: return false

@@ -17,21 +17,20 @@ public enum KeyStyle: String, Sendable, Hashable, Encodable {
         guard let first = bytes.first else { return false }
         func isLower(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
         func isUpper(_ byte: UInt8) -> Bool { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
-        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
         let underscore = UInt8(ascii: "_")
         switch self {
         case .camelCase:
-            return isLower(first) && bytes.dropFirst().allSatisfy { isLower($0) || isUpper($0) || isDigit($0) }
+            return isLower(first) && bytes.dropFirst().allSatisfy { isLower($0) || isUpper($0) || $0.isASCIIDigit }
         case .snakeCase:
             // Words of lower-case letters and digits joined by single underscores, the first
             // starting with a letter.
             guard isLower(first), bytes.last != underscore else { return false }
             return zip(bytes, bytes.dropFirst()).allSatisfy { previous, byte in
-                isLower(byte) || isDigit(byte) || (byte == underscore && previous != underscore)
+                isLower(byte) || byte.isASCIIDigit || (byte == underscore && previous != underscore)
             }
         case .mixed:
             return (isLower(first) || isUpper(first) || first == underscore)
-                && bytes.dropFirst().allSatisfy { isLower($0) || isUpper($0) || isDigit($0) || $0 == underscore }
+                && bytes.dropFirst().allSatisfy { isLower($0) || isUpper($0) || $0.isASCIIDigit || $0 == underscore }
         }
     }
 }

@@ -116,8 +116,8 @@ private protocol TypeTextUnit: Equatable {
 
 extension UInt8: TypeTextUnit {
     fileprivate var isTypeTextWhitespace: Bool { self == 0x20 || (0x09...0x0D).contains(self) }
-    fileprivate var isWordPart: Bool { isLetter || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || self == UInt8(ascii: "_") }
-    fileprivate var isLetter: Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self | 0x20) }
+    fileprivate var isWordPart: Bool { isASCIILetter || isASCIIDigit || self == UInt8(ascii: "_") }
+    fileprivate var isLetter: Bool { isASCIILetter }
     fileprivate static var lessThan: UInt8 { UInt8(ascii: "<") }
     fileprivate static var greaterThan: UInt8 { UInt8(ascii: ">") }
     fileprivate static var comma: UInt8 { UInt8(ascii: ",") }

@@ -76,7 +76,7 @@ package enum YAMLScalar: Sendable, Equatable {
         // scalars, its names and words) is a string without the number parsers' work.
         guard let first = text.utf8.first,
             first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+                || first.isASCIIDigit
         else { return .string(text) }
         let digits = text.utf8.contains(UInt8(ascii: "_")) ? String(text.filter { $0 != "_" }) : text
         if let value = Int(digits) { return .integer(value) }
