@@ -17,9 +17,9 @@ import WireRuntime
 /// if they do not arrive in time.
 final class ServerConnection: Sendable {
     /// The socket's diagnostic id, kept as 16 bytes; ``sessionID`` spells it.
-    private let sessionUUID: UUID
+    private let sessionUUID: RandomUUID
     /// A diagnostic id, unique per socket (`sess_…`, sent in `auth_result`).
-    var sessionID: String { "sess_" + sessionUUID.uuidString.lowercased() }
+    var sessionID: String { "sess_" + sessionUUID.lowercased }
     /// The peer's IP address, when known.
     let remoteAddress: String?
     /// When the socket opened, on the server's clock.
@@ -77,7 +77,7 @@ final class ServerConnection: Sendable {
         logger: Logger, logsContent: Bool = false, metrics: ServerMetrics = .none, onOverflow: @escaping @Sendable () -> Void = {},
         abort: @escaping @Sendable () -> Void = {}, onMissingEvent: @escaping @Sendable (ServerConnection, Int) -> Void = { _, _ in }
     ) {
-        sessionUUID = UUID()
+        sessionUUID = .version4()
         self.remoteAddress = remoteAddress
         openedAt = now()
         outbox = Outbox(limit: outboxLimit)

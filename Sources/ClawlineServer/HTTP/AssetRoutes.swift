@@ -45,7 +45,7 @@ struct AssetRoutes: Sendable {
         let ticket = try Self.refusing { () throws(UploadQuota.Refusal) in try quota.begin(userID: device.userID) }
         defer { quota.end(ticket) }
         let stored = try await storedBytes(of: device.userID)
-        let assetID = "a_" + UUID().uuidString.lowercased()
+        let assetID = "a_" + RandomUUID.version4().lowercased
         let receiver: UploadReceiver
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

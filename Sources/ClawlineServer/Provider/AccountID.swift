@@ -13,7 +13,7 @@ enum AccountID {
     static let prefix = "user_"
 
     /// A new account id: `user_` and a random version 4 UUID.
-    static func mint() -> String { prefix + UUID().uuidString.lowercased() }
+    static func mint() -> String { prefix + RandomUUID.version4().lowercased }
 
     /// Whether `userID` is `user_` followed by a version 4 UUID (of either case).
     static func isWellFormed(_ userID: String) -> Bool {

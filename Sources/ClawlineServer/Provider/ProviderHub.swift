@@ -155,13 +155,8 @@ actor ProviderHub {
     /// bits), so ids stored one after another sit side by side in the store's index instead of
     /// each landing on a page of its own (a commit writes every page it touches).
     static func newEventID(at date: Date = Date()) -> String {
-        var bytes = UUID().uuid
         let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
-        withUnsafeMutableBytes(of: &bytes) { raw in
-            for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
-            raw[6] = 0x70 | (raw[6] & 0x0F)  // version 7; the variant bits stay those of the random UUID
-        }
-        return "s_" + UUID(uuid: bytes).uuidString.lowercased()
+        return "s_" + RandomUUID.version7(unixMilliseconds: milliseconds).lowercased
     }
 }
 
