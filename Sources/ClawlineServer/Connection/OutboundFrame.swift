@@ -18,7 +18,7 @@ struct OutboundFrame: Sendable {
     let messageID: String?
     /// The stored event's number in its account (see `StoredEvent.number`), when the store
     /// numbers events: sockets send an account's events in this order.
-    let number: Int?
+    private(set) var number: Int?
     /// The frame's message type (`message`, `ack`, …), as the metrics count it.
     let type: String
 
@@ -41,6 +41,14 @@ struct OutboundFrame: Sendable {
             (messageID, eventID) = (nil, nil)
         }
         type = frame.tag
+    }
+
+    /// The same frame as a stored event numbered `number` in its account (or unnumbered): the
+    /// text encoded before the store numbered it is not encoded again.
+    func numbered(_ number: Int?) -> OutboundFrame {
+        var numbered = self
+        numbered.number = number
+        return numbered
     }
 
     /// A stored event, sent as the store keeps it (its canonical JSON).

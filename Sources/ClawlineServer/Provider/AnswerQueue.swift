@@ -97,7 +97,8 @@ final class AnswerQueue: Sendable {
             ServerMessage(id: ServerEventId(answerID), role: .assistant, content: content, timestamp: timestamp, streaming: streaming)
         }
         @Sendable func stream(_ snapshot: String) async {
-            await hub.streamed(message(snapshot, streaming: true), answering: request.deviceID, of: request.userID)
+            let snapshot = message(snapshot, streaming: true)
+            await hub.streamed(snapshot, as: OutboundFrame(.message(snapshot)), answering: request.deviceID, of: request.userID)
         }
         let typing = await hub.sendTyping(true, to: request.userID)
         let pacer = SnapshotPacer(burst: hub.limits.snapshotBurst, interval: hub.limits.snapshotInterval)
@@ -141,10 +142,10 @@ final class AnswerQueue: Sendable {
                 throw CancellationError()
             }
             try Task.checkCancellation()
-            let frame = ServerFrame.message(message(final, streaming: false))
-            let number = try await hub.store.append(StoredEvent(eventID: answerID, userID: request.userID, frame: frame.encodedText()))
-            await hub.streamEnded(answering: request.deviceID)
-            await hub.broadcast(frame, to: request.userID, number: number)
+            // Encoded once: the store keeps its text and the account's sockets get its bytes.
+            let frame = OutboundFrame(.message(message(final, streaming: false)))
+            let number = try await hub.store.append(StoredEvent(eventID: answerID, userID: request.userID, frame: frame.text))
+            await hub.answerStored(frame, number: number, answering: request.deviceID, of: request.userID, typingStarted: typing)
         } catch {
             await hub.streamEnded(answering: request.deviceID)
             try? await hub.store.markFailed(clientMessageID: job.clientMessageID, deviceID: request.deviceID)
@@ -154,7 +155,7 @@ final class AnswerQueue: Sendable {
                 await hub.socket(of: request.deviceID)?.sendError(
                     .serverError, "\(reason); send the message again under a new id", messageID: job.clientMessageID)
             }
+            await hub.sendTyping(false, to: request.userID, started: typing)
         }
-        await hub.sendTyping(false, to: request.userID, started: typing)
     }
 }

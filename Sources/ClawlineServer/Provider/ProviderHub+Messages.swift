@@ -45,7 +45,9 @@ extension ProviderHub {
         let store = store
         let metrics = metrics
         let fingerprint = MessageFingerprint.of(message)
-        let stored = StoredEvent(eventID: echo.id.rawValue, userID: device.userID, frame: ServerFrame.message(echo).encodedText())
+        // Encoded once: the store keeps its text and the account's sockets get its bytes.
+        let echoFrame = OutboundFrame(.message(echo))
+        let stored = StoredEvent(eventID: echo.id.rawValue, userID: device.userID, frame: echoFrame.text)
         let outcome = await storeCalls.run {
             // Marked before the message is stored: if marking fails nothing is acknowledged, and
             // if storing fails an upload is kept that no message names (never the other way,
@@ -85,7 +87,7 @@ extension ProviderHub {
             if faults.has(.echoOnlyToSender) {
                 connection.send(.message(echo))
             } else {
-                broadcast(.message(echo), to: device.userID, number: number)
+                broadcast(echoFrame, to: device.userID, number: number)
             }
             answer(message, echoedAs: echo, from: device)
             return true
@@ -127,16 +129,25 @@ extension ProviderHub {
         enqueueAnswer(to: request, clientMessageID: message.id.rawValue)
     }
 
-    /// Sends a snapshot of a stream to the account's devices and remembers it for sockets that
-    /// connect while the stream goes on.
-    func streamed(_ snapshot: ServerMessage, answering deviceID: String, of userID: String) {
+    /// Sends a snapshot of a stream (`frame`, built by the answer's task) to the account's devices
+    /// and remembers it for sockets that connect while the stream goes on.
+    func streamed(_ snapshot: ServerMessage, as frame: OutboundFrame, answering deviceID: String, of userID: String) {
         answers.streamed(snapshot, answering: deviceID, of: userID)
-        broadcast(.message(snapshot), to: userID)
+        broadcast(frame, to: userID)
     }
 
     /// Forgets the stream answering a device's message.
     func streamEnded(answering deviceID: String) {
         answers.streamEnded(answering: deviceID)
+    }
+
+    /// An answer was stored as its account's event `number`: its stream is forgotten, its final
+    /// message (`final`, built by the answer's task) goes to the account's devices, and the typing
+    /// indicator ends if it started. One step on the hub, not three.
+    func answerStored(_ final: OutboundFrame, number: Int?, answering deviceID: String, of userID: String, typingStarted: Bool) {
+        streamEnded(answering: deviceID)
+        broadcast(final, to: userID, number: number)
+        sendTyping(false, to: userID, started: typingStarted)
     }
 
     /// Starts or ends the assistant's typing indicator for an account, within the spec's
@@ -145,9 +156,13 @@ extension ProviderHub {
     @discardableResult
     func sendTyping(_ active: Bool, to userID: String, started: Bool = true) -> Bool {
         guard answers.mayType(active, to: userID, started: started, now: environment.elapsed()) else { return false }
-        broadcast(.typing(ServerTyping(active: active)), to: userID)
+        broadcast(active ? Self.typingStarts : Self.typingEnds, to: userID)
         return true
     }
+
+    /// The assistant's typing frames, encoded once for the server's life.
+    private static let typingStarts = OutboundFrame(.typing(ServerTyping(active: true)))
+    private static let typingEnds = OutboundFrame(.typing(ServerTyping(active: false)))
 
     func enqueueAnswer(to request: AssistantRequest, clientMessageID: String) {
         let queue = answers.queue(of: request.deviceID) { AnswerQueue(hub: self) }

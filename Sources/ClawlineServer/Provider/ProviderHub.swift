@@ -115,12 +115,19 @@ actor ProviderHub {
     /// once, whatever the number of sockets. `number` is a stored event's number in its account:
     /// sockets send events in that order.
     func broadcast(_ frame: ServerFrame, to userID: String, number: Int? = nil) {
+        broadcast(OutboundFrame(frame), to: userID, number: number)
+    }
+
+    /// Sends a frame encoded and parsed beforehand to every connected device of an account, on
+    /// every node, as the stored event numbered `number` when it is one. A task that has the frame
+    /// builds it before it calls the hub: every socket's task waits for the hub, none for the
+    /// encoding.
+    func broadcast(_ frame: OutboundFrame, to userID: String, number: Int? = nil) {
         // Under the fault that echoes to the sender only, events go unnumbered: the account's
         // other sockets would otherwise notice the missing echo and read it from the store.
-        let number = faults.has(.echoOnlyToSender) ? nil : number
-        let outbound = OutboundFrame(frame, number: number)
+        let outbound = frame.numbered(faults.has(.echoOnlyToSender) ? nil : number)
         registry.deliver(outbound, to: userID)
-        publish(.accountFrame(userID: userID, frame: outbound.text, number: number))
+        publish(.accountFrame(userID: userID, frame: outbound.text, number: outbound.number))
     }
 
     /// Tells the other nodes, if there are any (the message is not even built otherwise).
