@@ -1,4 +1,3 @@
-import Foundation
 import WireRuntime
 
 /// The form of the account ids this provider creates: `user_` followed by a lowercase version 4
