@@ -176,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "ServerBenchmarks",
             dependencies: [
-                "ClawlineProtocol", "ServerTraitCheck",
+                "ClawlineProtocol", "ClawlineServer", "ServerTraitCheck",
                 server("Hummingbird", "hummingbird"),
                 server("HummingbirdWebSocket", "hummingbird-websocket"),
                 server("WSClient", "swift-websocket"),

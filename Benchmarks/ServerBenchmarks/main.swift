@@ -26,7 +26,10 @@ import Foundation
 // `--same-traffic` then runs each provider run's traffic on the bare echo: as many devices at the
 // same pace, each message's text sent back as many times as the provider wrote frames for one.
 // The echo then reads and writes what the provider did and nothing more, and the provider's frames
-// per server CPU-second are given as a share of that echo's too. `--server-cores 0` runs every
+// per server CPU-second are given as a share of that echo's too. Then the same echo once more,
+// storing in the provider's SQLite store what the contract makes a provider keep for each message
+// (its claim and echo before the first copy, an answer before the last): the floor of a provider
+// that keeps what it acknowledges, and the provider's share of that. `--server-cores 0` runs every
 // server on core 0 alone (`taskset`); start the generator on the others (`taskset -c 1`).
 //
 // `idle` holds SOCKETS idle authenticated sockets on one server (raising the open-file limit)
@@ -38,7 +41,8 @@ func say(_ line: String) {
 }
 
 if CommandLine.arguments.dropFirst().first == "echo-server" {
-    try await EchoServer.run(copies: CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1)
+    try await EchoServer.run(
+        copies: CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1, database: CommandLine.arguments.dropFirst(3).first)
     exit(0)
 }
 
@@ -147,18 +151,29 @@ func measureClawline(_ name: String, flags: [String], scrapes: Bool = false) asy
 }
 
 /// Runs the provider's traffic of `run` (its devices, its pace, its frames written per message)
-/// on the bare echo, and reports the provider's frames per server CPU-second as a share of the
-/// echo's: what the provider costs beyond moving the same frames.
+/// on the bare echo, then on the echo that also stores what the provider must (see ``EchoServer``),
+/// and reports the provider's frames per server CPU-second as a share of each: what the provider
+/// costs beyond moving the same frames, and beyond moving them and keeping what it acknowledges.
 func compareWithEchoOfSameTraffic(_ run: LoadRun, devices: Int) async throws {
     let copies = max(1, Int(run.framesPerMessage.rounded()))
-    let echo = try ServerProcess(CommandLine.arguments[0], ["echo-server", String(copies)])
-    defer { echo.stop() }
-    let echoRun = try await Load.echo(port: echo.port, pacedSockets: devices, copies: copies, seconds: seconds, server: echo)
-    let (provider, bare) = (run.framesPerCPUSecond, echoRun.framesPerCPUSecond)
-    say(
-        "bare echo of the same traffic, \(devices) devices, \(copies) copies".padding(toLength: 56, withPad: " ", startingAt: 0)
-            + String(
-                format: "%9.0f msg/s  %8.0f frames per server CPU-second (cores: server %.2f, load %.2f): the provider's %8.0f are %3.0f%% of it",
-                echoRun.rate, bare, echoRun.serverCores, echoRun.generatorCores, provider,
-                bare > 0 ? provider / bare * 100 : 0))
+    for stores in [false, true] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clawline-echo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var arguments = ["echo-server", String(copies)]
+        if stores {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            arguments.append(directory.appendingPathComponent("echo.sqlite").path)
+        }
+        let echo = try ServerProcess(CommandLine.arguments[0], arguments)
+        defer { echo.stop() }
+        let echoRun = try await Load.echo(port: echo.port, pacedSockets: devices, copies: copies, seconds: seconds, server: echo)
+        let (provider, bare) = (run.framesPerCPUSecond, echoRun.framesPerCPUSecond)
+        say(
+            "\(stores ? "storing" : "bare") echo of the same traffic, \(devices) devices, \(copies) copies".padding(
+                toLength: 56, withPad: " ", startingAt: 0)
+                + String(
+                    format: "%9.0f msg/s  %8.0f frames per server CPU-second (cores: server %.2f, load %.2f): the provider's %8.0f are %3.0f%% of it",
+                    echoRun.rate, bare, echoRun.serverCores, echoRun.generatorCores, provider,
+                    bare > 0 ? provider / bare * 100 : 0))
+    }
 }
