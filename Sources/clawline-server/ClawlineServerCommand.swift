@@ -27,6 +27,16 @@ struct DataOptions: ParsableArguments {
     @Flag(help: "Sync every commit to disk, so acknowledged messages survive power failure, not only a crash (slower; SQLite only).")
     var syncEveryCommit = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Microseconds the first write of a busy store waits for others to share its commit; 0 commits every batch at once "
+                + "(SQLite only). A write after a quiet window commits at once."))
+    var commitWindowUs = Int(SQLiteProviderStore.defaultCommitWindow / .microseconds(1))
+
+    func validate() throws {
+        guard commitWindowUs >= 0 else { throw ValidationError("--commit-window-us must be 0 or more") }
+    }
+
     var databasePath: String { (dataDir as NSString).appendingPathComponent("clawline.sqlite") }
     var keyPath: String { (dataDir as NSString).appendingPathComponent("signing-key") }
     var uploadsPath: String { (dataDir as NSString).appendingPathComponent("uploads") }
@@ -60,7 +70,8 @@ struct DataOptions: ParsableArguments {
             }
         }
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let store = try await SQLiteProviderStore.open(path: databasePath, durability: syncEveryCommit ? .powerFailure : .processCrash)
+        let store = try await SQLiteProviderStore.open(
+            path: databasePath, durability: syncEveryCommit ? .powerFailure : .processCrash, commitWindow: .microseconds(commitWindowUs))
         return try await closing({ try await store.close() }) {
             try await body(store, { try TokenAuthority.loadOrCreateKey(at: keyPath) }, { nil })
         }

@@ -1,3 +1,4 @@
+import Dispatch
 import GRDB
 import NIOConcurrencyHelpers
 
@@ -15,6 +16,13 @@ import NIOConcurrencyHelpers
 /// A batch of one write that is a single statement runs without `BEGIN` and `COMMIT` (SQLite
 /// commits a statement on its own), so a quiet server pays nothing for the grouping.
 ///
+/// A busy store waits a little to fill its batches: when a write comes less than `window` after
+/// the one before it and no commit is on its way, its batch starts `window` later, so the writes
+/// that come meanwhile share its commit. A moderately busy server otherwise commits almost every
+/// write alone (each commit takes a fraction of the time between writes), and pays a commit and
+/// a wake-up of the connection's queue for each. A write that comes after a quiet `window`
+/// commits at once: a lone device's message waits for nothing.
+///
 /// A commit runs to its end whatever happens to the callers' tasks: the others' writes are in it,
 /// and a caller waits for its outcome even when cancelled.
 ///
@@ -27,6 +35,31 @@ final class GroupCommit: Sendable {
         /// need no job of their own.
         var draining = false
         var batches = 0
+        /// When the last write was queued; `nil` before the first, or when there is no window.
+        var lastQueued: ContinuousClock.Instant?
+    }
+
+    /// How long the first write of a busy store's batch waits for others (`.zero`: never).
+    let window: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let after: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+
+    /// A group commit whose batches wait `window` when writes come closer together than that.
+    /// `now` and `after` (which runs a job once a duration has passed) are the clock, for tests.
+    init(
+        window: Duration = .zero, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        after: @escaping @Sendable (Duration, @escaping @Sendable () -> Void) -> Void = GroupCommit.dispatchAfter
+    ) {
+        self.window = window
+        self.now = now
+        self.after = after
+    }
+
+    /// Runs `job` on a global dispatch queue once `delay` has passed.
+    static func dispatchAfter(_ delay: Duration, _ job: @escaping @Sendable () -> Void) {
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: job)
     }
 
     private let state = NIOLockedValueBox(State())
@@ -78,12 +111,23 @@ final class GroupCommit: Sendable {
                     continuation.resume(returning: result)
                 },
                 isOneStatement: isOneStatement)
-            let startsDrain = state.withLockedValue { state in
+            let queuedAt = window > .zero ? now() : nil
+            // `nil` when a drain is on its way (the write joins it); else how long its batch waits.
+            let drainAfter = state.withLockedValue { state -> Duration? in
                 state.queue.append(pending)
-                defer { state.draining = true }
-                return !state.draining
+                defer {
+                    state.draining = true
+                    state.lastQueued = queuedAt
+                }
+                guard !state.draining else { return nil }
+                guard let queuedAt, let last = state.lastQueued, queuedAt - last < window else { return .zero }
+                return window
             }
-            if startsDrain { database.asyncWriteWithoutTransaction { self.drain($0) } }
+            switch drainAfter {
+            case nil: break
+            case .zero?: database.asyncWriteWithoutTransaction { self.drain($0) }
+            case let delay?: after(delay) { database.asyncWriteWithoutTransaction { self.drain($0) } }
+            }
         }
     }
 
