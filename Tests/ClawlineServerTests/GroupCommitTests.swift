@@ -88,28 +88,30 @@ import WireTestSupport
         #expect(commits.queuedCount == 0)
     }
 
-    /// A clock for the commit window: `now` moves only when told, and jobs given to `after` run
-    /// only when the test runs them.
+    /// A clock for the commit window: `now` moves only when told, and a batch's pause holds the
+    /// connection's queue until the test ends it.
     final class WindowClock: Sendable {
-        private let state = NIOLockedValueBox((offset: Duration.zero, jobs: [(delay: Duration, job: @Sendable () -> Void)]()))
+        private let state = NIOLockedValueBox((offset: Duration.zero, pauses: [Duration]()))
         private let start = ContinuousClock.now
+        private let paused = AsyncSignal()
+        private let resumed = DispatchSemaphore(value: 0)
 
         var now: @Sendable () -> ContinuousClock.Instant { { [state, start] in start + state.withLockedValue { $0.offset } } }
-        var after: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void {
-            { [state] delay, job in state.withLockedValue { $0.jobs.append((delay, job)) } }
+        var pause: @Sendable (Duration) -> Void {
+            { [state, paused, resumed] duration in
+                state.withLockedValue { $0.pauses.append(duration) }
+                paused.fire()
+                resumed.wait()
+            }
         }
 
         func advance(by duration: Duration) { state.withLockedValue { $0.offset += duration } }
-        /// The delays asked for so far.
-        var delays: [Duration] { state.withLockedValue { $0.jobs.map(\.delay) } }
-        /// Runs the jobs given so far, once each.
-        func runJobs() {
-            let jobs = state.withLockedValue { state in
-                defer { state.jobs.removeAll() }
-                return state.jobs
-            }
-            for job in jobs { job.job() }
-        }
+        /// The pauses asked for so far.
+        var pauses: [Duration] { state.withLockedValue { $0.pauses } }
+        /// Waits until a batch pauses.
+        func waitForPause() async { await paused.wait() }
+        /// Ends the pause in progress.
+        func endPause() { resumed.signal() }
     }
 
     static func insert(_ name: String, through commits: GroupCommit, on database: DatabaseQueue) -> Task<Int, any Error> {
@@ -125,35 +127,35 @@ import WireTestSupport
     @Test func writesThatComeFurtherApartThanTheWindowCommitAtOnce() async throws {
         let database = try Self.database()
         let clock = WindowClock()
-        let commits = GroupCommit(window: .milliseconds(5), now: clock.now, after: clock.after)
+        let commits = GroupCommit(window: .milliseconds(5), now: clock.now, pause: clock.pause)
         for (index, name) in ["first", "second", "third"].enumerated() {
             #expect(try await Self.insert(name, through: commits, on: database).value == index + 1)
             clock.advance(by: .milliseconds(5))
         }
-        #expect(clock.delays.isEmpty, "no batch waited")
+        #expect(clock.pauses.isEmpty, "no batch waited")
         #expect(commits.batchCount == 3)
     }
 
     @Test func aWriteWithinTheWindowOfTheLastWaitsForTheWindowAndTheWritesMeanwhileShareItsCommit() async throws {
         let database = try Self.database()
         let clock = WindowClock()
-        let commits = GroupCommit(window: .milliseconds(5), now: clock.now, after: clock.after)
+        let commits = GroupCommit(window: .milliseconds(5), now: clock.now, pause: clock.pause)
         #expect(try await Self.insert("first", through: commits, on: database).value == 1)
         clock.advance(by: .milliseconds(1))
         let tasks = [Self.insert("second", through: commits, on: database)]
-        #expect(try await eventually { commits.queuedCount == 1 })
-        #expect(clock.delays == [.milliseconds(5)], "the second write came 1 ms after the first: its batch waits")
+        await clock.waitForPause()
+        #expect(clock.pauses == [.milliseconds(5)], "the second write came 1 ms after the first: its batch waits")
         // Writes while that batch waits join it, whenever they come: no second wait.
         clock.advance(by: .milliseconds(20))
         let later = ["third", "fourth"].map { Self.insert($0, through: commits, on: database) }
         #expect(try await eventually { commits.queuedCount == 3 })
-        #expect(clock.delays.count == 1)
         #expect(commits.batchCount == 1, "nothing committed while the batch waits")
 
-        clock.runJobs()
+        clock.endPause()
         var ids: [Int] = []
         for task in tasks + later { ids.append(try await task.value) }
         #expect(Set(ids) == [2, 3, 4])
+        #expect(clock.pauses.count == 1)
         #expect(commits.batchCount == 2, "the three writes shared one batch")
         #expect(try Set(Self.names(in: database)) == ["first", "second", "third", "fourth"])
     }

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import GRDB
 import NIOConcurrencyHelpers
 
@@ -17,8 +17,8 @@ import NIOConcurrencyHelpers
 /// commits a statement on its own), so a quiet server pays nothing for the grouping.
 ///
 /// A busy store waits a little to fill its batches: when a write comes less than `window` after
-/// the one before it and no commit is on its way, its batch starts `window` later, so the writes
-/// that come meanwhile share its commit. A moderately busy server otherwise commits almost every
+/// the one before it and no commit is on its way, its batch starts `window` later (the drain job
+/// waits that long on the connection's queue), so the writes that come meanwhile share its commit. A moderately busy server otherwise commits almost every
 /// write alone (each commit takes a fraction of the time between writes), and pays a commit and
 /// a wake-up of the connection's queue for each. A write that comes after a quiet `window`
 /// commits at once: a lone device's message waits for nothing.
@@ -42,24 +42,28 @@ final class GroupCommit: Sendable {
     /// How long the first write of a busy store's batch waits for others (`.zero`: never).
     let window: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let after: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+    private let pause: @Sendable (Duration) -> Void
 
     /// A group commit whose batches wait `window` when writes come closer together than that.
-    /// `now` and `after` (which runs a job once a duration has passed) are the clock, for tests.
+    /// `now` and `pause` (which blocks the calling thread for a duration) are the clock, for tests.
     init(
         window: Duration = .zero, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
-        after: @escaping @Sendable (Duration, @escaping @Sendable () -> Void) -> Void = GroupCommit.dispatchAfter
+        pause: @escaping @Sendable (Duration) -> Void = GroupCommit.sleep
     ) {
         self.window = window
         self.now = now
-        self.after = after
+        self.pause = pause
     }
 
-    /// Runs `job` on a global dispatch queue once `delay` has passed.
-    static func dispatchAfter(_ delay: Duration, _ job: @escaping @Sendable () -> Void) {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: job)
+    /// Blocks the calling thread for `duration` (`nanosleep`, a relative wait). The batch waits on
+    /// the connection's queue, which has nothing else to do meanwhile: no timer is set. (Timers
+    /// are not: in the test that steps a node's wall clock forward with libfaketime, batches
+    /// scheduled with `asyncAfter` or `Task.sleep` never committed.)
+    static func sleep(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -126,7 +130,11 @@ final class GroupCommit: Sendable {
             switch drainAfter {
             case nil: break
             case .zero?: database.asyncWriteWithoutTransaction { self.drain($0) }
-            case let delay?: after(delay) { database.asyncWriteWithoutTransaction { self.drain($0) } }
+            case let delay?:
+                database.asyncWriteWithoutTransaction { database in
+                    self.pause(delay)
+                    self.drain(database)
+                }
             }
         }
     }
