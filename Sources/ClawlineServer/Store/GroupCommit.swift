@@ -18,10 +18,11 @@ import NIOConcurrencyHelpers
 ///
 /// A busy store waits a little to fill its batches: when a write comes less than `window` after
 /// the one before it and no commit is on its way, its batch starts `window` later (the drain job
-/// waits that long on the connection's queue), so the writes that come meanwhile share its commit. A moderately busy server otherwise commits almost every
-/// write alone (each commit takes a fraction of the time between writes), and pays a commit and
-/// a wake-up of the connection's queue for each. A write that comes after a quiet `window`
-/// commits at once: a lone device's message waits for nothing.
+/// waits that long on the connection's queue), so the writes that come meanwhile share its
+/// commit. A moderately busy server otherwise commits almost every write alone (each commit takes
+/// a fraction of the time between writes), and pays a commit and a wake-up of the connection's
+/// queue for each. A write that comes after a quiet `window` commits at once: a lone device's
+/// message waits for nothing.
 ///
 /// A commit runs to its end whatever happens to the callers' tasks: the others' writes are in it,
 /// and a caller waits for its outcome even when cancelled.
