@@ -17,9 +17,7 @@ import NIOConcurrencyHelpers
 enum EchoServer {
     static func run(copies: Int = 1, database: String? = nil) async throws {
         let copies = max(1, copies)
-        var store: SQLiteProviderStore?
-        if let database { store = try await SQLiteProviderStore.open(path: database) }
-        let opened = store
+        let opened: SQLiteProviderStore? = if let database { try await SQLiteProviderStore.open(path: database) } else { nil }
         let sockets = NIOLockedValueBox(0)
         let application = Application(
             router: Router(),

@@ -85,7 +85,7 @@ extension ProviderHub {
         case .accepted(let number):
             connection.send(.ack(Ack(id: message.id)))
             if faults.has(.echoOnlyToSender) {
-                connection.send(.message(echo))
+                connection.send(echoFrame)
             } else {
                 broadcast(echoFrame, to: device.userID, number: number)
             }

@@ -57,9 +57,9 @@ final class GroupCommit: Sendable {
     }
 
     /// Blocks the calling thread for `duration` (`nanosleep`, a relative wait). The batch waits on
-    /// the connection's queue, which has nothing else to do meanwhile: no timer is set. (Timers
-    /// are not: in the test that steps a node's wall clock forward with libfaketime, batches
-    /// scheduled with `asyncAfter` or `Task.sleep` never committed.)
+    /// the connection's queue, so a read queued behind it waits too, for at most the window; no
+    /// timer is set. (Timers are not used: in the test that steps a node's wall clock forward with
+    /// libfaketime, batches scheduled with `asyncAfter` or `Task.sleep` never committed.)
     static func sleep(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
@@ -128,14 +128,10 @@ final class GroupCommit: Sendable {
                 guard let queuedAt, let last = state.lastQueued, queuedAt - last < window else { return .zero }
                 return window
             }
-            switch drainAfter {
-            case nil: break
-            case .zero?: database.asyncWriteWithoutTransaction { self.drain($0) }
-            case let delay?:
-                database.asyncWriteWithoutTransaction { database in
-                    self.pause(delay)
-                    self.drain(database)
-                }
+            guard let drainAfter else { return }
+            database.asyncWriteWithoutTransaction { database in
+                if drainAfter > .zero { self.pause(drainAfter) }
+                self.drain(database)
             }
         }
     }
