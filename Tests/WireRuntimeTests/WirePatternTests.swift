@@ -99,6 +99,44 @@ import WireTestSupport
         #expect(WirePattern("[a-z]+").matches("aé") == false)
     }
 
+    /// Each pattern is matched the cheapest way that is exact for it: byte by byte for fixed
+    /// counts, one greedy pass when no run can leave a byte of its set to a run after it, and by
+    /// positions otherwise.
+    @Test func eachPatternGetsTheCheapestExactStrategy() {
+        let expected: [(String, SimplePattern.Strategy)] = [
+            ("c_", .fixed), ("a_[0-9a-f]{8}-[0-9a-f]{4}", .fixed), ("[a-z]+_[0-9]+", .greedy), ("c_[A-Za-z0-9]{1,64}", .greedy),
+            ("ab?c*d+", .greedy), ("x{2,4}y{0,}z{1}", .greedy), ("\\d{3}\\.\\w+", .greedy),
+            ("a*a*a", .positions), ("[ab]*b[ab]{2}", .positions), ("a?b?a", .positions), ("[a-z]+[0-9]?x", .positions),
+        ]
+        for (pattern, strategy) in expected {
+            #expect(WirePattern(pattern).simple?.strategy == strategy, "\(pattern)")
+        }
+    }
+
+    /// Wherever the greedy pass is chosen, it agrees with the matcher by positions: random simple
+    /// patterns over a small alphabet (so that runs' sets overlap often) on random texts.
+    @Test func theGreedyPassAgreesWithPositionsWhereItIsChosen() {
+        let atoms = ["a", "b", "c", "[ab]", "[bc]", "[a-c]", "\\d", "1"]
+        let counts = ["", "?", "*", "+", "{2}", "{1,3}", "{0,2}", "{2,}"]
+        var generator = SplitMix64.forTest(seed: 0x5041_5433)
+        var greedy = 0
+        for _ in 0..<3_000 {
+            let pattern = (0..<Int.random(in: 1...4, using: &generator)).map { _ in
+                atoms.randomElement(using: &generator)! + counts.randomElement(using: &generator)!
+            }.joined()
+            guard let simple = WirePattern(pattern).simple, simple.strategy == .greedy else { continue }
+            greedy += 1
+            for _ in 0..<40 {
+                let text = Array((0..<Int.random(in: 0...8, using: &generator)).map { _ in Array("abc12").randomElement(using: &generator)! })
+                let bytes = Array(String(text).utf8)
+                let byPositions = bytes.withUnsafeBufferPointer { SimplePattern.matchesByPositions(simple.runs, $0) }
+                let greedily = bytes.withUnsafeBufferPointer { SimplePattern.matchesGreedily(simple.runs, $0) }
+                #expect(greedily == byPositions, "\(pattern) on \(String(text))")
+            }
+        }
+        #expect(greedy > 300, "enough random patterns took the greedy pass")
+    }
+
     /// Long texts are matched in time linear in their length, without backtracking.
     @Test func longTextsMatch() {
         let text = String(repeating: "a", count: 100_000) + "b"

@@ -14,7 +14,7 @@ import Foundation
     /// a process about 8 million instructions).
     private let expression: LazyExpression
     /// The pattern as byte classes with counts, when it has that simple form.
-    let simple: [ByteClassRun]?
+    let simple: SimplePattern?
 
     /// Prepares `^(?:source)$`. A pattern that does not compile matches nothing (specs are checked
     /// before generation, so this only happens with hand-made rules).
@@ -22,7 +22,7 @@ import Foundation
         self.source = source
         // Every pattern of the simple form is also a valid regular expression (a row of literal
         // characters, escapes and bracket classes with counts), so this needs no engine to check.
-        simple = ByteClassRun.compile(source)
+        simple = ByteClassRun.compile(source).map(SimplePattern.init)
         expression = LazyExpression(pattern: "^(?:\(source))$")
     }
 
@@ -43,7 +43,7 @@ import Foundation
     /// Whether the whole text, given as its UTF-8 bytes, matches; `text` builds the string only
     /// when the regular-expression engine is needed.
     public func matches(utf8 bytes: UnsafeBufferPointer<UInt8>, text: () -> String) -> Bool {
-        if let simple, !bytes.contains(where: { $0 >= 0x80 }) { return ByteClassRun.matches(simple, bytes) }
+        if let simple, !bytes.contains(where: { $0 >= 0x80 }) { return simple.matches(bytes) }
         guard let expression = expression.compiled() else { return false }
         let text = text()
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
@@ -77,6 +77,104 @@ private final class LazyExpression: @unchecked Sendable {
     }
 }
 
+/// A pattern of the simple form (``ByteClassRun``s) and how texts are matched against it, chosen
+/// once when the pattern is compiled.
+struct SimplePattern: Sendable {
+    /// How a text is matched against the runs.
+    enum Strategy: Sendable, Equatable {
+        /// Every run repeats a fixed number of times: byte by byte.
+        case fixed
+        /// Each run can take only as many bytes as it finds (see ``greedyIsExact(_:)``): one pass,
+        /// each run taking all it can.
+        case greedy
+        /// Runs whose sets overlap: every position each prefix of the runs can end at is kept.
+        case positions
+    }
+
+    let runs: [ByteClassRun]
+    let strategy: Strategy
+
+    init(_ runs: [ByteClassRun]) {
+        self.runs = runs
+        strategy = runs.allSatisfy { $0.minimum == $0.maximum } ? .fixed : Self.greedyIsExact(runs) ? .greedy : .positions
+    }
+
+    /// Whether the greedy pass finds every match: for each run of varying count, no byte of its
+    /// set is in the set of a run that can follow it directly (the next run, and the ones after
+    /// it while those before them may repeat zero times). Then a match cannot leave a byte of the
+    /// run's set to a later run, so the run takes exactly the bytes of its set it finds, up to its
+    /// maximum. `[a-z]+_[0-9]{1,8}` is such a pattern; `[ab]*b` is not.
+    static func greedyIsExact(_ runs: [ByteClassRun]) -> Bool {
+        for (index, run) in runs.enumerated() where run.minimum != run.maximum {
+            for next in runs[(index + 1)...] {
+                if next.low & run.low != 0 || next.high & run.high != 0 { return false }
+                if next.minimum > 0 { break }
+            }
+        }
+        return true
+    }
+
+    /// Whether the runs match all of `bytes` (ASCII).
+    func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch strategy {
+        case .fixed, .greedy: Self.matchesGreedily(runs, bytes)
+        case .positions: Self.matchesByPositions(runs, bytes)
+        }
+    }
+
+    /// Each run takes as many bytes of its set as it finds, up to its maximum, and must find its
+    /// minimum. Exact for fixed counts and for patterns ``greedyIsExact(_:)`` accepts.
+    static func matchesGreedily(_ runs: [ByteClassRun], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = 0
+        for run in runs {
+            let start = position
+            let limit = bytes.count - start < run.maximum ? bytes.count : start + run.maximum
+            while position < limit, run.contains(bytes[position]) { position += 1 }
+            guard position - start >= run.minimum else { return false }
+        }
+        return position == bytes.count
+    }
+
+    /// Keeps the set of positions each prefix of the runs can end at, so it takes time linear in
+    /// the text per run, with no backtracking; its three tables are one temporary allocation (on
+    /// the stack for a text of a few hundred bytes).
+    static func matchesByPositions(_ runs: [ByteClassRun], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 &* (count &+ 2)) { tables in
+            // reachable[p] (0 or 1): whether the runs so far can end at p; streak[p]: how many bytes
+            // from p on are in the run's set; marks: where ranges of reachable positions open and close.
+            let reachable = UnsafeMutableBufferPointer(rebasing: tables[0..<(count + 1)])
+            let streak = UnsafeMutableBufferPointer(rebasing: tables[(count + 1)..<(2 * count + 2)])
+            let marks = UnsafeMutableBufferPointer(rebasing: tables[(2 * count + 2)..<(3 * count + 4)])
+            reachable.initialize(repeating: 0)
+            reachable[0] = 1
+            streak.initialize(repeating: 0)
+            marks.initialize(repeating: 0)
+            for run in runs {
+                streak[count] = 0
+                for position in stride(from: count - 1, through: 0, by: -1) {
+                    streak[position] = run.contains(bytes[position]) ? streak[position + 1] + 1 : 0
+                }
+                for index in marks.indices { marks[index] = 0 }
+                var any = false
+                for position in 0...count where reachable[position] != 0 && streak[position] >= run.minimum {
+                    let last = position + min(run.maximum, streak[position])
+                    marks[position + run.minimum] += 1
+                    marks[last + 1] -= 1
+                    any = true
+                }
+                guard any else { return false }
+                var open = 0
+                for position in 0...count {
+                    open += marks[position]
+                    reachable[position] = open > 0 ? 1 : 0
+                }
+            }
+            return reachable[count] != 0
+        }
+    }
+}
+
 /// One step of a simple pattern: a set of ASCII bytes, repeated between `minimum` and `maximum`
 /// times.
 struct ByteClassRun: Sendable, Equatable {
@@ -92,52 +190,6 @@ struct ByteClassRun: Sendable, Equatable {
 
     mutating func insert(_ byte: UInt8) {
         if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
-    }
-
-    /// Whether the runs match all of `bytes` (ASCII). Keeps the set of positions each prefix of
-    /// the runs can end at, so it takes time linear in the text per run, with no backtracking.
-    static func matches(_ runs: [ByteClassRun], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        if runs.allSatisfy({ $0.minimum == $0.maximum }) { return matchesFixed(runs, bytes) }
-        let count = bytes.count
-        var reachable = [Bool](repeating: false, count: count + 1)
-        reachable[0] = true
-        var streak = [Int](repeating: 0, count: count + 1)
-        var marks = [Int](repeating: 0, count: count + 2)
-        for run in runs {
-            // streak[p]: how many bytes from p on are in the run's set.
-            streak[count] = 0
-            for position in stride(from: count - 1, through: 0, by: -1) {
-                streak[position] = run.contains(bytes[position]) ? streak[position + 1] + 1 : 0
-            }
-            for index in marks.indices { marks[index] = 0 }
-            var any = false
-            for position in 0...count where reachable[position] && streak[position] >= run.minimum {
-                let last = position + min(run.maximum, streak[position])
-                marks[position + run.minimum] += 1
-                marks[last + 1] -= 1
-                any = true
-            }
-            guard any else { return false }
-            var open = 0
-            for position in 0...count {
-                open += marks[position]
-                reachable[position] = open > 0
-            }
-        }
-        return reachable[count]
-    }
-
-    /// Runs that each repeat a fixed number of times match one way only: byte by byte.
-    private static func matchesFixed(_ runs: [ByteClassRun], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var position = 0
-        for run in runs {
-            guard position + run.minimum <= bytes.count else { return false }
-            for _ in 0..<run.minimum {
-                guard run.contains(bytes[position]) else { return false }
-                position += 1
-            }
-        }
-        return position == bytes.count
     }
 
     /// The runs of a pattern made only of ASCII characters, escaped punctuation, `\d`, `\w` and
