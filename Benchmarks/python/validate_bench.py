@@ -145,12 +145,12 @@ def taking_turns(args, lines):
         peers_ns = time_peers_work(args.stages, args.capture) if args.stages else None
         whole_ns = time_whole_work(args.stages, args.capture) if args.stages else None
         rounds.append((msgspec_ns, wire_ns, peers_ns, process_ns, whole_ns))
-        peers = f"   peers' work in process {peers_ns:6.0f} ns ({msgspec_ns / peers_ns:4.2f}x)" if peers_ns else ""
+        in_process = f"   peers' work in process {peers_ns:6.0f} ns ({msgspec_ns / peers_ns:4.2f}x)" if peers_ns else ""
         if whole_ns:
-            peers += f"   whole work in process {whole_ns:6.0f} ns ({msgspec_ns / whole_ns:4.2f}x)"
+            in_process += f"   whole work in process {whole_ns:6.0f} ns ({msgspec_ns / whole_ns:4.2f}x)"
         print(f"  msgspec in process {msgspec_ns:6.0f} ns a frame, whole process {process_ns:6.0f} ns   "
               f"wire validate, one core {wire_ns:6.0f} ns ({msgspec_ns / wire_ns:4.2f}x; whole process to whole process "
-              f"{process_ns / wire_ns:4.2f}x){peers}")
+              f"{process_ns / wire_ns:4.2f}x){in_process}")
     best_msgspec = min(r[0] for r in rounds)
     best_wire = min(r[1] for r in rounds)
     best_process = min(r[3] for r in rounds)

@@ -82,10 +82,8 @@ private final class LazyExpression: @unchecked Sendable {
 struct SimplePattern: Sendable {
     /// How a text is matched against the runs.
     enum Strategy: Sendable, Equatable {
-        /// Every run repeats a fixed number of times: byte by byte.
-        case fixed
-        /// Each run can take only as many bytes as it finds (see ``greedyIsExact(_:)``): one pass,
-        /// each run taking all it can.
+        /// Each run can take only as many bytes as it finds (see ``greedyIsExact(_:)``; every
+        /// pattern of fixed counts is such a pattern): one pass, each run taking all it can.
         case greedy
         /// Runs whose sets overlap: every position each prefix of the runs can end at is kept.
         case positions
@@ -96,14 +94,15 @@ struct SimplePattern: Sendable {
 
     init(_ runs: [ByteClassRun]) {
         self.runs = runs
-        strategy = runs.allSatisfy { $0.minimum == $0.maximum } ? .fixed : Self.greedyIsExact(runs) ? .greedy : .positions
+        strategy = Self.greedyIsExact(runs) ? .greedy : .positions
     }
 
     /// Whether the greedy pass finds every match: for each run of varying count, no byte of its
     /// set is in the set of a run that can follow it directly (the next run, and the ones after
     /// it while those before them may repeat zero times). Then a match cannot leave a byte of the
     /// run's set to a later run, so the run takes exactly the bytes of its set it finds, up to its
-    /// maximum. `[a-z]+_[0-9]{1,8}` is such a pattern; `[ab]*b` is not.
+    /// maximum. A run of fixed count has no choice to make, so a pattern of fixed counts only is
+    /// always such a pattern. `[a-z]+_[0-9]{1,8}` is one; `[ab]*b` is not.
     static func greedyIsExact(_ runs: [ByteClassRun]) -> Bool {
         for (index, run) in runs.enumerated() where run.minimum != run.maximum {
             for next in runs[(index + 1)...] {
@@ -117,13 +116,13 @@ struct SimplePattern: Sendable {
     /// Whether the runs match all of `bytes` (ASCII).
     func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         switch strategy {
-        case .fixed, .greedy: Self.matchesGreedily(runs, bytes)
+        case .greedy: Self.matchesGreedily(runs, bytes)
         case .positions: Self.matchesByPositions(runs, bytes)
         }
     }
 
     /// Each run takes as many bytes of its set as it finds, up to its maximum, and must find its
-    /// minimum. Exact for fixed counts and for patterns ``greedyIsExact(_:)`` accepts.
+    /// minimum. Exact for the patterns ``greedyIsExact(_:)`` accepts.
     static func matchesGreedily(_ runs: [ByteClassRun], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var position = 0
         for run in runs {
