@@ -169,6 +169,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
+        // `wire`'s own code: its plain reading of `wire validate`'s arguments.
+        .testTarget(name: "WireCommandTests", dependencies: ["wire", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
         .executableTarget(name: "HistoryStoreBenchmarks", dependencies: ["ClawlineClient"], path: "Benchmarks/HistoryStoreBenchmarks"),
         .executableTarget(

@@ -3,7 +3,9 @@ import Foundation
 
 // Parse by hand so usage errors exit with status 2 (ArgumentParser's default is 64).
 do {
-    var command = try WireCommand.parseAsRoot()
+    // `wire validate`'s plain forms skip swift-argument-parser's start; everything else is its
+    // (ValidateCommand+PlainArguments.swift).
+    var command: any ParsableCommand = try ValidateCommand.parsedPlainly(Array(CommandLine.arguments.dropFirst())) ?? WireCommand.parseAsRoot()
     if let probe = command as? ProbeCommand {
         // The one asynchronous command: it talks to a live provider.
         try await probe.probe()
