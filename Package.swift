@@ -71,6 +71,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
+        // WireSpec reads YAML with libyaml, which the Yams package builds and ships (its CYaml module).
         .target(name: "WireSpec", dependencies: ["WireRuntime", .product(name: "Yams", package: "Yams")]),
         .target(name: "WireCodegen", dependencies: ["WireSpec", "WireRuntime"]),
         .target(name: "WireRuntime"),
@@ -168,7 +169,7 @@ let package = Package(
                 server("Logging", "swift-log"),
             ]
         ),
-        .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport"]),
+        .testTarget(name: "WireSpecTests", dependencies: ["WireSpec", "WireTestSupport", .product(name: "Yams", package: "Yams")]),
         // `wire`'s own code: its plain reading of `wire validate`'s arguments.
         .testTarget(name: "WireCommandTests", dependencies: ["wire", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "ClawlineBenchmarks", dependencies: ["ClawlineProtocol"], path: "Benchmarks/ClawlineBenchmarks"),
