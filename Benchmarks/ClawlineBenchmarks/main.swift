@@ -77,27 +77,66 @@ print(
         + "\(totalBytes / frames.count) bytes/frame, \(rounds) rounds"
 )
 
+/// One round of `body`: its seconds and what it counted.
+func timed(_ body: () -> Int) -> (seconds: Double, count: Int) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let count = body()
+    let elapsed = clock.now - start
+    return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, count)
+}
+
+/// Prints one line: frames per second and megabytes per second in the best round.
+func report(_ name: String, best: Double, count: Int) {
+    let framesPerSecond = Double(frames.count) / best
+    let megabytesPerSecond = Double(totalBytes) / best / 1_000_000
+    print(
+        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", framesPerSecond)) frames/s  "
+            + "\(String(format: "%7.1f", megabytesPerSecond)) MB/s  (\(count) valid)"
+    )
+}
+
 func measure(_ name: String, _ body: () -> Int) {
     if let only, !name.contains(only) { return }
     var best = Double.infinity
     var valid = 0
     for _ in 0..<rounds {
-        let clock = ContinuousClock()
-        let start = clock.now
-        valid = body()
-        let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        best = min(best, seconds)
+        let round = timed(body)
+        best = min(best, round.seconds)
+        valid = round.count
     }
-    let framesPerSecond = Double(frames.count) / best
-    let megabytesPerSecond = Double(totalBytes) / best / 1_000_000
-    print(
-        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", framesPerSecond)) frames/s  "
-            + "\(String(format: "%7.1f", megabytesPerSecond)) MB/s  (\(valid) valid)"
-    )
+    report(name, best: best, count: valid)
 }
 
-measure("generated: decode + validate (bytes)") {
+/// Times the generated code and its `Codable` peer in turn, round by round (A B A B), and prints
+/// each one's best round and the ratio of the two. This machine's speed moves by up to a factor of
+/// two within minutes: rounds taken in turn see the same minutes, where all of one side's rounds
+/// and then all of the other's may not.
+func compare(_ name: String, _ ours: () -> Int, with peerName: String, _ peer: () -> Int) {
+    if let only, !name.contains(only), !peerName.contains(only) { return }
+    var (oursBest, peerBest) = (Double.infinity, Double.infinity)
+    var (oursCount, peerCount) = (0, 0)
+    for _ in 0..<rounds {
+        let first = timed(ours)
+        let second = timed(peer)
+        (oursBest, oursCount) = (min(oursBest, first.seconds), first.count)
+        (peerBest, peerCount) = (min(peerBest, second.seconds), second.count)
+    }
+    report(name, best: oursBest, count: oursCount)
+    report(peerName, best: peerBest, count: peerCount)
+    print("  \(name) against \(peerName), best round against best round, taken in turn: \(String(format: "%.2f", peerBest / oursBest))x")
+}
+
+// Every frame the generator made must decode; say why the first one that did not was rejected.
+if let rejected = frames.lazy.compactMap({
+    $0.client ? ClientFrame.decode($0.bytes).rejectionReason : ServerFrame.decode($0.bytes).rejectionReason
+}).first {
+    print("a generated frame was rejected: \(rejected)")
+}
+
+let decoder = JSONDecoder()
+/// The generated code's decode and checks of every frame.
+func generatedDecode() -> Int {
     var valid = 0
     for frame in frames {
         if frame.client {
@@ -109,15 +148,8 @@ measure("generated: decode + validate (bytes)") {
     return valid
 }
 
-// Every frame the generator made must decode; say why the first one that did not was rejected.
-if let rejected = frames.lazy.compactMap({
-    $0.client ? ClientFrame.decode($0.bytes).rejectionReason : ServerFrame.decode($0.bytes).rejectionReason
-}).first {
-    print("a generated frame was rejected: \(rejected)")
-}
-
-let decoder = JSONDecoder()
-measure("hand-written Codable: decode + validate") {
+/// The hand-written `Codable` peer's decode and checks of every frame.
+func handWrittenDecode() -> Int {
     var valid = 0
     for frame in datas {
         do {
@@ -131,6 +163,8 @@ measure("hand-written Codable: decode + validate") {
     }
     return valid
 }
+
+compare("generated: decode + validate (bytes)", generatedDecode, with: "hand-written Codable: decode + validate", handWrittenDecode)
 
 measure("hand-written Codable: decode only") {
     var valid = 0
@@ -152,19 +186,24 @@ measure("generated: JSON parse only (JSONParser)") {
 
 let decodedClient = frames.compactMap { $0.client ? ClientFrame.decode($0.bytes).frame : nil }
 let decodedServer = frames.compactMap { $0.client ? nil : ServerFrame.decode($0.bytes).frame }
-measure("generated: canonical encode") {
+let handWrittenClient = datas.compactMap { $0.client ? try? decoder.decode(HWClientMessage.self, from: $0.data) : nil }
+let handWrittenServer = datas.compactMap { $0.client ? nil : try? decoder.decode(HWServerMessage.self, from: $0.data) }
+let encoder = JSONEncoder()
+
+/// The generated code's canonical encoding of every frame.
+func generatedEncode() -> Int {
     var bytes = 0
     for frame in decodedClient { bytes += frame.encoded().count }
     for frame in decodedServer { bytes += frame.encoded().count }
     return decodedClient.count + decodedServer.count
 }
 
-let handWrittenClient = datas.compactMap { $0.client ? try? decoder.decode(HWClientMessage.self, from: $0.data) : nil }
-let handWrittenServer = datas.compactMap { $0.client ? nil : try? decoder.decode(HWServerMessage.self, from: $0.data) }
-let encoder = JSONEncoder()
-measure("hand-written Codable: encode (JSONEncoder)") {
+/// `JSONEncoder`'s encoding of the hand-written `Codable` peers.
+func handWrittenEncode() -> Int {
     var encoded = 0
     for message in handWrittenClient where (try? encoder.encode(message)) != nil { encoded += 1 }
     for message in handWrittenServer where (try? encoder.encode(message)) != nil { encoded += 1 }
     return encoded
 }
+
+compare("generated: canonical encode", generatedEncode, with: "hand-written Codable: encode (JSONEncoder)", handWrittenEncode)

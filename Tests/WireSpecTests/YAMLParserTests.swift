@@ -68,6 +68,15 @@ import Yams
                 == "error t.yaml:2:1: error: malformed YAML: but found another document (expected a single document in the stream at line 1)")
     }
 
+    @Test func aHostileNestingIsADiagnosticNotACrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(
+            Self.described(YAMLParser.parse(deep, file: "t.yaml"))
+                == "error t.yaml:1:513: error: malformed YAML: collections nested deeper than 512 levels")
+        let allowed = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(Self.described(YAMLParser.parse(allowed, file: "t.yaml")).hasPrefix("[@1:1 [@1:2"))
+    }
+
     // MARK: - Comparing
 
     static func described(_ result: Result<YAMLNode?, Diagnostic>) -> String {

@@ -96,6 +96,11 @@ private struct YAMLComposer {
     let file: String
     /// Nodes by anchor, for the aliases after them.
     var anchors: [String: YAMLNode] = [:]
+    /// How many collections the node being read is in.
+    private var depth = 0
+    /// The deepest nesting read: nodes are composed by recursion, and a hostile document must
+    /// get a diagnostic, not the end of the stack.
+    static let maximumDepth = 512
     /// The next event, parsed (to see whether it ends a collection) and not yet read.
     private var pending: yaml_event_t?
 
@@ -167,6 +172,13 @@ private struct YAMLComposer {
             }
             return node
         case .collection(let mapping, let location, let anchor):
+            guard depth < Self.maximumDepth else {
+                throw YAMLFailure(
+                    kind: .located(line: location.line, column: location.column),
+                    problem: "collections nested deeper than \(Self.maximumDepth) levels", context: nil)
+            }
+            depth += 1
+            defer { depth -= 1 }
             let node = mapping ? try self.mapping(at: location) : try sequence(at: location)
             if let anchor { anchors[anchor] = node }
             return node
