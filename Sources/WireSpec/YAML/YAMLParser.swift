@@ -18,7 +18,7 @@ package enum YAMLParser {
             // the parser sits where it was allocated until it is deleted.
             guard yaml_parser_initialize(parser) == 1 else {
                 parser.deallocate()
-                return .failure(Diagnostic(.error, "malformed YAML: Memory error", at: SourceLocation(file: file, line: 1, column: 1)))
+                return .failure(YAMLFailure(kind: .memory, problem: "Memory error", context: nil).diagnostic(in: text, file: file))
             }
             defer {
                 yaml_parser_delete(parser)
@@ -57,7 +57,7 @@ struct YAMLFailure: Error {
     func diagnostic(in text: String, file: String) -> Diagnostic {
         switch kind {
         case .memory:
-            return Diagnostic(.error, "malformed YAML: Memory error", at: SourceLocation(file: file, line: 1, column: 1))
+            return Diagnostic(.error, "malformed YAML: \(problem)", at: SourceLocation(file: file, line: 1, column: 1))
         case .reader(let byteOffset):
             let position = Self.lineAndColumn(ofByteOffset: byteOffset, in: text)
             return Diagnostic(.error, "malformed YAML: \(problem)", at: SourceLocation(file: file, line: position.line, column: position.column))
